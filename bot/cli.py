@@ -1,0 +1,116 @@
+"""Command line: `python -m bot ask|console|serve|worker|index|audit ...`.
+
+Exit codes: 0 answered (or asked back), 1 the question failed, 2 bad usage or configuration.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+
+from core.askbase import Askbase
+from core.database import UnknownDatabase
+from core.settings import load_settings
+
+log = logging.getLogger("askbase")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m bot", description="Askbase: ask your database questions."
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    ask = sub.add_parser("ask", help="answer one question")
+    ask.add_argument("question")
+    ask.add_argument(
+        "--db", help="configured database name or SQLAlchemy URL (default: ASKBASE_DEFAULT_DB or demo)"
+    )
+    ask.add_argument("--json", action="store_true", help="print one JSON object (the DESIGN contract)")
+    ask.add_argument("--trace", action="store_true", help="show every stage: ms, LLM calls, tokens, outputs")
+
+    console = sub.add_parser("console", help="interactive questions with follow-ups")
+    console.add_argument("--db")
+
+    serve = sub.add_parser("serve", help="run the Slack app")
+    mode = serve.add_mutually_exclusive_group()
+    mode.add_argument("--socket", action="store_true", help="Socket Mode (needs SLACK_APP_TOKEN)")
+    mode.add_argument("--http", action="store_true", help="HTTP on --port at /slack/events")
+    serve.add_argument("--port", type=int)
+
+    sub.add_parser("worker", help="run the scheduler for recurring questions")
+
+    index = sub.add_parser("index", help="build or refresh the value index")
+    index.add_argument("action", choices=["build", "refresh"])
+    index.add_argument("--db")
+
+    audit = sub.add_parser("audit", help="print the audit log")
+    audit.add_argument("--since", default="1d", help="e.g. 30m, 12h, 7d")
+    audit.add_argument("--json", action="store_true")
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    args = _parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    try:
+        settings = load_settings()
+    except Exception as exc:  # pydantic ValidationError, YAML errors: show what is wrong, not a trace
+        print(f"Configuration error: {exc}", file=sys.stderr)
+        return 2
+    handler = COMMANDS[args.command]
+    try:
+        return handler(args, settings)
+    except UnknownDatabase as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+def cmd_ask(args: argparse.Namespace, settings) -> int:  # type: ignore[no-untyped-def]
+    from bot.terminal import render
+
+    app = Askbase(settings)
+    try:
+        outcome = app.ask(args.question, db=args.db)
+    finally:
+        app.close()
+    if args.json:
+        print(json.dumps(outcome.to_json(with_trace=True), ensure_ascii=False))
+    else:
+        stream = sys.stdout if outcome.status != "error" else sys.stderr
+        print(render(outcome, show_trace=args.trace), file=stream)
+    return 1 if outcome.status == "error" else 0
+
+
+def cmd_console(args: argparse.Namespace, settings) -> int:  # type: ignore[no-untyped-def]
+    from bot.console import run_console
+
+    return run_console(Askbase(settings), db=args.db)
+
+
+def _lazy(module: str, function: str):  # type: ignore[no-untyped-def]
+    def run(args: argparse.Namespace, settings) -> int:  # type: ignore[no-untyped-def]
+        import importlib
+
+        return int(getattr(importlib.import_module(module), function)(args, settings) or 0)
+
+    return run
+
+
+COMMANDS = {
+    "ask": cmd_ask,
+    "console": cmd_console,
+    "serve": _lazy("bot.slack_app", "serve"),
+    "worker": _lazy("bot.worker", "run_worker"),
+    "index": _lazy("bot.index_cmd", "run_index"),
+    "audit": _lazy("bot.audit_cmd", "run_audit"),
+}

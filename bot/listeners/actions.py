@@ -1,0 +1,223 @@
+"""The buttons under an answer: Show SQL, Details, CSV, 👍, 👎 (and its modal), Retry.
+
+Every button carries the answer's trace id; what it needs (question, SQL, database, trace) is read
+back from the state database, so a click works after a restart and on any web process.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from slack_bolt import App
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
+
+from bot import render
+from bot.answering import Ask, start
+from bot.slack_context import BotContext
+from bot.slack_files import slug
+from core.execute import QueryError, export_csv
+from core.guard import check
+from core.pipeline import guard_policy, limits_for
+from core.state import conversations, feedback
+
+log = logging.getLogger(__name__)
+
+
+def _where(body: dict[str, Any]) -> tuple[str, str | None, str | None]:
+    """(channel, message ts, thread ts) of the message whose button was clicked."""
+    container = body.get("container") or {}
+    message = body.get("message") or {}
+    channel = (body.get("channel") or {}).get("id") or container.get("channel_id", "")
+    message_ts = container.get("message_ts") or message.get("ts")
+    thread_ts = container.get("thread_ts") or message.get("thread_ts")
+    return channel, message_ts, thread_ts
+
+
+def _user(body: dict[str, Any]) -> str | None:
+    return (body.get("user") or {}).get("id")
+
+
+def _tell(client: WebClient, channel: str | None, user: str | None, thread_ts: str | None, text: str) -> None:
+    """A note only the clicking person sees, in the answer's thread."""
+    if not channel or not user:
+        return
+    try:
+        kwargs = {"thread_ts": thread_ts} if thread_ts else {}
+        client.chat_postEphemeral(channel=channel, user=user, text=text, **kwargs)
+    except SlackApiError as exc:
+        log.info("ephemeral note failed: %s", exc.response.get("error"))
+
+
+def standalone_question(ctx: BotContext, turn: dict[str, Any]) -> str:
+    """The question as understood on its own ("…in 2024?" after "How many clients?" becomes whole)."""
+    trace = conversations.load_trace(ctx.state, turn["trace_id"]) or {}
+    for stage in trace.get("stages", []):
+        if stage.get("name") == "understand":
+            text = (stage.get("outputs") or {}).get("question")
+            if text:
+                return str(text)
+    return turn["question"]
+
+
+def on_thumbs_up(ctx: BotContext, trace_id: str, user: str | None) -> str:
+    """Store the question → SQL pair as a confirmed example; returns the note for the person."""
+    turn = conversations.turn_by_trace(ctx.state, trace_id)
+    if not turn or turn["status"] != "answer" or not turn["sql"]:
+        return "There is no query to confirm on this message."
+    feedback.record_feedback(ctx.state, trace_id, user, "up")
+    feedback.confirm_example(ctx.state, turn["database"], standalone_question(ctx, turn), turn["sql"], user)
+    return "Thanks! I'll use this question and its SQL as an example for similar questions."
+
+
+def on_thumbs_down(ctx: BotContext, trace_id: str, user: str | None, comment: str = "") -> None:
+    """Record a 👎 (with what was wrong, when given).
+
+    Hook for the clarification feature: it will start asking back from here (Sphinteract asks
+    after a rejected answer). For now the vote is only recorded.
+    """
+    feedback.record_feedback(ctx.state, trace_id, user, "down", comment.strip())
+
+
+def send_csv(
+    ctx: BotContext, client: WebClient, trace_id: str, channel: str, thread_ts: str | None, user: str | None
+) -> None:
+    """Worker: run the stored, guarded query again straight into a CSV file and upload it."""
+    turn = conversations.turn_by_trace(ctx.state, trace_id)
+    if not turn or turn["status"] != "answer" or not turn["sql"]:
+        _tell(client, channel, user, thread_ts, "There is no result to export on this message.")
+        return
+    db = ctx.askbase.database(turn["database"])
+    verdict = check(turn["sql"], db.catalog.dialect, guard_policy(db, ctx.settings.engine))
+    if not verdict.allowed:  # the state database is ours, but the guard has the last word
+        log.warning("trace %s: stored SQL refused on export: %s", trace_id, verdict.reason)
+        _tell(
+            client, channel, user, thread_ts, "I can't export this result any more; ask the question again."
+        )
+        return
+    with tempfile.TemporaryDirectory(prefix="askbase-csv-") as tmp:
+        path = Path(tmp) / f"{slug(turn['question'])}-{trace_id}.csv"
+        try:
+            count, truncated = export_csv(db, verdict.sql, path, limits_for(db, ctx.settings.engine))
+        except QueryError as exc:
+            log.warning("trace %s: export failed (%s): %s", trace_id, exc.kind, exc.message)
+            _tell(
+                client,
+                channel,
+                user,
+                thread_ts,
+                "The database did not answer the export. Try again in a minute.",
+            )
+            return
+        cut = " (cut at the row cap)" if truncated else ""
+        client.files_upload_v2(
+            channel=channel,
+            thread_ts=thread_ts,
+            file=str(path),
+            filename=path.name,
+            title=f"{turn['question'][:200]} ({count:,} rows{cut})",
+        )
+
+
+def _open(client: WebClient, trigger_id: str | None, view: dict[str, Any]) -> bool:
+    if not trigger_id:
+        return False
+    try:
+        client.views_open(trigger_id=trigger_id, view=view)
+        return True
+    except SlackApiError as exc:
+        log.info("views.open failed: %s", exc.response.get("error"))
+        return False
+
+
+def register(app: App, ctx: BotContext) -> None:
+    @app.action("show_sql")
+    def show_sql(ack: Any, body: dict[str, Any], action: dict[str, Any], client: WebClient) -> None:
+        ack()
+        trace_id = action.get("value", "")
+        turn = conversations.turn_by_trace(ctx.state, trace_id)
+        _open(client, body.get("trigger_id"), render.sql_modal((turn or {}).get("sql") or "", trace_id))
+
+    @app.action("show_details")
+    def show_details(ack: Any, body: dict[str, Any], action: dict[str, Any], client: WebClient) -> None:
+        ack()
+        trace = conversations.load_trace(ctx.state, action.get("value", ""))
+        if trace is None:
+            channel, _, thread_ts = _where(body)
+            _tell(client, channel, _user(body), thread_ts, "I no longer have the details of this answer.")
+            return
+        _open(client, body.get("trigger_id"), render.trace_modal(trace))
+
+    @app.action("get_csv")
+    def get_csv(ack: Any, body: dict[str, Any], action: dict[str, Any], client: WebClient) -> None:
+        ack()
+        channel, message_ts, thread_ts = _where(body)
+        if not ctx.pool.submit(
+            send_csv, ctx, client, action.get("value", ""), channel, thread_ts or message_ts, _user(body)
+        ):
+            _tell(client, channel, _user(body), thread_ts, render.BUSY)
+
+    @app.action("feedback_up")
+    def feedback_up(ack: Any, body: dict[str, Any], action: dict[str, Any], client: WebClient) -> None:
+        ack()
+        channel, _, thread_ts = _where(body)
+        note = on_thumbs_up(ctx, action.get("value", ""), _user(body))
+        _tell(client, channel, _user(body), thread_ts, note)
+
+    @app.action("feedback_down")
+    def feedback_down(ack: Any, body: dict[str, Any], action: dict[str, Any], client: WebClient) -> None:
+        ack()
+        channel, message_ts, thread_ts = _where(body)
+        trace_id = action.get("value", "")
+        metadata = {"t": trace_id, "c": channel, "th": thread_ts or message_ts or ""}
+        if not _open(client, body.get("trigger_id"), render.feedback_modal(metadata)):
+            on_thumbs_down(ctx, trace_id, _user(body))
+            _tell(client, channel, _user(body), thread_ts, "Thanks — noted that this answer is wrong.")
+
+    @app.view("feedback_down")
+    def feedback_submitted(ack: Any, body: dict[str, Any], view: dict[str, Any], client: WebClient) -> None:
+        ack()
+        meta = json.loads(view.get("private_metadata") or "{}")
+        values = (view.get("state") or {}).get("values") or {}
+        comment = ((values.get("comment") or {}).get("comment") or {}).get("value") or ""
+        on_thumbs_down(ctx, meta.get("t", ""), _user(body), comment)
+        _tell(client, meta.get("c"), _user(body), meta.get("th") or None, "Thanks — noted what was wrong.")
+
+    @app.view_closed("feedback_down")
+    def feedback_closed(ack: Any, body: dict[str, Any], view: dict[str, Any]) -> None:
+        ack()
+        meta = json.loads(view.get("private_metadata") or "{}")
+        on_thumbs_down(ctx, meta.get("t", ""), _user(body))
+
+    @app.action("retry")
+    def retry(ack: Any, body: dict[str, Any], action: dict[str, Any], client: WebClient) -> None:
+        ack()
+        channel, message_ts, thread_ts = _where(body)
+        turn = conversations.turn_by_trace(ctx.state, action.get("value", ""))
+        if turn is None or not message_ts:
+            _tell(
+                client,
+                channel,
+                _user(body),
+                thread_ts,
+                "I no longer have this question. Please ask it again.",
+            )
+            return
+        team = (body.get("team") or {}).get("id") or ""
+        start(
+            ctx,
+            client,
+            Ask(
+                question=turn["question"],
+                team=team,
+                channel=channel,
+                user=_user(body),
+                thread_ts=thread_ts or message_ts,
+                status_ts=message_ts,
+                announce=thread_ts is None,  # a top-level answer came from /ask
+            ),
+        )

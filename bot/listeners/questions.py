@@ -1,0 +1,210 @@
+"""Where questions come in: an @mention, a DM, a reply in one of our threads, or `/ask`.
+
+Every path acks at once (Bolt acks events before the listener body runs; commands ack first
+thing) and hands the question to `bot.answering.start`. Slack may deliver one message twice —
+as `app_mention` and as `message`, or again after a retry — so each message is claimed once by
+its (team, channel, ts) in the state database before it is answered.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any
+
+from slack_bolt import App
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
+
+from bot import render
+from bot.answering import Ask, conversation_key, start
+from bot.slack_context import BotContext
+from core.state import conversations, events
+from core.state.channel_settings import channel_database, set_channel_database, usable_databases
+
+log = logging.getLogger(__name__)
+
+COMMAND = "/ask"
+HELP_WORDS = {"", "help", "hi", "hello"}
+# Replies in a thread that close it rather than ask something: never answered.
+THANKS = {"thanks", "thank you", "thx", "ty", "ok", "okay", "great", "cool", "nice", "perfect", "got it"}
+USER_MENTION = re.compile(r"<@([UW][A-Z0-9]+)(?:\|[^>]*)?>")
+
+
+LEADING_MENTION = re.compile(r"^\s*<@[UW][A-Z0-9]+(?:\|[^>]*)?>")
+
+
+def question_text(text: str, bot_user_id: str | None, *, addressed: bool = False) -> str:
+    """The question without the bot's mention; Slack's &amp; &lt; &gt; back to characters.
+
+    `addressed`: the message is an app_mention; when it does not mention the id auth.test gave
+    us, the mention it starts with is the bot's own.
+    """
+    own = re.compile(rf"<@{re.escape(bot_user_id)}(?:\|[^>]*)?>") if bot_user_id else None
+    if own is not None and own.search(text):
+        text = own.sub(" ", text)
+    elif addressed:
+        text = LEADING_MENTION.sub(" ", text)
+    text = text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+    return " ".join(text.split())
+
+
+def mentions(text: str, user_id: str | None) -> bool:
+    return bool(user_id) and any(m == user_id for m in USER_MENTION.findall(text or ""))
+
+
+def first_time(ctx: BotContext, team: str, channel: str, ts: str) -> bool:
+    """Claim a message so it is answered once, whichever event (or retry) brings it first."""
+    return events.first_delivery(ctx.state, f"msg:{team}:{channel}:{ts}")
+
+
+def _team(body: dict[str, Any], event: dict[str, Any]) -> str:
+    return body.get("team_id") or event.get("team") or ""
+
+
+def _help(ctx: BotContext, team: str, channel: str, user: str | None) -> render.Message:
+    usable = usable_databases(ctx.settings, ctx.askbase.databases.names(), channel=channel, user=user)
+    current = channel_database(ctx.state, team, channel) or ctx.settings.default_db
+    return render.help_message(usable, current, COMMAND)
+
+
+def reply_help(ctx: BotContext, client: WebClient, ask: Ask) -> None:
+    message = _help(ctx, ask.team, ask.channel, ask.user)
+    try:
+        client.chat_postMessage(
+            channel=ask.channel, thread_ts=ask.thread_ts, text=message.text, blocks=message.blocks
+        )
+    except SlackApiError as exc:
+        log.warning("could not post help in %s: %s", ask.channel, exc.response.get("error"))
+
+
+def wants_help(question: str) -> bool:
+    return question.strip(" ?!.").lower() in HELP_WORDS
+
+
+def on_message_event(
+    ctx: BotContext, client: WebClient, body: dict[str, Any], bot_user_id: str | None
+) -> None:
+    """A DM, or a reply in one of our threads by the person who asked there."""
+    event = body.get("event") or {}
+    if event.get("subtype") or event.get("bot_id") or not event.get("user"):
+        return  # edits, joins, bot posts (ours included) are not questions
+    team, channel, ts = _team(body, event), event["channel"], event["ts"]
+    thread_ts = event.get("thread_ts")
+    text = event.get("text") or ""
+    if event.get("channel_type") != "im":
+        if not thread_ts or mentions(text, bot_user_id):
+            return  # a plain channel message, or an @mention (app_mention answers it)
+        info = conversations.conversation_info(ctx.state, conversation_key(team, channel, thread_ts))
+        if info is None or info.get("user") != event["user"]:
+            return  # not our thread, or someone else talking in it: mention the bot to ask
+    ask = Ask(
+        question=question_text(text, bot_user_id),
+        team=team,
+        channel=channel,
+        user=event["user"],
+        thread_ts=thread_ts or ts,
+        message_ts=ts,
+    )
+    if ask.question.strip(" !.").lower() in THANKS or not first_time(ctx, team, channel, ts):
+        return
+    if thread_ts and any(hook(ctx, client, ask) for hook in ctx.reply_hooks):
+        return
+    if wants_help(ask.question):
+        reply_help(ctx, client, ask)
+        return
+    start(ctx, client, ask)
+
+
+def on_mention_event(
+    ctx: BotContext, client: WebClient, body: dict[str, Any], bot_user_id: str | None
+) -> None:
+    event = body.get("event") or {}
+    if event.get("bot_id") or not event.get("user"):
+        return
+    team, channel, ts = _team(body, event), event["channel"], event["ts"]
+    if not first_time(ctx, team, channel, ts):
+        return
+    thread_ts = event.get("thread_ts") or ts
+    question = question_text(event.get("text") or "", bot_user_id, addressed=True)
+    ask = Ask(question, team, channel, event["user"], thread_ts=thread_ts, message_ts=ts)
+    if wants_help(question):
+        reply_help(ctx, client, ask)
+        return
+    start(ctx, client, ask)
+
+
+def db_command(ctx: BotContext, *, ack: Any, command: dict[str, Any], rest: str, **_: Any) -> None:
+    """`/ask db` lists the databases this channel may use; `/ask db NAME` picks one for the channel."""
+    team, channel, user = command.get("team_id", ""), command["channel_id"], command.get("user_id")
+    names = ctx.askbase.databases.names()
+    usable = usable_databases(ctx.settings, names, channel=channel, user=user)
+    current = channel_database(ctx.state, team, channel) or ctx.settings.default_db
+    name = rest.strip().strip("`")
+    if not name:
+        message = render.database_list_message(usable, current, COMMAND)
+        ack(response_type="ephemeral", text=message.text, blocks=message.blocks)
+    elif name not in names:
+        ack(
+            response_type="ephemeral",
+            text=f"There is no database named '{name}'. Known here: {', '.join(usable)}.",
+        )
+    elif name not in usable:
+        ack(
+            response_type="ephemeral",
+            text=f"This channel may not use '{name}'. It may use: {', '.join(usable)}.",
+        )
+    else:
+        set_channel_database(ctx.state, team, channel, name, user)
+        ack(response_type="in_channel", text=f"<@{user}> set this channel to ask about `{name}`.")
+
+
+def help_command(ctx: BotContext, *, ack: Any, command: dict[str, Any], **_: Any) -> None:
+    message = _help(ctx, command.get("team_id", ""), command["channel_id"], command.get("user_id"))
+    ack(response_type="ephemeral", text=message.text, blocks=message.blocks)
+
+
+def on_ask_command(
+    ctx: BotContext, ack: Any, command: dict[str, Any], client: WebClient, respond: Any
+) -> None:
+    text = " ".join((command.get("text") or "").split())
+    word, _, rest = text.partition(" ")
+    word = word.lower()
+    kwargs = {"ack": ack, "command": command, "rest": rest, "client": client, "respond": respond}
+    if not text or (word == "help" and not rest):
+        help_command(ctx, **kwargs)
+        return
+    if word == "db" and len(rest.split()) <= 1:  # "/ask db sizes by month?" is a question
+        db_command(ctx, **kwargs)
+        return
+    if word in ctx.subcommands:
+        ctx.subcommands[word](**kwargs)
+        return
+    ack()
+    ask = Ask(
+        question=text,
+        team=command.get("team_id", ""),
+        channel=command["channel_id"],
+        user=command.get("user_id"),
+        thread_ts=None,
+        announce=True,
+    )
+    if not start(ctx, client, ask):
+        respond(
+            response_type="ephemeral",
+            text="I can't post in this channel. Invite me with `/invite @Askbase` (or DM me) and ask again.",
+        )
+
+
+def register(app: App, ctx: BotContext) -> None:
+    @app.event("app_mention")
+    def app_mention(body: dict[str, Any], client: WebClient, context: Any) -> None:
+        on_mention_event(ctx, client, body, context.bot_user_id)
+
+    @app.event("message")
+    def message(body: dict[str, Any], client: WebClient, context: Any) -> None:
+        on_message_event(ctx, client, body, context.bot_user_id)
+
+    @app.command(COMMAND)
+    def ask_command(ack: Any, command: dict[str, Any], client: WebClient, respond: Any) -> None:
+        on_ask_command(ctx, ack, command, client, respond)

@@ -1,0 +1,1 @@
+"""Askbase engine: question → SQL → rows. No chat-platform code lives here."""

@@ -1,0 +1,95 @@
+"""The outcome of a question: an answer, a clarifying question, or an error a person can act on."""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import decimal
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from core.trace import Trace
+
+Status = Literal["answer", "clarify", "error"]
+Mode = Literal["llm", "keyword"]
+
+
+@dataclass(frozen=True)
+class Option:
+    label: str  # plain words shown on the button
+    value: str  # what choosing it means to the engine (a reading, a column, a value)
+
+
+@dataclass(frozen=True)
+class Clarification:
+    question: str
+    options: tuple[Option, ...]
+    kind: str = "AmbQuestion"  # AmbQuestion | AmbTableColumn | AmbOutput | AmbValue
+    id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+
+
+@dataclass
+class Outcome:
+    status: Status
+    question: str
+    database: str = ""
+    mode: Mode = "llm"
+    answer: str = ""  # one sentence
+    sql: str = ""
+    columns: tuple[str, ...] = ()
+    rows: list[tuple[Any, ...]] = field(default_factory=list)
+    truncated: bool = False
+    interpretation: str = ""  # keyword mode: the reading, in plain words
+    clarification: Clarification | None = None
+    error: str = ""  # for a person: what failed and what to try
+    error_kind: str = ""
+    trace: Trace = field(default_factory=Trace)
+
+    @property
+    def row_count(self) -> int:
+        return len(self.rows)
+
+    def to_json(self, with_trace: bool = True) -> dict[str, Any]:
+        """The `--json` contract of DESIGN.md."""
+        data: dict[str, Any] = {
+            "status": self.status,
+            "mode": self.mode,
+            "question": self.question,
+            "database": self.database,
+            "answer": self.answer,
+            "sql": self.sql,
+            "columns": list(self.columns),
+            "rows": [[json_value(v) for v in row] for row in self.rows],
+            "row_count": self.row_count,
+            "truncated": self.truncated,
+            "interpretation": self.interpretation,
+            "clarification": None,
+            "error": self.error or None,
+        }
+        if self.clarification:
+            c = self.clarification
+            data["clarification"] = {
+                "id": c.id,
+                "kind": c.kind,
+                "question": c.question,
+                "options": [{"label": o.label, "value": o.value} for o in c.options],
+            }
+        if with_trace:
+            data["trace"] = self.trace.to_dict()
+        return data
+
+
+def json_value(value: Any) -> Any:
+    """Database values as JSON: dates as ISO text, decimals as numbers, bytes as base64."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, decimal.Decimal):
+        return int(value) if value == value.to_integral_value() and abs(value) < 2**53 else float(value)
+    if isinstance(value, dt.datetime | dt.date | dt.time):
+        return value.isoformat()
+    if isinstance(value, dt.timedelta):
+        return value.total_seconds()
+    if isinstance(value, bytes | bytearray | memoryview):
+        return base64.b64encode(bytes(value)).decode()
+    return str(value)

@@ -1,0 +1,74 @@
+"""The composition root every adapter (CLI, console, Slack, worker) starts from.
+
+It owns the process-wide pieces — settings, the open databases, the LLM client, the state
+database — and answers a question by handing them to the pipeline, then writes the audit log.
+Nothing here decides how a question is answered.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from functools import cached_property
+
+import sqlalchemy as sa
+
+from core.answer import Outcome
+from core.conversation import Turn
+from core.database import Database, Databases
+from core.llm import LLM
+from core.pipeline import Request, StageCallback, answer
+from core.settings import Settings
+from core.state import audit, feedback, open_state
+
+log = logging.getLogger(__name__)
+
+
+class Askbase:
+    def __init__(self, settings: Settings, llm: LLM | None = None) -> None:
+        self.settings = settings
+        self.databases = Databases(settings)
+        if llm is not None:
+            self.__dict__["llm"] = llm
+
+    @cached_property
+    def llm(self) -> LLM | None:
+        """The configured LLM, or None when no key is set (keyword mode answers then)."""
+        return LLM(self.settings.llm) if self.settings.llm.configured else None
+
+    @cached_property
+    def state(self) -> sa.Engine:
+        return open_state(self.settings.state_database_url)
+
+    def database(self, name_or_url: str | None = None) -> Database:
+        return self.databases.get(name_or_url)
+
+    def ask(
+        self,
+        question: str,
+        *,
+        db: str | Database | None = None,
+        history: Sequence[Turn] = (),
+        on_stage: StageCallback | None = None,
+        source: str = "cli",
+        user: str | None = None,
+        channel: str | None = None,
+    ) -> Outcome:
+        database = db if isinstance(db, Database) else self.database(db)
+        request = Request(
+            question=question,
+            history=history,
+            examples=feedback.examples_for(self.state, database.name),
+            on_stage=on_stage,
+        )
+        outcome = answer(database, request, self.settings.engine, self.llm)
+        try:
+            audit.record(self.state, outcome, source=source, user=user, channel=channel)
+        except sa.exc.SQLAlchemyError:  # the answer matters more than its audit row; the log line stays
+            log.exception("could not write the audit row for trace %s", outcome.trace.id)
+        return outcome
+
+    def close(self) -> None:
+        self.databases.close()
+        if "state" in self.__dict__:
+            self.state.dispose()

@@ -1,0 +1,27 @@
+"""Dispatch `python -m core.bench NAME ...` to `core.bench.NAME.main(argv)`."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+BENCHMARKS = {
+    "joins": "join-view synthesis against Spider gold joins",
+    "values": "value index recall, latency and size against a MinHash-LSH baseline",
+    "ask": "execution accuracy of whole questions (keyword or LLM mode)",
+    "clarify": "accuracy after 0-4 clarification rounds with a scripted user",
+}
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] not in BENCHMARKS:
+        print("usage: python -m core.bench {" + "|".join(BENCHMARKS) + "} [options]\n")
+        for name, what in BENCHMARKS.items():
+            print(f"  {name:8} {what}")
+        return 2
+    module = importlib.import_module(f"core.bench.{argv[0]}")
+    return int(module.main(argv[1:]) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,566 @@
+"""The catalog: what a database holds, reflected from the database and overlaid with a YAML file.
+
+Reflection gives tables, columns, types, keys and row estimates; the YAML overlay adds what a
+database cannot say about itself: descriptions, synonyms, value meanings, relationships it does
+not declare, and design patterns (Lucy §3.1: many-to-many, lookup, star, snowflake).
+
+Reflecting a large schema is slow, so catalogs are cached on disk keyed by a cheap schema
+signature (one query per dialect) plus the overlay file's content; a changed schema is noticed on
+the next load.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import tempfile
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal, get_args
+
+import sqlalchemy as sa
+import yaml
+
+log = logging.getLogger(__name__)
+
+ColumnKind = Literal["text", "integer", "number", "date", "datetime", "boolean", "binary", "other"]
+Origin = Literal["declared", "catalog", "inferred"]
+PatternKind = Literal["many_to_many", "lookup", "star", "snowflake", "subtype"]
+
+CACHE_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    type: str
+    kind: ColumnKind = "other"
+    nullable: bool = True
+    primary_key: bool = False
+    description: str = ""
+    synonyms: tuple[str, ...] = ()
+    values: Mapping[str, str] = field(default_factory=dict)  # stored value → what it means
+
+
+@dataclass(frozen=True)
+class Relationship:
+    """A join condition `table.columns = ref_table.ref_columns` (ref side is the referenced key)."""
+
+    table: str
+    columns: tuple[str, ...]
+    ref_table: str
+    ref_columns: tuple[str, ...]
+    origin: Origin = "declared"
+    confidence: float = 1.0
+    description: str = ""
+
+    def __str__(self) -> str:
+        left = ", ".join(f"{self.table}.{c}" for c in self.columns)
+        right = ", ".join(f"{self.ref_table}.{c}" for c in self.ref_columns)
+        return f"{left} → {right} ({self.origin})"
+
+
+@dataclass(frozen=True)
+class Table:
+    name: str
+    columns: tuple[Column, ...]
+    primary_key: tuple[str, ...] = ()
+    unique: tuple[tuple[str, ...], ...] = ()
+    row_estimate: int | None = None
+    description: str = ""
+    synonyms: tuple[str, ...] = ()
+    schema: str | None = None
+
+    def column(self, name: str) -> Column | None:
+        low = name.lower()
+        return next((c for c in self.columns if c.name.lower() == low), None)
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """A design pattern (Lucy §3.1).
+
+    many_to_many: root = bridge table, tables = the two side tables.
+    lookup: root = the lookup table, tables = ().
+    star / snowflake: root = the root (fact) table, tables = its inner tables.
+    subtype: root = the parent table, tables = child tables sharing its key.
+    """
+
+    kind: PatternKind
+    root: str
+    tables: tuple[str, ...] = ()
+    origin: Literal["catalog", "detected"] = "catalog"
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class Catalog:
+    database: str
+    dialect: str  # sqlglot dialect name
+    tables: tuple[Table, ...]
+    relationships: tuple[Relationship, ...] = ()  # declared foreign keys and catalog relationships
+    patterns: tuple[Pattern, ...] = ()
+    description: str = ""
+    signature: str = ""
+
+    def table(self, name: str) -> Table | None:
+        return self._by_name.get(name.lower())
+
+    @property
+    def _by_name(self) -> dict[str, Table]:
+        cached = self.__dict__.get("_by_name_cache")
+        if cached is None:
+            cached = {t.name.lower(): t for t in self.tables}
+            object.__setattr__(self, "_by_name_cache", cached)
+        return cached
+
+    def relationships_of(self, table: str) -> list[Relationship]:
+        low = table.lower()
+        return [r for r in self.relationships if low in (r.table.lower(), r.ref_table.lower())]
+
+    def patterns_of(self, kind: PatternKind) -> list[Pattern]:
+        return [p for p in self.patterns if p.kind == kind]
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["version"] = CACHE_VERSION
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Catalog:
+        tables = tuple(
+            Table(
+                **{
+                    **t,
+                    "columns": tuple(Column(**{**c, "synonyms": tuple(c["synonyms"])}) for c in t["columns"]),
+                    "primary_key": tuple(t["primary_key"]),
+                    "unique": tuple(tuple(u) for u in t["unique"]),
+                    "synonyms": tuple(t["synonyms"]),
+                }
+            )
+            for t in data["tables"]
+        )
+        rels = tuple(
+            Relationship(**{**r, "columns": tuple(r["columns"]), "ref_columns": tuple(r["ref_columns"])})
+            for r in data["relationships"]
+        )
+        patterns = tuple(Pattern(**{**p, "tables": tuple(p["tables"])}) for p in data["patterns"])
+        return cls(
+            database=data["database"],
+            dialect=data["dialect"],
+            tables=tables,
+            relationships=rels,
+            patterns=patterns,
+            description=data.get("description", ""),
+            signature=data.get("signature", ""),
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# dialects and types
+
+SQLGLOT_DIALECTS = {
+    "sqlite": "sqlite",
+    "postgresql": "postgres",
+    "mysql": "mysql",
+    "mariadb": "mysql",
+    "mssql": "tsql",
+    "oracle": "oracle",
+    "snowflake": "snowflake",
+    "bigquery": "bigquery",
+    "trino": "trino",
+    "databricks": "databricks",
+    "duckdb": "duckdb",
+    "redshift": "redshift",
+}
+
+
+def sqlglot_dialect(engine: sa.Engine) -> str:
+    return SQLGLOT_DIALECTS.get(engine.dialect.name, engine.dialect.name)
+
+
+def column_kind(type_: Any) -> ColumnKind:
+    """Coarse kind of a SQLAlchemy type, used to decide what to index, aggregate or compare."""
+    try:
+        python_type = type_.python_type
+    except (NotImplementedError, AttributeError):
+        python_type = None
+    name = str(type_).lower()
+    if python_type is bool or "bool" in name:
+        return "boolean"
+    # MySQL/MariaDB store BOOLEAN as TINYINT(1); reflection only keeps the display width.
+    if name.startswith("tinyint") and getattr(type_, "display_width", None) == 1:
+        return "boolean"
+    if python_type is int:
+        return "integer"
+    if python_type is float or (python_type is not None and python_type.__name__ == "Decimal"):
+        return "number"
+    if python_type is not None and python_type.__name__ == "datetime":
+        return "datetime"
+    if python_type is not None and python_type.__name__ == "date":
+        return "date"
+    if python_type is str:
+        return "text"
+    if python_type is bytes:
+        return "binary"
+    # SQLite accepts any type name; fall back on the name itself.
+    if any(k in name for k in ("int",)):
+        return "integer"
+    if any(k in name for k in ("char", "text", "clob", "string", "enum")):
+        return "text"
+    if any(k in name for k in ("real", "floa", "doub", "num", "dec", "money")):
+        return "number"
+    if "timestamp" in name or "datetime" in name:
+        return "datetime"
+    if "date" in name:
+        return "date"
+    if "blob" in name or "binary" in name:
+        return "binary"
+    if name in ("", "null"):
+        return "text"  # untyped SQLite columns hold text in practice
+    return "other"
+
+
+# ---------------------------------------------------------------------------------------------
+# reflection
+
+
+def schema_signature(engine: sa.Engine, schema: str | None = None) -> str:
+    """A cheap fingerprint of the schema, to tell whether a cached catalog is still right."""
+    name = engine.dialect.name
+    with engine.connect() as conn:
+        if name == "sqlite":
+            rows = conn.execute(sa.text("SELECT type, name, sql FROM sqlite_master ORDER BY name")).all()
+        elif name == "postgresql":
+            rows = conn.execute(
+                sa.text(
+                    "SELECT c.table_name, c.column_name, c.data_type, "
+                    "(SELECT count(*) FROM information_schema.table_constraints t "
+                    " WHERE t.table_schema = c.table_schema AND t.table_name = c.table_name) "
+                    "FROM information_schema.columns c WHERE c.table_schema = :s "
+                    "ORDER BY 1, c.ordinal_position"
+                ),
+                {"s": schema or "public"},
+            ).all()
+        elif name in ("mysql", "mariadb"):
+            rows = conn.execute(
+                sa.text(
+                    "SELECT table_name, column_name, column_type, column_key FROM information_schema.columns "
+                    "WHERE table_schema = COALESCE(:s, DATABASE()) ORDER BY 1, ordinal_position"
+                ),
+                {"s": schema},
+            ).all()
+        else:
+            inspector = sa.inspect(conn)
+            rows = [(t,) for t in sorted(inspector.get_table_names(schema=schema))]
+    digest = hashlib.sha256()
+    for row in rows:
+        digest.update(repr(tuple(row)).encode())
+    return digest.hexdigest()[:16]
+
+
+def row_estimates(engine: sa.Engine, tables: Iterable[str], schema: str | None = None) -> dict[str, int]:
+    """Row counts from statistics where the engine keeps them, without scanning big tables."""
+    name = engine.dialect.name
+    tables = list(tables)
+    out: dict[str, int] = {}
+    with engine.connect() as conn:
+        if name == "postgresql":
+            rows = conn.execute(
+                sa.text(
+                    "SELECT c.relname, c.reltuples::bigint FROM pg_class c "
+                    "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = :s AND c.relkind = 'r'"
+                ),
+                {"s": schema or "public"},
+            ).all()
+            out = {r[0]: max(int(r[1]), 0) for r in rows}
+        elif name in ("mysql", "mariadb"):
+            rows = conn.execute(
+                sa.text(
+                    "SELECT table_name, table_rows FROM information_schema.tables "
+                    "WHERE table_schema = COALESCE(:s, DATABASE())"
+                ),
+                {"s": schema},
+            ).all()
+            out = {r[0]: int(r[1] or 0) for r in rows}
+        elif name == "sqlite":
+            for table in tables:
+                quoted = '"' + table.replace('"', '""') + '"'
+                try:
+                    # MAX(rowid) reads one b-tree edge: an estimate that ignores deleted rows.
+                    value = conn.execute(sa.text(f"SELECT MAX(rowid) FROM {quoted}")).scalar()
+                except sa.exc.DBAPIError:  # WITHOUT ROWID tables
+                    value = conn.execute(sa.text(f"SELECT COUNT(*) FROM {quoted}")).scalar()
+                out[table] = int(value or 0)
+    return out
+
+
+def reflect(engine: sa.Engine, database: str, schema: str | None = None) -> Catalog:
+    """Tables, columns, types, keys and row estimates of a live database."""
+    inspector = sa.inspect(engine)
+    names = sorted(inspector.get_table_names(schema=schema))
+    estimates = row_estimates(engine, names, schema)
+    tables: list[Table] = []
+    relationships: list[Relationship] = []
+    for name in names:
+        pk = tuple(inspector.get_pk_constraint(name, schema=schema).get("constrained_columns") or ())
+        columns = tuple(
+            Column(
+                name=c["name"],
+                type=str(c["type"]),
+                kind=column_kind(c["type"]),
+                nullable=bool(c.get("nullable", True)),
+                primary_key=c["name"] in pk,
+                description=c.get("comment") or "",
+            )
+            for c in inspector.get_columns(name, schema=schema)
+        )
+        try:
+            unique = tuple(
+                tuple(u["column_names"]) for u in inspector.get_unique_constraints(name, schema=schema)
+            )
+        except NotImplementedError:
+            unique = ()
+        try:
+            comment = (inspector.get_table_comment(name, schema=schema) or {}).get("text") or ""
+        except NotImplementedError:
+            comment = ""
+        tables.append(
+            Table(
+                name=name,
+                columns=columns,
+                primary_key=pk,
+                unique=unique,
+                row_estimate=estimates.get(name),
+                description=comment,
+                schema=schema,
+            )
+        )
+        for fk in inspector.get_foreign_keys(name, schema=schema):
+            if not fk.get("referred_table") or not fk.get("constrained_columns"):
+                continue
+            ref_cols = tuple(fk.get("referred_columns") or ())
+            relationships.append(
+                Relationship(
+                    table=name,
+                    columns=tuple(fk["constrained_columns"]),
+                    ref_table=fk["referred_table"],
+                    ref_columns=ref_cols,
+                    origin="declared",
+                )
+            )
+    return Catalog(
+        database=database,
+        dialect=sqlglot_dialect(engine),
+        tables=tuple(tables),
+        relationships=tuple(_resolve_relationships(tables, relationships)),
+    )
+
+
+def _resolve_relationships(tables: list[Table], rels: list[Relationship]) -> list[Relationship]:
+    """Fix what SQLite lets through: FKs naming a table in another case, or no referenced columns."""
+    by_name = {t.name.lower(): t for t in tables}
+    out: list[Relationship] = []
+    seen: set[tuple[str, tuple[str, ...], str, tuple[str, ...]]] = set()
+    for r in rels:
+        ref = by_name.get(r.ref_table.lower())
+        src = by_name.get(r.table.lower())
+        if ref is None or src is None:
+            continue
+        ref_cols = r.ref_columns or ref.primary_key
+        if len(ref_cols) != len(r.columns):
+            continue
+        cols = tuple((src.column(c) or Column(c, "")).name for c in r.columns)
+        ref_cols = tuple((ref.column(c) or Column(c, "")).name for c in ref_cols)
+        if not all(src.column(c) for c in cols) or not all(ref.column(c) for c in ref_cols):
+            continue
+        key = (src.name, cols, ref.name, ref_cols)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(replace(r, table=src.name, columns=cols, ref_table=ref.name, ref_columns=ref_cols))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# YAML overlay
+
+
+def _as_tuple(value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    return tuple(str(v) for v in value)
+
+
+def _split_ref(ref: str) -> tuple[str, tuple[str, ...]]:
+    """`t.a`, `t.a, b` or `t.a, t.b` → ("t", ("a", "b")); `t` alone means t's primary key."""
+    table, _, cols = ref.partition(".")
+    table = table.strip()
+    out = []
+    for col in (c.strip() for c in cols.split(",")):
+        prefix, dot, rest = col.partition(".")
+        if dot and prefix.strip().lower() == table.lower():
+            col = rest.strip()
+        if col:
+            out.append(col)
+    return table, tuple(out)
+
+
+def overlay(catalog: Catalog, data: Mapping[str, Any]) -> Catalog:
+    """Apply a YAML catalog (see config/demo_catalog.yaml for the format) to a reflected catalog.
+
+    Unknown tables and columns are reported in the log and skipped, so a stale overlay never
+    breaks a database that changed underneath it.
+    """
+    table_notes: Mapping[str, Any] = {k.lower(): v or {} for k, v in (data.get("tables") or {}).items()}
+    tables = []
+    for t in catalog.tables:
+        note = table_notes.get(t.name.lower())
+        if isinstance(note, str):
+            note = {"description": note}
+        if not note:
+            tables.append(t)
+            continue
+        col_notes = {k.lower(): v or {} for k, v in (note.get("columns") or {}).items()}
+        for unknown in set(col_notes) - {c.name.lower() for c in t.columns}:
+            log.warning("catalog overlay: %s.%s is not in the database", t.name, unknown)
+        columns = []
+        for c in t.columns:
+            cn = col_notes.get(c.name.lower())
+            if isinstance(cn, str):
+                cn = {"description": cn}
+            if cn:
+                values = {str(k): str(v) for k, v in (cn.get("values") or {}).items()}
+                c = replace(
+                    c,
+                    description=cn.get("description", c.description) or "",
+                    synonyms=_as_tuple(cn.get("synonyms")),
+                    values=values,
+                )
+            columns.append(c)
+        tables.append(
+            replace(
+                t,
+                columns=tuple(columns),
+                description=note.get("description", t.description) or "",
+                synonyms=_as_tuple(note.get("synonyms")),
+            )
+        )
+    for unknown in set(table_notes) - {t.name.lower() for t in catalog.tables}:
+        log.warning("catalog overlay: table %s is not in the database", unknown)
+
+    by_name = {t.name.lower(): t for t in tables}
+    rels = list(catalog.relationships)
+    for r in data.get("relationships") or []:
+        if not isinstance(r, Mapping) or not r.get("from") or not r.get("to"):
+            log.warning("catalog overlay: relationship %r needs 'from' and 'to'", r)
+            continue
+        table, cols = _split_ref(str(r["from"]))
+        ref_table, ref_cols = _split_ref(str(r["to"]))
+        rel = Relationship(
+            table=table,
+            columns=cols,
+            ref_table=ref_table,
+            ref_columns=ref_cols,
+            origin="catalog",
+            description=r.get("description", ""),
+        )
+        if not _resolve_relationships(tables, [rel]):
+            log.warning("catalog overlay: relationship %s names unknown tables or columns", rel)
+            continue
+        rels.append(rel)
+    rels = _resolve_relationships(tables, rels)
+
+    patterns = []
+    for p in data.get("patterns") or []:
+        kind = p.get("kind")
+        if kind not in get_args(PatternKind):
+            log.warning(
+                "catalog overlay: unknown pattern kind %r (known: %s)", kind, ", ".join(get_args(PatternKind))
+            )
+            continue
+        root = p.get("root") or p.get("bridge") or p.get("table") or ""
+        pattern = Pattern(
+            kind=kind,
+            root=(by_name[root.lower()].name if root.lower() in by_name else root),
+            tables=tuple(
+                by_name[x.lower()].name if x.lower() in by_name else x for x in _as_tuple(p.get("tables"))
+            ),
+            origin="catalog",
+            description=p.get("description", ""),
+        )
+        missing = [x for x in (pattern.root, *pattern.tables) if x.lower() not in by_name]
+        if missing:
+            log.warning("catalog overlay: pattern %s names unknown tables %s", kind, missing)
+            continue
+        patterns.append(pattern)
+    return replace(
+        catalog,
+        tables=tuple(tables),
+        relationships=tuple(rels),
+        patterns=tuple(patterns),
+        description=data.get("description", catalog.description) or "",
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# loading with a cache
+
+
+def load_catalog(
+    engine: sa.Engine,
+    database: str,
+    *,
+    overlay_path: str | Path | None = None,
+    schema: str | None = None,
+    cache_dir: str | Path | None = None,
+) -> Catalog:
+    """The catalog of `engine`, from the disk cache when the schema and overlay are unchanged."""
+    overlay_text = Path(overlay_path).read_text() if overlay_path else ""
+    signature = hashlib.sha256(
+        f"{CACHE_VERSION}|{schema_signature(engine, schema)}|{overlay_text}".encode()
+    ).hexdigest()[:16]
+    cache_file = Path(cache_dir) / f"{_safe(database)}.catalog.json" if cache_dir else None
+    if cache_file and cache_file.is_file():
+        try:
+            data = json.loads(cache_file.read_text())
+            if data.get("signature") == signature and data.get("version") == CACHE_VERSION:
+                return Catalog.from_dict(data)
+            log.info("schema of %s changed; reflecting again", database)
+        except (ValueError, KeyError, TypeError) as exc:
+            log.warning("ignoring unreadable catalog cache %s: %s", cache_file, exc)
+    catalog = reflect(engine, database, schema)
+    if overlay_text:
+        catalog = overlay(catalog, yaml.safe_load(overlay_text) or {})
+    catalog = replace(catalog, signature=signature)
+    if cache_file:
+        _write_cache(cache_file, catalog)
+    return catalog
+
+
+def _write_cache(cache_file: Path, catalog: Catalog) -> None:
+    """Write under a name of our own, then rename: processes loading at once never clash.
+
+    The cache only saves time, so failing to write it (read-only disk) is logged, not raised.
+    """
+    tmp: Path | None = None
+    try:
+        cache_file.parent.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(prefix=f".{cache_file.name}.", suffix=".tmp", dir=cache_file.parent)
+        tmp = Path(name)
+        with os.fdopen(fd, "w") as f:
+            f.write(json.dumps(catalog.to_dict()))
+        tmp.replace(cache_file)
+    except OSError as exc:
+        log.warning("could not write catalog cache %s: %s", cache_file, exc)
+        if tmp is not None:
+            tmp.unlink(missing_ok=True)
+
+
+def _safe(name: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in name)[:80] or "db"

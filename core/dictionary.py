@@ -1,0 +1,283 @@
+"""Keyword dictionary (DANKE §3): the words users adopt for each table and column, matched fuzzily.
+
+Every table and column enters with its name split into words ('CustomerOrders', 'invoice_no' →
+'customer order', 'invoice number'), its catalog synonyms, and, for columns, the same names in the
+context of their table ('client name' for client.name). Object keywords from the question are
+matched against these terms with rapidfuzz, then scored with `core.values.similarity`, so a typo,
+a plural or a word order still finds the table. Words of the catalog descriptions match too, at a
+lower score, so 'revenue' can find the column whose description mentions it.
+
+The dictionary is built once per catalog (cached on the catalog object) and access rules.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+
+from rapidfuzz import fuzz, process
+
+from core.catalog import Catalog
+from core.retrieve import SchemaMatch
+from core.values import NO_RULES, Access, fold, similarity
+
+# Abbreviations common in column names, read as the words people say.
+ABBREVIATIONS = {
+    "no": "number",
+    "nr": "number",
+    "num": "number",
+    "nbr": "number",
+    "qty": "quantity",
+    "amt": "amount",
+    "desc": "description",
+    "descr": "description",
+    "dt": "date",
+    "addr": "address",
+    "cust": "customer",
+    "emp": "employee",
+    "dept": "department",
+    "mgr": "manager",
+    "acct": "account",
+    "cnt": "count",
+    "pct": "percent",
+    "avg": "average",
+    "org": "organization",
+    "dob": "date of birth",
+    "tel": "telephone",
+    "yr": "year",
+    "cat": "category",
+    "prod": "product",
+    "txn": "transaction",
+    "trx": "transaction",
+    "ts": "timestamp",
+    "lat": "latitude",
+    "lng": "longitude",
+    "lon": "longitude",
+    "loc": "location",
+    "info": "information",
+    "pos": "position",
+    "ref": "reference",
+    "msg": "message",
+    "img": "image",
+    "cfg": "configuration",
+    "env": "environment",
+    "usr": "user",
+}
+IRREGULAR = {
+    "people": "person",
+    "children": "child",
+    "men": "man",
+    "women": "woman",
+    "data": "data",
+    "criteria": "criterion",
+}
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "of",
+        "for",
+        "in",
+        "on",
+        "at",
+        "by",
+        "to",
+        "with",
+        "from",
+        "per",
+        "each",
+        "all",
+        "any",
+        "every",
+        "and",
+        "or",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "how",
+        "many",
+        "much",
+        "list",
+        "show",
+        "give",
+        "me",
+        "my",
+        "our",
+        "their",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "number",
+        "of",
+    ]
+)
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+
+MIN_SCORE = 0.6
+DESCRIPTION_MAX = 0.7  # a description mention alone never outranks a name
+
+
+def stem(word: str) -> str:
+    """Plural to singular, enough for names: 'cities' → 'city', 'addresses' → 'address'."""
+    if word in IRREGULAR:
+        return IRREGULAR[word]
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 4 and word.endswith(("sses", "xes", "ches", "shes", "zes")):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is", "os")):
+        return word[:-1]
+    return word
+
+
+def split_identifier(name: str) -> list[str]:
+    """'CustomerOrders' / 'customer_orders' / 'customer-orders' → ['customer', 'orders']."""
+    return fold(_CAMEL.sub(" ", name)).split()
+
+
+def words(text: str, *, expand: bool = False) -> list[str]:
+    """Content words of a keyword, name or description, folded and singular."""
+    out = []
+    for w in fold(text).split():
+        if expand and w in ABBREVIATIONS:
+            out.extend(ABBREVIATIONS[w].split())
+        else:
+            out.append(stem(w))
+    return out
+
+
+def name_words(name: str) -> str:
+    return " ".join(stem(w) for w in split_identifier(name))
+
+
+@dataclass(frozen=True)
+class Term:
+    text: str  # folded, singular words
+    table: str
+    column: str | None
+    via: str  # name | synonym
+    table_part: str = ""  # for 'client name'-style terms: the table's words ('client')
+    pointer: bool = False  # a foreign-key column: the thing it names lives in another table
+
+
+class KeywordDictionary:
+    """Tables and columns under the words users call them by."""
+
+    def __init__(self, catalog: Catalog, access: Access = NO_RULES) -> None:
+        terms: list[Term] = []
+        described: dict[tuple[str, str | None], str] = {}
+        pointers = {(r.table, c) for r in catalog.relationships for c in r.columns}
+        for table in catalog.tables:
+            if not access.allows(table.name):
+                continue
+            t_name = name_words(table.name)
+            t_labels = [(t_name, "name"), *((" ".join(words(s)), "synonym") for s in table.synonyms)]
+            expanded = " ".join(words(" ".join(split_identifier(table.name)), expand=True))
+            if expanded != t_name:
+                t_labels.append((expanded, "name"))
+            terms.extend(Term(text, table.name, None, via) for text, via in t_labels if text)
+            if table.description:
+                described[(table.name, None)] = table.description
+            for col in table.columns:
+                if not access.allows(table.name, col.name):
+                    continue
+                c_name = name_words(col.name)
+                c_expanded = " ".join(words(" ".join(split_identifier(col.name)), expand=True))
+                c_labels = [(c_name, "name"), *((" ".join(words(s)), "synonym") for s in col.synonyms)]
+                if c_expanded != c_name:
+                    c_labels.append((c_expanded, "name"))
+                pointer = (table.name, col.name) in pointers
+                for text, via in c_labels:
+                    if not text:
+                        continue
+                    terms.append(Term(text, table.name, col.name, via, pointer=pointer))
+                    # In the context of its table: 'client name', 'customer name', 'client company name'.
+                    for t_text, t_via in t_labels if via == "name" else t_labels[:1]:
+                        if not text.startswith(t_text):
+                            combined_via = "synonym" if "synonym" in (via, t_via) else "name"
+                            terms.append(
+                                Term(f"{t_text} {text}", table.name, col.name, combined_via, t_text, pointer)
+                            )
+                if col.description:
+                    described[(table.name, col.name)] = col.description
+        self.terms = terms
+        self._by_text: dict[str, list[Term]] = defaultdict(list)
+        for term in terms:
+            self._by_text[term.text].append(term)
+        self._texts = list(self._by_text)
+        # Description words → the tables/columns they describe.
+        self._described = described
+        self._by_word: dict[str, set[tuple[str, str | None]]] = defaultdict(set)
+        for key, text in described.items():
+            for w in words(text):
+                if w not in STOPWORDS:
+                    self._by_word[w].add(key)
+
+    def match(self, keyword: str, limit: int = 8, min_score: float = MIN_SCORE) -> list[SchemaMatch]:
+        """Tables and columns `keyword` may name, best first (one match per table/column)."""
+        kw_words = [w for w in words(keyword) if w not in STOPWORDS] or words(keyword)
+        query = " ".join(kw_words)
+        if not query:
+            return []
+        best: dict[tuple[str, str | None], SchemaMatch] = {}
+
+        def offer(m: SchemaMatch) -> None:
+            key = (m.table, m.column)
+            if m.score >= min_score and (key not in best or best[key].score < m.score):
+                best[key] = m
+
+        # Whole-term similarity (typos) and word-set similarity (order, extra words) pick candidates.
+        near = {
+            i
+            for _, _, i in process.extract(query, self._texts, scorer=fuzz.QRatio, limit=20, score_cutoff=60)
+        }
+        near |= {
+            i
+            for _, _, i in process.extract(
+                query, self._texts, scorer=fuzz.token_set_ratio, limit=60, score_cutoff=60
+            )
+        }
+        for i in near:
+            text = self._texts[i]
+            score = similarity(query, text)
+            for term in self._by_text[text]:
+                if term.table_part and similarity(query, term.table_part) >= score:
+                    continue  # 'hosts' names the table, not every 'host …' column
+                s = score
+                if term.via == "synonym":
+                    s *= 0.98  # the real name wins a tie
+                if term.pointer:
+                    s *= 0.85  # payment.client_id says 'client', but clients live in client
+                offer(SchemaMatch(keyword, term.table, term.column, round(s, 4), term.via))
+        # Description mentions: the share of the keyword's words the description contains.
+        hits: dict[tuple[str, str | None], int] = defaultdict(int)
+        for w in set(kw_words):
+            for key in self._by_word.get(w, ()):
+                hits[key] += 1
+        for (table, column), n in hits.items():
+            score = DESCRIPTION_MAX * n / len(set(kw_words))
+            offer(SchemaMatch(keyword, table, column, round(score, 4), "description"))
+        return sorted(best.values(), key=lambda m: (-m.score, m.column is not None))[:limit]
+
+
+def keyword_dictionary(catalog: Catalog, access: Access = NO_RULES) -> KeywordDictionary:
+    """The dictionary of `catalog`, built once per catalog object and access rules."""
+    cache = catalog.__dict__.get("_keyword_dictionaries")
+    if cache is None:
+        cache = {}
+        object.__setattr__(catalog, "_keyword_dictionaries", cache)
+    if access not in cache:
+        cache[access] = KeywordDictionary(catalog, access)
+    return cache[access]

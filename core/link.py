@@ -1,0 +1,153 @@
+"""Link stage: decide which tables (and columns) the question needs.
+
+Retrieval usually settles it without an LLM: each object keyword's best table, each filter value's
+table. The LLM is asked (Lucy's PROMPTA) only when the schema is too large to trust name
+matching, when nothing matched, or when a keyword matches two tables equally well.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel
+
+from core import prompts
+from core.catalog import Catalog
+from core.llm import LLM
+from core.retrieve import Retrieval, SchemaMatch
+from core.understand import Understanding
+
+SCHEMA_MIN = 0.80  # below this a name match is noise
+VALUE_MIN = 0.80
+TIE = 0.03  # two tables this close for one keyword: the matches disagree
+
+
+class LinkReply(BaseModel):
+    tables: list[str]
+
+
+@dataclass(frozen=True)
+class Linking:
+    tables: tuple[str, ...]
+    columns: dict[str, tuple[str, ...]] = field(default_factory=dict)  # table → columns named by the question
+    reasons: dict[str, str] = field(default_factory=dict)  # table → why it is in
+    used_llm: bool = False
+    ambiguous: tuple[str, ...] = ()  # keywords whose best matches disagreed
+
+
+class LinkError(ValueError):
+    pass
+
+
+def match_tables(retrieval: Retrieval) -> tuple[dict[str, str], dict[str, list[str]], list[str]]:
+    """Tables and columns the matches point at, and the keywords that matched two tables alike.
+
+    A keyword that matches several tables equally well ("status" is a column of many tables) is
+    settled by the other keywords when one of its candidates is already needed; only otherwise is it
+    ambiguous.
+    """
+    reasons: dict[str, str] = {}
+    columns: dict[str, list[str]] = {}
+
+    def take(table: str, column: str | None, why: str) -> None:
+        reasons.setdefault(table, why)
+        if column:
+            columns.setdefault(table, []).append(column)
+
+    by_keyword: dict[str, list[SchemaMatch]] = {}
+    for m in retrieval.schema:
+        if m.score >= SCHEMA_MIN:
+            by_keyword.setdefault(m.keyword, []).append(m)
+    tied: dict[str, list[SchemaMatch]] = {}
+    for keyword, matches in by_keyword.items():
+        matches.sort(key=lambda m: -m.score)
+        best = matches[0]
+        alike = [best, *(m for m in matches[1:] if m.table != best.table and best.score - m.score <= TIE)]
+        if len(alike) > 1:
+            tied[keyword] = alike
+        else:
+            take(best.table, best.column, _why(keyword, best))
+    seen_values: set[str] = set()
+    for v in sorted(retrieval.values, key=lambda v: -v.score):
+        if v.score < VALUE_MIN or v.keyword in seen_values:
+            continue
+        seen_values.add(v.keyword)
+        take(v.table, v.column, f"value '{v.value}' is stored in {v.table}.{v.column}")
+    ambiguous: list[str] = []
+    for keyword, alike in tied.items():
+        settled = next((m for m in alike if m.table in reasons), None)
+        if settled is None:
+            ambiguous.append(keyword)
+            settled = alike[0]
+        take(settled.table, settled.column, _why(keyword, settled))
+    return reasons, columns, ambiguous
+
+
+def _why(keyword: str, m: SchemaMatch) -> str:
+    return f"'{keyword}' matches {m.table}{'.' + m.column if m.column else ''}"
+
+
+def link(
+    understanding: Understanding,
+    retrieval: Retrieval,
+    catalog: Catalog,
+    llm: LLM | None,
+    *,
+    llm_min_tables: int = 25,
+) -> Linking:
+    reasons, columns, ambiguous = match_tables(retrieval)
+    large = len(catalog.tables) >= llm_min_tables
+    if llm is not None and (large or not reasons or ambiguous):
+        tables = _ask_llm(understanding, retrieval, catalog, llm, reasons)
+        for t in tables:
+            reasons.setdefault(t, "chosen by the LLM")
+        return Linking(
+            tables=tuple(tables),
+            columns={t: tuple(dict.fromkeys(c)) for t, c in columns.items() if t in tables},
+            reasons={t: reasons[t] for t in tables},
+            used_llm=True,
+            ambiguous=tuple(ambiguous),
+        )
+    if not reasons:
+        raise LinkError("none of the question's words matched a table, a column or a stored value")
+    return Linking(
+        tables=tuple(reasons),
+        columns={t: tuple(dict.fromkeys(c)) for t, c in columns.items()},
+        reasons=reasons,
+        ambiguous=tuple(ambiguous),
+    )
+
+
+def _ask_llm(
+    understanding: Understanding, retrieval: Retrieval, catalog: Catalog, llm: LLM, matched: dict[str, str]
+) -> list[str]:
+    # Large schemas: show the matched tables and their neighbours, never thousands of tables.
+    if len(catalog.tables) > 60:
+        names = set(matched) | set(retrieval.tables()[:20])
+        for rel in catalog.relationships:
+            if rel.table in matched or rel.ref_table in matched:
+                names.update((rel.table, rel.ref_table))
+        shown = [t for t in catalog.tables if t.name in names][:60] or list(catalog.tables[:60])
+    else:
+        shown = list(catalog.tables)
+    tables_json = {
+        t.name: f"{t.description} Properties of {t.name}: {', '.join(c.name for c in t.columns)}.".strip()
+        for t in shown
+    }
+    hints = "\n".join(f"- {t}: {why}" for t, why in matched.items()) or "(no matches)"
+    messages = prompts.render(
+        "link",
+        tables_json=json.dumps(tables_json, indent=1),
+        hints=hints,
+        question=understanding.question.replace('"', "'"),
+        table_names=json.dumps([t.name for t in shown]),
+    )
+    reply = llm.json("link", messages, LinkReply)
+    known = {t.name.lower(): t.name for t in catalog.tables}
+    tables = list(dict.fromkeys(known[t.lower()] for t in reply.tables if t.lower() in known))
+    if not tables:
+        if matched:
+            return list(matched)
+        raise LinkError("the LLM named no table of this database")
+    return tables

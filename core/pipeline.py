@@ -1,0 +1,299 @@
+"""The question pipeline: understand → retrieve → link → view → generate → expand → guard → execute
+→ revise (on error or empty result) → Outcome.
+
+Each stage is a plain function in its own module; this module only wires them, records the trace,
+and turns failures into outcomes a person can act on. LLM calls on the happy path: understand and
+generate (plus link on large or ambiguous schemas), so at most 3.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import sqlalchemy as sa
+
+from core.answer import Outcome
+from core.conversation import Turn
+from core.database import Database
+from core.examples import Example, most_similar
+from core.execute import Limits, QueryError, ResultSet, execute
+from core.expand import ExpandError, expand
+from core.generate import Candidate, Context, generate, revise
+from core.guard import GuardPolicy, UnknownDialectError, check, normalize_dialect
+from core.joins import View
+from core.link import LinkError, link
+from core.llm import LLM, LLMError, LLMRefused
+from core.retrieve import retrieve
+from core.settings import EngineSettings
+from core.summary import summarize
+from core.trace import Trace
+from core.understand import understand
+from core.view import build_view
+
+log = logging.getLogger(__name__)
+
+StageCallback = Callable[[str], None]
+MAX_QUESTION_CHARS = 2000
+
+
+@dataclass(frozen=True)
+class Request:
+    """A question and everything around it that is not the database."""
+
+    question: str
+    history: Sequence[Turn] = ()
+    examples: Sequence[Example] = ()
+    today: dt.date | None = None
+    on_stage: StageCallback | None = None  # progress for chat adapters ("writing SQL…")
+
+
+def guard_policy(db: Database, settings: EngineSettings) -> GuardPolicy:
+    return GuardPolicy(
+        limit=settings.default_limit,
+        deny_tables=frozenset(t.lower() for t in db.config.deny_tables),
+        deny_columns=frozenset(c.lower() for c in db.config.deny_columns),
+    )
+
+
+def limits_for(db: Database, settings: EngineSettings) -> Limits:
+    return Limits(
+        row_cap=db.config.row_cap or settings.row_cap,
+        byte_cap=settings.byte_cap,
+        timeout_s=db.config.statement_timeout_s or settings.statement_timeout_s,
+    )
+
+
+def sample_rows(db: Database, view: View, n: int) -> list[tuple]:
+    """A few rows of the view for the prompt; a slow or failing sample never stops the question."""
+    if n <= 0:
+        return []
+    dialect = db.catalog.dialect
+    try:
+        return execute(db, view.select().limit(n).sql(dialect=dialect), Limits(row_cap=n, timeout_s=5)).rows
+    except QueryError as exc:
+        log.info("no sample rows for the view: %s", exc.message)
+        return []
+
+
+def answer_with_llm(
+    db: Database, llm: LLM, request: Request, settings: EngineSettings, trace: Trace
+) -> Outcome:
+    """Run the LLM pipeline. Raises LLMError when the LLM fails, so the caller can fall back."""
+    catalog = db.catalog
+    dialect = catalog.dialect
+    notify = request.on_stage or (lambda _stage: None)
+
+    notify("understand")
+    with trace.stage("understand") as st:
+        understanding = understand(request.question, request.history, llm, catalog.description)
+        st.outputs = {
+            "question": understanding.question,
+            "main_task": list(understanding.main_task),
+            "sub_tasks": list(understanding.sub_tasks),
+            "objects": list(understanding.keywords.objects),
+            "values": list(understanding.keywords.values),
+        }
+    notify("retrieve")
+    with trace.stage("retrieve") as st:
+        retrieval = retrieve(understanding.question, understanding.keywords, db)
+        st.outputs = retrieval.summary()
+    with trace.stage("link") as st:
+        try:
+            linking = link(
+                understanding, retrieval, catalog, llm, llm_min_tables=settings.link_llm_min_tables
+            )
+        except LinkError as exc:
+            st.outputs = {"error": str(exc)}
+            return Outcome(
+                status="error",
+                question=request.question,
+                database=db.name,
+                error=f"I could not tell which data the question is about: {exc}. "
+                "Try naming what you want counted or listed, e.g. 'clients' or 'payments'.",
+                error_kind="link",
+                trace=trace,
+            )
+        st.outputs = {
+            "tables": list(linking.tables),
+            "reasons": linking.reasons,
+            "used_llm": linking.used_llm,
+        }
+    with trace.stage("view") as st:
+        view = build_view(db, linking.tables, linking.columns)
+        samples = sample_rows(db, view, settings.sample_rows)
+        st.outputs = {"tables": view.tables, "joins": view.explain(), "fans_out": view.fans_out}
+    ctx = Context(
+        view=view,
+        samples=samples,
+        retrieval=retrieval,
+        examples=most_similar(understanding.question, request.examples, settings.few_shot_examples),
+        history=request.history,
+        dialect=dialect,
+        today=request.today,
+    )
+    notify("generate")
+    with trace.stage("generate") as st:
+        candidate = generate(understanding, ctx, llm)
+        st.outputs = {"sql": candidate.sql}
+
+    policy = guard_policy(db, settings)
+    limits = limits_for(db, settings)
+    for round_no in range(settings.max_revisions + 1):
+        attempt = _run_candidate(db, candidate, view, policy, limits, trace, notify, settings.revise_on_empty)
+        if not attempt.problem or round_no == settings.max_revisions:
+            break
+        if attempt.error is not None and attempt.error.kind in ("connection", "timeout", "permission"):
+            break  # rewriting the SQL will not fix these
+        notify("revise")
+        with trace.stage("revise") as st:
+            revised = revise(understanding, ctx, candidate, attempt.problem, llm)
+            st.outputs = {"round": round_no + 1, "problem": attempt.problem, "sql": revised.sql}
+        if attempt.result is not None and revised.sql.strip() == candidate.sql.strip():
+            break  # the model holds that the empty result is the answer
+        candidate = revised
+
+    outcome = Outcome(status="answer", question=request.question, database=db.name, mode="llm", trace=trace)
+    outcome.sql = attempt.sql
+    if attempt.result is None:
+        outcome.status = "error"
+        if attempt.error is not None:
+            outcome.error_kind = attempt.error.kind
+            outcome.error = _query_error_message(attempt.error)
+        else:
+            outcome.error_kind = "sql"
+            outcome.error = (
+                "I could not write a query that runs for this question. Try rephrasing it more specifically."
+            )
+        return outcome
+    result = attempt.result
+    outcome.columns, outcome.rows, outcome.truncated = result.columns, result.rows, result.truncated
+    outcome.answer = summarize(
+        "; ".join(understanding.main_task), result.columns, result.rows, result.truncated
+    )
+    return outcome
+
+
+@dataclass
+class _Attempt:
+    sql: str = ""
+    result: ResultSet | None = None  # set when the query ran (possibly empty)
+    error: QueryError | None = None
+    problem: str = ""  # what the reviser is told; empty when the attempt is the answer
+
+
+def _run_candidate(
+    db: Database,
+    candidate: Candidate,
+    view: View,
+    policy: GuardPolicy,
+    limits: Limits,
+    trace: Trace,
+    notify: StageCallback,
+    revise_vacuous: bool = True,
+) -> _Attempt:
+    """expand → guard → execute one candidate, recording each stage."""
+    dialect = db.catalog.dialect
+    with trace.stage("expand") as st:
+        try:
+            expanded = expand(candidate.sql, view, dialect)
+            st.outputs = {"sql": expanded}
+        except ExpandError as exc:
+            st.outputs = {"error": str(exc)}
+            return _Attempt(sql=candidate.sql, problem=f"The query does not fit the table: {exc}")
+    with trace.stage("guard") as st:
+        verdict = check(expanded, dialect, policy)
+        st.outputs = {"allowed": verdict.allowed, "reason": verdict.reason}
+    if not verdict.allowed:
+        return _Attempt(
+            sql=expanded,
+            problem=f"The query was refused because it {verdict.reason}. Only one read-only SELECT is allowed.",
+        )
+    notify("execute")
+    with trace.stage("execute") as st:
+        try:
+            result = execute(db, verdict.sql, limits)
+        except QueryError as exc:
+            st.outputs = {"error": exc.message, "kind": exc.kind}
+            return _Attempt(
+                sql=verdict.sql, error=exc, problem=f"Running it failed with this error: {exc.message}"
+            )
+        st.outputs = {"rows": result.row_count, "truncated": result.truncated, "db_ms": result.ms}
+    attempt = _Attempt(sql=verdict.sql, result=result)
+    if result.vacuous and revise_vacuous:
+        got = "no rows" if result.empty else "only zero or NULL"
+        attempt.problem = (
+            f"It ran but returned {got}. Check the filters against the stored values and the join "
+            "semantics; if that is truly the right answer, return the same query unchanged."
+        )
+    return attempt
+
+
+def _short(exc: BaseException) -> str:
+    """The first line of a driver error, without the SQL or parameters SQLAlchemy appends."""
+    text = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+    return (text[0] if text else type(exc).__name__)[:300]
+
+
+def _query_error_message(error: QueryError) -> str:
+    if error.kind == "timeout":
+        return (
+            "The query took too long and was stopped. Try a narrower question (a shorter period, one group)."
+        )
+    if error.kind == "connection":
+        return (
+            "The database could not be reached. Try again in a minute; if it persists, tell the bot's admins."
+        )
+    if error.kind == "permission":
+        return "The database refused access to some of the data this question needs."
+    return f"The database rejected the query: {error.message}"
+
+
+def answer(db: Database, request: Request, settings: EngineSettings, llm: LLM | None) -> Outcome:
+    """Answer with the LLM; without one (or when it fails) say so — keyword mode takes over later."""
+    trace = Trace(question=request.question, database=db.name)
+
+    def failed(kind: str, message: str) -> Outcome:
+        return Outcome(
+            status="error",
+            question=request.question,
+            database=db.name,
+            error=message,
+            error_kind=kind,
+            trace=trace,
+        )
+
+    if not request.question.strip():
+        return failed("question", "Ask a question about the data, for example 'How many clients are there?'")
+    if len(request.question) > MAX_QUESTION_CHARS:
+        return failed(
+            "question",
+            f"The question is {len(request.question):,} characters long; keep it under {MAX_QUESTION_CHARS:,}.",
+        )
+    try:
+        db.catalog  # noqa: B018 — opens the database; a wrong URL or a down server surfaces here
+    except (sa.exc.SQLAlchemyError, OSError, ValueError) as exc:
+        log.warning("database %s could not be opened: %s", db.name, exc)
+        return failed("database", f"The database '{db.name}' could not be opened: {_short(exc)}")
+    try:
+        normalize_dialect(db.catalog.dialect)
+    except UnknownDialectError:
+        return failed(
+            "dialect",
+            f"Askbase cannot check SQL for the '{db.catalog.dialect}' dialect yet, so it runs no query on "
+            f"'{db.name}'. Supported: SQLite, PostgreSQL, MySQL/MariaDB.",
+        )
+    if llm is None:
+        return failed(
+            "no_llm",
+            "No LLM is configured. Set OPENAI_API_KEY (and OPENAI_BASE_URL for Azure, vLLM, Ollama or "
+            "another OpenAI-compatible endpoint), then ask again.",
+        )
+    try:
+        return answer_with_llm(db, llm, request, settings, trace)
+    except LLMRefused as exc:
+        return failed("llm_refused", str(exc))
+    except LLMError as exc:
+        return failed("llm", str(exc))

@@ -1,0 +1,194 @@
+"""Typed configuration: defaults < YAML file < ASKBASE_* env < well-known platform env vars.
+
+The YAML file is `$ASKBASE_CONFIG` (default `config/askbase.yaml` when it exists). Every field is
+documented in `config/README.md`. Secrets are `SecretStr` so they never print by accident.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, SecretStr
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    YamlConfigSettingsSource,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+VAR = Path(os.environ.get("ASKBASE_VAR_DIR", ROOT / "var"))
+DEFAULT_CONFIG = ROOT / "config" / "askbase.yaml"
+DEMO_DB = "demo"
+
+
+class DatabaseSettings(BaseModel):
+    """One database people may ask about."""
+
+    url: str
+    catalog: str | None = None  # YAML catalog overlay (descriptions, synonyms, relationships, patterns)
+    description: str = ""
+    schema_name: str | None = Field(default=None, alias="schema")  # reflect this schema only
+    row_cap: int | None = None  # overrides engine.row_cap
+    statement_timeout_s: float | None = None  # overrides engine.statement_timeout_s
+    deny_tables: list[str] = []  # never queried, never indexed, never shown to the LLM
+    deny_columns: list[str] = []  # "table.column"
+    mask_columns: list[str] = []  # "table.column", shown masked (a***@x.com)
+
+    model_config = {"populate_by_name": True}
+
+
+class LLMSettings(BaseModel):
+    api_key: SecretStr | None = None  # OPENAI_API_KEY
+    base_url: str | None = None  # OPENAI_BASE_URL; any OpenAI-compatible endpoint
+    model: str = "gpt-4o-mini"
+    models: dict[str, str] = {}  # per task: understand, link, generate, revise, clarify
+    timeout_s: float = 60.0
+    max_attempts: int = 3  # per call, for 429 / 5xx / timeouts / connection errors
+    retry_initial_s: float = 1.0
+    retry_max_s: float = 20.0
+    temperature: float = 0.0
+    max_tokens: int = 2048
+    # json_schema: OpenAI structured outputs; json_object: JSON mode; off: prompt only.
+    # auto: try json_schema, fall back for the rest of the process if the endpoint rejects it.
+    structured_output: Literal["auto", "json_schema", "json_object", "off"] = "auto"
+
+    def model_for(self, task: str) -> str:
+        return self.models.get(task, self.model)
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.api_key and self.api_key.get_secret_value())
+
+
+class EngineSettings(BaseModel):
+    max_revisions: int = 3  # revise rounds on error or empty result
+    revise_on_empty: bool = True
+    row_cap: int = 5000  # rows fetched from the database per question
+    byte_cap: int = 20_000_000  # bytes of result kept per question
+    default_limit: int = 1000  # LIMIT added by the guard when the SQL has none
+    statement_timeout_s: float = 30.0
+    sample_rows: int = 3  # example rows of the view shown to the LLM
+    link_llm_min_tables: int = 25  # ask the LLM to link tables only for schemas at least this large
+    few_shot_examples: int = 3  # confirmed examples shown to the generator
+    fallback_to_keyword: bool = True  # answer in keyword mode when the LLM fails
+    clarify: Literal["off", "auto", "always"] = "auto"
+    clarify_max_rounds: int = 4
+
+
+class SlackSettings(BaseModel):
+    bot_token: SecretStr | None = None  # SLACK_BOT_TOKEN
+    signing_secret: SecretStr | None = None  # SLACK_SIGNING_SECRET
+    app_token: SecretStr | None = None  # SLACK_APP_TOKEN (Socket Mode)
+    api_base_url: str | None = None  # SLACK_API_BASE_URL
+    client_id: str | None = None  # SLACK_CLIENT_ID (multi-workspace OAuth)
+    client_secret: SecretStr | None = None  # SLACK_CLIENT_SECRET
+    state_secret: SecretStr | None = None  # SLACK_STATE_SECRET
+    port: int = 3000  # PORT
+    workers: int = 4  # questions answered at once per process
+    table_rows: int = 20  # rows shown in the table block
+    clarification_ttl_s: int = 3600
+    only_asker_answers: bool = True
+
+
+class AccessRule(BaseModel):
+    """Who may query which databases. Empty lists mean everyone."""
+
+    databases: list[str]
+    channels: list[str] = []
+    users: list[str] = []
+    usergroups: list[str] = []
+
+
+class AccessSettings(BaseModel):
+    rules: list[AccessRule] = []  # no rules: everyone may query every database
+
+
+class ScheduleSettings(BaseModel):
+    min_interval_s: int = 60
+    max_consecutive_failures: int = 3
+    misfire_grace_s: int = 3600
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="ASKBASE_", env_nested_delimiter="__", extra="ignore", populate_by_name=True
+    )
+
+    default_db: str = DEMO_DB  # ASKBASE_DEFAULT_DB
+    state_url: str = ""  # ASKBASE_STATE_URL; empty → sqlite file under var/
+    var_dir: str = str(VAR)
+    log_level: str = "INFO"
+    databases: dict[str, DatabaseSettings] = {}
+    llm: LLMSettings = LLMSettings()
+    engine: EngineSettings = EngineSettings()
+    slack: SlackSettings = SlackSettings()
+    access: AccessSettings = AccessSettings()
+    schedules: ScheduleSettings = ScheduleSettings()
+
+    @property
+    def state_database_url(self) -> str:
+        return self.state_url or f"sqlite:///{Path(self.var_dir) / 'state.sqlite'}"
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        yaml_path = Path(os.environ.get("ASKBASE_CONFIG", DEFAULT_CONFIG))
+        sources: list[PydanticBaseSettingsSource] = [
+            init_settings,
+            PlatformEnvSource(settings_cls),
+            env_settings,
+        ]
+        if yaml_path.is_file():
+            sources.append(YamlConfigSettingsSource(settings_cls, yaml_file=yaml_path))
+        return tuple(sources)
+
+
+# Env vars whose names are fixed by the platforms (OpenAI SDK, Slack, Heroku-style PORT).
+PLATFORM_ENV: dict[str, tuple[str, str]] = {
+    "OPENAI_API_KEY": ("llm", "api_key"),
+    "OPENAI_BASE_URL": ("llm", "base_url"),
+    "ASKBASE_LLM_MODEL": ("llm", "model"),
+    "SLACK_BOT_TOKEN": ("slack", "bot_token"),
+    "SLACK_SIGNING_SECRET": ("slack", "signing_secret"),
+    "SLACK_APP_TOKEN": ("slack", "app_token"),
+    "SLACK_API_BASE_URL": ("slack", "api_base_url"),
+    "SLACK_CLIENT_ID": ("slack", "client_id"),
+    "SLACK_CLIENT_SECRET": ("slack", "client_secret"),
+    "SLACK_STATE_SECRET": ("slack", "state_secret"),
+    "PORT": ("slack", "port"),
+}
+
+
+class PlatformEnvSource(PydanticBaseSettingsSource):
+    """Maps the well-known env names above into the nested sections."""
+
+    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:
+        return None, field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        data: dict[str, dict[str, str]] = {}
+        for env_name, (section, key) in PLATFORM_ENV.items():
+            value = os.environ.get(env_name)
+            if value:
+                data.setdefault(section, {})[key] = value
+        return data
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Fresh settings (tests call this after changing the environment)."""
+    return Settings(**overrides)
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return load_settings()

@@ -1,0 +1,69 @@
+"""The audit log: every question, who asked where, the SQL, status, rows, time, LLM calls, tokens.
+
+Written to the state database and as one structured log line per question (logger
+`askbase.audit`), so it reaches both `python -m bot audit` and the log pipeline.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+import re
+from typing import Any
+
+import sqlalchemy as sa
+
+from core.answer import Outcome
+from core.state.schema import audit
+
+log = logging.getLogger("askbase.audit")
+
+
+def record(
+    engine: sa.Engine | None,
+    outcome: Outcome,
+    *,
+    source: str,
+    user: str | None = None,
+    channel: str | None = None,
+) -> None:
+    entry: dict[str, Any] = {
+        "at": dt.datetime.now(dt.UTC),
+        "source": source,
+        "user": user,
+        "channel": channel,
+        "database": outcome.database,
+        "question": outcome.question,
+        "sql": outcome.sql,
+        "status": outcome.status,
+        "mode": outcome.mode,
+        "error_kind": outcome.error_kind or None,
+        "rows": outcome.row_count,
+        "ms": outcome.trace.ms,
+        "llm_calls": outcome.trace.llm_calls,
+        "tokens": outcome.trace.tokens,
+        "trace_id": outcome.trace.id,
+    }
+    log.info(json.dumps({**entry, "at": entry["at"].isoformat(), "event": "question"}, ensure_ascii=False))
+    if engine is not None:
+        with engine.begin() as conn:
+            conn.execute(audit.insert().values(**entry))
+
+
+DURATION = re.compile(r"^\s*(\d+)\s*([smhdw])\s*$")
+UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+
+
+def parse_since(text: str) -> dt.timedelta:
+    match = DURATION.match(text)
+    if not match:
+        raise ValueError(f"'{text}' is not a duration like 30m, 12h or 7d")
+    return dt.timedelta(**{UNITS[match.group(2)]: int(match.group(1))})
+
+
+def entries_since(engine: sa.Engine, since: dt.timedelta) -> list[dict[str, Any]]:
+    cutoff = dt.datetime.now(dt.UTC) - since
+    with engine.connect() as conn:
+        rows = conn.execute(sa.select(audit).where(audit.c.at >= cutoff).order_by(audit.c.at)).all()
+    return [dict(r._mapping) for r in rows]

@@ -1,0 +1,130 @@
+"""Tables of the state database, and opening it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import sqlalchemy as sa
+from sqlalchemy.engine import make_url
+
+metadata = sa.MetaData()
+
+now = sa.func.current_timestamp
+
+conversations = sa.Table(
+    "conversations",
+    metadata,
+    sa.Column("id", sa.String(200), primary_key=True),  # e.g. slack:T123:C456:1700000000.000100
+    sa.Column("database", sa.String(200), nullable=False),
+    sa.Column("channel", sa.String(64)),
+    sa.Column("user", sa.String(64)),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+)
+
+turns = sa.Table(
+    "turns",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column(
+        "conversation_id", sa.String(200), sa.ForeignKey("conversations.id"), nullable=False, index=True
+    ),
+    sa.Column("trace_id", sa.String(32), index=True),
+    sa.Column("user", sa.String(64)),
+    sa.Column("question", sa.Text, nullable=False),
+    sa.Column("status", sa.String(16), nullable=False),
+    sa.Column("mode", sa.String(16)),
+    sa.Column("answer", sa.Text),
+    sa.Column("sql", sa.Text),
+    sa.Column("columns", sa.JSON),
+    sa.Column("row_count", sa.Integer),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+)
+
+traces = sa.Table(
+    "traces",
+    metadata,
+    sa.Column("id", sa.String(32), primary_key=True),
+    sa.Column("data", sa.JSON, nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+)
+
+events = sa.Table(
+    "processed_events",
+    metadata,
+    sa.Column("id", sa.String(200), primary_key=True),  # Slack event_id, or a derived key
+    sa.Column("received_at", sa.DateTime(timezone=True), nullable=False),
+)
+
+feedback = sa.Table(
+    "feedback",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("trace_id", sa.String(32), index=True),
+    sa.Column("user", sa.String(64)),
+    sa.Column("verdict", sa.String(8), nullable=False),  # up | down
+    sa.Column("comment", sa.Text),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+)
+
+examples = sa.Table(
+    "examples",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("database", sa.String(200), nullable=False, index=True),
+    sa.Column("question", sa.Text, nullable=False),
+    sa.Column("sql", sa.Text, nullable=False),
+    sa.Column("created_by", sa.String(64)),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.UniqueConstraint("database", "question", name="uq_examples_question"),
+)
+
+channel_settings = sa.Table(
+    "channel_settings",
+    metadata,
+    sa.Column("team", sa.String(64), primary_key=True),  # Slack team id ("" when unknown)
+    sa.Column("channel", sa.String(64), primary_key=True),
+    sa.Column("database", sa.String(200), nullable=False),  # chosen with `/ask db NAME`
+    sa.Column("set_by", sa.String(64)),
+    sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+)
+
+audit = sa.Table(
+    "audit_log",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("at", sa.DateTime(timezone=True), nullable=False, index=True),
+    sa.Column("source", sa.String(32)),  # cli | console | slack | schedule
+    sa.Column("user", sa.String(64)),
+    sa.Column("channel", sa.String(64)),
+    sa.Column("database", sa.String(200)),
+    sa.Column("question", sa.Text),
+    sa.Column("sql", sa.Text),
+    sa.Column("status", sa.String(16)),
+    sa.Column("mode", sa.String(16)),
+    sa.Column("error_kind", sa.String(32)),
+    sa.Column("rows", sa.Integer),
+    sa.Column("ms", sa.Float),
+    sa.Column("llm_calls", sa.Integer),
+    sa.Column("tokens", sa.Integer),
+    sa.Column("trace_id", sa.String(32)),
+)
+
+
+def open_state(url: str) -> sa.Engine:
+    """Engine for the state database, tables created if missing (SQLite in WAL mode)."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
+        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        engine = sa.create_engine(url, connect_args={"timeout": 30})
+
+        @sa.event.listens_for(engine, "connect")
+        def _pragmas(dbapi_conn, _record):  # type: ignore[no-untyped-def]
+            dbapi_conn.execute("PRAGMA journal_mode=WAL")
+            dbapi_conn.execute("PRAGMA busy_timeout=30000")
+            dbapi_conn.execute("PRAGMA foreign_keys=ON")
+
+    else:
+        engine = sa.create_engine(url, pool_pre_ping=True)
+    metadata.create_all(engine)
+    return engine

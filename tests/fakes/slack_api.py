@@ -1,0 +1,436 @@
+"""A local Slack Web API for tests: records every call and keeps the messages as a user would see them.
+
+The bot talks to it through the real slack_sdk WebClient (`SLACK_API_BASE_URL`), so JSON and form
+bodies, tokens, the three-step file upload and 429 retries all go over real HTTP. Messages are
+kept by ts with their latest text and blocks (chat.update replaces them), files by id with their
+bytes. Failures are scripted per method: `fail("chat.update", "ratelimited", status=429)`.
+
+Serves: auth.test, chat.postMessage, chat.update, chat.postEphemeral, reactions.add/remove,
+views.open/update, conversations.info, users.info, files.getUploadURLExternal, the upload URL,
+files.completeUploadExternal, and response_url posts (`/respond/<id>`).
+
+Run standalone:  python -m tests.fakes.slack_api --port 8766
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import itertools
+import json
+import threading
+import time
+from collections import defaultdict, deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlparse
+
+JSON_FIELDS = ("blocks", "attachments", "files", "view", "metadata")
+
+
+@dataclass
+class Call:
+    method: str
+    args: dict[str, Any]
+    token: str | None = None
+    at: float = field(default_factory=time.time)
+
+
+@dataclass
+class Failure:
+    error: str
+    status: int = 200
+    retry_after: int | None = None
+
+
+@dataclass
+class Message:
+    channel: str
+    ts: str
+    text: str = ""
+    blocks: list[dict[str, Any]] = field(default_factory=list)
+    thread_ts: str | None = None
+    updates: int = 0
+
+    def block_types(self) -> list[str]:
+        return [b.get("type", "") for b in self.blocks]
+
+    def table(self) -> list[list[str]] | None:
+        """The table block's cells as text, header first; None when the message has no table."""
+        for block in self.blocks:
+            if block.get("type") == "table":
+                return [[cell.get("text", "") for cell in row] for row in block["rows"]]
+        return None
+
+    def action_ids(self) -> list[str]:
+        return [
+            e.get("action_id", "") for b in self.blocks if b.get("type") == "actions" for e in b["elements"]
+        ]
+
+    def button_value(self, action_id: str) -> str | None:
+        for b in self.blocks:
+            for e in b.get("elements", []) if b.get("type") == "actions" else []:
+                if e.get("action_id") == action_id:
+                    return e.get("value")
+        return None
+
+    def all_text(self) -> str:
+        """Every piece of text in the message, as one string (for 'does the user see X' checks)."""
+        parts = [self.text]
+
+        def walk(node: Any) -> None:
+            if isinstance(node, dict):
+                for key, value in node.items():
+                    if key == "text" and isinstance(value, str):
+                        parts.append(value)
+                    else:
+                        walk(value)
+            elif isinstance(node, list):
+                for item in node:
+                    walk(item)
+
+        walk(self.blocks)
+        return "\n".join(parts)
+
+
+@dataclass
+class UploadedFile:
+    id: str
+    filename: str
+    content: bytes = b""
+    title: str = ""
+    channel: str | None = None
+    thread_ts: str | None = None
+    completed: bool = False
+
+
+@dataclass
+class FakeSlack:
+    host: str = "127.0.0.1"
+    port: int = 0
+    team_id: str = "T0001"
+    bot_user_id: str = "UBOT"
+    bot_id: str = "BBOT"
+    reject_block_types: set[str] = field(default_factory=set)  # e.g. {"table"}: answer invalid_blocks
+    installed_token: str = "xoxb-installed-by-oauth"  # what oauth.v2.access hands out
+
+    def __post_init__(self) -> None:
+        self.calls: list[Call] = []
+        self.messages: dict[str, Message] = {}
+        self.files: dict[str, UploadedFile] = {}
+        self.failures: dict[str, deque[Failure]] = defaultdict(deque)
+        self._ids = itertools.count(1)
+        self._lock = threading.Condition()
+        self._server = ThreadingHTTPServer((self.host, self.port), self._handler())
+        self._server.daemon_threads = True
+        self.port = self._server.server_address[1]
+        self._thread: threading.Thread | None = None
+
+    # ------------------------------------------------------------ control
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}/"
+
+    @property
+    def base_url(self) -> str:
+        return f"{self.url}api/"
+
+    def response_url(self, name: str = "1") -> str:
+        return f"{self.url}respond/{name}"
+
+    def start(self) -> FakeSlack:
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def __enter__(self) -> FakeSlack:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def fail(
+        self, method: str, error: str, *, status: int = 200, times: int = 1, retry_after: int | None = None
+    ) -> None:
+        for _ in range(times):
+            self.failures[method].append(Failure(error, status, retry_after))
+
+    def calls_to(self, method: str) -> list[Call]:
+        with self._lock:
+            return [c for c in self.calls if c.method == method]
+
+    def wait_for(self, predicate: Callable[[FakeSlack], Any], timeout: float = 10.0) -> Any:
+        """Block until `predicate(self)` is truthy (re-checked on every call); return its value."""
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            while True:
+                value = predicate(self)
+                if value:
+                    return value
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError(
+                        f"condition not met in {timeout} s; calls: {[c.method for c in self.calls]}"
+                    )
+                self._lock.wait(left)
+
+    def thread(self, channel: str, thread_ts: str) -> list[Message]:
+        """Our messages in a thread (or the thread root itself), oldest first."""
+        return sorted(
+            (
+                m
+                for m in self.messages.values()
+                if m.channel == channel and (m.thread_ts == thread_ts or m.ts == thread_ts)
+            ),
+            key=lambda m: float(m.ts),
+        )
+
+    def answer_in(self, channel: str, thread_ts: str) -> Message | None:
+        """The first message of ours in the thread that is no longer a status message."""
+        return next((m for m in self.thread(channel, thread_ts) if ":hourglass" not in m.all_text()), None)
+
+    def files_in(self, channel: str, thread_ts: str | None = None) -> list[UploadedFile]:
+        return [
+            f
+            for f in self.files.values()
+            if f.completed and f.channel == channel and (thread_ts is None or f.thread_ts == thread_ts)
+        ]
+
+    # ------------------------------------------------------------ API
+
+    def _next_ts(self) -> str:
+        n = next(self._ids)
+        return f"{1700000000 + n}.{n:06d}"
+
+    def _check_blocks(self, blocks: list[dict[str, Any]]) -> str | None:
+        if any(b.get("type") in self.reject_block_types for b in blocks):
+            return "invalid_blocks"
+        if len(blocks) > 50:
+            return "invalid_blocks"
+        return None
+
+    def handle(self, method: str, args: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, str]]:
+        queue = self.failures.get(method)
+        if queue:
+            failure = queue.popleft()
+            headers = {"Retry-After": str(failure.retry_after)} if failure.retry_after is not None else {}
+            return failure.status, {"ok": False, "error": failure.error}, headers
+        handler = getattr(self, "api_" + method.replace(".", "_"), None)
+        if handler is None:
+            return 200, {"ok": False, "error": "unknown_method"}, {}
+        return 200, handler(args), {}
+
+    def api_auth_test(self, args: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "ok": True,
+            "url": "https://askbase-test.slack.com/",
+            "team": "Askbase Test",
+            "user": "askbase",
+            "team_id": self.team_id,
+            "user_id": self.bot_user_id,
+            "bot_id": self.bot_id,
+        }
+
+    def api_oauth_v2_access(self, args: dict[str, Any]) -> dict[str, Any]:
+        """The OAuth v2 code exchange: a bot token for this fake team."""
+        if not args.get("code"):
+            return {"ok": False, "error": "invalid_code"}
+        return {
+            "ok": True,
+            "app_id": "A0001",
+            "access_token": self.installed_token,
+            "token_type": "bot",
+            "scope": "app_mentions:read,chat:write,commands",
+            "bot_user_id": self.bot_user_id,
+            "team": {"id": self.team_id, "name": "Askbase Test"},
+            "enterprise": None,
+            "is_enterprise_install": False,
+            "authed_user": {"id": "U0001"},
+        }
+
+    def api_chat_postMessage(self, args: dict[str, Any]) -> dict[str, Any]:
+        blocks = args.get("blocks") or []
+        if error := self._check_blocks(blocks):
+            return {"ok": False, "error": error}
+        if not args.get("channel"):
+            return {"ok": False, "error": "channel_not_found"}
+        ts = self._next_ts()
+        self.messages[ts] = Message(args["channel"], ts, args.get("text", ""), blocks, args.get("thread_ts"))
+        return {
+            "ok": True,
+            "channel": args["channel"],
+            "ts": ts,
+            "message": {"text": args.get("text", ""), "ts": ts},
+        }
+
+    def api_chat_update(self, args: dict[str, Any]) -> dict[str, Any]:
+        message = self.messages.get(args.get("ts", ""))
+        if message is None or message.channel != args.get("channel"):
+            return {"ok": False, "error": "message_not_found"}
+        blocks = args.get("blocks") or []
+        if error := self._check_blocks(blocks):
+            return {"ok": False, "error": error}
+        message.text, message.blocks = args.get("text", ""), blocks
+        message.updates += 1
+        return {"ok": True, "channel": message.channel, "ts": message.ts, "text": message.text}
+
+    def api_chat_postEphemeral(self, args: dict[str, Any]) -> dict[str, Any]:
+        return {"ok": True, "message_ts": self._next_ts()}
+
+    def api_reactions_add(self, args: dict[str, Any]) -> dict[str, Any]:
+        return {"ok": True}
+
+    def api_reactions_remove(self, args: dict[str, Any]) -> dict[str, Any]:
+        return {"ok": True}
+
+    def api_views_open(self, args: dict[str, Any]) -> dict[str, Any]:
+        if not args.get("trigger_id"):
+            return {"ok": False, "error": "invalid_trigger_id"}
+        return {"ok": True, "view": {"id": f"V{next(self._ids)}", **(args.get("view") or {})}}
+
+    def api_views_update(self, args: dict[str, Any]) -> dict[str, Any]:
+        return {"ok": True, "view": {"id": args.get("view_id", "V1"), **(args.get("view") or {})}}
+
+    def api_conversations_info(self, args: dict[str, Any]) -> dict[str, Any]:
+        channel = args.get("channel", "")
+        return {
+            "ok": True,
+            "channel": {
+                "id": channel,
+                "name": channel.lower(),
+                "is_member": True,
+                "is_im": channel.startswith("D"),
+            },
+        }
+
+    def api_users_info(self, args: dict[str, Any]) -> dict[str, Any]:
+        user = args.get("user", "")
+        return {
+            "ok": True,
+            "user": {"id": user, "name": user.lower(), "tz": "Europe/Berlin", "is_bot": False},
+        }
+
+    def api_files_getUploadURLExternal(self, args: dict[str, Any]) -> dict[str, Any]:
+        file_id = f"F{next(self._ids):06d}"
+        self.files[file_id] = UploadedFile(file_id, args.get("filename", ""))
+        return {"ok": True, "upload_url": f"{self.url}upload/{file_id}", "file_id": file_id}
+
+    def api_files_completeUploadExternal(self, args: dict[str, Any]) -> dict[str, Any]:
+        done = []
+        for item in args.get("files") or []:
+            f = self.files.get(item.get("id", ""))
+            if f is None:
+                return {"ok": False, "error": "file_not_found"}
+            f.title = item.get("title") or f.filename
+            f.channel = args.get("channel_id") or (args.get("channels") or "").split(",")[0] or None
+            f.thread_ts = args.get("thread_ts")
+            f.completed = True
+            done.append({"id": f.id, "name": f.filename, "title": f.title})
+        return {"ok": True, "files": done}
+
+    # ------------------------------------------------------------ HTTP
+
+    def _record(self, call: Call) -> None:
+        with self._lock:
+            self.calls.append(call)
+            self._lock.notify_all()
+
+    def _changed(self) -> None:
+        with self._lock:
+            self._lock.notify_all()
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def _reply(
+                self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None
+            ) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json; charset=utf-8")
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self) -> None:
+                self.do_POST()
+
+            def do_POST(self) -> None:
+                parsed = urlparse(self.path)
+                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                if parsed.path.startswith("/upload/"):
+                    file_id = parsed.path.rsplit("/", 1)[-1]
+                    with fake._lock:
+                        f = fake.files.get(file_id)
+                        if f is not None:
+                            f.content = raw
+                    fake._record(Call("upload", {"file_id": file_id, "bytes": len(raw)}))
+                    self.send_response(200 if f is not None else 404)
+                    self.send_header("Content-Length", "2")
+                    self.end_headers()
+                    self.wfile.write(b"OK")
+                    return
+                args = self._args(parsed.query, raw)
+                if parsed.path.startswith("/respond/"):
+                    fake._record(Call("response_url", {"id": parsed.path.rsplit("/", 1)[-1], **args}))
+                    self._reply(200, {"ok": True})
+                    return
+                if not parsed.path.startswith("/api/"):
+                    self._reply(404, {"ok": False, "error": "not_found"})
+                    return
+                method = parsed.path[len("/api/") :]
+                auth = self.headers.get("Authorization", "")
+                token = auth.removeprefix("Bearer ") if auth.startswith("Bearer ") else args.get("token")
+                call = Call(method, args, token)
+                with fake._lock:
+                    if not token and method != "oauth.v2.access":
+                        status, payload, headers = 200, {"ok": False, "error": "not_authed"}, {}
+                    else:
+                        status, payload, headers = fake.handle(method, args)
+                fake._record(call)
+                self._reply(status, payload, headers)
+
+            def _args(self, query: str, raw: bytes) -> dict[str, Any]:
+                args: dict[str, Any] = {k: v[-1] for k, v in parse_qs(query).items()}
+                ctype = self.headers.get("Content-Type", "")
+                if raw and "json" in ctype:
+                    args.update(json.loads(raw.decode("utf-8")))
+                elif raw:
+                    args.update({k: v[-1] for k, v in parse_qs(raw.decode("utf-8")).items()})
+                for key in JSON_FIELDS:
+                    if isinstance(args.get(key), str):
+                        with contextlib.suppress(json.JSONDecodeError):
+                            args[key] = json.loads(args[key])
+                return args
+
+        return Handler
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Fake Slack Web API")
+    parser.add_argument("--port", type=int, default=8766)
+    args = parser.parse_args(argv)
+    fake = FakeSlack(port=args.port)
+    print(f"fake Slack API on {fake.base_url}", flush=True)
+    with contextlib.suppress(KeyboardInterrupt):
+        fake._server.serve_forever()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,84 @@
+"""The real Bolt app behind its real HTTP server, wired to the fake Slack API and the fake LLM.
+
+`RunningBot` starts the app's threaded WSGI server on a free port in this process; tests then
+talk to it only through signed HTTP requests (`SlackSender`) and look only at what the fake Slack
+API received — what a person in Slack would see.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import sqlite3
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bot.slack_app import SlackBot, create_bot, http_server
+from core.askbase import Askbase
+from tests.fakes import model_replies as mr
+from tests.fakes.openai_server import FakeOpenAI, Reply
+from tests.fakes.slack_api import FakeSlack
+from tests.slack_requests import SlackSender
+
+VIEW_NAME = re.compile(r"single table named `([^`]+)`")
+
+
+@dataclass
+class Plan:
+    """What the scripted model answers next: the main task and SQL over the offered view."""
+
+    main_task: str = "Count the clients"
+    sql: str = "SELECT COUNT(*) AS clients FROM {view}"
+    objects: list[str] = field(default_factory=lambda: ["clients"])
+
+
+def script_llm(fake_llm: FakeOpenAI, plan: Plan) -> None:
+    """Understand and generate replies follow `plan` (mutable, so a test can change it between asks)."""
+    fake_llm.respond(
+        "understand",
+        lambda body: Reply(content=mr.json_fenced(mr.understanding(plan.main_task, [], plan.objects))),
+    )
+
+    def generate(body: dict[str, Any]) -> Reply:
+        view = VIEW_NAME.search(body["messages"][0]["content"]).group(1)
+        return Reply(content=mr.sql_fenced(plan.sql.format(view=view)))
+
+    fake_llm.respond("generate", generate)
+    fake_llm.respond("revise", generate)
+
+
+def hand(demo_var: Path, sql: str) -> list[list[str]]:
+    """Hand-written SQL on the demo file, as the text a table cell shows."""
+    with sqlite3.connect(demo_var / "demo.sqlite") as conn:
+        return [["NULL" if v is None else str(v) for v in row] for row in conn.execute(sql).fetchall()]
+
+
+def read_csv(content: bytes) -> list[list[str]]:
+    return list(csv.reader(io.StringIO(content.decode("utf-8"))))
+
+
+class RunningBot:
+    def __init__(self, askbase: Askbase, slack: FakeSlack) -> None:
+        self.askbase = askbase
+        self.slack = slack
+        self.bot: SlackBot = create_bot(askbase, askbase.settings)
+        self.server = http_server(self.bot.app, 0, host="127.0.0.1")
+        self.port = self.server.server_port
+        self.sender = SlackSender(f"http://127.0.0.1:{self.port}/slack/events")
+        self._thread = threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self._thread.start()
+
+    @property
+    def state(self):  # type: ignore[no-untyped-def]
+        return self.askbase.state
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        self.bot.close(wait=True)
+        self.askbase.close()

@@ -1,0 +1,102 @@
+"""`python -m bot ask|console` as a person runs them, in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+from tests.fakes import model_replies as mr
+from tests.fakes.openai_server import Reply
+
+VIEW_NAME = re.compile(r"single\s+table\s+named\s+`([^`]+)`")
+
+
+def run(args: list[str], env: dict[str, str], stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "bot", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        timeout=60,
+    )
+
+
+def scripted(fake_llm) -> None:
+    fake_llm.respond(
+        "understand",
+        lambda body: Reply(content=mr.json_fenced(mr.understanding("Count the clients", [], ["clients"]))),
+    )
+    fake_llm.respond(
+        "generate",
+        lambda body: Reply(
+            content=mr.sql_fenced(
+                "SELECT COUNT(*) AS clients FROM " + VIEW_NAME.search(body["messages"][0]["content"]).group(1)
+            )
+        ),
+    )
+
+
+def test_ask_json_contract(fake_llm, demo_var):
+    scripted(fake_llm)
+    env = {
+        "OPENAI_API_KEY": "test-key",
+        "OPENAI_BASE_URL": fake_llm.base_url,
+        "ASKBASE_VAR_DIR": str(demo_var),
+    }
+    proc = run(["ask", "How many clients are there?", "--json"], env)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert {"status", "mode", "sql", "columns", "rows", "row_count", "clarification", "trace"} <= set(data)
+    assert data["status"] == "answer" and data["mode"] == "llm"
+    assert data["rows"] == [[300]] and data["row_count"] == 1 and data["columns"] == ["clients"]
+    assert data["trace"]["llm_calls"] <= 3
+    assert "test-key" not in proc.stdout + proc.stderr
+
+
+def test_ask_trace_shows_every_stage(fake_llm, demo_var):
+    scripted(fake_llm)
+    env = {
+        "OPENAI_API_KEY": "test-key",
+        "OPENAI_BASE_URL": fake_llm.base_url,
+        "ASKBASE_VAR_DIR": str(demo_var),
+    }
+    proc = run(["ask", "How many clients are there?", "--trace"], env)
+    assert proc.returncode == 0, proc.stderr
+    for stage in ("understand", "retrieve", "link", "view", "generate", "expand", "guard", "execute"):
+        assert f"- {stage}:" in proc.stdout
+    assert "LLM calls" in proc.stdout and "300" in proc.stdout
+
+
+def test_unknown_database_is_a_usage_error(demo_var):
+    proc = run(["ask", "How many clients?", "--db", "nowhere"], {"ASKBASE_VAR_DIR": str(demo_var)})
+    assert proc.returncode == 2
+    assert "no database named 'nowhere'" in proc.stderr
+
+
+def test_database_url_that_does_not_exist(demo_var, tmp_path):
+    proc = run(
+        ["ask", "How many clients?", "--db", f"sqlite:///{tmp_path}/missing.db"],
+        {"ASKBASE_VAR_DIR": str(demo_var)},
+    )
+    assert proc.returncode != 0
+    assert "Traceback" not in proc.stderr
+
+
+def test_console_follow_up_uses_the_conversation(fake_llm, demo_var):
+    scripted(fake_llm)
+    env = {
+        "OPENAI_API_KEY": "test-key",
+        "OPENAI_BASE_URL": fake_llm.base_url,
+        "ASKBASE_VAR_DIR": str(demo_var),
+    }
+    proc = run(
+        ["console"], env, stdin="How many clients are there?\nand how many of them in 2024?\n:sql\n:quit\n"
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "300" in proc.stdout
+    second_understand = fake_llm.calls("understand")[1].user
+    assert "How many clients are there?" in second_understand  # the earlier turn is context

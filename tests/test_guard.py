@@ -1,0 +1,501 @@
+"""The SQL guard lets through exactly the read-only, bounded, permitted queries — nothing else.
+
+Corpora live in tests/corpus/ (written by hand); the benchmark data of ../shared/bench is read at test
+time and the tests that need it skip when it is absent.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from core.guard import DANGEROUS_FUNCTIONS, GuardPolicy, UnknownDialectError, Verdict, check
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = Path(__file__).resolve().parent / "corpus"
+BENCH = ROOT.parent / "shared" / "bench"
+SPIDER_GOLD = BENCH / "spider-train" / "train_gold.sql"
+SPIDER_DBS = BENCH / "spider-train" / "database"
+DEFOG_QUESTIONS = BENCH / "defog" / "questions.json"
+
+
+def read_corpus(name: str) -> list[tuple[str, str]]:
+    """(dialect, sql) pairs of a corpus file; '-- ' lines and blank lines are notes."""
+    pairs = []
+    for line in (CORPUS / name).read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("-- "):
+            continue
+        dialect, sql = line.split("\t", 1)
+        pairs.append((dialect, sql))
+    return pairs
+
+
+ATTACKS = read_corpus("attacks.sql")
+LEGIT = read_corpus("legit.sql")
+
+
+def obfuscated(sql: str) -> list[str]:
+    """Variants an attacker would try: flipped case, a leading comment, both."""
+    return [sql.swapcase(), f"/* harmless note */ {sql}", f"/* NOTE */\t{sql.swapcase()}"]
+
+
+# Invisible and control characters slipped between tokens; the database would read some of them as
+# whitespace, some as part of a name, and the guard must not guess.
+CONTROL_ATTACKS = [
+    (dialect, template.format(char))
+    for dialect in ("sqlite", "postgres", "mysql")
+    for char in ("\x00", "\x0b", "\x0c", "\x1b", "\u200b", "\u200e", "\u202e", "\ufeff", "\u00a0", "\u2028")
+    for template in ("SELECT 1{};DROP TABLE users", "SELECT name FROM users{}UNION SELECT 1")
+]
+
+ALL_ATTACKS = ATTACKS + [(d, variant) for d, sql in ATTACKS for variant in obfuscated(sql)] + CONTROL_ATTACKS
+
+
+# --------------------------------------------------------------------------------------------
+# Attacks are denied, legitimate queries allowed
+# --------------------------------------------------------------------------------------------
+
+
+def test_attack_corpus_is_large_and_covers_every_dialect() -> None:
+    by_dialect = defaultdict(int)
+    for dialect, _ in ATTACKS:
+        by_dialect[dialect] += 1
+    assert len(ATTACKS) >= 200
+    assert all(by_dialect[d] >= 50 for d in ("sqlite", "postgres", "mysql")), dict(by_dialect)
+
+
+@pytest.mark.parametrize(("dialect", "sql"), ALL_ATTACKS)
+def test_attack_is_denied_with_a_reason(dialect: str, sql: str) -> None:
+    verdict = check(sql, dialect)
+    assert not verdict.allowed, f"{dialect}: {sql!r} was allowed as {verdict.sql!r}"
+    assert verdict.sql == ""
+    assert verdict.reason and "\n" not in verdict.reason
+
+
+@pytest.mark.parametrize("dialect", ["sqlite", "postgres", "mysql"], ids=lambda d: f"{d}-functions")
+def test_every_known_dangerous_function_is_denied_however_it_is_called(dialect: str) -> None:
+    quote = "`" if dialect == "mysql" else '"'
+    allowed = []
+    for name in DANGEROUS_FUNCTIONS:
+        for sql in (
+            f"SELECT {name}()",
+            f"SELECT {name.upper()}(1, 'x')",
+            f"SELECT {quote}{name}{quote}(1)",
+            f"SELECT a FROM t WHERE b = (SELECT {name}(1)) ORDER BY a",
+            f"SELECT * FROM {name}('x') AS f",
+        ):
+            if check(sql, dialect).allowed:
+                allowed.append(sql)
+    assert not allowed
+
+
+@pytest.mark.parametrize(("dialect", "sql"), LEGIT)
+def test_legitimate_query_is_allowed(dialect: str, sql: str) -> None:
+    verdict = check(sql, dialect)
+    assert verdict.allowed, f"{dialect}: {sql!r} denied: {verdict.reason}"
+    assert verdict.sql
+
+
+def run_cli(dialect: str, lines: list[str], *extra: str) -> subprocess.CompletedProcess[bytes]:
+    stdin = "".join(line + "\n" for line in lines).encode("utf-8")
+    return subprocess.run(
+        [sys.executable, "-m", "core.guard", "check", "--dialect", dialect, *extra],
+        input=stdin,
+        capture_output=True,
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+    )
+
+
+# ids are not bare dialect names: conftest skips tests keyworded "postgres"/"mysql" without a server.
+@pytest.mark.parametrize("dialect", ["sqlite", "postgres", "mysql"], ids=lambda d: f"{d}-corpus")
+def test_cli_denies_every_attack_and_allows_every_legit_query(dialect: str) -> None:
+    attacks = [sql for d, sql in ALL_ATTACKS if d == dialect and "\n" not in sql and "\r" not in sql]
+    legit = [sql for d, sql in LEGIT if d == dialect]
+    result = run_cli(dialect, attacks + legit)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout.decode("utf-8").splitlines()
+    assert len(out) == len(attacks) + len(legit)
+    allowed_attacks = [
+        sql for sql, line in zip(attacks, out[: len(attacks)], strict=True) if not line.startswith("DENY ")
+    ]
+    denied_legit = [
+        (sql, line) for sql, line in zip(legit, out[len(attacks) :], strict=True) if line != "ALLOW"
+    ]
+    assert not allowed_attacks
+    assert not denied_legit
+
+
+@pytest.mark.skipif(not SPIDER_GOLD.exists(), reason="Spider gold SQL not available")
+def test_every_spider_gold_query_is_allowed_in_sqlite() -> None:
+    lines = SPIDER_GOLD.read_text(encoding="utf-8").splitlines()
+    assert len(lines) > 8000
+    denied = []
+    for line in lines:
+        sql = line.split("\t", 1)[0]
+        verdict = check(sql, "sqlite")
+        if not verdict.allowed:
+            denied.append((sql, verdict.reason))
+    assert not denied, denied[:10]
+
+
+@pytest.mark.skipif(not SPIDER_GOLD.exists(), reason="Spider databases not available")
+def test_guarded_spider_queries_return_the_same_rows_as_the_originals() -> None:
+    """What runs is regenerated from the checked tree; it must mean what the question's SQL meant."""
+    connections: dict[str, sqlite3.Connection] = {}
+    differences = []
+    for line in SPIDER_GOLD.read_text(encoding="utf-8").splitlines():
+        sql, db_id = line.split("\t", 1)
+        path = SPIDER_DBS / db_id / f"{db_id}.sqlite"
+        if db_id not in connections:
+            connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+            connection.text_factory = lambda raw: raw.decode("utf-8", errors="replace")
+            connections[db_id] = connection
+        connection = connections[db_id]
+        try:
+            expected = connection.execute(sql).fetchall()
+        except sqlite3.Error:
+            continue  # a few gold queries do not run at all
+        guarded = check(sql, "sqlite", GuardPolicy(limit=None)).sql
+        try:
+            actual = connection.execute(guarded).fetchall()
+        except sqlite3.Error as error:
+            differences.append((sql, guarded, str(error)))
+            continue
+        if actual != expected and sorted(map(repr, actual)) != sorted(map(repr, expected)):
+            differences.append((sql, guarded, "different rows"))
+    for connection in connections.values():
+        connection.close()
+    assert not differences, differences[:5]
+
+
+@pytest.mark.skipif(not DEFOG_QUESTIONS.exists(), reason="defog questions not available")
+def test_every_defog_gold_query_is_allowed_in_postgres() -> None:
+    denied = []
+    for question in json.loads(DEFOG_QUESTIONS.read_text(encoding="utf-8")):
+        for sql in [question["gold_sql"], *(question.get("gold_alternatives") or [])]:
+            verdict = check(sql, "postgres")
+            if not verdict.allowed:
+                denied.append((sql, verdict.reason))
+    assert not denied, denied[:5]
+
+
+# --------------------------------------------------------------------------------------------
+# Reading the text: statements, strings, comments, quoting
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("dialect", "sql"),
+    [
+        ("sqlite", "SELECT name FROM users WHERE bio = 'a; DROP TABLE users'"),
+        ("mysql", 'SELECT name FROM users WHERE bio = "x;y"'),
+        ("postgres", "SELECT $body$ ; DELETE FROM users $body$ AS text"),
+        ("postgres", "SELECT E'it\\'s; fine' AS text"),
+        ("sqlite", 'SELECT "DELETE", "drop" FROM "update"'),
+        ("mysql", "SELECT `delete`, `insert` FROM `update`"),
+        ("postgres", "SELECT 1;"),
+        ("postgres", "SELECT 1; -- trailing note"),
+        ("mysql", "SELECT 'it\\'s' AS text"),
+        ("sqlite", "SELECT 1 /* a note */ FROM t"),
+    ],
+)
+def test_semicolons_and_command_words_inside_strings_and_names_are_data(dialect: str, sql: str) -> None:
+    assert check(sql, dialect).allowed
+
+
+@pytest.mark.parametrize("sql", ["", "   ", ";", " ; ; ", "-- just a comment", "/* nothing */"])
+def test_empty_input_is_denied(sql: str) -> None:
+    verdict = check(sql, "sqlite")
+    assert not verdict.allowed
+    assert verdict.reason == "is empty"
+
+
+def test_quoting_that_depends_on_server_mode_is_judged_both_ways() -> None:
+    # MySQL by default reads \' as a quote inside the string; with NO_BACKSLASH_ESCAPES the string
+    # ends at the backslash and SLEEP runs.
+    assert not check("SELECT 'x\\' OR SLEEP(5) -- '", "mysql").allowed
+    # Harmless in both readings (the other reading is not even SQL): allowed.
+    assert check("SELECT 'O\\'Brien' AS name", "mysql").allowed
+    # PostgreSQL with standard_conforming_strings=off reads the backslash as an escape.
+    assert not check("SELECT 'a\\'', pg_sleep(10) --'", "postgres").allowed
+    assert check("SELECT 'C:\\temp\\' AS path", "postgres").allowed
+
+
+def test_what_runs_is_regenerated_without_comments() -> None:
+    verdict = check("SELECT name /* what we need */ FROM users -- sorted later", "sqlite")
+    assert verdict.allowed
+    assert "/*" not in verdict.sql and "--" not in verdict.sql
+    assert verdict.sql == "SELECT name FROM users LIMIT 1000"
+
+
+def test_pathological_input_is_denied_not_crashed() -> None:
+    deep = "SELECT " + "(" * 3000 + "1" + ")" * 3000
+    assert not check(deep, "postgres").allowed
+    huge = "SELECT " + ", ".join(["1"] * 60_000)
+    verdict = check(huge, "sqlite")
+    assert not verdict.allowed and "longer than" in verdict.reason
+
+
+def test_unknown_dialect_is_a_clear_error_and_aliases_work() -> None:
+    with pytest.raises(UnknownDialectError, match="oracle"):
+        check("SELECT 1", "oracle")
+    assert check("SELECT 1", "postgresql").allowed
+    assert check("SELECT 1", "MariaDB").allowed
+
+
+# --------------------------------------------------------------------------------------------
+# LIMIT
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def numbers() -> sqlite3.Connection:
+    connection = sqlite3.connect(":memory:")
+    connection.execute("CREATE TABLE n (i INTEGER)")
+    connection.executemany("INSERT INTO n VALUES (?)", [(i,) for i in range(50)])
+    return connection
+
+
+def rows(connection: sqlite3.Connection, sql: str, limit: int | None) -> list[tuple]:
+    verdict = check(sql, "sqlite", GuardPolicy(limit=limit))
+    assert verdict.allowed, verdict.reason
+    return connection.execute(verdict.sql).fetchall()
+
+
+def test_limit_is_added_when_missing(numbers: sqlite3.Connection) -> None:
+    assert len(rows(numbers, "SELECT i FROM n", 10)) == 10
+    assert len(rows(numbers, "SELECT i FROM n UNION ALL SELECT i FROM n", 10)) == 10
+    assert len(rows(numbers, "WITH m AS (SELECT i FROM n) SELECT i FROM m ORDER BY i", 7)) == 7
+
+
+def test_larger_limit_is_lowered_and_smaller_one_kept(numbers: sqlite3.Connection) -> None:
+    assert len(rows(numbers, "SELECT i FROM n LIMIT 40", 10)) == 10
+    assert len(rows(numbers, "SELECT i FROM n LIMIT 3", 10)) == 3
+    assert rows(numbers, "SELECT i FROM n ORDER BY i LIMIT 3 OFFSET 5", 10) == [(5,), (6,), (7,)]
+    assert len(rows(numbers, "SELECT i FROM n LIMIT -1", 10)) == 10  # SQLite: -1 means no limit
+
+
+def test_limit_of_inner_queries_is_left_alone(numbers: sqlite3.Connection) -> None:
+    sql = "SELECT count(*) FROM (SELECT i FROM n LIMIT 30)"
+    assert rows(numbers, sql, 10) == [(30,)]
+
+
+def test_limit_that_is_an_expression_keeps_its_meaning_and_is_capped(numbers: sqlite3.Connection) -> None:
+    assert len(rows(numbers, "SELECT i FROM n LIMIT (SELECT count(*) FROM n)", 10)) == 10
+    assert len(rows(numbers, "SELECT i FROM n LIMIT (SELECT 4)", 10)) == 4
+
+
+def test_limit_arithmetic_with_modulo_is_read_as_sql_means_it(numbers: sqlite3.Connection) -> None:
+    median = (
+        "SELECT avg(i) FROM (SELECT i FROM n ORDER BY i "
+        "LIMIT 2 - (SELECT count(*) FROM n) % 2 OFFSET (SELECT (count(*) - 1) / 2 FROM n))"
+    )
+    assert rows(numbers, median, 10) == [(24.5,)]
+
+
+def test_no_limit_policy_changes_nothing(numbers: sqlite3.Connection) -> None:
+    assert len(rows(numbers, "SELECT i FROM n", None)) == 50
+
+
+@pytest.mark.parametrize(
+    ("dialect", "sql", "expected"),
+    [
+        ("postgres", "SELECT a FROM t LIMIT ALL", "SELECT a FROM t LIMIT 100"),
+        (
+            "postgres",
+            "SELECT a FROM t FETCH FIRST 500 ROWS ONLY",
+            "SELECT a FROM t FETCH FIRST 100 ROWS ONLY",
+        ),
+        ("postgres", "SELECT a FROM t FETCH FIRST 5 ROWS ONLY", "SELECT a FROM t FETCH FIRST 5 ROWS ONLY"),
+        ("mysql", "SELECT a FROM t LIMIT 20, 500", "SELECT a FROM t LIMIT 100 OFFSET 20"),
+        ("postgres", "(SELECT a FROM t) LIMIT 3", "(SELECT a FROM t) LIMIT 3"),
+        (
+            "postgres",
+            "SELECT a FROM t UNION SELECT a FROM u",
+            "SELECT a FROM t UNION SELECT a FROM u LIMIT 100",
+        ),
+    ],
+)
+def test_limit_in_each_dialect(dialect: str, sql: str, expected: str) -> None:
+    assert check(sql, dialect, GuardPolicy(limit=100)).sql == expected
+
+
+# --------------------------------------------------------------------------------------------
+# Access policy
+# --------------------------------------------------------------------------------------------
+
+HR = GuardPolicy(
+    deny_tables=frozenset({"salaries", "hr.reviews"}),
+    deny_columns=frozenset({"employees.salary", "employees.ssn"}),
+)
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT * FROM salaries",
+        "SELECT s.amount FROM employees e JOIN salaries s ON s.employee_id = e.id",
+        "SELECT name FROM employees WHERE id IN (SELECT employee_id FROM salaries)",
+        "WITH s AS (SELECT * FROM salaries) SELECT count(*) FROM s",
+        "SELECT * FROM public.salaries",
+        "SELECT * FROM hr.reviews",
+        # a CTE named like the table hides it only where it is visible
+        "SELECT * FROM salaries, (WITH salaries AS (SELECT 1 AS x) SELECT x FROM salaries) AS y",
+        "WITH a AS (SELECT * FROM salaries), salaries AS (SELECT 1 AS x) SELECT * FROM a",
+    ],
+)
+def test_denied_tables_are_denied_wherever_they_appear(sql: str) -> None:
+    verdict = check(sql, "postgres", HR)
+    assert not verdict.allowed
+    assert "salaries" in verdict.reason or "reviews" in verdict.reason
+
+
+def test_a_cte_named_like_a_denied_table_is_not_that_table() -> None:
+    verdict = check("WITH salaries AS (SELECT 1 AS x) SELECT x FROM salaries", "postgres", HR)
+    assert verdict.allowed
+    assert verdict.tables == ()
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT name, salary FROM employees",
+        "SELECT e.name FROM employees e WHERE e.salary > 100000",
+        "SELECT name FROM employees ORDER BY salary DESC",
+        "SELECT avg(salary) FROM employees",
+        "SELECT * FROM employees",
+        "SELECT e.* FROM employees AS e",
+        "SELECT e FROM employees e",  # a whole row carries every column
+        "SELECT row_to_json(e) FROM employees e",
+        "SELECT x.salary FROM (SELECT * FROM employees) AS x",
+        "SELECT x.s FROM (SELECT salary AS s FROM employees) AS x",
+        "SELECT d.name FROM departments d WHERE EXISTS (SELECT 1 FROM employees e WHERE salary > 5)",
+        "SELECT name FROM employees JOIN payroll USING (salary)",
+        "SELECT name FROM employees NATURAL JOIN payroll",
+        "SELECT q.ssn FROM employees e",  # unknown qualifier: could be anything
+    ],
+)
+def test_denied_columns_are_denied_however_they_are_reached(sql: str) -> None:
+    verdict = check(sql, "postgres", HR)
+    assert not verdict.allowed
+    assert "employees" in verdict.reason
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT name, dept_id FROM employees",
+        "SELECT count(*) FROM employees",
+        "SELECT d.* FROM employees e JOIN departments d ON d.id = e.dept_id",
+        "SELECT j.salary FROM jobs j JOIN employees e ON e.job_id = j.id",
+        "SELECT salary FROM jobs",
+    ],
+)
+def test_other_columns_and_other_tables_stay_available(sql: str) -> None:
+    assert check(sql, "postgres", HR).allowed
+
+
+def test_reasons_name_the_rule_but_never_the_data() -> None:
+    verdict = check("SELECT name FROM employees WHERE salary = 123456", "postgres", HR)
+    assert not verdict.allowed
+    assert "employees.salary" in verdict.reason
+    assert "123456" not in verdict.reason
+    star = check("SELECT * FROM employees", "postgres", HR)
+    assert "salary" in star.reason and "name the columns" in star.reason
+
+
+def test_allowed_tables_lets_only_those_through() -> None:
+    policy = GuardPolicy(allowed_tables=frozenset({"orders", "customers"}))
+    assert check("SELECT * FROM orders JOIN customers USING (customer_id)", "sqlite", policy).allowed
+    assert check("WITH o AS (SELECT * FROM orders) SELECT * FROM o", "sqlite", policy).allowed
+    assert check("SELECT value FROM json_each('[1, 2]')", "sqlite", policy).allowed
+    verdict = check("SELECT * FROM orders JOIN refunds USING (order_id)", "sqlite", policy)
+    assert not verdict.allowed and "refunds" in verdict.reason
+
+
+def test_verdict_lists_the_tables_read() -> None:
+    verdict = check(
+        "WITH big AS (SELECT * FROM orders WHERE total > 10) "
+        "SELECT c.name FROM big JOIN customers c ON c.id = big.customer_id, json_each('[1]')",
+        "sqlite",
+    )
+    assert verdict == Verdict(True, verdict.sql, "", ("orders", "customers"))
+
+
+# --------------------------------------------------------------------------------------------
+# Command line
+# --------------------------------------------------------------------------------------------
+
+
+def test_cli_prints_one_line_per_input_line_including_blank_ones() -> None:
+    lines = ["SELECT 1", "", "DELETE FROM t;", "SELECT 'a;b' FROM t;\r", "   ", "SELECT 2 -- note"]
+    result = run_cli("postgres", lines)
+    assert result.returncode == 0
+    out = result.stdout.decode("utf-8").splitlines()
+    assert out == [
+        "ALLOW",
+        "DENY is empty",
+        "DENY writes data (DELETE)",
+        "ALLOW",
+        "DENY is empty",
+        "ALLOW",
+    ]
+
+
+def test_cli_can_show_the_sql_to_run_and_apply_a_policy() -> None:
+    result = run_cli(
+        "mysql",
+        ["SELECT a FROM t LIMIT 5000", "SELECT * FROM secrets"],
+        "--show-sql",
+        "--limit",
+        "50",
+        "--deny-table",
+        "secrets",
+    )
+    out = result.stdout.decode("utf-8").splitlines()
+    assert out[0] == "ALLOW SELECT a FROM t LIMIT 50"
+    assert out[1].startswith("DENY reads table secrets")
+
+
+def test_cli_rejects_an_unknown_dialect_with_usage_exit_code() -> None:
+    result = run_cli("oracle", ["SELECT 1"])
+    assert result.returncode == 2
+    assert b"unknown SQL dialect 'oracle'" in result.stderr
+    assert result.stdout == b""
+
+
+def test_bench_prints_figures_and_a_json_line(tmp_path: Path) -> None:
+    source = tmp_path / "statements.sql"
+    source.write_text("SELECT 1\tdb\nSELECT a FROM t WHERE b > 2\tdb\nDELETE FROM t\tdb\n", encoding="utf-8")
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "core.guard",
+            "bench",
+            "--dialect",
+            "sqlite",
+            "--file",
+            str(source),
+            "--count",
+            "30",
+            "--json",
+        ],
+        capture_output=True,
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    figures = json.loads(result.stdout.decode("utf-8").splitlines()[-1])
+    assert figures["statements"] == 30
+    assert figures["allowed"] == 20 and figures["denied"] == 10
+    assert figures["statements_per_s"] > 0 and figures["baseline_statements_per_s"] > 0

@@ -1,0 +1,172 @@
+"""End to end on the demo database: the real pipeline, the real openai client, a scripted model."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+
+import pytest
+
+from core.askbase import Askbase
+from core.conversation import Turn
+from core.llm import LLM
+from core.settings import LLMSettings
+from tests.fakes import model_replies as mr
+from tests.fakes.openai_server import Reply
+
+VIEW_NAME = re.compile(r"single\s+table\s+named\s+`([^`]+)`")
+
+
+def over_view(sql: str):
+    """A generate/revise reply written over whatever table the prompt offers, as a model would."""
+
+    def responder(body):
+        name = VIEW_NAME.search(body["messages"][0]["content"]).group(1)
+        return Reply(content=mr.sql_fenced(sql.format(view=name)))
+
+    return responder
+
+
+def hand(demo_var, sql: str):
+    with sqlite3.connect(demo_var / "demo.sqlite") as conn:
+        return [list(r) for r in conn.execute(sql).fetchall()]
+
+
+@pytest.fixture
+def app(settings, llm_settings):
+    app = Askbase(settings, llm=LLM(llm_settings))
+    yield app
+    app.close()
+
+
+COUNT_CLIENTS = mr.understanding("Count the clients", [], ["clients"])
+
+
+def test_happy_path_answers_with_sql_rows_and_a_full_trace(app, fake_llm, demo_var):
+    fake_llm.script("understand", mr.json_fenced(COUNT_CLIENTS))
+    fake_llm.respond("generate", over_view("SELECT COUNT(*) AS clients FROM {view}"))
+    outcome = app.ask("How many clients are there?", db="demo")
+    assert outcome.status == "answer", outcome.error
+    assert [list(r) for r in outcome.rows] == hand(demo_var, "SELECT COUNT(*) FROM client")
+    assert "300" in outcome.answer
+    assert "client" in outcome.sql.lower()
+    names = [s.name for s in outcome.trace.stages]
+    assert names == ["understand", "retrieve", "link", "view", "generate", "expand", "guard", "execute"]
+    assert outcome.trace.llm_calls <= 3
+    assert outcome.trace.tokens > 0
+    assert outcome.sql.rstrip().upper().endswith("LIMIT 1000")  # the guard bounds every query
+
+
+def test_revise_after_a_sql_error_sees_the_error(app, fake_llm, demo_var):
+    fake_llm.script("understand", mr.json_reasoning_first(COUNT_CLIENTS))
+    fake_llm.respond("generate", over_view("SELECT COUNT(client_nme) FROM {view}"))
+    fake_llm.respond("revise", over_view("SELECT COUNT(*) FROM {view}"))
+    outcome = app.ask("How many clients are there?")
+    assert outcome.status == "answer"
+    assert [list(r) for r in outcome.rows] == hand(demo_var, "SELECT COUNT(*) FROM client")
+    revise_prompt = fake_llm.calls("revise")[0].user
+    assert "client_nme" in revise_prompt and "no such column" in revise_prompt
+    assert [s.name for s in outcome.trace.stages].count("revise") == 1
+
+
+def test_revise_after_an_empty_result(app, fake_llm, demo_var):
+    understanding = mr.understanding(
+        "Count the clients",
+        ["Keep active clients"],
+        ["clients", "status"],
+        [("equal to", "status is active", "active")],
+    )
+    fake_llm.script("understand", mr.json_with_prose(understanding))
+    fake_llm.respond("generate", over_view("SELECT COUNT(*) FROM {view} WHERE status = 'active'"))
+    fake_llm.respond("revise", over_view("SELECT COUNT(*) FROM {view} WHERE status = 'ACT'"))
+    outcome = app.ask("How many active clients are there?")
+    assert outcome.status == "answer"
+    assert [list(r) for r in outcome.rows] == hand(
+        demo_var, "SELECT COUNT(*) FROM client WHERE status = 'ACT'"
+    )
+    assert "only zero or NULL" in fake_llm.calls("revise")[0].user
+
+
+def test_guard_refusal_is_revised_never_run(app, fake_llm, demo_var):
+    fake_llm.script("understand", mr.json_fenced(COUNT_CLIENTS))
+    fake_llm.respond("generate", over_view("DELETE FROM client"))
+    fake_llm.respond("revise", over_view("SELECT COUNT(*) FROM {view}"))
+    outcome = app.ask("How many clients are there?")
+    assert outcome.status == "answer"
+    assert "refused" in fake_llm.calls("revise")[0].user
+    assert hand(demo_var, "SELECT COUNT(*) FROM client") == [[300]]
+
+
+def test_revisions_are_bounded(app, fake_llm):
+    fake_llm.script("understand", mr.json_fenced(COUNT_CLIENTS))
+    fake_llm.respond("generate", over_view("SELECT nope FROM {view}"))
+    fake_llm.respond("revise", over_view("SELECT still_nope FROM {view}"))
+    outcome = app.ask("How many clients are there?")
+    assert outcome.status == "error"
+    assert "rejected the query" in outcome.error and "still_nope" in outcome.error
+    assert len(fake_llm.calls("revise")) == app.settings.engine.max_revisions
+
+
+def test_follow_up_is_read_in_the_conversation(app, fake_llm, demo_var):
+    history = [Turn("How many clients are there?", "SELECT COUNT(*) FROM client", ("clients",), 1)]
+    fake_llm.script(
+        "understand",
+        mr.json_fenced(
+            mr.understanding(
+                "Count the clients",
+                ["Keep clients who signed up in 2024"],
+                ["clients", "signup date"],
+                [("in year", "signup date in 2024", "2024")],
+                standalone="How many clients signed up in 2024?",
+            )
+        ),
+    )
+    fake_llm.respond(
+        "generate",
+        over_view("SELECT COUNT(*) FROM {view} WHERE signup_date BETWEEN '2024-01-01' AND '2024-12-31'"),
+    )
+    outcome = app.ask("and only for 2024?", history=history)
+    assert outcome.status == "answer"
+    understand_prompt = fake_llm.calls("understand")[0].user
+    assert (
+        "How many clients are there?" in understand_prompt
+        and "SELECT COUNT(*) FROM client" in understand_prompt
+    )
+    assert "How many clients signed up in 2024?" in fake_llm.calls("generate")[0].user
+    assert [list(r) for r in outcome.rows] == hand(
+        demo_var, "SELECT COUNT(*) FROM client WHERE signup_date BETWEEN '2024-01-01' AND '2024-12-31'"
+    )
+
+
+def test_refusal_is_a_clear_error(app, fake_llm):
+    fake_llm.script("understand", mr.REFUSAL)
+    outcome = app.ask("How many clients are there?")
+    assert outcome.status == "error" and "declined" in outcome.error
+
+
+def test_empty_question_is_rejected_before_any_llm_call(app, fake_llm):
+    outcome = app.ask("   ")
+    assert outcome.status == "error" and "Ask a question" in outcome.error
+    assert fake_llm.requests == []
+
+
+def test_every_question_is_audited(app, fake_llm):
+    from core.state.audit import entries_since, parse_since
+
+    fake_llm.script("understand", mr.json_fenced(COUNT_CLIENTS))
+    fake_llm.respond("generate", over_view("SELECT COUNT(*) FROM {view}"))
+    outcome = app.ask("How many clients are there?", source="cli", user="U1")
+    rows = entries_since(app.state, parse_since("1h"))
+    assert rows[-1]["trace_id"] == outcome.trace.id and rows[-1]["user"] == "U1"
+    assert rows[-1]["status"] == "answer" and rows[-1]["llm_calls"] == outcome.trace.llm_calls
+
+
+def test_llm_down_gives_a_clear_error(settings):
+    llm = LLM(
+        LLMSettings(api_key="k", base_url="http://127.0.0.1:9/v1", max_attempts=2, retry_initial_s=0.01)
+    )
+    app = Askbase(settings, llm=llm)
+    outcome = app.ask("How many clients are there?")
+    app.close()
+    assert outcome.status == "error"
+    assert "could not be reached" in outcome.error

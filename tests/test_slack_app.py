@@ -1,0 +1,480 @@
+"""The Slack app end to end: signed HTTP requests in, what a person sees in Slack out.
+
+The real Bolt app runs behind its real HTTP server; Slack is the fake Web API on 127.0.0.1 and
+the model is the fake OpenAI server. Every assertion is about messages, blocks, files and modals
+that reached Slack, or about rows the state database keeps for later questions.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+import urllib.request
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+from core.askbase import Askbase
+from core.llm import LLM
+from core.settings import AccessRule, DatabaseSettings, load_settings
+from core.state import feedback
+from core.state.channel_settings import channel_database
+from tests.fakes.slack_api import FakeSlack
+from tests.slack_harness import Plan, RunningBot, hand, read_csv, script_llm
+from tests.slack_requests import BOT_TOKEN, SIGNING_SECRET
+
+CHANNEL = "C0001"
+USER = "U0001"
+
+
+@pytest.fixture
+def slack():
+    with FakeSlack() as fake:
+        yield fake
+
+
+@pytest.fixture
+def plan(fake_llm) -> Plan:
+    p = Plan()
+    script_llm(fake_llm, p)
+    return p
+
+
+def make_settings(demo_var, tmp_path, slack: FakeSlack, **overrides):
+    return load_settings(
+        var_dir=str(demo_var),
+        state_url=f"sqlite:///{tmp_path / 'state.sqlite'}",
+        slack={"bot_token": BOT_TOKEN, "signing_secret": SIGNING_SECRET, "api_base_url": slack.base_url},
+        engine={"fallback_to_keyword": False},
+        **overrides,
+    )
+
+
+@pytest.fixture
+def make_bot(demo_var, tmp_path, slack, llm_settings):
+    running: list[RunningBot] = []
+
+    def make(**overrides) -> RunningBot:
+        settings = make_settings(demo_var, tmp_path, slack, **overrides)
+        bot = RunningBot(Askbase(settings, llm=LLM(llm_settings)), slack)
+        running.append(bot)
+        return bot
+
+    yield make
+    for bot in running:
+        bot.close()
+
+
+@pytest.fixture
+def bot(make_bot) -> RunningBot:
+    return make_bot()
+
+
+def answered(slack: FakeSlack, channel: str, thread_ts: str, timeout: float = 15):
+    return slack.wait_for(lambda s: s.answer_in(channel, thread_ts), timeout=timeout)
+
+
+def settle(bot: RunningBot) -> None:
+    """Let a sentinel question through, so anything queued before it has had its chance to post."""
+    _, ts = bot.sender.mention("how many clients are there?", channel="C0SENTINEL")
+    answered(bot.slack, "C0SENTINEL", ts)
+
+
+# ---------------------------------------------------------------- the answer
+
+
+def test_mention_gets_a_threaded_status_then_a_table_answer_and_a_chart(bot, slack, plan, demo_var):
+    plan.main_task = "Count the clients per segment"
+    plan.sql = "SELECT segment, COUNT(*) AS clients FROM {view} GROUP BY segment ORDER BY segment"
+    response, ts = bot.sender.mention("how many clients per segment?")
+    assert response.status == 200
+
+    answer = answered(slack, CHANNEL, ts)
+    assert answer.thread_ts == ts  # a reply in the asker's thread, not in the channel
+    expected = hand(demo_var, "SELECT segment, COUNT(*) FROM client GROUP BY segment ORDER BY segment")
+    assert answer.table() == [["segment", "clients"], *expected]
+    assert {"show_sql", "show_details", "get_csv", "feedback_up", "feedback_down", "schedule_open"} <= set(
+        answer.action_ids()
+    )
+    assert f"{len(expected)} rows" in answer.all_text()
+
+    # 👀 on the question, then the status message naming each stage, replaced by the answer
+    reaction = slack.calls_to("reactions.add")[0].args
+    assert (reaction["channel"], reaction["timestamp"], reaction["name"]) == (CHANNEL, ts, "eyes")
+    first_post = slack.calls_to("chat.postMessage")[0].args
+    assert first_post["thread_ts"] == ts and "Understanding the question" in first_post["text"]
+    shown = [c.args["text"] for c in slack.calls_to("chat.update")]
+    for stage in ("Searching the data", "Writing SQL", "Running it"):
+        assert any(stage in text for text in shown), (stage, shown)
+    slack.wait_for(lambda s: s.calls_to("reactions.remove"))
+
+    # a category → number breakdown comes with a chart, not with a CSV (the table shows it all)
+    files = slack.wait_for(lambda s: s.files_in(CHANNEL, ts))
+    assert [f.filename.rsplit(".", 1)[-1] for f in files] == ["png"]
+    assert files[0].content.startswith(b"\x89PNG")
+
+
+def test_a_result_larger_than_the_table_comes_with_the_whole_csv(bot, slack, plan, demo_var):
+    plan.main_task = "List the clients"
+    plan.sql = "SELECT name, segment FROM {view} ORDER BY name"
+    _, ts = bot.sender.mention("list all clients with their segment")
+    answer = answered(slack, CHANNEL, ts)
+    expected = hand(demo_var, "SELECT name, segment FROM client ORDER BY name")
+    assert len(expected) > 100
+    table = answer.table()
+    assert table[0] == ["name", "segment"] and table[1:] == expected[: len(table) - 1]
+    assert len(table) - 1 == bot.askbase.settings.slack.table_rows
+    assert f"{len(expected)} rows" in answer.all_text() and "CSV" in answer.all_text()
+
+    files = slack.wait_for(lambda s: [f for f in s.files_in(CHANNEL, ts) if f.filename.endswith(".csv")])
+    assert read_csv(files[0].content) == [["name", "segment"], *expected]
+
+
+def test_unsigned_forged_and_stale_requests_are_rejected(bot, slack, plan):
+    sender = bot.sender
+    assert sender.mention("how many clients?", signed=False)[0].status == 401
+    assert sender.mention("how many clients?", secret="not-the-secret")[0].status == 401
+    assert sender.mention("how many clients?", timestamp=int(time.time()) - 600)[0].status == 401
+    assert sender.command("how many clients?", secret="not-the-secret").status == 401
+    settle(bot)
+    assert all(c.args["channel"] == "C0SENTINEL" for c in slack.calls_to("chat.postMessage"))
+
+
+def test_a_redelivered_event_is_not_answered_twice(bot, slack, plan):
+    body_event_id = "Ev0RETRY01"
+    _, ts = bot.sender.mention("how many clients?", event_id=body_event_id)
+    answered(slack, CHANNEL, ts)
+    # Slack's retry of the same delivery, with and without the retry header
+    again, _ = bot.sender.mention("how many clients?", event_id=body_event_id, ts=ts, retry_num=1)
+    assert again.status == 200
+    assert bot.sender.mention("how many clients?", event_id=body_event_id, ts=ts)[0].status == 200
+    # the same event id on another message ts: the event id alone is enough to stop it
+    _, other_ts = bot.sender.mention("how many clients?", event_id=body_event_id)
+    # the same message arriving as a `message` event too (the user mentioned us in our thread)
+    bot.sender.message(
+        "<@UBOT> how many clients?", channel=CHANNEL, channel_type="channel", ts=ts, thread_ts=ts
+    )
+    settle(bot)
+    posts = [c.args for c in slack.calls_to("chat.postMessage") if c.args["channel"] == CHANNEL]
+    assert [p.get("thread_ts") for p in posts] == [ts]
+    assert not slack.thread(CHANNEL, other_ts)
+
+
+def test_slash_command_answers_in_the_channel(bot, slack, plan, demo_var):
+    response = bot.sender.command("how many clients are there?")
+    assert response.status == 200 and not response.body  # acked at once, nothing ephemeral
+    post = slack.wait_for(lambda s: s.calls_to("chat.postMessage"))[0].args
+    assert post["channel"] == CHANNEL and "thread_ts" not in post  # in the channel itself
+    root = next(m for m in slack.messages.values() if m.channel == CHANNEL and m.thread_ts is None)
+    answer = answered(slack, CHANNEL, root.ts)
+    assert answer.table() == [["clients"], *hand(demo_var, "SELECT COUNT(*) FROM client")]
+    assert f"<@{USER}> asked: how many clients are there?" in answer.all_text()
+
+
+def test_ask_help_and_choosing_a_database_per_channel(make_bot, slack, plan, demo_var):
+    bot = make_bot(
+        databases={"copy": DatabaseSettings(url=f"sqlite:///{demo_var / 'demo.sqlite'}")},
+        access={"rules": [AccessRule(databases=["copy"], channels=["C0COPY"])]},
+    )
+    help_reply = bot.sender.command("help").json()
+    assert help_reply["response_type"] == "ephemeral" and "/ask db" in json.dumps(help_reply)
+
+    listing = json.dumps(bot.sender.command("db").json())
+    assert "demo" in listing and "copy" not in listing  # C0001 may not use "copy"
+
+    refused = bot.sender.command("db copy").json()
+    assert refused["response_type"] == "ephemeral" and "may not use" in refused["text"]
+    assert "no database named" in bot.sender.command("db nope").json()["text"]
+    assert channel_database(bot.state, "T0001", CHANNEL) is None
+
+    chosen = bot.sender.command("db copy", channel="C0COPY").json()
+    assert chosen["response_type"] == "in_channel" and "copy" in chosen["text"]
+    assert channel_database(bot.state, "T0001", "C0COPY") == "copy"
+
+    _, ts = bot.sender.mention("how many clients?", channel="C0COPY")
+    assert "`copy`" in answered(slack, "C0COPY", ts).all_text()
+    _, ts = bot.sender.mention("how many clients?", channel=CHANNEL)
+    assert "`demo`" in answered(slack, CHANNEL, ts).all_text()
+
+
+def test_follow_up_in_the_thread_continues_the_conversation(bot, slack, plan, fake_llm, demo_var):
+    _, ts = bot.sender.mention("how many clients are there?")
+    answered(slack, CHANNEL, ts)
+    plan.main_task = "Count the clients who signed up in 2024"
+    plan.sql = "SELECT COUNT(*) AS clients FROM {view} WHERE signup_date LIKE '2024%'"
+    bot.sender.message(
+        "and only those who signed up in 2024?", channel=CHANNEL, channel_type="channel", thread_ts=ts
+    )
+    slack.wait_for(lambda s: len(s.thread(CHANNEL, ts)) == 2 and s.thread(CHANNEL, ts)[1].table())
+    answer = slack.thread(CHANNEL, ts)[1]  # the follow-up's own answer, in the same thread
+    assert answer.table()[1:] == hand(demo_var, "SELECT COUNT(*) FROM client WHERE signup_date LIKE '2024%'")
+    follow_up_prompt = fake_llm.calls("understand")[-1].user
+    assert "how many clients are there?" in follow_up_prompt  # the earlier turn is the context
+
+
+def test_someone_else_chatting_in_our_thread_is_left_alone(bot, slack, plan):
+    _, ts = bot.sender.mention("how many clients are there?")
+    answered(slack, CHANNEL, ts)
+    bot.sender.message(
+        "how many pools?", channel=CHANNEL, channel_type="channel", thread_ts=ts, user="U0OTHER"
+    )
+    bot.sender.message("thanks!", channel=CHANNEL, channel_type="channel", thread_ts=ts)  # the asker
+    bot.sender.message("lunch?", channel=CHANNEL, channel_type="channel")  # not in a thread at all
+    settle(bot)
+    assert len(slack.thread(CHANNEL, ts)) == 1
+
+
+def test_help_in_a_dm_or_a_bare_mention(bot, slack, plan):
+    _, ts = bot.sender.message("help", channel="D0001")
+    _, bare = bot.sender.mention("")
+    for channel, thread in (("D0001", ts), (CHANNEL, bare)):
+        reply = answered(slack, channel, thread)
+        assert "/ask db" in reply.all_text() and "`demo`" in reply.all_text()
+    assert not slack.calls_to("reactions.add")  # nothing to work on
+
+
+def test_direct_message_is_answered_in_a_thread(bot, slack, plan, demo_var):
+    _, ts = bot.sender.message("how many clients are there?", channel="D0001")
+    answer = answered(slack, "D0001", ts)
+    assert answer.thread_ts == ts
+    assert answer.table()[1:] == hand(demo_var, "SELECT COUNT(*) FROM client")
+
+
+# ---------------------------------------------------------------- errors
+
+
+def test_a_failure_says_what_to_try_offers_retry_and_retry_answers(bot, slack, plan, fake_llm, demo_var):
+    from tests.fakes.openai_server import Reply
+
+    fake_llm.script("understand", *[Reply(status=500)] * 10)
+    _, ts = bot.sender.mention("how many clients are there?")
+    failed = answered(slack, CHANNEL, ts)
+    text = failed.all_text()
+    assert ":warning:" in text and "retry" in failed.action_ids()
+    assert "Traceback" not in text and BOT_TOKEN not in text and "test-key" not in text
+    assert failed.table() is None
+
+    fake_llm.queues["understand"].clear()
+    bot.sender.click(
+        "retry", failed.button_value("retry"), channel=CHANNEL, message_ts=failed.ts, thread_ts=ts
+    )
+    fixed = slack.wait_for(lambda s: s.messages[failed.ts].table() and s.messages[failed.ts])
+    assert fixed.table()[1:] == hand(demo_var, "SELECT COUNT(*) FROM client")
+
+
+def test_an_internal_error_is_logged_under_the_trace_id_and_never_shown(
+    bot, slack, plan, monkeypatch, caplog
+):
+    def explode(*args, **kwargs):
+        raise RuntimeError("password=hunter2 leaked from deep inside")
+
+    monkeypatch.setattr(bot.askbase, "ask", explode)
+    with caplog.at_level(logging.ERROR, logger="bot.answering"):
+        _, ts = bot.sender.mention("how many clients are there?")
+        failed = answered(slack, CHANNEL, ts)
+    assert "hunter2" not in failed.all_text() and "RuntimeError" not in failed.all_text()
+    assert "retry" in failed.action_ids()
+    trace_id = failed.button_value("retry")
+    logged = [r for r in caplog.records if trace_id in r.getMessage()]
+    assert logged and "hunter2" in str(logged[0].exc_info[1])
+
+
+def test_rate_limited_slack_calls_are_retried(bot, slack, plan, demo_var):
+    slack.fail("chat.postMessage", "ratelimited", status=429, retry_after=0)
+    slack.fail("chat.update", "ratelimited", status=429, retry_after=0)
+    _, ts = bot.sender.mention("how many clients are there?")
+    answer = answered(slack, CHANNEL, ts)
+    assert answer.table()[1:] == hand(demo_var, "SELECT COUNT(*) FROM client")
+    assert len(slack.calls_to("chat.postMessage")) == 2  # the 429, then the retry
+
+
+def test_the_answer_still_arrives_when_the_status_message_cannot_be_edited(bot, slack, plan, demo_var):
+    slack.fail("chat.update", "message_not_found", times=20)
+    _, ts = bot.sender.mention("how many clients are there?")
+    answer = slack.wait_for(lambda s: next((m for m in s.thread(CHANNEL, ts) if m.table()), None))
+    assert answer.thread_ts == ts and answer.table()[1:] == hand(demo_var, "SELECT COUNT(*) FROM client")
+
+
+def test_a_failed_upload_never_takes_the_answer_away(bot, slack, plan, demo_var):
+    plan.sql = "SELECT name FROM {view} ORDER BY name"
+    slack.fail("files.completeUploadExternal", "invalid_channel")
+    _, ts = bot.sender.mention("list the client names")
+    answer = answered(slack, CHANNEL, ts)
+    note = slack.wait_for(
+        lambda s: next((m for m in s.thread(CHANNEL, ts) if "CSV under it" in m.all_text()), None)
+    )
+    assert answer.table()[1:6] == hand(demo_var, "SELECT name FROM client ORDER BY name LIMIT 5")
+    assert slack.messages[answer.ts].table() == answer.table() and note.ts != answer.ts
+
+
+def test_slash_command_where_the_bot_is_not_a_member_says_how_to_fix_it(bot, slack, plan):
+    slack.fail("chat.postMessage", "not_in_channel")
+    assert (
+        bot.sender.command(
+            "how many clients?", channel="C0OUT", response_url=slack.response_url("out")
+        ).status
+        == 200
+    )
+    reply = slack.wait_for(lambda s: s.calls_to("response_url"))[0].args
+    assert reply["response_type"] == "ephemeral" and "/invite" in reply["text"]
+
+
+def test_a_workspace_without_table_blocks_gets_monospace(demo_var, tmp_path, llm_settings, plan):
+    with FakeSlack(reject_block_types={"table"}) as slack:
+        bot = RunningBot(Askbase(make_settings(demo_var, tmp_path, slack), llm=LLM(llm_settings)), slack)
+        try:
+            plan.sql = "SELECT name FROM {view} ORDER BY name LIMIT 5"
+            _, ts = bot.sender.mention("name five clients")
+            answer = answered(slack, CHANNEL, ts)
+            assert "```" in answer.all_text()
+            for (name,) in hand(demo_var, "SELECT name FROM client ORDER BY name LIMIT 5"):
+                assert name in answer.all_text()
+            assert answer.table() is None
+        finally:
+            bot.close()
+
+
+# ---------------------------------------------------------------- buttons
+
+
+def _answer_for(bot: RunningBot, question: str):
+    _, ts = bot.sender.mention(question)
+    answer = answered(bot.slack, CHANNEL, ts)
+    return answer, answer.button_value("show_sql"), ts
+
+
+def test_show_sql_and_details_open_modals(bot, slack, plan):
+    answer, trace_id, ts = _answer_for(bot, "how many clients are there?")
+    bot.sender.click("show_sql", trace_id, channel=CHANNEL, message_ts=answer.ts, thread_ts=ts)
+    bot.sender.click("show_details", trace_id, channel=CHANNEL, message_ts=answer.ts, thread_ts=ts)
+    views = slack.wait_for(lambda s: len(s.calls_to("views.open")) == 2 and s.calls_to("views.open"))
+    sql_view, details_view = (json.dumps(c.args["view"]) for c in views)
+    assert "COUNT(*)" in sql_view and "FROM client" in sql_view
+    for stage in ("understand", "retrieve", "generate", "execute"):
+        assert stage in details_view
+
+
+def test_csv_button_uploads_the_result(bot, slack, plan, demo_var):
+    plan.sql = "SELECT name FROM {view} ORDER BY name"
+    answer, trace_id, ts = _answer_for(bot, "list the client names")
+    slack.wait_for(lambda s: s.files_in(CHANNEL, ts))
+    before = len(slack.files_in(CHANNEL, ts))
+    bot.sender.click("get_csv", trace_id, channel=CHANNEL, message_ts=answer.ts, thread_ts=ts)
+    files = slack.wait_for(lambda s: len(s.files_in(CHANNEL, ts)) > before and s.files_in(CHANNEL, ts))
+    assert read_csv(files[-1].content) == [["name"], *hand(demo_var, "SELECT name FROM client ORDER BY name")]
+
+
+def test_thumbs_up_teaches_the_generator_a_confirmed_example(bot, slack, plan, fake_llm):
+    answer, trace_id, ts = _answer_for(bot, "how many clients are there?")
+    bot.sender.click("feedback_up", trace_id, channel=CHANNEL, message_ts=answer.ts, thread_ts=ts)
+    note = slack.wait_for(lambda s: s.calls_to("chat.postEphemeral"))[0].args
+    assert note["user"] == USER and "example" in note["text"]
+    stored = feedback.examples_for(bot.state, "demo")
+    assert [(e.question, e.sql) for e in stored] == [
+        ("how many clients are there?", answer_sql(bot, trace_id))
+    ]
+
+    _answer_for(bot, "how many clients are there in total?")
+    prompt = fake_llm.calls("generate")[-1]
+    assert answer_sql(bot, trace_id) in prompt.system + prompt.user
+
+
+def answer_sql(bot: RunningBot, trace_id: str) -> str:
+    from core.state.conversations import turn_by_trace
+
+    return turn_by_trace(bot.state, trace_id)["sql"]
+
+
+def test_thumbs_down_asks_what_was_wrong_and_records_it(bot, slack, plan):
+    answer, trace_id, ts = _answer_for(bot, "how many clients are there?")
+    bot.sender.click("feedback_down", trace_id, channel=CHANNEL, message_ts=answer.ts, thread_ts=ts)
+    view = slack.wait_for(lambda s: s.calls_to("views.open"))[0].args["view"]
+    assert view["callback_id"] == "feedback_down" and view["notify_on_close"] is True
+    values = {"comment": {"comment": {"type": "plain_text_input", "value": "only active clients count"}}}
+    assert (
+        bot.sender.view(
+            "view_submission", "feedback_down", private_metadata=view["private_metadata"], values=values
+        ).status
+        == 200
+    )
+    slack.wait_for(lambda s: feedback.feedback_for(bot.state, trace_id))
+    votes = feedback.feedback_for(bot.state, trace_id)
+    assert [(v["verdict"], v["comment"], v["user"]) for v in votes] == [
+        ("down", "only active clients count", USER)
+    ]
+    assert feedback.examples_for(bot.state, "demo") == []
+
+    # closing the modal without a word still counts the vote
+    bot.sender.view("view_closed", "feedback_down", private_metadata=view["private_metadata"], user="U0TWO")
+    slack.wait_for(lambda s: len(feedback.feedback_for(bot.state, trace_id)) == 2)
+    assert feedback.feedback_for(bot.state, trace_id)[1]["user"] == "U0TWO"
+
+
+# ---------------------------------------------------------------- keyword mode (no LLM)
+
+
+def test_keyword_mode_answers_a_mention_without_an_llm(demo_var, tmp_path, slack):
+    pytest.importorskip("core.keyword")
+    bot = RunningBot(Askbase(make_settings(demo_var, tmp_path, slack)), slack)
+    try:
+        _, ts = bot.sender.mention("how many clients are there?")
+        answer = answered(slack, CHANNEL, ts)
+        assert "Keyword mode" in answer.all_text()
+        assert answer.table() is not None
+    finally:
+        bot.close()
+
+
+def test_keyword_mode_large_result_comes_with_a_csv(demo_var, tmp_path, slack):
+    pytest.importorskip("core.keyword")
+    bot = RunningBot(Askbase(make_settings(demo_var, tmp_path, slack)), slack)
+    try:
+        _, ts = bot.sender.mention("list the clients")
+        answer = answered(slack, CHANNEL, ts)
+        assert "Keyword mode" in answer.all_text()
+        csvs = slack.wait_for(lambda s: [f for f in s.files_in(CHANNEL, ts) if f.filename.endswith(".csv")])
+        assert len(read_csv(csvs[0].content)) > 101
+    finally:
+        bot.close()
+
+
+# ---------------------------------------------------------------- many workspaces
+
+
+def test_oauth_install_stores_the_workspace_and_its_token_answers(
+    demo_var, tmp_path, slack, llm_settings, plan
+):
+    pytest.importorskip("greenlet")  # slack_sdk's SQLAlchemy stores import sqlalchemy.ext.asyncio
+    settings = load_settings(
+        var_dir=str(demo_var),
+        state_url=f"sqlite:///{tmp_path / 'state.sqlite'}",
+        slack={
+            "client_id": "111.222",
+            "client_secret": "oauth-client-secret",
+            "signing_secret": SIGNING_SECRET,
+            "api_base_url": slack.base_url,
+        },
+    )
+    bot = RunningBot(Askbase(settings, llm=LLM(llm_settings)), slack)
+    try:
+        base = f"http://127.0.0.1:{bot.port}"
+        with urllib.request.urlopen(f"{base}/slack/install") as page:
+            html = page.read().decode()
+            cookie = page.headers["Set-Cookie"].split(";")[0]
+        authorize = re.search(r'<a href="([^"]+)"', html).group(1).replace("&amp;", "&")
+        query = parse_qs(urlparse(authorize).query)
+        assert authorize.startswith(slack.url + "oauth/v2/authorize")  # SLACK_API_BASE_URL's site
+        assert query["client_id"] == ["111.222"] and "chat:write" in query["scope"][0]
+
+        callback = f"{base}/slack/oauth_redirect?code=abc&state={query['state'][0]}"
+        with urllib.request.urlopen(urllib.request.Request(callback, headers={"Cookie": cookie})) as done:
+            assert done.status == 200
+        assert slack.calls_to("oauth.v2.access")
+
+        _, ts = bot.sender.mention("how many clients are there?")
+        answered(slack, CHANNEL, ts)
+        assert {c.token for c in slack.calls_to("chat.postMessage")} == {slack.installed_token}
+    finally:
+        bot.close()

@@ -1,0 +1,153 @@
+"""`python -m bot serve --http --port P` exactly as a deployment (or the Slack harness) runs it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.slack_api import FakeSlack
+from tests.slack_harness import Plan, hand, read_csv, script_llm
+from tests.slack_requests import BOT_TOKEN, SIGNING_SECRET, SlackSender
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Served:
+    def __init__(self, env: dict[str, str], tmp_path: Path) -> None:
+        self.port = free_port()
+        self.log = (tmp_path / "serve.log").open("w+")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "bot", "serve", "--http", "--port", str(self.port)],
+            cwd=ROOT,
+            env={**os.environ, **env},
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+        )
+        self.sender = SlackSender(f"http://127.0.0.1:{self.port}/slack/events")
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=1) as r:
+                    if r.status == 200:
+                        return
+            except OSError:
+                pass
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(f"serve did not start:\n{self.output()}")
+            time.sleep(0.1)
+
+    def output(self) -> str:
+        self.log.flush()
+        self.log.seek(0)
+        return self.log.read()
+
+    def stop(self) -> int:
+        """SIGTERM, as a platform stops a web process; the exit code (the log stays readable)."""
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            return self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            return self.proc.wait()
+
+
+def base_env(slack: FakeSlack, tmp_path: Path, var: Path) -> dict[str, str]:
+    return {
+        "SLACK_API_BASE_URL": slack.base_url,
+        "SLACK_BOT_TOKEN": BOT_TOKEN,
+        "SLACK_SIGNING_SECRET": SIGNING_SECRET,
+        "ASKBASE_VAR_DIR": str(var),
+        "ASKBASE_STATE_URL": f"sqlite:///{tmp_path / 'state.sqlite'}",
+    }
+
+
+def test_serve_http_answers_mentions_and_slash_commands(fake_llm, demo_var, tmp_path):
+    plan = Plan(main_task="List the clients", sql="SELECT name FROM {view} ORDER BY name")
+    script_llm(fake_llm, plan)
+    with FakeSlack() as slack:
+        env = {
+            **base_env(slack, tmp_path, demo_var),
+            "OPENAI_API_KEY": "test-key",
+            "OPENAI_BASE_URL": fake_llm.base_url,
+        }
+        served = Served(env, tmp_path)
+        try:
+            response, ts = served.sender.mention("list all clients", event_id="Ev0SERVE1")
+            assert response.status == 200
+            answer = slack.wait_for(lambda s: s.answer_in("C0001", ts), timeout=30)
+            expected = hand(demo_var, "SELECT name FROM client ORDER BY name")
+            assert answer.thread_ts == ts and answer.table()[1:] == expected[: len(answer.table()) - 1]
+            csvs = slack.wait_for(
+                lambda s: [f for f in s.files_in("C0001", ts) if f.filename.endswith(".csv")]
+            )
+            assert read_csv(csvs[0].content)[1:] == expected  # > 100 rows: the CSV carries them all
+
+            assert served.sender.mention("list all clients", secret="wrong")[0].status == 401
+            assert (
+                served.sender.mention("list all clients", event_id="Ev0SERVE1", ts=ts, retry_num=1)[0].status
+                == 200
+            )
+
+            plan.main_task, plan.sql = "Count the clients", "SELECT COUNT(*) AS clients FROM {view}"
+            assert served.sender.command("how many clients are there?", channel="C0002").status == 200
+            root = slack.wait_for(
+                lambda s: next((m for m in s.messages.values() if m.channel == "C0002" and m.table()), None),
+                timeout=30,
+            )
+            assert root.thread_ts is None and root.table()[1:] == hand(
+                demo_var, "SELECT COUNT(*) FROM client"
+            )
+            assert [
+                p.args.get("thread_ts")
+                for p in slack.calls_to("chat.postMessage")
+                if p.args["channel"] == "C0001"
+            ] == [ts]
+        finally:
+            code = served.stop()
+        output = served.output()
+        assert code == 0, output
+        assert BOT_TOKEN not in output and SIGNING_SECRET not in output
+
+
+def test_serve_without_an_llm_answers_in_keyword_mode(tmp_path):
+    """The Slack harness's set-up: no LLM key, a fresh var dir (the demo is built at start)."""
+    pytest.importorskip("core.keyword")
+    with FakeSlack() as slack:
+        served = Served(base_env(slack, tmp_path, tmp_path / "var"), tmp_path)
+        try:
+            _, ts = served.sender.mention("how many clients are there?")
+            answer = slack.wait_for(lambda s: s.answer_in("C0001", ts), timeout=30)
+            assert answer.table() is not None and "Keyword mode" in answer.all_text()
+        finally:
+            assert served.stop() == 0
+
+
+@pytest.mark.parametrize(
+    ("argv", "env", "says"),
+    [
+        (["--http"], {"SLACK_BOT_TOKEN": BOT_TOKEN}, "SLACK_SIGNING_SECRET"),
+        (["--socket"], {"SLACK_BOT_TOKEN": BOT_TOKEN}, "SLACK_APP_TOKEN"),
+        (["--http"], {"SLACK_SIGNING_SECRET": SIGNING_SECRET}, "SLACK_BOT_TOKEN"),
+    ],
+)
+def test_serve_explains_missing_credentials(monkeypatch, capsys, argv, env, says):
+    from bot.cli import main
+
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert main(["serve", *argv]) == 2
+    assert says in capsys.readouterr().err

@@ -20,10 +20,12 @@ from slack_sdk.errors import SlackApiError
 from bot import render
 from bot.slack_context import BotContext
 from bot.slack_files import result_files
+from bot.usergroups import UsergroupDirectory, slack_principal
+from core.access import Principal
 from core.answer import Outcome
 from core.database import UnknownDatabase
 from core.state import conversations
-from core.state.channel_settings import channel_database, may_use
+from core.state.channel_settings import channel_database
 from core.trace import Trace
 
 log = logging.getLogger(__name__)
@@ -118,6 +120,23 @@ def start(ctx: BotContext, client: WebClient, ask: Ask) -> bool:
     return True
 
 
+def usergroup_directory(ctx: BotContext) -> UsergroupDirectory:
+    """One cache of Slack user groups per app (see bot/usergroups.py)."""
+    return ctx.extras.setdefault("usergroups", UsergroupDirectory())
+
+
+def principal_of(ctx: BotContext, client: WebClient, ask: Ask) -> Principal:
+    """Who asks and where, with the user groups the access rules may name."""
+    return slack_principal(
+        ctx.settings,
+        client,
+        usergroup_directory(ctx),
+        team=ask.team,
+        channel=ask.channel,
+        user=ask.user,
+    )
+
+
 def database_for(ctx: BotContext, ask: Ask) -> str:
     """The conversation's database, else the channel's `/ask db` choice, else the default."""
     return (
@@ -129,8 +148,9 @@ def database_for(ctx: BotContext, ask: Ask) -> str:
 
 def answer(ctx: BotContext, client: WebClient, ask: Ask) -> Outcome:
     """Worker thread: answer `ask` into its status message. Never raises."""
+    engine_outcomes: list[Outcome] = []  # the engine audits what it answered; we audit the rest
     try:
-        outcome = _answer(ctx, client, ask)
+        outcome = _answer(ctx, client, ask, engine_outcomes)
     except Exception:
         trace = Trace(question=ask.question)
         log.exception("trace %s: answering in %s failed", trace.id, ask.channel)
@@ -142,23 +162,16 @@ def answer(ctx: BotContext, client: WebClient, ask: Ask) -> Outcome:
             trace=trace,
         )
         _record(ctx, ask, outcome, database=None)
+        if not engine_outcomes:
+            _audit(ctx, ask, outcome)
         _show_quietly(client, ask, render.outcome_message(outcome, asked_by=ask.asked_by))
     finally:
         _react(client, False, ask.channel, ask.message_ts)
     return outcome
 
 
-def _answer(ctx: BotContext, client: WebClient, ask: Ask) -> Outcome:
+def _answer(ctx: BotContext, client: WebClient, ask: Ask, engine_outcomes: list[Outcome]) -> Outcome:
     name = database_for(ctx, ask)
-    if not may_use(ctx.settings, name, channel=ask.channel, user=ask.user):
-        return _fail(
-            ctx,
-            client,
-            ask,
-            f"You may not query '{name}' here. Use `/ask db` to see the databases this channel may use.",
-            "access",
-            database=name,
-        )
     try:
         db = ctx.askbase.database(name)
     except UnknownDatabase:
@@ -192,9 +205,9 @@ def _answer(ctx: BotContext, client: WebClient, ask: Ask) -> Outcome:
         history=history,
         on_stage=progress,
         source="slack",
-        user=ask.user,
-        channel=ask.channel,
+        principal=principal_of(ctx, client, ask),  # the engine refuses (and audits) what it may not query
     )
+    engine_outcomes.append(outcome)
     if outcome.status == "error":
         log.warning("trace %s: %s error: %s", outcome.trace.id, outcome.error_kind, outcome.error)
     conversations.record_turn(ctx.state, ask.conversation, outcome, user=ask.user)
@@ -249,6 +262,7 @@ def _fail(
     )
     log.info("trace %s: %s: %s", outcome.trace.id, kind, error)
     _record(ctx, ask, outcome, database)
+    _audit(ctx, ask, outcome)
     _show_quietly(client, ask, render.outcome_message(outcome, asked_by=ask.asked_by))
     return outcome
 
@@ -265,6 +279,14 @@ def _record(ctx: BotContext, ask: Ask, outcome: Outcome, database: str | None) -
         conversations.record_turn(ctx.state, ask.conversation, outcome, user=ask.user)
     except Exception:
         log.exception("trace %s: could not store the turn", outcome.trace.id)
+
+
+def _audit(ctx: BotContext, ask: Ask, outcome: Outcome) -> None:
+    """Questions the engine never saw (busy, unknown database, a crash) are audited too."""
+    try:
+        ctx.askbase.audit(outcome, source="slack", principal=Principal.of(ask.user, ask.channel))
+    except Exception:
+        log.exception("trace %s: could not audit", outcome.trace.id)
 
 
 def _show_quietly(client: WebClient, ask: Ask, message: render.Message) -> None:

@@ -296,6 +296,8 @@ def help_message(databases: Sequence[str], current: str, command: str = "/ask") 
         "• Under each answer: *Show SQL*, *Details* (every step I took), *CSV*, :thumbsup: to teach me "
         "the query is right, :thumbsdown: to tell me it is not.\n"
         f"• `{command} db` lists the databases this channel may use; `{command} db NAME` picks one.\n"
+        f"• `{command} schedule every weekday at 9:00 <question>` posts fresh results on time; "
+        f"`{command} schedules` lists this channel's schedules (or use *Schedule* under an answer).\n"
         f"This channel asks about `{escape(current)}`. Databases here: {names}."
     )
     return Message(text="How to use Askbase", blocks=[section(text)])

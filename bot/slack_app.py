@@ -30,7 +30,7 @@ from slack_bolt.oauth.oauth_settings import OAuthSettings
 from slack_sdk import WebClient
 from slack_sdk.http_retry.builtin_handlers import ConnectionErrorRetryHandler, RateLimitErrorRetryHandler
 
-from bot.listeners import actions, questions
+from bot.listeners import actions, questions, schedules
 from bot.slack_context import BotContext
 from bot.worker_pool import WorkerPool
 from core.askbase import Askbase
@@ -52,6 +52,10 @@ BOT_SCOPES = [
     "commands",
     "reactions:write",
     "files:write",
+    "users:read",  # schedules: the person's timezone, and whether they are a workspace admin
+    "channels:read",  # schedules: a channel's creator may change its schedules
+    "groups:read",  # the same in private channels
+    "usergroups:read",  # access rules may name user groups
 ]
 
 
@@ -135,7 +139,7 @@ class SlackBot:
         self.ctx.pool.shutdown(wait=wait)
 
 
-LISTENERS = (questions, actions)  # a feature with listeners adds its module here (one line)
+LISTENERS = (questions, actions, schedules)  # a feature with listeners adds its module here (one line)
 
 
 def create_bot(

@@ -2,7 +2,8 @@
 
 It owns the process-wide pieces — settings, the open databases, the LLM client, the state
 database — and answers a question by handing them to the pipeline, then writes the audit log.
-Nothing here decides how a question is answered.
+Nothing here decides how a question is answered; whether the asker may query the database at
+all is decided here, before anything runs (core/access.py), so no adapter can forget it.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from functools import cached_property
 
 import sqlalchemy as sa
 
+from core.access import LOCAL_SOURCES, Principal, may_query, refusal
 from core.answer import Outcome
 from core.conversation import Turn
 from core.database import Database, Databases
@@ -20,6 +22,7 @@ from core.llm import LLM
 from core.pipeline import Request, StageCallback, answer
 from core.settings import Settings
 from core.state import audit, feedback, open_state
+from core.trace import Trace
 
 log = logging.getLogger(__name__)
 
@@ -53,22 +56,64 @@ class Askbase:
         source: str = "cli",
         user: str | None = None,
         channel: str | None = None,
+        principal: Principal | None = None,
     ) -> Outcome:
+        """Answer `question` for `principal` (who asks, where); every call leaves an audit row.
+
+        Without a principal: `user`/`channel` make one; with neither, the CLI and the console
+        ask as the operator, any other source as nobody in particular (rules still apply).
+        """
+        who = principal or _principal(source, user, channel)
         database = db if isinstance(db, Database) else self.database(db)
-        request = Request(
-            question=question,
-            history=history,
-            examples=feedback.examples_for(self.state, database.name),
-            on_stage=on_stage,
-        )
-        outcome = answer(database, request, self.settings.engine, self.llm)
+        if not may_query(self.settings, who, database.name):
+            outcome = Outcome(
+                status="error",
+                question=question,
+                database=database.name,
+                error=refusal(database.name),
+                error_kind="access",
+                trace=Trace(question=question, database=database.name),
+            )
+        else:
+            request = Request(
+                question=question,
+                history=history,
+                examples=feedback.examples_for(self.state, database.name),
+                on_stage=on_stage,
+            )
+            outcome = answer(database, request, self.settings.engine, self.llm)
+        self.audit(outcome, source=source, principal=who)
+        return outcome
+
+    def may_query(self, principal: Principal, database: str) -> bool:
+        return may_query(self.settings, principal, database)
+
+    def audit(self, outcome: Outcome, *, source: str, principal: Principal) -> None:
+        """Record an outcome an adapter produced itself (a refusal, a crash) like any answer."""
         try:
-            audit.record(self.state, outcome, source=source, user=user, channel=channel)
+            audit.record(
+                self.state,
+                outcome,
+                source=source,
+                user=principal.user,
+                channel=principal.channel,
+                secrets=self.secrets,
+            )
         except sa.exc.SQLAlchemyError:  # the answer matters more than its audit row; the log line stays
             log.exception("could not write the audit row for trace %s", outcome.trace.id)
-        return outcome
+
+    @cached_property
+    def secrets(self) -> frozenset[str]:
+        """Configured secret values; never written to the audit log (core/state/audit.py)."""
+        return audit.secrets_of(self.settings)
 
     def close(self) -> None:
         self.databases.close()
         if "state" in self.__dict__:
             self.state.dispose()
+
+
+def _principal(source: str, user: str | None, channel: str | None) -> Principal:
+    if user is None and channel is None and source in LOCAL_SOURCES:
+        return Principal.local()
+    return Principal.of(user=user, channel=channel)

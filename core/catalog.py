@@ -16,15 +16,16 @@ import json
 import logging
 import os
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any, Literal, TypeVar, get_args
 
 import sqlalchemy as sa
 import yaml
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 ColumnKind = Literal["text", "integer", "number", "date", "datetime", "boolean", "binary", "other"]
 Origin = Literal["declared", "catalog", "inferred"]
@@ -107,15 +108,21 @@ class Catalog:
     signature: str = ""
 
     def table(self, name: str) -> Table | None:
-        return self._by_name.get(name.lower())
+        return self.memo("tables_by_name", lambda: {t.name.lower(): t for t in self.tables}).get(name.lower())
 
-    @property
-    def _by_name(self) -> dict[str, Table]:
-        cached = self.__dict__.get("_by_name_cache")
-        if cached is None:
-            cached = {t.name.lower(): t for t in self.tables}
-            object.__setattr__(self, "_by_name_cache", cached)
-        return cached
+    def memo(self, key: Hashable, build: Callable[[], T]) -> T:
+        """Something derived from this catalog (an index, a dictionary), built once per catalog.
+
+        Catalogs are immutable, so what is derived from one never goes stale; a changed schema is
+        a new Catalog object with an empty memo.
+        """
+        memo = self.__dict__.get("_memo")
+        if memo is None:
+            memo = {}
+            object.__setattr__(self, "_memo", memo)
+        if key not in memo:
+            memo[key] = build()
+        return memo[key]
 
     def relationships_of(self, table: str) -> list[Relationship]:
         low = table.lower()

@@ -109,10 +109,4 @@ class DescriptionIndex:
 
 def description_index(catalog: Catalog, access: Access = NO_RULES) -> DescriptionIndex:
     """The description index of `catalog`, built once per catalog object and access rules."""
-    cache = catalog.__dict__.get("_description_indexes")
-    if cache is None:
-        cache = {}
-        object.__setattr__(catalog, "_description_indexes", cache)
-    if access not in cache:
-        cache[access] = DescriptionIndex(catalog, access)
-    return cache[access]
+    return catalog.memo(("descriptions", access), lambda: DescriptionIndex(catalog, access))

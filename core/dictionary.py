@@ -274,10 +274,4 @@ class KeywordDictionary:
 
 def keyword_dictionary(catalog: Catalog, access: Access = NO_RULES) -> KeywordDictionary:
     """The dictionary of `catalog`, built once per catalog object and access rules."""
-    cache = catalog.__dict__.get("_keyword_dictionaries")
-    if cache is None:
-        cache = {}
-        object.__setattr__(catalog, "_keyword_dictionaries", cache)
-    if access not in cache:
-        cache[access] = KeywordDictionary(catalog, access)
-    return cache[access]
+    return catalog.memo(("keyword_dictionary", access), lambda: KeywordDictionary(catalog, access))

@@ -5,6 +5,20 @@ query also runs inside a read-only transaction that is always rolled back, with 
 timeout enforced by the server (PostgreSQL `statement_timeout`, MariaDB `max_statement_time`,
 MySQL `max_execution_time`) or by SQLite's progress handler. Rows are streamed and cut at the caps
 so a huge result never sits whole in memory.
+
+What the database itself refuses, whatever SQL reaches this module (docs/security.md):
+- PostgreSQL runs the query through a server-side cursor (`DECLARE ... CURSOR FOR`), which accepts
+  one SELECT/VALUES only: no second statement, no COPY, no data-modifying CTE, no SET.
+- SQLite runs it under an authorizer that allows reading and functions only (no ATTACH, PRAGMA,
+  VACUUM INTO, temp tables), and refuses the database's denied tables and columns.
+- MySQL/MariaDB send one statement (no multi-statement flag); the session is set read-only again
+  after every query, in case the query changed it.
+- File functions (pg_read_file, COPY TO PROGRAM, LOAD_FILE, INTO OUTFILE) are refused only by a
+  least-privileged database account; `privilege_problems` warns once per database when the
+  configured account is more than that.
+
+Every result passes through here, so masked columns are masked here (core/masking.py), and a
+connection dropped mid-query (a failover, a killed backend) is retried once on a fresh one.
 """
 
 from __future__ import annotations
@@ -17,11 +31,13 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import sqlalchemy as sa
 
+from core.access import DataRules, privilege_problems
 from core.database import Database
+from core.masking import MaskPlan, mask_row, plan_for, scrub_error
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +58,7 @@ class ResultSet:
     rows: list[tuple[Any, ...]]
     truncated: bool = False  # more rows existed than the caps allowed
     ms: float = 0.0
+    masked: tuple[str, ...] = ()  # columns shown masked (the database's mask_columns)
 
     @property
     def row_count(self) -> int:
@@ -90,7 +107,17 @@ def _classify(exc: BaseException) -> QueryError:
         return QueryError("timeout", text)
     if any(k in low for k in ("read-only", "read only", "readonly", "query_only")):
         return QueryError("readonly", text)
-    if any(k in low for k in ("permission denied", "access denied", "not authorized")):
+    if any(
+        k in low
+        for k in (
+            "permission denied",
+            "access denied",
+            "command denied",
+            "not authorized",
+            "authorization denied",
+            "prohibited",
+        )
+    ):
         return QueryError("permission", text)
     if isinstance(exc, sa.exc.OperationalError) and any(
         k in low for k in ("connection", "server closed", "lost connection", "gone away", "could not connect")
@@ -99,20 +126,49 @@ def _classify(exc: BaseException) -> QueryError:
     return QueryError("syntax" if "syntax" in low else "other", text)
 
 
+# SQLite authorizer actions a query needs; everything else (writes, ATTACH, PRAGMA, transactions,
+# temp objects, VACUUM INTO) is refused by SQLite itself before the statement runs.
+SQLITE_ALLOWED = frozenset(
+    {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION, sqlite3.SQLITE_RECURSIVE}
+)
+
+
+def _sqlite_authorizer(
+    rules: DataRules,
+) -> Callable[[int, str | None, str | None, str | None, str | None], int]:
+    def authorize(
+        action: int, arg1: str | None, arg2: str | None, db: str | None, _trigger: str | None
+    ) -> int:
+        if action not in SQLITE_ALLOWED:
+            return sqlite3.SQLITE_DENY
+        denied = arg1 is not None and (
+            rules.table_denied(arg1) or bool(arg2 and rules.column_denied(arg1, arg2))
+        )
+        if action == sqlite3.SQLITE_READ and denied:
+            return sqlite3.SQLITE_DENY
+        if action == sqlite3.SQLITE_FUNCTION and (arg2 or "").lower() == "load_extension":
+            return sqlite3.SQLITE_DENY
+        return sqlite3.SQLITE_OK
+
+    return authorize
+
+
 @contextmanager
 def _readonly_transaction(db: Database, timeout_s: float) -> Iterator[sa.Connection]:
     backend = db.backend
     with db.engine.connect() as conn:
         deadline = time.monotonic() + timeout_s
         raw = conn.connection.dbapi_connection
+        mysql = backend in ("mysql", "mariadb")
         try:
             if backend == "sqlite":
                 assert isinstance(raw, sqlite3.Connection)
                 raw.set_progress_handler(lambda: 1 if time.monotonic() > deadline else 0, 10_000)
+                raw.set_authorizer(_sqlite_authorizer(DataRules.of(db.config)))
             elif backend == "postgresql":
                 conn.exec_driver_sql("SET TRANSACTION READ ONLY")
                 conn.exec_driver_sql(f"SET LOCAL statement_timeout = {max(1, int(timeout_s * 1000))}")
-            elif backend in ("mysql", "mariadb"):
+            elif mysql:
                 if conn.dialect.is_mariadb:  # type: ignore[attr-defined]
                     conn.exec_driver_sql(f"SET SESSION max_statement_time = {max(0.001, timeout_s):.3f}")
                 else:
@@ -120,11 +176,16 @@ def _readonly_transaction(db: Database, timeout_s: float) -> Iterator[sa.Connect
                 conn.exec_driver_sql("START TRANSACTION READ ONLY")
             yield conn
         finally:
+            if backend == "sqlite" and isinstance(raw, sqlite3.Connection):
+                raw.set_authorizer(None)
+                raw.set_progress_handler(None, 0)
             try:
                 conn.rollback()
-            finally:
-                if backend == "sqlite" and isinstance(raw, sqlite3.Connection):
-                    raw.set_progress_handler(None, 0)
+                if mysql and not conn.invalidated:
+                    # SET SESSION survives a rollback in MySQL: undo whatever the query may have set
+                    conn.exec_driver_sql("SET SESSION TRANSACTION READ ONLY")
+            except sa.exc.DBAPIError:
+                conn.invalidate()  # never hand a connection in an unknown state back to the pool
 
 
 def _stream(
@@ -141,6 +202,9 @@ def _stream(
         result = conn.execution_options(stream_results=True, max_row_buffer=FETCH_BATCH).exec_driver_sql(
             sql.replace("%", "%%") if db.backend in ("postgresql", "mysql", "mariadb") else sql
         )
+        if not result.returns_rows:
+            result.close()
+            raise QueryError("other", "only a query that returns rows can run")
         columns = tuple(result.keys())
         if on_columns is not None:
             on_columns(columns)
@@ -161,33 +225,100 @@ def _stream(
             result.close()
 
 
+T = TypeVar("T")
+
+
+def _run(db: Database, sql: str, attempt: Callable[[], T]) -> T:
+    """Run `attempt`; once more on a fresh connection if the first one dropped; errors classified.
+
+    Only a dropped connection is retried: the query is read-only, so running it again is safe, and
+    a timeout or an error in the SQL would only happen again.
+    """
+    for round_no in (1, 2):
+        try:
+            result = attempt()
+            _check_account_once(db)  # after a success: a database that is down costs no extra wait
+            return result
+        except (sa.exc.DBAPIError, sqlite3.Error) as exc:
+            error = _classify(exc)
+            if error.kind == "connection" and round_no == 1:
+                log.warning(
+                    "database %s: connection lost mid-query (%s); retrying once", db.name, error.message
+                )
+                continue
+            raise _scrubbed(db, error, sql) from exc
+        except QueryError as error:
+            raise _scrubbed(db, error, sql) from None
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _scrubbed(db: Database, error: QueryError, sql: str) -> QueryError:
+    """Where columns are denied or masked, an error message must not carry data values."""
+    if DataRules.of(db.config).any:
+        return QueryError(error.kind, scrub_error(error.message, sql))
+    return error
+
+
+def _check_account_once(db: Database) -> None:
+    """Warn once per database when its account may do more than read (see core/access.py)."""
+    if db.backend not in ("postgresql", "mysql", "mariadb") or db.__dict__.get("_account_checked"):
+        return
+    db.__dict__["_account_checked"] = True
+    for problem in privilege_problems(db.engine):
+        log.warning("database %s: %s; give Askbase a read-only account (docs/security.md)", db.name, problem)
+
+
+class _Masker:
+    """Masks the result's masked columns row by row (the plan is made before the query runs)."""
+
+    def __init__(self, plan: MaskPlan) -> None:
+        self.plan = plan
+        self.masks: tuple[bool, ...] = ()
+        self.names: tuple[str, ...] = ()
+
+    def columns(self, columns: tuple[str, ...]) -> None:
+        self.masks = self.plan.for_result(len(columns))
+        self.names = tuple(c for c, m in zip(columns, self.masks, strict=True) if m)
+        if self.plan.everything:
+            log.info("masking every column: %s", self.plan.reason)
+
+    def row(self, row: tuple[Any, ...]) -> tuple[Any, ...]:
+        return mask_row(row, self.masks) if self.names else row
+
+
 def execute(db: Database, sql: str, limits: Limits = Limits()) -> ResultSet:
     start = time.perf_counter()
-    rows: list[tuple[Any, ...]] = []
-    try:
-        columns, truncated = _stream(db, sql, limits, rows.append)
-    except sa.exc.DBAPIError as exc:
-        raise _classify(exc) from exc
-    except sqlite3.Error as exc:
-        raise _classify(exc) from exc
-    return ResultSet(columns, rows, truncated, round((time.perf_counter() - start) * 1000, 3))
+    masker = _Masker(plan_for(db, sql))
+
+    def attempt() -> tuple[tuple[str, ...], list[tuple[Any, ...]], bool]:
+        rows: list[tuple[Any, ...]] = []
+        columns, truncated = _stream(db, sql, limits, lambda r: rows.append(masker.row(r)), masker.columns)
+        return columns, rows, truncated
+
+    columns, rows, truncated = _run(db, sql, attempt)
+    ms = round((time.perf_counter() - start) * 1000, 3)
+    return ResultSet(columns, rows, truncated, ms, masked=masker.names)
 
 
 def export_csv(db: Database, sql: str, path: Path, limits: Limits) -> tuple[int, bool]:
     """Stream a (possibly larger) result straight to a CSV file; (rows written, truncated)."""
-    count = 0
-    with path.open("w", newline="") as f:
-        writer = csv.writer(f)
+    masker = _Masker(plan_for(db, sql))
 
-        def write(row: tuple[Any, ...]) -> None:
-            nonlocal count
-            writer.writerow(row)
-            count += 1
+    def attempt() -> tuple[int, bool]:
+        count = 0
+        with path.open("w", newline="") as f:  # a retry starts the file again
+            writer = csv.writer(f)
 
-        try:
-            _, truncated = _stream(db, sql, limits, write, on_columns=writer.writerow)
-        except sa.exc.DBAPIError as exc:
-            raise _classify(exc) from exc
-        except sqlite3.Error as exc:
-            raise _classify(exc) from exc
-    return count, truncated
+            def write(row: tuple[Any, ...]) -> None:
+                nonlocal count
+                writer.writerow(masker.row(row))
+                count += 1
+
+            def header(columns: tuple[str, ...]) -> None:
+                masker.columns(columns)
+                writer.writerow(columns)
+
+            _, truncated = _stream(db, sql, limits, write, on_columns=header)
+        return count, truncated
+
+    return _run(db, sql, attempt)

@@ -39,7 +39,7 @@ from core.catalog import Catalog, Column, Origin, Pattern, Table
 
 log = logging.getLogger(__name__)
 
-GRAPH_VERSION = 4
+GRAPH_VERSION = 5  # 5: a column that names one of several keyed tables points at it
 
 # Inferred edges below this confidence are not joined on.
 MIN_CONFIDENCE = 0.5
@@ -902,6 +902,16 @@ def _value_edges(
                 if spec < 0.5 and not _is_key_like(c.name) and not same_name:
                     continue  # 1..N ids contain any small integer column
                 best.append((0.55 + 0.3 * max(spec, 0.5 if same_name else 0.0), i))
+            if len(best) > 1:
+                # several tables are keyed by these values (every yelp table has a unique
+                # business_id): the one the column's name names is the parent (→ business)
+                flat = _flat(c.name)
+                named_ones = [
+                    b
+                    for b in best
+                    if any(s in flat for s in _table_stems(targets[b[1]][0].name) if len(s) >= 3)
+                ]
+                best = named_ones if len(named_ones) == 1 else best
             if len(best) != 1:
                 continue  # no target, or several equally plausible ones
             conf, i = best[0]

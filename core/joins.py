@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 from sqlglot import exp
 
-from core.catalog import Catalog, Table
+from core.catalog import Catalog, Column, Table
 from core.graph import Edge, RelationshipGraph, build_graph
 
 EXACT_LIMIT = 8  # requested tables up to which the tree is provably minimal
@@ -1169,6 +1169,14 @@ def _step(
     )
 
 
+def _described(column: Column) -> str:
+    """The column's description plus what its coded values mean (status 'ACT' = active)."""
+    if not column.values:
+        return column.description
+    codes = "; ".join(f"'{code}' = {meaning}" for code, meaning in list(column.values.items())[:12])
+    return f"{column.description} Values: {codes}.".strip()
+
+
 def _columns(
     catalog: Catalog,
     root_alias: str,
@@ -1215,7 +1223,7 @@ def _columns(
                     column=c.name,
                     type=c.type,
                     kind=c.kind,
-                    description=c.description,
+                    description=_described(c),
                     primary_key=c.name.lower() in pk,
                 )
             )

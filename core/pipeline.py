@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 
 from core.answer import Outcome
+from core.catalog import Catalog
 from core.conversation import Turn
 from core.database import Database
 from core.examples import Example, most_similar
@@ -24,7 +25,7 @@ from core.expand import ExpandError, expand
 from core.generate import Candidate, Context, generate, revise
 from core.guard import GuardPolicy, UnknownDialectError, check, normalize_dialect
 from core.joins import View
-from core.link import LinkError, link
+from core.link import LinkError, Linking, link
 from core.llm import LLM, LLMError, LLMRefused
 from core.retrieve import retrieve
 from core.settings import EngineSettings
@@ -37,6 +38,7 @@ log = logging.getLogger(__name__)
 
 StageCallback = Callable[[str], None]
 MAX_QUESTION_CHARS = 2000
+MAX_VIEW_COLUMNS = 120  # beyond this the view keeps only the columns the question matched
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,9 @@ class Request:
     examples: Sequence[Example] = ()
     today: dt.date | None = None
     on_stage: StageCallback | None = None  # progress for chat adapters ("writing SQL…")
+    # Option values of clarifications the person already answered (core/keyword/readings.py):
+    # keyword mode pins those words to the chosen reading and does not ask about them again.
+    choices: Sequence[str] = ()
 
 
 def guard_policy(db: Database, settings: EngineSettings) -> GuardPolicy:
@@ -64,6 +69,13 @@ def limits_for(db: Database, settings: EngineSettings) -> Limits:
         byte_cap=settings.byte_cap,
         timeout_s=db.config.statement_timeout_s or settings.statement_timeout_s,
     )
+
+
+def _pruned_columns(catalog: Catalog, linking: Linking) -> dict[str, tuple[str, ...]] | None:
+    """All columns of the linked tables when they fit in a prompt; only the matched ones (plus keys)
+    for very wide tables, as CHESS prunes its schema."""
+    width = sum(len(t.columns) for t in (catalog.table(n) for n in linking.tables) if t is not None)
+    return None if width <= MAX_VIEW_COLUMNS else dict(linking.columns)
 
 
 def sample_rows(db: Database, view: View, n: int) -> list[tuple]:
@@ -122,7 +134,7 @@ def answer_with_llm(
             "used_llm": linking.used_llm,
         }
     with trace.stage("view") as st:
-        view = build_view(db, linking.tables, linking.columns)
+        view = build_view(db, linking.tables, _pruned_columns(catalog, linking))
         samples = sample_rows(db, view, settings.sample_rows)
         st.outputs = {"tables": view.tables, "joins": view.explain(), "fans_out": view.fans_out}
     ctx = Context(
@@ -252,7 +264,8 @@ def _query_error_message(error: QueryError) -> str:
 
 
 def answer(db: Database, request: Request, settings: EngineSettings, llm: LLM | None) -> Outcome:
-    """Answer with the LLM; without one (or when it fails) say so — keyword mode takes over later."""
+    """Answer with the LLM; without one, or when it fails (and `fallback_to_keyword` is on), in
+    keyword mode (core/keyword), labelled so; the failed LLM attempt stays in the trace."""
     trace = Trace(question=request.question, database=db.name)
 
     def failed(kind: str, message: str) -> Outcome:
@@ -285,15 +298,24 @@ def answer(db: Database, request: Request, settings: EngineSettings, llm: LLM | 
             f"Askbase cannot check SQL for the '{db.catalog.dialect}' dialect yet, so it runs no query on "
             f"'{db.name}'. Supported: SQLite, PostgreSQL, MySQL/MariaDB.",
         )
+    from core.keyword import answer_keyword  # keyword mode builds on this module's helpers
+
     if llm is None:
-        return failed(
-            "no_llm",
-            "No LLM is configured. Set OPENAI_API_KEY (and OPENAI_BASE_URL for Azure, vLLM, Ollama or "
-            "another OpenAI-compatible endpoint), then ask again.",
-        )
+        return answer_keyword(db, request, settings, trace)
     try:
         return answer_with_llm(db, llm, request, settings, trace)
     except LLMRefused as exc:
         return failed("llm_refused", str(exc))
     except LLMError as exc:
-        return failed("llm", str(exc))
+        if not settings.fallback_to_keyword:
+            return failed("llm", str(exc))
+        log.warning("LLM failed (%s); answering in keyword mode", exc)
+        with trace.stage("fallback") as st:
+            st.outputs = {"reason": str(exc), "mode": "keyword"}
+        outcome = answer_keyword(db, request, settings, trace)
+        why = f"The LLM failed ({exc}), so this was answered in keyword mode."
+        if outcome.status == "error":
+            outcome.error = f"{why} {outcome.error}"
+        else:
+            outcome.interpretation = f"{why} {outcome.interpretation}".strip()
+        return outcome

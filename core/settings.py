@@ -108,9 +108,11 @@ class AccessSettings(BaseModel):
 
 
 class ScheduleSettings(BaseModel):
-    min_interval_s: int = 60
-    max_consecutive_failures: int = 3
-    misfire_grace_s: int = 3600
+    min_interval_s: int = 60  # no schedule fires more often (ASKBASE_SCHEDULES__MIN_INTERVAL_S)
+    max_consecutive_failures: int = 3  # then the schedule pauses and its owner is told
+    misfire_grace_s: int = 3600  # a run missed by more than this (worker down) is skipped, not run late
+    poll_s: float = 5.0  # how often the worker picks up new, changed, paused and deleted schedules
+    lease_s: float = 30.0  # a dead worker's scheduler lease expires after this; another takes over
 
 
 class Settings(BaseSettings):

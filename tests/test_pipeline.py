@@ -161,12 +161,31 @@ def test_every_question_is_audited(app, fake_llm):
     assert rows[-1]["status"] == "answer" and rows[-1]["llm_calls"] == outcome.trace.llm_calls
 
 
-def test_llm_down_gives_a_clear_error(settings):
+def test_llm_down_answers_in_keyword_mode_and_says_so(settings, demo_var):
     llm = LLM(
         LLMSettings(api_key="k", base_url="http://127.0.0.1:9/v1", max_attempts=2, retry_initial_s=0.01)
     )
     app = Askbase(settings, llm=llm)
     outcome = app.ask("How many clients are there?")
     app.close()
-    assert outcome.status == "error"
+    assert outcome.status == "answer" and outcome.mode == "keyword"
+    assert [list(r) for r in outcome.rows] == hand(demo_var, "SELECT COUNT(*) FROM client")
+    assert "could not be reached" in outcome.interpretation
+    understand = outcome.trace.stages[0]
+    assert understand.name == "understand" and "could not be reached" in (understand.error or "")
+    assert "fallback" in [s.name for s in outcome.trace.stages]
+
+
+def test_llm_down_without_the_keyword_fallback_gives_a_clear_error(demo_var, monkeypatch):
+    from core.settings import load_settings
+
+    monkeypatch.setenv("ASKBASE_VAR_DIR", str(demo_var))
+    settings = load_settings(var_dir=str(demo_var), engine={"fallback_to_keyword": False})
+    llm = LLM(
+        LLMSettings(api_key="k", base_url="http://127.0.0.1:9/v1", max_attempts=2, retry_initial_s=0.01)
+    )
+    app = Askbase(settings, llm=llm)
+    outcome = app.ask("How many clients are there?")
+    app.close()
+    assert outcome.status == "error" and outcome.mode == "llm"
     assert "could not be reached" in outcome.error

@@ -17,6 +17,7 @@ def test_manifest_scopes_events_command_and_urls_match_the_app():
     settings, features = manifest["settings"], manifest["features"]
     assert sorted(manifest["oauth_config"]["scopes"]["bot"]) == sorted(BOT_SCOPES)
     assert sorted(settings["event_subscriptions"]["bot_events"]) == [
+        "app_home_opened",  # the Home tab's list of schedules
         "app_mention",
         "message.channels",
         "message.groups",

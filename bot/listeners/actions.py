@@ -17,9 +17,11 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot import render
-from bot.answering import Ask, start
+from bot.answering import Ask, start, usergroup_directory
 from bot.slack_context import BotContext
 from bot.slack_files import slug
+from bot.usergroups import slack_principal
+from core.access import may_query
 from core.execute import QueryError, export_csv
 from core.guard import check
 from core.pipeline import guard_policy, limits_for
@@ -84,12 +86,24 @@ def on_thumbs_down(ctx: BotContext, trace_id: str, user: str | None, comment: st
 
 
 def send_csv(
-    ctx: BotContext, client: WebClient, trace_id: str, channel: str, thread_ts: str | None, user: str | None
+    ctx: BotContext,
+    client: WebClient,
+    trace_id: str,
+    channel: str,
+    thread_ts: str | None,
+    user: str | None,
+    team: str = "",
 ) -> None:
     """Worker: run the stored, guarded query again straight into a CSV file and upload it."""
     turn = conversations.turn_by_trace(ctx.state, trace_id)
     if not turn or turn["status"] != "answer" or not turn["sql"]:
         _tell(client, channel, user, thread_ts, "There is no result to export on this message.")
+        return
+    who = slack_principal(
+        ctx.settings, client, usergroup_directory(ctx), team=team, channel=channel, user=user
+    )
+    if not may_query(ctx.settings, who, turn["database"]):  # whoever clicks must be allowed too
+        _tell(client, channel, user, thread_ts, f"You may not query '{turn['database']}' here.")
         return
     db = ctx.askbase.database(turn["database"])
     verdict = check(turn["sql"], db.catalog.dialect, guard_policy(db, ctx.settings.engine))
@@ -156,8 +170,16 @@ def register(app: App, ctx: BotContext) -> None:
     def get_csv(ack: Any, body: dict[str, Any], action: dict[str, Any], client: WebClient) -> None:
         ack()
         channel, message_ts, thread_ts = _where(body)
+        team = (body.get("team") or {}).get("id") or ""
         if not ctx.pool.submit(
-            send_csv, ctx, client, action.get("value", ""), channel, thread_ts or message_ts, _user(body)
+            send_csv,
+            ctx,
+            client,
+            action.get("value", ""),
+            channel,
+            thread_ts or message_ts,
+            _user(body),
+            team,
         ):
             _tell(client, channel, _user(body), thread_ts, render.BUSY)
 

@@ -17,10 +17,12 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot import render
-from bot.answering import Ask, conversation_key, start
+from bot.answering import Ask, conversation_key, start, usergroup_directory
 from bot.slack_context import BotContext
+from bot.usergroups import slack_principal
+from core.access import usable_databases
 from core.state import conversations, events
-from core.state.channel_settings import channel_database, set_channel_database, usable_databases
+from core.state.channel_settings import channel_database, set_channel_database
 
 log = logging.getLogger(__name__)
 
@@ -62,14 +64,22 @@ def _team(body: dict[str, Any], event: dict[str, Any]) -> str:
     return body.get("team_id") or event.get("team") or ""
 
 
-def _help(ctx: BotContext, team: str, channel: str, user: str | None) -> render.Message:
-    usable = usable_databases(ctx.settings, ctx.askbase.databases.names(), channel=channel, user=user)
+def _usable(ctx: BotContext, client: WebClient, team: str, channel: str, user: str | None) -> list[str]:
+    """The databases this person may query in this channel (core/access.py decides)."""
+    who = slack_principal(
+        ctx.settings, client, usergroup_directory(ctx), team=team, channel=channel, user=user
+    )
+    return usable_databases(ctx.settings, who, ctx.askbase.databases.names())
+
+
+def _help(ctx: BotContext, client: WebClient, team: str, channel: str, user: str | None) -> render.Message:
+    usable = _usable(ctx, client, team, channel, user)
     current = channel_database(ctx.state, team, channel) or ctx.settings.default_db
     return render.help_message(usable, current, COMMAND)
 
 
 def reply_help(ctx: BotContext, client: WebClient, ask: Ask) -> None:
-    message = _help(ctx, ask.team, ask.channel, ask.user)
+    message = _help(ctx, client, ask.team, ask.channel, ask.user)
     try:
         client.chat_postMessage(
             channel=ask.channel, thread_ts=ask.thread_ts, text=message.text, blocks=message.blocks
@@ -134,11 +144,13 @@ def on_mention_event(
     start(ctx, client, ask)
 
 
-def db_command(ctx: BotContext, *, ack: Any, command: dict[str, Any], rest: str, **_: Any) -> None:
+def db_command(
+    ctx: BotContext, *, ack: Any, command: dict[str, Any], rest: str, client: WebClient, **_: Any
+) -> None:
     """`/ask db` lists the databases this channel may use; `/ask db NAME` picks one for the channel."""
     team, channel, user = command.get("team_id", ""), command["channel_id"], command.get("user_id")
     names = ctx.askbase.databases.names()
-    usable = usable_databases(ctx.settings, names, channel=channel, user=user)
+    usable = _usable(ctx, client, team, channel, user)
     current = channel_database(ctx.state, team, channel) or ctx.settings.default_db
     name = rest.strip().strip("`")
     if not name:
@@ -159,8 +171,8 @@ def db_command(ctx: BotContext, *, ack: Any, command: dict[str, Any], rest: str,
         ack(response_type="in_channel", text=f"<@{user}> set this channel to ask about `{name}`.")
 
 
-def help_command(ctx: BotContext, *, ack: Any, command: dict[str, Any], **_: Any) -> None:
-    message = _help(ctx, command.get("team_id", ""), command["channel_id"], command.get("user_id"))
+def help_command(ctx: BotContext, *, ack: Any, command: dict[str, Any], client: WebClient, **_: Any) -> None:
+    message = _help(ctx, client, command.get("team_id", ""), command["channel_id"], command.get("user_id"))
     ack(response_type="ephemeral", text=message.text, blocks=message.blocks)
 
 

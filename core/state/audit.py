@@ -2,6 +2,10 @@
 
 Written to the state database and as one structured log line per question (logger
 `askbase.audit`), so it reaches both `python -m bot audit` and the log pipeline.
+
+Secrets never reach either: the configured secret values (API keys, tokens, database passwords)
+and anything shaped like a credential (Slack and OpenAI tokens, `user:password@` in URLs,
+`password=...`) are replaced by `***` in every text field, whatever the person typed.
 """
 
 from __future__ import annotations
@@ -10,11 +14,14 @@ import datetime as dt
 import json
 import logging
 import re
+from collections.abc import Iterable
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.engine import make_url
 
 from core.answer import Outcome
+from core.settings import Settings
 from core.state.schema import audit
 
 log = logging.getLogger("askbase.audit")
@@ -27,15 +34,21 @@ def record(
     source: str,
     user: str | None = None,
     channel: str | None = None,
+    secrets: Iterable[str] = (),
 ) -> None:
+    known = sorted({s for s in secrets if len(s) >= 4}, key=len, reverse=True)
+
+    def clean(text: str | None) -> str | None:
+        return redact(text, known)
+
     entry: dict[str, Any] = {
         "at": dt.datetime.now(dt.UTC),
         "source": source,
-        "user": user,
-        "channel": channel,
-        "database": outcome.database,
-        "question": outcome.question,
-        "sql": outcome.sql,
+        "user": clean(user),
+        "channel": clean(channel),
+        "database": clean(outcome.database),
+        "question": clean(outcome.question),
+        "sql": clean(outcome.sql),
         "status": outcome.status,
         "mode": outcome.mode,
         "error_kind": outcome.error_kind or None,
@@ -49,6 +62,46 @@ def record(
     if engine is not None:
         with engine.begin() as conn:
             conn.execute(audit.insert().values(**entry))
+
+
+CREDENTIALS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"\b(?:xox[abposre]|xapp|xoxe\.xox[bp])-[A-Za-z0-9-]{8,}"), "***"),  # Slack tokens
+    (re.compile(r"\bsk-[A-Za-z0-9_-]{16,}"), "***"),  # OpenAI-style API keys
+    (re.compile(r"(://[^\s:/@]+):[^\s@/]+@"), r"\1:***@"),  # user:password@ in URLs
+    (re.compile(r"(?i)\b(password|passwd|pwd|secret|token|api_?key)(\s*[=:]\s*)[^\s&;,'\"]+"), r"\1\2***"),
+)
+
+
+def redact(text: str | None, secrets: Iterable[str] = ()) -> str | None:
+    """`text` without the given secret values and without anything shaped like a credential."""
+    if not text:
+        return text
+    for secret in secrets:
+        text = text.replace(secret, "***")
+    for pattern, replacement in CREDENTIALS:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def secrets_of(settings: Settings) -> frozenset[str]:
+    """Every secret value in the settings: keys, tokens, and the databases' passwords."""
+    values = [
+        settings.llm.api_key,
+        settings.slack.bot_token,
+        settings.slack.signing_secret,
+        settings.slack.app_token,
+        settings.slack.client_secret,
+        settings.slack.state_secret,
+    ]
+    found = {v.get_secret_value() for v in values if v is not None}
+    for db in settings.databases.values():
+        try:
+            password = make_url(db.url).password
+        except Exception:  # not a URL: nothing to take from it
+            continue
+        if password:
+            found.add(str(password))
+    return frozenset(s for s in found if s)
 
 
 DURATION = re.compile(r"^\s*(\d+)\s*([smhdw])\s*$")

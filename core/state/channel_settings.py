@@ -1,8 +1,8 @@
-"""Which database a chat channel asks about (`/ask db NAME`), and which databases it may choose.
+"""Which database a chat channel asks about (`/ask db NAME`).
 
 The choice is stored per (team, channel) so every web process and every restart agrees on it.
-`usable_databases` reads `settings.access.rules` only to offer and check a channel's choice; the
-engine enforces the same rules again at query time (it never relies on the chat adapter).
+Who may query what is decided in core/access.py; `may_use` and `usable_databases` remain here
+only as thin wrappers for older callers.
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from collections.abc import Iterable
 
 import sqlalchemy as sa
 
-from core.settings import AccessRule, Settings
+from core import access
+from core.settings import Settings
 from core.state.schema import channel_settings
 
 
@@ -50,14 +51,6 @@ def set_channel_database(
                 )
 
 
-def _matches(rule: AccessRule, channel: str | None, user: str | None, usergroups: frozenset[str]) -> bool:
-    return (
-        (not rule.channels or channel in rule.channels)
-        and (not rule.users or user in rule.users)
-        and (not rule.usergroups or bool(usergroups & set(rule.usergroups)))
-    )
-
-
 def may_use(
     settings: Settings,
     database: str,
@@ -66,10 +59,8 @@ def may_use(
     user: str | None,
     usergroups: Iterable[str] = (),
 ) -> bool:
-    """A database named by some access rule is open only to who those rules name; others are open."""
-    groups = frozenset(usergroups)
-    governing = [r for r in settings.access.rules if database in r.databases or "*" in r.databases]
-    return not governing or any(_matches(r, channel, user, groups) for r in governing)
+    """Deprecated: call `core.access.may_query(settings, Principal.of(user, channel, groups), db)`."""
+    return access.may_query(settings, access.Principal.of(user, channel, usergroups), database)
 
 
 def usable_databases(
@@ -80,5 +71,5 @@ def usable_databases(
     user: str | None,
     usergroups: Iterable[str] = (),
 ) -> list[str]:
-    groups = tuple(usergroups)
-    return [n for n in names if may_use(settings, n, channel=channel, user=user, usergroups=groups)]
+    """Deprecated: call `core.access.usable_databases(settings, principal, names)`."""
+    return access.usable_databases(settings, access.Principal.of(user, channel, usergroups), names)

@@ -111,6 +111,68 @@ audit = sa.Table(
 )
 
 
+# Recurring questions (core/state/schedules.py). The APScheduler job store keeps its own table
+# (apscheduler_jobs) in the same database; these rows are what people created.
+schedules = sa.Table(
+    "schedules",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("team", sa.String(64), nullable=False, index=True),  # Slack team id ("" when unknown)
+    sa.Column("channel", sa.String(64), nullable=False, index=True),
+    sa.Column("owner", sa.String(64), nullable=False, index=True),
+    sa.Column("question", sa.Text, nullable=False),
+    sa.Column("sql", sa.Text, nullable=False),  # validated SQL; guarded again before every run
+    sa.Column("database", sa.String(200), nullable=False),
+    sa.Column("trigger", sa.JSON, nullable=False),  # core.schedules.TriggerSpec
+    sa.Column("condition", sa.JSON, nullable=False),  # core.schedules.Condition
+    sa.Column("paused", sa.Boolean, nullable=False, default=False),
+    sa.Column("paused_reason", sa.Text),
+    sa.Column("revision", sa.Integer, nullable=False, default=1),  # bumped when `trigger` changes
+    sa.Column("failures", sa.Integer, nullable=False, default=0),  # consecutive failed runs
+    sa.Column("retry_at", sa.DateTime(timezone=True)),  # backing off: ticks before this are skipped
+    sa.Column("error_ts", sa.String(32)),  # the channel message that reports the current failures
+    sa.Column("last_tick", sa.DateTime(timezone=True)),  # the last tick accounted for (ran, or resumed)
+    sa.Column("last_run_at", sa.DateTime(timezone=True)),
+    sa.Column("last_status", sa.String(16)),
+    sa.Column("last_rows", sa.Integer),
+    sa.Column("last_fingerprint", sa.String(64)),
+    sa.Column("last_result", sa.JSON),  # core.schedules.Snapshot of the last successful run
+    sa.Column("source_trace", sa.String(32)),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+)
+
+schedule_runs = sa.Table(
+    "schedule_runs",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("schedule_id", sa.Integer, nullable=False, index=True),
+    sa.Column("scheduled_for", sa.DateTime(timezone=True), nullable=False),  # the tick (or the click)
+    sa.Column("manual", sa.Boolean, nullable=False, default=False),
+    sa.Column("worker", sa.String(200)),
+    sa.Column("started_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("finished_at", sa.DateTime(timezone=True)),
+    sa.Column("ms", sa.Float),
+    sa.Column("status", sa.String(16), nullable=False),  # running | posted | quiet | failed
+    sa.Column("rows", sa.Integer),
+    sa.Column("error", sa.Text),
+    sa.Column("note", sa.Text),
+    sa.Column("trace_id", sa.String(32)),
+    sa.Column("message_ts", sa.String(32)),
+    # one run per tick, however many workers think they own the scheduler
+    sa.UniqueConstraint("schedule_id", "scheduled_for", name="uq_schedule_runs_tick"),
+)
+
+scheduler_lease = sa.Table(
+    "scheduler_lease",
+    metadata,
+    sa.Column("name", sa.String(64), primary_key=True),
+    sa.Column("holder", sa.String(200), nullable=False),
+    sa.Column("acquired_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
+)
+
+
 def open_state(url: str) -> sa.Engine:
     """Engine for the state database, tables created if missing (SQLite in WAL mode)."""
     parsed = make_url(url)

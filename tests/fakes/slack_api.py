@@ -6,7 +6,7 @@ kept by ts with their latest text and blocks (chat.update replaces them), files 
 bytes. Failures are scripted per method: `fail("chat.update", "ratelimited", status=429)`.
 
 Serves: auth.test, chat.postMessage, chat.update, chat.postEphemeral, reactions.add/remove,
-views.open/update, conversations.info, users.info, files.getUploadURLExternal, the upload URL,
+views.open/update/publish, conversations.info, users.info, files.getUploadURLExternal, the upload URL,
 files.completeUploadExternal, and response_url posts (`/respond/<id>`).
 
 Run standalone:  python -m tests.fakes.slack_api --port 8766
@@ -115,11 +115,15 @@ class FakeSlack:
     bot_id: str = "BBOT"
     reject_block_types: set[str] = field(default_factory=set)  # e.g. {"table"}: answer invalid_blocks
     installed_token: str = "xoxb-installed-by-oauth"  # what oauth.v2.access hands out
+    # users.info / conversations.info fields per id, over the defaults: {"U2": {"is_admin": True}}
+    users: dict[str, dict[str, Any]] = field(default_factory=dict)
+    channels: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.calls: list[Call] = []
         self.messages: dict[str, Message] = {}
         self.files: dict[str, UploadedFile] = {}
+        self.home_views: dict[str, dict[str, Any]] = {}  # user → the App Home view last published
         self.failures: dict[str, deque[Failure]] = defaultdict(deque)
         self._ids = itertools.count(1)
         self._lock = threading.Condition()
@@ -309,6 +313,7 @@ class FakeSlack:
                 "name": channel.lower(),
                 "is_member": True,
                 "is_im": channel.startswith("D"),
+                **self.channels.get(channel, {}),
             },
         }
 
@@ -316,8 +321,20 @@ class FakeSlack:
         user = args.get("user", "")
         return {
             "ok": True,
-            "user": {"id": user, "name": user.lower(), "tz": "Europe/Berlin", "is_bot": False},
+            "user": {
+                "id": user,
+                "name": user.lower(),
+                "tz": "Europe/Berlin",
+                "is_bot": False,
+                **self.users.get(user, {}),
+            },
         }
+
+    def api_views_publish(self, args: dict[str, Any]) -> dict[str, Any]:
+        if not args.get("user_id"):
+            return {"ok": False, "error": "invalid_arguments"}
+        self.home_views[args["user_id"]] = args.get("view") or {}
+        return {"ok": True, "view": {"id": f"V{next(self._ids)}", **(args.get("view") or {})}}
 
     def api_files_getUploadURLExternal(self, args: dict[str, Any]) -> dict[str, Any]:
         file_id = f"F{next(self._ids):06d}"

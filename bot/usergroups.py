@@ -1,0 +1,88 @@
+"""Who is asking, as the access rules see it: Slack user, channel and the user's user groups.
+
+Rules may name Slack user groups (`usergroups: [S0123ABCD, data-team]`, ids or handles); the
+engine never calls Slack, so the Slack side resolves the asker's groups here. One
+`usergroups.list?include_users=true` call answers for the whole workspace; the map is kept for
+`ttl_s` (a change in Slack takes effect within that time, and a busy channel costs one call every
+few minutes). A missing `usergroups:read` scope or any API failure gives no groups — fewer
+rights, never more — and is logged.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Callable
+
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
+
+from core.access import Principal, needs_usergroups
+from core.settings import Settings
+
+log = logging.getLogger(__name__)
+
+TTL_S = 300.0
+FAILURE_TTL_S = 30.0  # after a failure, try again this soon
+
+
+class UsergroupDirectory:
+    """user id → the ids and handles of the user groups they belong to, per team, cached."""
+
+    def __init__(self, ttl_s: float = TTL_S, clock: Callable[[], float] = time.monotonic) -> None:
+        self.ttl_s = ttl_s
+        self._clock = clock
+        self._teams: dict[str, tuple[float, dict[str, frozenset[str]]]] = {}
+        self._lock = threading.Lock()
+
+    def groups_of(self, client: WebClient, team: str, user: str | None) -> frozenset[str]:
+        if not user:
+            return frozenset()
+        return self._members(client, team).get(user, frozenset())
+
+    def clear(self) -> None:
+        with self._lock:
+            self._teams.clear()
+
+    def _members(self, client: WebClient, team: str) -> dict[str, frozenset[str]]:
+        now = self._clock()
+        with self._lock:
+            cached = self._teams.get(team)
+            if cached is not None and cached[0] > now:
+                return cached[1]
+        members, ok = _fetch(client)
+        with self._lock:
+            self._teams[team] = (now + (self.ttl_s if ok else FAILURE_TTL_S), members)
+        return members
+
+
+def _fetch(client: WebClient) -> tuple[dict[str, frozenset[str]], bool]:
+    try:
+        response = client.usergroups_list(include_users=True, include_disabled=False)
+    except Exception as exc:  # SlackApiError, or the network after the client's own retries
+        error = exc.response.get("error") if isinstance(exc, SlackApiError) else type(exc).__name__
+        hint = " (add the usergroups:read scope)" if error == "missing_scope" else ""
+        log.warning("could not read Slack user groups: %s%s; rules naming groups match nobody", error, hint)
+        return {}, False
+    members: dict[str, set[str]] = defaultdict(set)
+    for group in response.get("usergroups") or []:
+        keys = {k.lower() for k in (group.get("id"), group.get("handle")) if k}
+        for user in group.get("users") or []:
+            members[user] |= keys
+    return {user: frozenset(keys) for user, keys in members.items()}, True
+
+
+def slack_principal(
+    settings: Settings,
+    client: WebClient,
+    directory: UsergroupDirectory,
+    *,
+    team: str,
+    channel: str | None,
+    user: str | None,
+) -> Principal:
+    """The Principal of a Slack user in a channel; user groups are looked up only when rules use them."""
+    groups = directory.groups_of(client, team, user) if needs_usergroups(settings) else frozenset()
+    return Principal.of(user=user, channel=channel, usergroups=groups)

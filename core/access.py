@@ -1,0 +1,211 @@
+"""Who may query which database, and what of each database nobody may see.
+
+Two kinds of rule, both from the settings, both enforced by the engine (never by the prompt, never
+only by a chat adapter):
+
+- Per person and place (`settings.access.rules`): a rule names databases (or `*`) and the Slack
+  channels, users and user groups allowed to query them; inside a rule the lists combine with AND,
+  an empty list means "anyone". A database that no rule names is open to everyone; once rules name
+  it, only what one of them matches may query it. `Principal` is who asks and where; the Slack
+  side resolves the asker's user groups (bot/usergroups.py), the engine never calls Slack.
+- Per database (`DatabaseSettings.deny_tables / deny_columns / mask_columns`): denied tables and
+  columns are refused by the SQL guard on the parsed query and never enter the value index, the
+  view or a prompt; masked columns are shown masked in every result (core/masking.py, applied by
+  core/execute.py).
+
+The CLI and the console are run by the operator, who holds the configuration and its credentials
+already: `Principal.operator()` is not subject to the per-person rules (the per-database rules
+still apply to everyone). Chat and scheduled questions always carry who asked.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import sqlalchemy as sa
+
+from core.settings import AccessRule, DatabaseSettings, Settings
+
+log = logging.getLogger(__name__)
+
+LOCAL_SOURCES = frozenset({"cli", "console"})
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who asks, and where. `usergroups` holds Slack user-group ids and/or handles."""
+
+    user: str | None = None
+    channel: str | None = None
+    usergroups: frozenset[str] = frozenset()
+    operator: bool = False  # the person running the CLI/console: per-person rules do not apply
+
+    @classmethod
+    def local(cls) -> Principal:
+        return cls(operator=True)
+
+    @classmethod
+    def of(
+        cls, user: str | None = None, channel: str | None = None, usergroups: Iterable[str] = ()
+    ) -> Principal:
+        return cls(user=user, channel=channel, usergroups=frozenset(_group_key(g) for g in usergroups))
+
+
+def _group_key(group: str) -> str:
+    return group.strip().lstrip("@").lower()
+
+
+def _matches(rule: AccessRule, who: Principal) -> bool:
+    groups = {_group_key(g) for g in rule.usergroups}
+    return (
+        (not rule.channels or who.channel in rule.channels)
+        and (not rule.users or who.user in rule.users)
+        and (not rule.usergroups or bool(groups & who.usergroups))
+    )
+
+
+def governing_rules(settings: Settings, database: str) -> list[AccessRule]:
+    return [r for r in settings.access.rules if database in r.databases or "*" in r.databases]
+
+
+def may_query(settings: Settings, who: Principal, database: str) -> bool:
+    """The one access decision: may `who` ask questions about `database`?"""
+    if who.operator:
+        return True
+    rules = governing_rules(settings, database)
+    return not rules or any(_matches(r, who) for r in rules)
+
+
+def usable_databases(settings: Settings, who: Principal, names: Iterable[str]) -> list[str]:
+    return [n for n in names if may_query(settings, who, n)]
+
+
+def refusal(database: str) -> str:
+    """What a person is told; it names no rule, user or group (those are the admins' business)."""
+    return (
+        f"You may not query '{database}' here. Use `/ask db` to see the databases you may use "
+        "in this channel, or ask the bot's admins for access."
+    )
+
+
+def needs_usergroups(settings: Settings) -> bool:
+    """Resolve the asker's user groups only when some rule names user groups."""
+    return any(r.usergroups for r in settings.access.rules)
+
+
+# ------------------------------------------------------------------ per database
+
+
+@dataclass(frozen=True)
+class DataRules:
+    """Per-database rules, lower-cased: tables as `table` or `schema.table`, columns as `table.column`."""
+
+    deny_tables: frozenset[str] = frozenset()
+    deny_columns: frozenset[str] = frozenset()
+    mask_columns: frozenset[str] = frozenset()
+
+    @classmethod
+    def of(cls, config: DatabaseSettings) -> DataRules:
+        return cls(
+            deny_tables=frozenset(t.strip().lower() for t in config.deny_tables),
+            deny_columns=frozenset(c.strip().lower() for c in config.deny_columns),
+            mask_columns=frozenset(c.strip().lower() for c in config.mask_columns),
+        )
+
+    @property
+    def any(self) -> bool:
+        return bool(self.deny_tables or self.deny_columns or self.mask_columns)
+
+    def table_denied(self, table: str, schema: str | None = None) -> bool:
+        low = table.lower()
+        return low in self.deny_tables or (
+            schema is not None and f"{schema.lower()}.{low}" in self.deny_tables
+        )
+
+    def column_denied(self, table: str, column: str, schema: str | None = None) -> bool:
+        return self.table_denied(table, schema) or _in(self.deny_columns, table, column, schema)
+
+    def column_masked(self, table: str, column: str, schema: str | None = None) -> bool:
+        return _in(self.mask_columns, table, column, schema)
+
+
+def _in(keys: frozenset[str], table: str, column: str, schema: str | None) -> bool:
+    t, c = table.lower(), column.lower()
+    return f"{t}.{c}" in keys or (schema is not None and f"{schema.lower()}.{t}.{c}" in keys)
+
+
+# ------------------------------------------------------------------ the database's own account
+
+
+def privilege_problems(engine: sa.Engine) -> list[str]:
+    """What the configured database account may do beyond reading (docs/security.md says why it
+    matters: a read-only transaction does not stop a superuser's file functions).
+
+    Empty when the account looks least-privileged, or when the check itself is not possible.
+    """
+    backend = engine.dialect.name
+    try:
+        with engine.connect() as conn:
+            if backend == "postgresql":
+                return _postgres_problems(conn)
+            if backend in ("mysql", "mariadb"):
+                return _mysql_problems(conn)
+    except sa.exc.SQLAlchemyError as exc:
+        log.info("could not check the database account's privileges: %s", exc)
+    return []
+
+
+def _postgres_problems(conn: sa.Connection) -> list[str]:
+    row = conn.execute(
+        sa.text(
+            "SELECT current_user, rolsuper, "
+            "pg_has_role(current_user, 'pg_read_server_files', 'MEMBER'), "
+            "pg_has_role(current_user, 'pg_write_server_files', 'MEMBER'), "
+            "pg_has_role(current_user, 'pg_execute_server_program', 'MEMBER') "
+            "FROM pg_roles WHERE rolname = current_user"
+        )
+    ).one()
+    user, superuser, reads, writes, programs = row
+    problems = []
+    if superuser:
+        problems.append(f"connected as the superuser '{user}', which may read server files")
+    else:
+        for held, what in (
+            (reads, "read server files"),
+            (writes, "write server files"),
+            (programs, "run programs"),
+        ):
+            if held:
+                problems.append(f"the role '{user}' may {what}")
+        writable = conn.execute(
+            sa.text(
+                "SELECT count(*) FROM information_schema.table_privileges "
+                "WHERE grantee = current_user AND privilege_type IN ('INSERT','UPDATE','DELETE','TRUNCATE')"
+            )
+        ).scalar()
+        if writable:
+            problems.append(f"the role '{user}' may change {writable} table privilege(s) worth of data")
+    return problems
+
+
+def _mysql_problems(conn: sa.Connection) -> list[str]:
+    grants = [str(r[0]) for r in conn.execute(sa.text("SHOW GRANTS")).all()]
+    text = " ".join(grants).upper()
+    problems = []
+    if "ALL PRIVILEGES ON *.*" in text:
+        problems.append("the account has ALL PRIVILEGES, including FILE (read and write server files)")
+    elif "FILE" in {p.strip() for g in grants for p in _privileges(g)}:
+        problems.append("the account has the FILE privilege (read and write server files)")
+    writes = {"INSERT", "UPDATE", "DELETE", "CREATE", "DROP", "ALTER", "SUPER"}
+    held = {p.strip() for g in grants for p in _privileges(g)} & writes
+    if held and "ALL PRIVILEGES ON *.*" not in text:
+        problems.append(f"the account may write: {', '.join(sorted(held))}")
+    return problems
+
+
+def _privileges(grant: str) -> list[str]:
+    """'GRANT SELECT, FILE ON *.* TO ...' → ['SELECT', 'FILE']."""
+    head = grant.upper().removeprefix("GRANT ").split(" ON ", 1)[0]
+    return [p.split("(")[0].strip() for p in head.split(",")]

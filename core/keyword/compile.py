@@ -1,0 +1,323 @@
+"""Write a keyword-mode plan as one SELECT over the view (core/expand.py inlines the view after).
+
+The view already holds every join (DANKE's Steiner tree under Lucy's constraints), so the query
+only has to pick columns, filter, aggregate, group and order. Two rules keep counts and sums
+right when the view repeats rows (a client joined to its payments repeats the client):
+COUNT counts the counted table's key, DISTINCT; SUM and AVG over a table whose rows repeat first
+take each of its rows once (a DISTINCT subquery on its key), then aggregate.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+from sqlglot import exp
+
+from core.joins import RESERVED, View, ViewColumn, table_expr
+from core.keyword.match import Lexicon
+from core.keyword.plan import Filter, Measure, OrderKey, Plan, Ref, column_kind, label_columns
+from core.values import fold
+
+_SAFE = re.compile(r"^[a-z_][a-z0-9_]*$")
+
+
+class CompileError(ValueError):
+    pass
+
+
+def ident(name: str) -> exp.Identifier:
+    return exp.to_identifier(name, quoted=not _SAFE.match(name) or name in RESERVED)
+
+
+def col(name: str) -> exp.Column:
+    return exp.Column(this=ident(name))
+
+
+class Compiler:
+    def __init__(self, plan: Plan, view: View, lex: Lexicon, dialect: str) -> None:
+        self.plan = plan
+        self.view = view
+        self.lex = lex
+        self.dialect = dialect
+        self.aliases: dict[int, str] = {}
+
+    # -- columns -------------------------------------------------------------------------------
+
+    def vcol(self, ref: Ref) -> ViewColumn:
+        """The view column of a base column (the first role copy when a table appears twice)."""
+        t, c = ref.table.lower(), ref.column.lower()
+        for vc in self.view.columns:
+            if vc.table.lower() == t and vc.column.lower() == c:
+                return vc
+        raise CompileError(f"the view has no column {ref.table}.{ref.column}")
+
+    def c(self, ref: Ref) -> exp.Column:
+        return col(self.vcol(ref).name)
+
+    def repeats(self, table: str) -> bool:
+        """Do rows of `table` repeat in the view (it is not alone in the grain of a fanned-out view)?"""
+        if not self.view.fans_out:
+            return False
+        aliases = [a for a, t in self.view.aliases.items() if t.lower() == table.lower()]
+        return not (len(self.view.grain) == 1 and aliases and self.view.grain[0] in aliases)
+
+    def key(self, table: str) -> list[Ref]:
+        return [Ref(table, k) for k in self.lex.key_of(table)]
+
+    # -- expressions ---------------------------------------------------------------------------
+
+    def measure(self, m: Measure, source_has_key: bool = True) -> exp.Expression:
+        if m.func == "COUNT":
+            if m.column is not None:
+                return exp.Count(
+                    this=exp.Distinct(expressions=[self.c(m.ref)]) if m.distinct else self.c(m.ref)
+                )  # type: ignore[arg-type]
+            keys = self.key(m.table)
+            alone = not self.view.steps or (
+                not self.repeats(m.table) and self.view.root_table.lower() == m.table.lower()
+            )
+            if alone:
+                return exp.Count(this=exp.Star())
+            if len(keys) == 1:
+                return exp.Count(this=exp.Distinct(expressions=[self.c(keys[0])]))
+            labels = [Ref(m.table, c) for c in label_columns(self.lex, m.table)]
+            if len(labels) == 1:
+                return exp.Count(this=exp.Distinct(expressions=[self.c(labels[0])]))
+            return exp.Count(this=exp.Star())
+        assert m.ref is not None
+        arg = self.c(m.ref)
+        if m.func == "AVG":
+            return exp.Avg(this=arg)
+        if m.func == "SUM":
+            return exp.Sum(this=arg)
+        if m.func == "MIN":
+            return exp.Min(this=arg)
+        return exp.Max(this=arg)
+
+    def ratio(self, a: Ref, b: Ref) -> exp.Expression:
+        """a / b as a real number, NULL where b is 0."""
+        real = exp.Cast(this=self.c(a), to=exp.DataType.build("DOUBLE"))
+        return exp.Div(this=real, expression=exp.Nullif(this=self.c(b), expression=exp.Literal.number(0)))
+
+    def alias(self, m: Measure) -> str:
+        base = {"COUNT": "number_of", "SUM": "total", "AVG": "average", "MIN": "minimum", "MAX": "maximum"}[
+            m.func
+        ]
+        what = m.column or (m.words if m.words and len(m.words) <= 30 else m.table)
+        name = re.sub(r"[^a-z0-9_]+", "_", fold(f"{base} {what}")).strip("_")
+        return name
+
+    def condition(self, f: Filter) -> exp.Expression:
+        column = self.c(f.ref)
+        kind = column_kind(self.lex, f.ref.table, f.ref.column)
+
+        def lit(v: object) -> exp.Expression:
+            if isinstance(v, bool):
+                return exp.Boolean(this=v)
+            if isinstance(v, int | float) and not isinstance(v, bool):
+                return exp.Literal.number(v)
+            if isinstance(v, dt.date):
+                return exp.Literal.string(v.isoformat())
+            if kind in ("integer", "number") and isinstance(v, str) and _is_number(v):
+                return exp.Literal.number(v)
+            return exp.Literal.string(str(v))
+
+        if f.op == "=":
+            return exp.EQ(this=column, expression=lit(f.value))
+        if f.op == "!=":
+            return exp.NEQ(this=column, expression=lit(f.value))
+        if f.op in (">", ">=", "<", "<="):
+            cls = {">": exp.GT, ">=": exp.GTE, "<": exp.LT, "<=": exp.LTE}[f.op]
+            return cls(this=column, expression=lit(f.value))
+        if f.op == "in":
+            return exp.In(this=column, expressions=[lit(v) for v in f.value])
+        if f.op in ("contains", "prefix", "suffix"):
+            text = str(f.value).lower().replace("%", "").replace("_", " ").strip()
+            pattern = {"contains": f"%{text}%", "prefix": f"{text}%", "suffix": f"%{text}"}[f.op]
+            return exp.Like(this=exp.Lower(this=column), expression=exp.Literal.string(pattern))
+        if f.op == "range":
+            lo, hi = f.value
+            parts: list[exp.Expression] = []
+            if lo is not None:
+                parts.append(exp.GTE(this=column.copy(), expression=lit(lo)))
+            if hi is not None:
+                parts.append(exp.LT(this=column.copy(), expression=lit(hi)))
+            return exp.and_(*parts)
+        if f.op == "true":
+            return exp.EQ(this=column, expression=exp.true())
+        if f.op == "present":
+            return exp.Not(this=exp.Is(this=column, expression=exp.Null()))
+        if f.op == "month":
+            return exp.EQ(this=self._month(column), expression=exp.Literal.number(int(f.value)))
+        raise CompileError(f"unknown filter {f.op}")
+
+    def _month(self, column: exp.Expression) -> exp.Expression:
+        if self.dialect == "sqlite":
+            strftime = exp.Anonymous(this="STRFTIME", expressions=[exp.Literal.string("%m"), column])
+            return exp.Cast(this=strftime, to=exp.DataType.build("INTEGER"))
+        return exp.Month(this=column)
+
+    # -- the query -----------------------------------------------------------------------------
+
+    def from_(self) -> exp.Table:
+        if self.view.single_table:
+            return table_expr(self.view.root_table, self.view.root_schema, self.view.root_table, self.dialect)
+        return exp.Table(this=ident(self.view.name))
+
+    def sql(self) -> str:
+        plan = self.plan
+        where = [self.condition(f) for f in plan.filters]
+        if plan.count_groups:
+            return self._count_groups(where).sql(dialect=self.dialect)
+        if plan.measures or plan.having:
+            return self._aggregate(where).sql(dialect=self.dialect)
+        return self._list(where).sql(dialect=self.dialect)
+
+    def _named(self, ref: Ref, taken: set[str]) -> exp.Expression:
+        """A column under a readable name: its own, or table_column when that is taken."""
+        name = ref.column.lower()
+        if name in taken or (name in ("id", "name") and len({r.table for r in self.plan.all_refs()}) > 1):
+            name = f"{ref.table}_{ref.column}".lower()
+        taken.add(name)
+        vc = self.vcol(ref)
+        expr = col(vc.name)
+        return expr if vc.name.lower() == name else exp.alias_(expr, ident(name))
+
+    def _list(self, where: list[exp.Expression]) -> exp.Select:
+        plan = self.plan
+        taken: set[str] = set()
+        projections = [self._named(r, taken) for r in plan.projection]
+        if plan.ratio is not None:
+            projections.append(exp.alias_(self.ratio(*plan.ratio), ident("ratio")))
+        query = exp.select(*projections).from_(self.from_())
+        if where:
+            query = query.where(exp.and_(*where))
+        distinct = plan.distinct or (
+            any(self.repeats(r.table) for r in plan.ratio) if plan.ratio else self._list_repeats()
+        )
+        if distinct:
+            query = query.distinct()
+        order = [self._order_expr(o, projections) for o in plan.order]
+        if order:
+            query = query.order_by(*order)
+        if plan.limit:
+            query = query.limit(plan.limit)
+        return query
+
+    def _list_repeats(self) -> bool:
+        """A list shows each thing once: rows of the shown tables repeat through the joins, or the
+        shown columns are attributes (cities of restaurants) rather than an entity's name."""
+        plan = self.plan
+        if any(self.repeats(r.table) for r in plan.projection):
+            return True
+        if plan.entity_rows:
+            return False
+        for r in plan.projection:
+            keys = set(self.lex.key_of(r.table)) | set(label_columns(self.lex, r.table))
+            if r.column in keys:
+                return False
+        return True
+
+    def _order_expr(self, o: OrderKey, projections: list[exp.Expression]) -> exp.Ordered:
+        if isinstance(o.key, Measure) and o.key in self.plan.hidden:
+            expr: exp.Expression = self.measure(o.key)
+        elif isinstance(o.key, Measure):
+            expr = col(self.aliases.get(id(o.key), self.alias(o.key)))
+        else:
+            vc = self.vcol(o.key)
+            expr = col(vc.name)
+            for p in projections:
+                if isinstance(p, exp.Alias) and isinstance(p.this, exp.Column) and p.this.name == vc.name:
+                    expr = col(p.alias)
+        return exp.Ordered(this=expr, desc=o.desc, nulls_first=False)
+
+    def _aggregate(self, where: list[exp.Expression]) -> exp.Select:
+        plan = self.plan
+        taken: set[str] = set()
+        groups = [self._named(r, taken) for r in plan.groups]
+        measures: list[exp.Expression] = []
+        for m in plan.measures:
+            if m in plan.hidden:
+                continue
+            name = self.alias(m)
+            while name in taken:
+                name += "_2"
+            taken.add(name)
+            self.aliases[id(m)] = name
+            measures.append(exp.alias_(self.measure(m), ident(name)))
+        source: exp.Expression = self.from_()
+        repeated = [m for m in plan.measures if m.func in ("SUM", "AVG") and self.repeats(m.table)]
+        if repeated:
+            source, where = self._dedupe(repeated, where)
+        query = exp.select(*groups, *measures).from_(source)
+        if where:
+            query = query.where(exp.and_(*where))
+        if groups:
+            query = query.group_by(
+                *[self.c(r) if not repeated else col(self.vcol(r).name) for r in plan.groups]
+            )
+        if plan.having:
+            conds = []
+            for h in plan.having:
+                cls = {">": exp.GT, ">=": exp.GTE, "<": exp.LT, "<=": exp.LTE, "=": exp.EQ, "!=": exp.NEQ}[
+                    h.op
+                ]
+                conds.append(cls(this=self.measure(h.measure), expression=exp.Literal.number(h.value)))
+            query = query.having(exp.and_(*conds))
+        order = [self._order_expr(o, groups) for o in plan.order]
+        if order:
+            query = query.order_by(*order)
+        if plan.limit:
+            query = query.limit(plan.limit)
+        return query
+
+    def _dedupe(self, repeated: list[Measure], where: list[exp.Expression]) -> tuple[exp.Expression, list]:
+        """Each row of the measured table once per group: SELECT DISTINCT group columns, its key
+        and the measured columns, filtered, as the source of the aggregate."""
+        plan = self.plan
+        tables = {m.table.lower() for m in repeated}
+        if len(tables) > 1:
+            raise CompileError("sums over two tables whose rows repeat")
+        table = repeated[0].table
+        keys = self.key(table)
+        if not keys:
+            raise CompileError(f"{table} has no key to take each row once")
+        refs = list(dict.fromkeys([*plan.groups, *keys, *(m.ref for m in plan.measures if m.ref)]))
+        for m in plan.measures:
+            if m.func == "COUNT" and m.column is None:
+                refs.extend(r for r in self.key(m.table) if r not in refs)
+        inner = exp.select(*[col(self.vcol(r).name) for r in refs]).from_(self.from_()).distinct()
+        if where:
+            inner = inner.where(exp.and_(*where))
+        return exp.Subquery(this=inner, alias=exp.TableAlias(this=ident("each_row"))), []
+
+    def _count_groups(self, where: list[exp.Expression]) -> exp.Select:
+        plan = self.plan
+        groups = [self.c(r) for r in plan.groups]
+        inner = exp.select(*[g.copy() for g in groups]).from_(self.from_())
+        if where:
+            inner = inner.where(exp.and_(*where))
+        inner = inner.group_by(*groups)
+        conds = []
+        for h in plan.having:
+            cls = {">": exp.GT, ">=": exp.GTE, "<": exp.LT, "<=": exp.LTE, "=": exp.EQ, "!=": exp.NEQ}[h.op]
+            conds.append(cls(this=self.measure(h.measure), expression=exp.Literal.number(h.value)))
+        inner = inner.having(exp.and_(*conds))
+        name = re.sub(r"[^a-z0-9_]+", "_", fold(f"number of {plan.count_groups}")).strip("_")
+        return exp.select(exp.alias_(exp.Count(this=exp.Star()), ident(name))).from_(
+            exp.Subquery(this=inner, alias=exp.TableAlias(this=ident("qualifying")))
+        )
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
+
+
+def compile_plan(plan: Plan, view: View, lex: Lexicon, dialect: str) -> str:
+    """The SQL of `plan` over `view` (or over the one table), in `dialect`."""
+    return Compiler(plan, view, lex, dialect).sql()

@@ -1,0 +1,153 @@
+"""Keyword mode in plain words: the reading it answered, or what it understood when it declined.
+
+An answer from keyword mode is only as good as its reading of the question, so the reading is
+always shown ("Counted clients whose status is 'ACT' (active) and location city is 'Zürich'")
+and a person can judge it at a glance.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from core.keyword.plan import Abstain, Filter, Having, Measure, OrderKey, Plan, Ref
+
+
+def words(name: str) -> str:
+    return name.replace("_", " ").strip()
+
+
+def ref_text(ref: Ref, target: str | None) -> str:
+    """'segment' for the target table's own column, 'location city' for another table's."""
+    column = words(ref.column)
+    if ref.table == target:
+        return column
+    table = words(ref.table)
+    return column if column.startswith(table) else f"{table} {column}"
+
+
+def measure_text(m: Measure, target: str | None) -> str:
+    if m.func == "COUNT":
+        if m.column is None:
+            return f"number of {m.words or words(m.table)}"
+        return f"number of different {ref_text(Ref(m.table, m.column), target)}"
+    what = ref_text(Ref(m.table, m.column or ""), target)
+    return {"SUM": "total", "AVG": "average", "MIN": "lowest", "MAX": "highest"}[m.func] + f" {what}"
+
+
+def _value(v: object) -> str:
+    if isinstance(v, dt.date):
+        return v.isoformat()
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    if isinstance(v, str):
+        return f"'{v}'"
+    return str(v)
+
+
+def filter_text(f: Filter, target: str | None) -> str:
+    what = ref_text(f.ref, target)
+    meaning = f" ({f.meaning})" if f.meaning else ""
+    if f.op == "=":
+        return f"{what} is {_value(f.value)}{meaning}"
+    if f.op == "!=":
+        return f"{what} is not {_value(f.value)}"
+    if f.op == "in":
+        return f"{what} is one of " + ", ".join(_value(v) for v in f.value)
+    if f.op == "contains":
+        return f"{what} contains '{f.value}'"
+    if f.op == "prefix":
+        return f"{what} starts with '{f.value}'"
+    if f.op == "suffix":
+        return f"{what} ends with '{f.value}'"
+    if f.op == "true":
+        return f"{what} is true"
+    if f.op == "present":
+        return f"{what} is filled in"
+    if f.op == "month":
+        import calendar
+
+        return f"{what} is in {calendar.month_name[int(f.value)]}"
+    if f.op == "range":
+        lo, hi = f.value
+        if lo is not None and hi is not None:
+            return f"{what} is from {_value(lo)} up to (not including) {_value(hi)}"
+        if lo is not None:
+            return f"{what} is on or after {_value(lo)}"
+        return f"{what} is before {_value(hi)}"
+    names = {">": "is more than", ">=": "is at least", "<": "is less than", "<=": "is at most"}
+    return f"{what} {names.get(f.op, f.op)} {_value(f.value)}"
+
+
+def having_text(h: Having, target: str | None) -> str:
+    names = {">": "more than", ">=": "at least", "<": "fewer than", "<=": "at most", "=": "exactly"}
+    value = int(h.value) if float(h.value).is_integer() else h.value
+    return f"with {names.get(h.op, h.op)} {value} {h.measure.words or words(h.measure.table)}"
+
+
+def order_text(o: OrderKey, target: str | None) -> str:
+    what = measure_text(o.key, target) if isinstance(o.key, Measure) else ref_text(o.key, target)
+    return f"{'highest' if o.desc else 'lowest'} {what} first"
+
+
+def describe(plan: Plan) -> str:
+    """One or two sentences: what was computed, over which rows, in which order."""
+    target = plan.target
+    parts: list[str] = []
+    if plan.count_groups:
+        parts.append(
+            f"Counted {plan.count_groups} " + " and ".join(having_text(h, target) for h in plan.having)
+        )
+    elif plan.measures:
+        counted = [m for m in plan.measures if m.func == "COUNT" and m.column is None]
+        others = [m for m in plan.measures if m not in counted]
+        verbs = []
+        if counted:
+            verbs.append("Counted " + " and ".join(m.words or words(m.table) for m in counted))
+        if others:
+            verbs.append(
+                ("Computed " if not verbs else "computed ")
+                + " and ".join(measure_text(m, target) for m in others)
+            )
+        parts.append(" and ".join(verbs))
+        if plan.groups:
+            groups = dict.fromkeys(plan.names.get(g) or ref_text(g, None) for g in plan.groups)
+            parts.append("per " + ", ".join(groups))
+    elif plan.groups:  # 'which clients have more than 20 payments'
+        parts.append(
+            "Listed " + ", ".join(dict.fromkeys(plan.names.get(g) or ref_text(g, None) for g in plan.groups))
+        )
+    else:
+        shown = [ref_text(r, target) for r in plan.projection]
+        if plan.ratio is not None:
+            a, b = plan.ratio
+            shown.append(f"the ratio of {ref_text(a, target)} to {ref_text(b, target)}")
+        parts.append(f"Listed {', '.join(shown)}" + (f" of {words(target)}" if target else ""))
+    conds = [filter_text(f, target) for f in plan.filters]
+    if conds:
+        parts.append("where " + " and ".join(conds))
+    if plan.having and not plan.count_groups:
+        parts.append(" and ".join(having_text(h, target) for h in plan.having))
+    text = " ".join(parts)
+    if plan.order:
+        text += ", " + ", ".join(order_text(o, target) for o in plan.order)
+    if plan.limit:
+        text += f", first {plan.limit}" if plan.limit > 1 else ", the first one"
+    text += "."
+    if plan.notes:
+        text += " (" + "; ".join(dict.fromkeys(plan.notes)) + ".)"
+    return text
+
+
+def abstain_text(a: Abstain) -> str:
+    lines = [f"Keyword mode (no LLM) could not answer this without guessing: {a.reason}."]
+    if a.understood:
+        lines.append("Understood: " + "; ".join(a.understood) + ".")
+    if a.not_understood:
+        lines.append(
+            "Not understood: "
+            + ", ".join(f"'{w}'" if not w.startswith(("'", '"')) else w for w in a.not_understood)
+            + "."
+        )
+    if a.suggestion:
+        lines.append(a.suggestion)
+    return " ".join(lines)

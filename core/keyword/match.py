@@ -1,0 +1,673 @@
+"""Find the question's words in the schema and the stored values, and pick one coherent reading.
+
+DANKE §3 in two steps. *Matching discovery*: every run of content words is split into phrases
+(longest first) and each phrase is looked up in the keyword dictionary (table and column names,
+synonyms) and in the value index (stored values and the catalog's code meanings). *Matching
+optimisation*: each phrase keeps its few best senses, and one sense per phrase is chosen so that
+the senses are good matches *and* close together in the foreign-key graph — the reading whose
+tables join along the cheapest tree wins, so 'active' next to 'clients' is client.status = 'ACT',
+not a host status. When two readings of one phrase are equally good, the phrase is ambiguous and
+the caller asks the person instead of guessing.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import math
+import re
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Literal
+
+from core.dictionary import keyword_dictionary, stem
+from core.joins import graph_weights
+from core.keyword.readings import Reading
+from core.keyword.shapes import GLUE, Shape
+from core.values import Access, fold
+
+if TYPE_CHECKING:
+    from core.catalog import Catalog, Table
+    from core.database import Database
+
+SCHEMA_MIN = 0.8  # a name or synonym match below this is noise
+VALUE_MIN = 0.84  # stored values: below this a fuzzy match misleads more than it helps
+FUZZY_VALUE_MIN = 0.9  # a value neither equal to nor containing the words must be this close
+MEANING_MIN = 0.9  # the catalog's meaning of a code ('active' for 'ACT')
+MAX_PHRASE = 4  # words per phrase
+PHRASE_MIN = 0.9  # several words are read as one name only when they match it well
+SENSES_KEPT = 6
+SENSE_MARGIN = 0.12  # senses this far below a phrase's best are not considered
+JOIN_COST = 0.1  # a reading that needs one more join must match this much better
+AMBIGUOUS = 0.03  # two readings this close are a question for the person ...
+MATCH_TIE = 0.05  # ... when their words match equally well, too
+BEAM = 64
+CACHE_SIZE = 4096  # phrases remembered per database
+VALUE_CACHE_S = 60.0
+
+SenseKind = Literal["table", "column", "value"]
+
+
+@dataclass(frozen=True)
+class Sense:
+    """One thing a phrase may mean: a table, a column, or a stored value of a column."""
+
+    kind: SenseKind
+    table: str
+    column: str | None = None
+    value: str | None = None  # the stored spelling; for op="contains" the typed words
+    score: float = 0.0
+    via: str = "name"  # name | synonym | value | meaning | contains | fuzzy | choice
+    meaning: str = ""  # a code's meaning from the catalog ('active' for 'ACT')
+    op: Literal["=", "contains"] = "="
+    examples: tuple[str, ...] = ()  # stored values a 'contains' sense matches
+
+    @property
+    def where(self) -> str:
+        return f"{self.table}.{self.column}" if self.column else self.table
+
+    @property
+    def key(self) -> tuple[str, str | None, str | None]:
+        return (self.kind, self.where, self.value)
+
+    def reading(self, words: str) -> Reading:
+        return Reading(words=words, table=self.table, column=self.column, value=self.value, op=self.op)
+
+
+@dataclass
+class Mention:
+    """A phrase of the question and what it may mean (best first); `sense` is the chosen one."""
+
+    start: int  # token span in the Shape
+    end: int
+    words: str  # as typed
+    senses: list[Sense]
+    sense: Sense | None = None
+    pinned: bool = False  # settled by the person's choice (a Reading)
+    quoted: bool = False
+    alternatives: list[Sense] = field(default_factory=list)  # equally good other readings
+    names_value: bool = False  # a column word that only says where the neighbouring value is
+    alias: bool = False  # 'Chicago' in 'Chicago (ORD)': the code in brackets stands for it
+
+    @property
+    def table(self) -> str | None:
+        return self.sense.table if self.sense else None
+
+
+@dataclass
+class Matching:
+    mentions: list[Mention]
+    unmatched: list[int]  # token indices of content words nothing matched
+    notes: list[str] = field(default_factory=list)
+
+
+# ---------------------------------------------------------------------------------------------
+# per-database helpers, built once
+
+
+class Lexicon:
+    """The keyword dictionary, the value index and table distances of one database."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self.catalog: Catalog = db.catalog
+        self.access = Access.of(db)
+        self.dictionary = keyword_dictionary(self.catalog, self.access)
+        self.weights = graph_weights(db.graph)
+        self._dist: dict[str, dict[str, float]] = {}
+        # Lookups repeat across questions ('clients', 'per country'); the schema's words never go
+        # stale, stored values do when the index is refreshed, so they are kept for a minute.
+        self._schema_cache: OrderedDict[str, list[Sense]] = OrderedDict()
+        self._value_cache: OrderedDict[str, tuple[float, list[Sense]]] = OrderedDict()
+        self._lock = threading.Lock()
+        self._links: set[frozenset[tuple[str, str]]] | None = None
+
+    # -- distances -----------------------------------------------------------------------------
+
+    def distance(self, a: str, b: str) -> float:
+        """Join cost between two tables (shortest path in the relationship graph); inf if none."""
+        a, b = a.lower(), b.lower()
+        if a == b:
+            return 0.0
+        row = self._dist.get(a)
+        if row is None:
+            row = _dijkstra(self.weights, a)
+            with self._lock:
+                self._dist[a] = row
+        return row.get(b, math.inf)
+
+    def tree_cost(self, tables: Sequence[str]) -> float:
+        """Cost of joining `tables`: a minimum spanning tree over their pairwise distances
+        (within a factor of two of the Steiner tree the view will use, and cheap)."""
+        nodes = list(dict.fromkeys(t.lower() for t in tables))
+        if len(nodes) < 2:
+            return 0.0
+        in_tree = {nodes[0]}
+        cost = 0.0
+        while len(in_tree) < len(nodes):
+            d, n = min((self.distance(a, b), b) for a in in_tree for b in nodes if b not in in_tree)
+            if math.isinf(d):
+                return math.inf
+            cost += d
+            in_tree.add(n)
+        return cost
+
+    # -- lookups -------------------------------------------------------------------------------
+
+    def schema(self, phrase: str) -> list[Sense]:
+        cached = _get(self._schema_cache, phrase)
+        if cached is not None:
+            return cached
+        out: dict[tuple[str, str | None], Sense] = {}
+        for m in self.dictionary.match(phrase, limit=12, min_score=SCHEMA_MIN):
+            if m.via == "description":
+                continue
+            kind: SenseKind = "column" if m.column else "table"
+            s = Sense(kind, m.table, m.column, None, m.score, m.via)
+            if (m.table, m.column) not in out or out[(m.table, m.column)].score < s.score:
+                out[(m.table, m.column)] = s
+        senses = sorted(out.values(), key=lambda s: (-s.score, s.kind != "table"))
+        _put(self._schema_cache, phrase, senses)
+        return senses
+
+    def values(self, phrase: str, quoted: bool = False) -> list[Sense]:
+        """Stored values the phrase names: equal (folded), meaning of a code, contained in a
+        value (a LIKE filter), or a close spelling of one value."""
+        key = f"{quoted}\x00{phrase}"
+        cached = _get(self._value_cache, key)
+        if cached is not None and time.monotonic() - cached[0] < VALUE_CACHE_S:
+            return cached[1]
+        folded = fold(phrase)
+        senses: list[Sense] = []
+        if folded and not (len(folded) < 2 or folded.isdigit()):
+            matches = self.db.values.lookup(phrase, k=12, min_score=0.6)
+            by_column: dict[tuple[str, str], list] = {}
+            for m in matches:
+                by_column.setdefault((m.table, m.column), []).append(m)
+            for ms in by_column.values():
+                sense = _value_sense(folded, ms, quoted)
+                if sense is not None:
+                    senses.append(sense)
+        senses.sort(key=lambda s: -s.score)
+        _put(self._value_cache, key, (time.monotonic(), senses))
+        return senses
+
+    def table(self, name: str) -> Table | None:
+        return self.catalog.table(name)
+
+    def same_thing(self, a: Sense, b: Sense) -> bool:
+        """Two readings that cannot differ in the answer: the same column, or a foreign key and
+        the key it references (flight.airline_code and airline.airline_code hold one value)."""
+        ka = (a.table.lower(), (a.column or "").lower())
+        kb = (b.table.lower(), (b.column or "").lower())
+        if ka == kb:
+            return True
+        if a.kind != b.kind or (a.kind == "value" and a.value != b.value):
+            return False
+        if self._links is None:
+            self._links = {
+                frozenset(
+                    ((e.table.lower(), e.columns[0].lower()), (e.ref_table.lower(), e.ref_columns[0].lower()))
+                )
+                for e in self.db.graph.edges
+                if len(e.columns) == 1
+            }
+        return frozenset((ka, kb)) in self._links
+
+    def key_of(self, table: str) -> tuple[str, ...]:
+        """Columns that identify a row: the primary key, a unique constraint, or the column other
+        tables reference (the graph infers those when nothing is declared)."""
+        t = self.catalog.table(table)
+        if t is None:
+            return ()
+        if t.primary_key:
+            return tuple(t.primary_key)
+        singles = [u for u in t.unique if len(u) == 1]
+        if singles:
+            return tuple(singles[0])
+        for e in self.db.graph.edges:
+            if e.ref_table.lower() == t.name.lower() and e.ref_unique and not e.is_self:
+                return tuple(e.ref_columns)
+        return ()
+
+
+_lexicons_lock = threading.Lock()
+
+
+def lexicon(db: Database) -> Lexicon:
+    """The Lexicon of `db`'s current catalog, kept on the Database (rebuilt when the catalog
+    object changes after a schema refresh)."""
+    catalog = db.catalog
+    with _lexicons_lock:
+        cached = db.__dict__.get("_keyword_lexicon")
+        if cached is None or cached.catalog is not catalog:
+            cached = Lexicon(db)
+            db.__dict__["_keyword_lexicon"] = cached
+    return cached
+
+
+def _get(cache: OrderedDict, key: str) -> Any:
+    with _cache_lock:
+        value = cache.get(key)
+        if value is not None:
+            cache.move_to_end(key)
+        return value
+
+
+def _put(cache: OrderedDict, key: str, value: Any) -> None:
+    with _cache_lock:
+        cache[key] = value
+        cache.move_to_end(key)
+        while len(cache) > CACHE_SIZE:
+            cache.popitem(last=False)
+
+
+_cache_lock = threading.Lock()
+
+
+def _dijkstra(weights: dict[str, dict[str, float]], source: str) -> dict[str, float]:
+    dist = {source: 0.0}
+    heap = [(0.0, source)]
+    while heap:
+        d, u = heapq.heappop(heap)
+        if d > dist.get(u, math.inf):
+            continue
+        for v, w in weights.get(u, {}).items():
+            nd = d + w
+            if nd < dist.get(v, math.inf):
+                dist[v] = nd
+                heapq.heappush(heap, (nd, v))
+    return dist
+
+
+_WORD_EDGE = re.compile(r"\s+")
+
+
+def _value_sense(folded: str, matches: list, quoted: bool) -> Sense | None:
+    """The best reading of `folded` among one column's matching values."""
+    best = max(matches, key=lambda m: m.score)
+    table, column = best.table, best.column
+    if best.via == "meaning":
+        if best.score >= MEANING_MIN:
+            return Sense("value", table, column, best.value, best.score, "meaning", best.meaning)
+        return None
+    exact = [
+        m
+        for m in matches
+        if fold(m.value) == folded or fold(m.value).replace(" ", "") == folded.replace(" ", "")
+    ]
+    if exact:
+        return Sense("value", table, column, exact[0].value, 1.0, "value")
+    padded = f" {folded} "
+    containing = [
+        m
+        for m in matches
+        if padded in f" {fold(m.value)} " and m.score >= (0.5 if quoted else VALUE_MIN - 0.1)
+    ]
+    if containing:
+        score = max(m.score for m in containing)
+        if score < VALUE_MIN and not quoted:
+            return None
+        examples = tuple(m.value for m in sorted(containing, key=lambda m: -m.score)[:3])
+        return Sense(
+            "value", table, column, folded, min(score, 0.97), "contains", op="contains", examples=examples
+        )
+    if best.score >= FUZZY_VALUE_MIN and len(folded) >= 4:
+        return Sense("value", table, column, best.value, best.score - 0.02, "fuzzy")
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# matching discovery: phrases of the content runs
+
+
+def discover(shape: Shape, lex: Lexicon, readings: Sequence[Reading] = ()) -> Matching:
+    """Split every content run into the phrases that match best; list the words nothing matched."""
+    _names_over_cues(shape, lex)
+    mentions: list[Mention] = []
+    unmatched: list[int] = []
+    for start, end in shape.content_runs():
+        best = _segment(shape, lex, start, end)
+        for s, e, senses in best:
+            if senses:
+                mentions.append(Mention(s, e, shape.text(s, e), senses))
+            else:
+                unmatched.extend(range(s, e))
+    for lit in shape.literals:
+        if lit.kind != "quoted":
+            continue
+        text = str(lit.value)
+        senses = lex.values(text, quoted=True) + [s for s in lex.schema(text) if s.score >= 0.95]
+        mentions.append(Mention(lit.start, lit.end, text, senses, quoted=True))
+    mentions.sort(key=lambda m: m.start)
+    _apply_readings(mentions, readings)
+    attach(shape, mentions)
+    return Matching(mentions=[m for m in mentions if not m.alias], unmatched=sorted(unmatched))
+
+
+# Prepositions that say which of two columns a value belongs to ('from LAX' → from_airport).
+ROLE_WORDS = {
+    "from": ("from", "origin", "source", "departure", "depart", "src", "start"),
+    "to": ("to", "dest", "destination", "arrival", "arrive", "target", "end"),
+    "by": ("by", "author", "creator", "owner"),
+    "at": ("at", "location", "site"),
+}
+BEFORE_VALUE = frozenset(
+    ["the", "a", "an", "of", "named", "called", "titled", "is", "=", ":"]
+)  # 'city of Boston'
+AFTER_VALUE = frozenset(["the", "a", "an"])  # 'the "Computer Science" department'
+
+
+def _gap(shape: Shape, end: int, start: int, allowed: frozenset[str], limit: int = 3) -> bool:
+    """Only `allowed` words between two mentions."""
+    if start - end > limit:
+        return False
+    return all(shape.tokens[i].low in allowed for i in range(end, start))
+
+
+def attach(shape: Shape, mentions: list[Mention]) -> None:
+    """Let neighbouring words settle each other before the global choice: a value next to a column
+    or table that holds it belongs there ('the "Computer Science" department', 'keyphrase
+    "Machine Learning"', 'city of Boston'), a column followed by 'of <table>' belongs to that table
+    ('names of the lakes'), and 'from'/'to' before a value favours from_*/to_* columns."""
+    for i, v in enumerate(mentions):
+        if v.pinned or not any(x.kind == "value" for x in v.senses):
+            continue
+        neighbours = []
+        if i > 0 and _gap(shape, mentions[i - 1].end, v.start, BEFORE_VALUE):
+            neighbours.append(mentions[i - 1])
+        if i + 1 < len(mentions) and _gap(shape, v.end, mentions[i + 1].start, AFTER_VALUE):
+            neighbours.append(mentions[i + 1])
+        value_columns = {(x.table, x.column) for x in v.senses if x.kind == "value"}
+        neighbours.sort(key=lambda n: not any((x.table, x.column) in value_columns for x in n.senses))
+        for n in neighbours:
+            if all(x.kind == "value" for x in n.senses):
+                continue
+            columns = {(x.table, x.column) for x in n.senses if x.kind == "column"}
+            tables = {x.table for x in n.senses if x.kind == "table"}
+            keep = [x for x in v.senses if x.kind == "value" and (x.table, x.column) in columns]
+            if keep and not n.pinned:
+                n.senses = [x for x in n.senses if (x.table, x.column) in {(k.table, k.column) for k in keep}]
+                n.names_value = True
+            if not keep:
+                keep = [x for x in v.senses if x.kind == "value" and x.table in tables]
+            if keep:
+                v.senses = keep
+                break
+        role = _role_word(shape, mentions, v)
+        if role is not None:
+            v.senses = sorted((_role_fit(x, role) for x in v.senses), key=lambda x: -x.score)
+    _aliases(shape, mentions)
+    for i, c in enumerate(mentions):
+        if c.pinned or i + 1 >= len(mentions) or not any(x.kind == "column" for x in c.senses):
+            continue
+        j = i + 1
+        while j + 1 < len(mentions) and _gap(
+            shape, mentions[j - 1].end, mentions[j].start, frozenset(["and", ",", "the", "their", "its"])
+        ):
+            if not any(x.kind == "column" for x in mentions[j].senses):
+                break
+            j += 1  # 'the names and areas of the lakes': every column of the list
+        nxt = mentions[j]
+        if j > i + 1 and not _gap(
+            shape, mentions[j - 1].end, nxt.start, BEFORE_VALUE | {"for", "all", "each"}
+        ):
+            nxt = mentions[i + 1]
+        elif j > i + 1:
+            c_end = mentions[j - 1].end
+            between = [t.low for t in shape.tokens[c_end : nxt.start]]
+            if between and between[0] in ("of", "for"):
+                tables = {x.table for x in nxt.senses if x.kind == "table"} or {
+                    x.table for x in nxt.senses[:1]
+                }
+                keep = [x for x in c.senses if x.kind == "column" and x.table in tables]
+                if keep:
+                    c.senses = keep
+                continue
+        nxt = mentions[i + 1]
+        between = [t.low for t in shape.tokens[c.end : nxt.start]]
+        if (
+            not between
+            or between[0] not in ("of", "for")
+            or not _gap(shape, c.end, nxt.start, BEFORE_VALUE | {"for", "all", "each"})
+        ):
+            continue
+        tables = {x.table for x in nxt.senses if x.kind == "table"} or {x.table for x in nxt.senses[:1]}
+        keep = [x for x in c.senses if x.kind == "column" and x.table in tables]
+        if keep:
+            c.senses = keep
+
+
+def _role_fit(x: Sense, role: str) -> Sense:
+    """A value after 'from' is less likely in a to_*/destination column, and the other way round."""
+    if x.kind != "value" or not x.column:
+        return x
+    words = set(x.column.lower().replace("_", " ").split())
+    others = {h for r, hints in ROLE_WORDS.items() if r != role for h in hints} - set(ROLE_WORDS[role])
+    if words & others and not words & set(ROLE_WORDS[role]):
+        return replace(x, score=round(x.score - 0.05, 4))
+    return x
+
+
+def _role_word(shape: Shape, mentions: list[Mention], v: Mention) -> str | None:
+    """The nearest 'from'/'to'/... before a value, not past another mention ('from Chicago (ORD)'
+    looks past the bracket to 'from')."""
+    starts = {m.end for m in mentions if m is not v}
+    i = v.start - 1
+    while i >= 0 and v.start - i <= 4:
+        low = shape.tokens[i].low
+        if low in ROLE_WORDS:
+            return low
+        if i + 1 in starts and shape.tokens[i].text != "(":
+            return None
+        i -= 1
+    return None
+
+
+def _aliases(shape: Shape, mentions: list[Mention]) -> None:
+    """'Chicago (ORD)': the parenthesised code names the same thing; keep the code only."""
+    drop = []
+    for a, b in itertools.pairwise(mentions):
+        toks = shape.tokens
+        if (
+            b.start == a.end + 1
+            and toks[a.end].text == "("
+            and b.end < len(toks)
+            and toks[b.end].text == ")"
+            and any(x.kind == "value" for x in a.senses)
+            and any(x.kind == "value" for x in b.senses)
+        ):
+            drop.append(a)
+    for a in drop:
+        a.senses = []
+        a.alias = True
+
+
+_ID_WORDS = frozenset(["id", "ids", "code", "codes", "key", "number", "numbers", "no", "nr", "identifier"])
+
+
+NAMING_CUES = frozenset(
+    ["amount of", "total", "minimum", "maximum", "average", "highest", "lowest", "max", "min"]
+)
+
+
+def _names_over_cues(shape: Shape, lex: Lexicon) -> None:
+    """A cue word that starts a column's name is part of the name: 'minimum connect time' is
+    airport.minimum_connect_time, 'amount of orders' is about orders.amount, 'highest point' a column."""
+    for cue in list(shape.cues):
+        low = cue.words.lower()
+        if cue.kind not in ("count", "agg", "super") or low not in NAMING_CUES:
+            continue
+        head = low.split()[0]
+        nxt = cue.end
+        run_end = nxt
+        while run_end < len(shape.tokens) and shape.role[run_end] == "content" and run_end - nxt < 3:
+            run_end += 1
+        hit = False
+        for e in range(run_end, nxt, -1):
+            phrase = " ".join([head, *(t.low for t in shape.tokens[nxt:e])])
+            if any(x.kind == "column" and x.score >= 0.95 for x in lex.schema(phrase)):
+                hit = True
+                break
+        if not hit and low == "amount of":
+            hit = any(x.kind == "column" and x.score >= 0.95 for x in lex.schema(head))
+        if hit:
+            shape.cues.remove(cue)
+            shape.role[cue.start] = "content"
+            for k in range(cue.start + 1, cue.end):
+                shape.role[k] = "stop"
+
+
+def _phrase_senses(shape: Shape, lex: Lexicon, s: int, e: int) -> list[Sense]:
+    words = [t.low for t in shape.tokens[s:e]]
+    phrase = " ".join(words)
+    has_code = any(any(ch.isdigit() for ch in w) for w in words)
+    schema = [] if has_code else lex.schema(phrase)
+    if e - s == 1 and words[0] in GLUE and not schema:
+        return []  # 'made', 'located': never looked up among values
+    values = lex.values(shape.text(s, e))
+    if schema and values and schema[0].score >= 0.95:
+        # a word that names a table or column is read as a value only when that is clearly better
+        values = [replace(v, score=v.score * 0.97) for v in values]
+    if set(words) <= _GENERIC:
+        # 'names', 'title': every table's label matches; other *_name columns are less likely
+        schema = [x if _label_like(x) else replace(x, score=round(x.score - 0.05, 4)) for x in schema]
+    if schema and schema[0].kind == "table" and schema[0].score >= 0.95 and not set(words) & _ID_WORDS:
+        # 'program' names the table; program_id columns elsewhere only point at it
+        schema = [x for x in schema if x.kind == "table" or not _id_like(x.column or "")]
+    senses = sorted([*schema, *values], key=lambda x: -x.score)
+    if not senses or (e - s > 1 and senses[0].score < PHRASE_MIN):
+        return []  # a loose match of several words is a coincidence, not a name
+    top = senses[0].score
+    return [x for x in senses if x.score >= top - SENSE_MARGIN][:SENSES_KEPT]
+
+
+_GENERIC = frozenset(["name", "names", "title", "titles"])
+
+
+def _label_like(x: Sense) -> bool:
+    """table.name, table.title, lake.lake_name, journal.journalname."""
+    if x.kind != "column" or not x.column:
+        return True
+    flat = x.column.lower().replace("_", "")
+    table = x.table.lower().replace("_", "")
+    return flat in ("name", "title", f"{table}name", f"{table}title", f"{stem(table)}name")
+
+
+def _id_like(column: str) -> bool:
+    low = column.lower()
+    return low.endswith(("_id", "id", "_code", "_key", "_no")) and low not in ("paid", "valid", "void")
+
+
+def _segment(shape: Shape, lex: Lexicon, start: int, end: int) -> list[tuple[int, int, list[Sense]]]:
+    """Best split of tokens [start, end) into phrases: most words covered by good matches, then
+    fewest phrases (a longer phrase that matches as well is the more specific reading)."""
+    n = end - start
+    senses: dict[tuple[int, int], list[Sense]] = {}
+    for i in range(n):
+        for j in range(i + 1, min(n, i + MAX_PHRASE) + 1):
+            senses[(i, j)] = _phrase_senses(shape, lex, start + i, start + j)
+    # best[k] = (weight, -phrases, split) for the first k tokens
+    best: list[tuple[float, int, list[tuple[int, int]]]] = [(0.0, 0, [])] + [(-1.0, 0, [])] * n
+    for k in range(1, n + 1):
+        for i in range(max(0, k - MAX_PHRASE), k):
+            ss = senses[(i, k)]
+            w = (k - i) * ss[0].score if ss else 0.0
+            if not ss and k - i > 1:
+                continue  # unmatched words stay single
+            weight, phrases = best[i][0] + w, best[i][1] - 1
+            if weight > best[k][0] + 1e-9 or (abs(weight - best[k][0]) <= 1e-9 and phrases > best[k][1]):
+                best[k] = (weight, phrases, [*best[i][2], (i, k)])
+    return [(start + i, start + j, senses[(i, j)]) for i, j in best[n][2]]
+
+
+def _apply_readings(mentions: list[Mention], readings: Sequence[Reading]) -> None:
+    """Pin the phrases a person already settled (clarification choices) to their reading."""
+    for r in readings:
+        target = fold(r.words)
+        for m in mentions:
+            if fold(m.words) == target or (target and target in fold(m.words)):
+                kind: SenseKind = "value" if r.value is not None else ("column" if r.column else "table")
+                m.sense = Sense(kind, r.table, r.column, r.value, 1.0, "choice", op=r.op)
+                m.senses = [m.sense]
+                m.pinned = True
+
+
+# ---------------------------------------------------------------------------------------------
+# matching optimisation: one coherent sense per phrase
+
+
+def choose(mentions: list[Mention], lex: Lexicon, anchor: Sequence[str] = ()) -> None:
+    """Pick each mention's sense: best total match score minus JOIN_COST per unit of join cost.
+
+    A beam search over the mentions (most certain first); then, for every mention, the best
+    reading with that mention forced to another table/column is computed — if it is within
+    AMBIGUOUS of the best, the mention's `alternatives` say so.
+    """
+    open_ = [m for m in mentions if not m.pinned and m.senses]
+    fixed = [m.sense for m in mentions if m.pinned and m.sense]
+    if not open_:
+        return
+    order = sorted(open_, key=lambda m: -_certainty(m))
+
+    def total(assign: Sequence[Sense]) -> float:
+        senses = [*assign, *fixed]
+        tables = [s.table for s in senses] + list(anchor)
+        return sum(s.score for s in assign) - JOIN_COST * lex.tree_cost(tables)
+
+    def search(options: list[list[Sense]]) -> tuple[float, list[Sense]]:
+        beam: list[tuple[float, list[Sense]]] = [(0.0, [])]
+        for opts in options:
+            nxt = []
+            for _, partial in beam:
+                for s in opts:
+                    cand = [*partial, s]
+                    nxt.append((total(cand), cand))
+            nxt.sort(key=lambda x: -x[0])
+            beam = nxt[:BEAM]
+        return beam[0] if beam else (-math.inf, [])
+
+    options = [m.senses for m in order]
+    best_total, best = search(options)
+    for m, s in zip(order, best, strict=True):
+        m.sense = s
+    # ambiguity: the same mention read as another table/column, everything else re-optimised
+    for idx, m in enumerate(order):
+        chosen = best[idx]
+        others = [s for s in m.senses if (s.table, s.column) != (chosen.table, chosen.column)]
+        if not others or chosen.kind == "table":
+            continue
+        seen: set[tuple[str, str | None]] = set()
+        for alt in others:
+            if (alt.table, alt.column) in seen or alt.kind != chosen.kind:
+                continue
+            seen.add((alt.table, alt.column))
+            forced = [opts if j != idx else [alt] for j, opts in enumerate(options)]
+            alt_total, _ = search(forced)
+            if alt_total < best_total - AMBIGUOUS:
+                continue
+            if abs(alt.score - chosen.score) <= MATCH_TIE:
+                m.alternatives.append(alt)  # as good a match, as good a fit: ask
+            # else: one reading matches the words clearly better; the best total stands
+
+
+def _certainty(m: Mention) -> float:
+    if len(m.senses) < 2:
+        return 2.0
+    return m.senses[0].score - m.senses[1].score
+
+
+def content_words(shape: Shape, indices: Sequence[int]) -> list[str]:
+    """The typed words at token indices, merged into phrases where they are adjacent."""
+    out: list[str] = []
+    for _, group in itertools.groupby(enumerate(indices), key=lambda p: p[1] - p[0]):
+        idx = [i for _, i in group]
+        out.append(shape.text(idx[0], idx[-1] + 1))
+    return out
+
+
+def singular(word: str) -> bool:
+    return stem(word.lower()) == word.lower()

@@ -1,0 +1,470 @@
+"""Recognise the shape of a question from its wording: cue phrases, literals and content words.
+
+Keyword mode has no LLM to read the question, so the words that carry SQL structure are found
+by a small lexicon — "how many" (COUNT), "average" (AVG), "per" (GROUP BY), "top 5" (ORDER BY …
+LIMIT 5), "more than" (>), "in 2024" (a date range), "list" (show names) — and everything else is
+content: words to find in the schema and in the stored values (core/keyword/match.py).
+
+Cue words that Askbase cannot turn into SQL without guessing ("ratio", "not", "median", "both")
+are recognised too, so the question is declined with the reason instead of answered wrongly.
+"""
+
+from __future__ import annotations
+
+import calendar
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+TokenKind = Literal["word", "number", "date", "quoted", "op", "punct"]
+CueKind = Literal[
+    "count",  # how many, number of
+    "agg",  # average, total, minimum, maximum   (arg: AVG | SUM | MIN | MAX)
+    "super",  # highest, most, earliest           (arg: "desc" | "asc", the adjective)
+    "top",  # top, bottom, first                 (arg: "desc" | "asc")
+    "group",  # per, each, for each, by X
+    "by",  # by: group, ranking measure or a relation, decided in context
+    "order",  # ordered by, sorted by
+    "dir",  # descending, from highest to lowest (arg: "desc" | "asc")
+    "alpha",  # alphabetically
+    "cmp",  # more than, at least, >             (arg: > >= < <= =)
+    "between",  # between … and …
+    "date_prep",  # in, during, before, after, since, until, on   (arg: the preposition)
+    "relative",  # last N days, this year         (arg: resolved later)
+    "list",  # list, show, which, what
+    "distinct",  # distinct, unique, different
+    "text",  # starting with, containing, ending with  (arg: prefix | contains | suffix)
+    "or",
+    "and",
+    "unsupported",  # arg: why keyword mode cannot answer it
+]
+
+
+@dataclass(frozen=True)
+class Token:
+    text: str  # as typed
+    low: str  # lower case, possessive "'s" dropped
+    start: int
+    end: int
+    kind: TokenKind
+
+
+@dataclass(frozen=True)
+class Cue:
+    kind: CueKind
+    arg: str
+    start: int  # token index of the first word
+    end: int  # token index after the last word
+    words: str  # as typed
+
+
+@dataclass(frozen=True)
+class Literal_:
+    """A number, date, year, month or quoted text of the question."""
+
+    kind: Literal["number", "year", "month", "date", "quoted", "period"]
+    # number: int | float; year: int; month: (year | None, month); date: dt.date; quoted: str;
+    # period: (unit, offset, length) — offset<0,length 0: the last |offset| units up to today;
+    # otherwise the calendar unit `offset` away from the current one (0 this, -1 last)
+    value: Any
+    start: int
+    end: int
+    words: str
+
+
+@dataclass
+class Shape:
+    """The question as tokens, with cue phrases and literals found and the rest left as content."""
+
+    question: str
+    tokens: list[Token]
+    cues: list[Cue] = field(default_factory=list)
+    literals: list[Literal_] = field(default_factory=list)
+    role: list[str] = field(default_factory=list)  # per token: cue | literal | stop | content
+
+    def content_runs(self) -> list[tuple[int, int]]:
+        """Maximal runs of content tokens, as (start, end) token indices."""
+        runs: list[tuple[int, int]] = []
+        i = 0
+        while i < len(self.tokens):
+            if self.role[i] == "content":
+                j = i
+                while j < len(self.tokens) and self.role[j] == "content":
+                    j += 1
+                runs.append((i, j))
+                i = j
+            else:
+                i += 1
+        return runs
+
+    def text(self, start: int, end: int) -> str:
+        if start >= end:
+            return ""
+        return self.question[self.tokens[start].start : self.tokens[end - 1].end]
+
+    def cue_at(self, i: int) -> Cue | None:
+        return next((c for c in self.cues if c.start <= i < c.end), None)
+
+    def literal_at(self, i: int) -> Literal_ | None:
+        return next((lit for lit in self.literals if lit.start <= i < lit.end), None)
+
+
+# ---------------------------------------------------------------------------------------------
+# tokens
+
+_TOKEN = re.compile(
+    r"""
+    (?P<quoted>"[^"]{1,200}"|“[^”]{1,200}”|`[^`]{1,200}`|(?<![\w])'[^']{1,200}'(?![\w]))
+  | (?P<date>\d{4}-\d{1,2}-\d{1,2}(?:[ T]\d{1,2}:\d{2}(?::\d{2})?)?)
+  | (?P<code>(?=[\w\-./]*\d)(?=[\w\-./]*[A-Za-z])[A-Za-z0-9][\w\-./]*[A-Za-z0-9])
+  | (?P<number>[$€£]?\d{1,3}(?:,\d{3})+(?:\.\d+)?%?|[$€£]?\d+(?:\.\d+)?%?)
+  | (?P<op>>=|<=|!=|<>|=|>|<)
+  | (?P<word>[^\W\d_](?:[\w’'\-]*[\w])?)
+  | (?P<punct>[^\s\w])
+    """,
+    re.VERBOSE | re.UNICODE,
+)
+
+
+def tokenize(question: str) -> list[Token]:
+    out: list[Token] = []
+    for m in _TOKEN.finditer(question):
+        kind = m.lastgroup or "punct"
+        text = m.group()
+        if kind == "code":
+            kind = "word"
+        if kind == "word" and "-" in text and not any(ch.isdigit() for ch in text):
+            # hyphenated words are read word by word ('highest-rated', 'round-trip')
+            pos = m.start()
+            for part in text.split("-"):
+                if part:
+                    out.append(Token(part, _low(part), pos, pos + len(part), "word"))
+                pos += len(part) + 1
+            continue
+        out.append(Token(text, _low(text) if kind == "word" else text.lower(), m.start(), m.end(), kind))  # type: ignore[arg-type]
+    return out
+
+
+def _low(word: str) -> str:
+    low = word.lower().replace("’", "'")
+    if low.endswith("'s"):
+        low = low[:-2]
+    return low.rstrip("'")
+
+
+# ---------------------------------------------------------------------------------------------
+# the lexicon
+
+_DESC_ADJ = (
+    "highest most largest biggest greatest longest latest newest youngest tallest heaviest "
+    "fastest richest busiest best costliest priciest"
+)
+_ASC_ADJ = "lowest least smallest fewest shortest earliest oldest lightest slowest cheapest worst"
+
+CUES: dict[tuple[str, ...], tuple[CueKind, str]] = {}
+
+
+def _add(kind: CueKind, arg: str, *phrases: str) -> None:
+    for p in phrases:
+        CUES[tuple(p.split())] = (kind, arg)
+
+
+_add("count", "", "how many", "number of", "count of", "count", "counts", "no of", "# of", "amount of")
+_add("count", "", "total number of", "total count of", "total no of", "overall number of")
+_add("agg", "AVG", "average", "avg", "mean", "average of", "on average")
+_add("agg", "SUM", "total", "sum of", "sum", "total of", "combined", "in total", "how much")
+_add("agg", "MIN", "minimum", "min")
+_add("agg", "MAX", "maximum", "max")
+for _w in _DESC_ADJ.split():
+    _add("super", "desc", _w)
+for _w in _ASC_ADJ.split():
+    _add("super", "asc", _w)
+_add("super", "desc", "most recent", "most recently", "highest rated", "best rated", "most expensive")
+_add("super", "asc", "least recent", "lowest rated", "least expensive")
+_add("top", "desc", "top")
+_add("top", "asc", "bottom")
+_add("group", "", "per", "each", "for each", "for every", "in each", "of each", "by each", "across")
+_add("group", "", "grouped by", "group by", "split by", "broken down by", "break down by", "breakdown by")
+_add("by", "", "by")
+_add("order", "", "ordered by", "order by", "sorted by", "sort by", "sorted on", "ordered on", "ranked by")
+_add("order", "", "arranged by", "in order of", "order", "ordered", "sorted", "sort", "rank", "ranked")
+_add(
+    "dir", "desc", "descending", "desc", "in descending order", "from highest to lowest", "highest to lowest"
+)
+_add("dir", "desc", "from largest to smallest", "largest to smallest", "from most to least", "most to least")
+_add("dir", "desc", "from longest to shortest", "longest to shortest", "from newest to oldest")
+_add("dir", "desc", "newest to oldest", "from latest to earliest", "latest to earliest", "highest first")
+_add("dir", "desc", "largest first", "biggest first", "most first", "reverse order", "decreasing")
+_add("dir", "asc", "ascending", "asc", "in ascending order", "from lowest to highest", "lowest to highest")
+_add("dir", "asc", "from smallest to largest", "smallest to largest", "from least to most", "least to most")
+_add("dir", "asc", "from shortest to longest", "shortest to longest", "from oldest to newest")
+_add("dir", "asc", "oldest to newest", "from earliest to latest", "earliest to latest", "lowest first")
+_add("dir", "asc", "smallest first", "increasing", "chronologically", "chronological order")
+_add("alpha", "", "alphabetically", "in alphabetical order", "alphabetical order", "alphabetical", "a to z")
+_add("cmp", ">", "more than", "greater than", "higher than", "larger than", "bigger than", "over", "above")
+_add("cmp", ">", "exceeding", "exceeds", "exceed", "longer than", "older than", "later than")
+_add("cmp", ">", "is more than", "is greater than", "is above", "is over", "is higher than")
+_add("cmp", ">=", "at least", "no less than", "not less than", "or more", "minimum of", "a minimum of")
+_add("cmp", "<", "less than", "fewer than", "lower than", "smaller than", "under", "below", "shorter than")
+_add("cmp", "<", "cheaper than", "younger than", "earlier than", "is less than", "is below", "is under")
+_add("cmp", "<=", "at most", "no more than", "not more than", "or less", "or fewer", "maximum of")
+_add("cmp", "=", "equal to", "equals", "exactly", "is equal to")
+_add("between", "", "between")
+_add("date_prep", "in", "in", "during", "in the year", "in year", "for the year", "in the month of")
+_add("date_prep", "on", "on")
+_add("date_prep", "before", "before", "prior to", "until", "till", "up to")
+_add("date_prep", "after", "after", "since", "from", "starting")
+_add("relative", "last", "last", "past", "previous", "in the last", "in the past", "over the last")
+_add("relative", "last", "over the past", "within the last", "within the past", "during the last")
+_add("relative", "this", "this", "current", "so far this")
+_add("relative", "today", "today", "yesterday")
+_add("relative", "ytd", "year to date")
+_add("list", "", "list", "show", "display", "give", "return", "get", "find", "which", "what", "who")
+_add("list", "", "what are", "what is", "what were", "what was", "which are", "tell me", "show me")
+_add("list", "", "give me", "list all", "show all", "identify", "provide")
+_add("distinct", "", "distinct", "unique", "different", "separate")
+_add("text", "prefix", "starting with", "starts with", "start with", "beginning with", "begins with")
+_add("text", "prefix", "begin with", "that start with", "whose names start with", "whose name starts with")
+_add("text", "suffix", "ending with", "ends with", "end with")
+_add("text", "contains", "containing", "contains", "contain", "including the word", "with the word")
+_add("text", "contains", "like", "matching", "that include", "which include", "includes")
+_add("or", "", "or")
+_add("and", "", "and", "as well as", "along with", "together with", "plus", "&")
+
+# Wording Askbase will not turn into SQL without an LLM: answering would be guessing.
+_UNSUPPORTED = {
+    "a ratio": "ratio ratios proportion proportions percentage percentages percent fraction",
+    "a difference": "difference differences differ differs minus subtract compared compare versus vs",
+    "a negation": "not no never without except excluding exclude excludes neither nor none nobody "
+    "don't doesn't didn't isn't aren't wasn't weren't haven't hasn't hadn't won't can't cannot",
+    "a median or another statistic": "median variance stddev deviation percentile quartile",
+    "a comparison between groups": "both same either respectively another",
+    "a change over time": "change changes changed growth grow grew increase increased decrease decreased trend",
+    "a duration": "duration elapsed",
+    "a running total": "running cumulative consecutive",
+}
+for _why, _words in _UNSUPPORTED.items():
+    for _w in _words.split():
+        CUES.setdefault((_w,), ("unsupported", _why))
+_add("unsupported", "a duration", "how long", "time between", "days between", "time from")
+_add("unsupported", "a comparison between groups", "each other", "than the average", "above average")
+_add("unsupported", "a comparison between groups", "below average", "more than the", "less than the")
+_add("unsupported", "a ratio", "rate of", "per cent", "share of")
+_add("unsupported", "a negation", "do not", "does not", "did not", "is not", "are not", "has no", "have no")
+_add("unsupported", "a negation", "other than", "apart from", "aside from", "not in", "no longer")
+MAX_CUE_WORDS = max(len(k) for k in CUES)
+
+
+# Words that carry no meaning for the query (the LLM-free reader skips them).
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+STOP = _words(
+    """
+    a an the of for to at with from into onto about as is are was were be been being am do does did
+    done have has had having will would shall should can could may might must there here please
+    i me my we us our you your all any some also just only really very much many more less most
+    in on by per if then than so such that this these those it its who whom whose what which when
+    where why how there their they them he she his her him whoever
+    yet still one ones whole entire please
+    database data table tables record records row rows entry entries information info details
+    results answer answers named called titled labelled labeled
+    """
+)
+
+# Relational verbs and fillers: they link the things a question names without restricting them.
+GLUE = _words(
+    """
+    make made makes making take took taken takes taking have has had get got gets having
+    write wrote written writes writing publish published publishes publishing post posted posts posting
+    locate located locates serve served serves serving offer offered offers offering receive received
+    receives receiving belong belongs belonged belonging associate associated associates associating
+    relate related relates relating contain contained go went goes going come came comes coming
+    give gave given gives giving hold held holds holding use used uses using run ran runs running
+    work worked works working buy bought buys buying sell sold sells selling pay paid pays paying
+    place placed places placing list listed lists record recorded include included includes including
+    involve involved involves involving appear appeared appears appearing exist existed exists existing
+    associated linked connected assigned attached present presented presents find found finds
+    feature featured features registered register registers operate operated operates operating
+    teach taught teaches teaching take attend attended attends attending study studied studies
+    happen happened happens occur occurred occurs occurring done
+    person people thing things item items one ones kind kinds type types sort
+    meter meters metre metres kilometer kilometers kilometre kilometres km mile miles mph kmh
+    square sq feet foot inch inches gram grams kilogram kilograms kg pound pounds lb lbs ton tons
+    dollar dollars usd euro euros eur cent cents percent unit units
+    altogether overall total respectively currently recently ever
+    there their they them
+    """
+)
+
+MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
+MONTHS.update({m.lower(): i for i, m in enumerate(calendar.month_abbr) if m})
+MONTHS.pop("may", None)  # 'may' as a month only next to a year or after 'in'
+UNITS = {
+    "day": "day",
+    "days": "day",
+    "week": "week",
+    "weeks": "week",
+    "month": "month",
+    "months": "month",
+    "quarter": "quarter",
+    "quarters": "quarter",
+    "year": "year",
+    "years": "year",
+}
+WORD_NUMBERS = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "twelve": 12,
+    "twenty": 20,
+    "fifty": 50,
+    "hundred": 100,
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# shape
+
+
+def parse_number(text: str) -> float | None:
+    t = text.strip().lstrip("$€£").rstrip("%").replace(",", "")
+    try:
+        return float(t)
+    except ValueError:
+        return None
+
+
+def read_shape(question: str) -> Shape:
+    """Tokens, cue phrases and literals of `question`; every other word is content."""
+    tokens = tokenize(question)
+    shape = Shape(question=question, tokens=tokens, role=["content"] * len(tokens))
+    lows = [t.low for t in tokens]
+    _find_literals(shape, lows)
+    i = 0
+    while i < len(tokens):
+        if shape.role[i] != "content":
+            i += 1
+            continue
+        if tokens[i].kind == "punct":
+            shape.role[i] = "stop"
+            i += 1
+            continue
+        if tokens[i].kind == "op":
+            op = {"<>": "!=", "==": "="}.get(tokens[i].text, tokens[i].text)
+            shape.cues.append(Cue("cmp", op, i, i + 1, tokens[i].text))
+            shape.role[i] = "cue"
+            i += 1
+            continue
+        matched = False
+        for n in range(min(MAX_CUE_WORDS, len(tokens) - i), 0, -1):
+            key = tuple(lows[i : i + n])
+            if key in CUES and all(shape.role[k] == "content" for k in range(i, i + n)):
+                kind, arg = CUES[key]
+                shape.cues.append(Cue(kind, arg, i, i + n, shape.text(i, i + n)))
+                for k in range(i, i + n):
+                    shape.role[k] = "cue"
+                i += n
+                matched = True
+                break
+        if matched:
+            continue
+        if lows[i] in STOP:
+            shape.role[i] = "stop"
+        i += 1
+    shape.cues.sort(key=lambda c: c.start)
+    _find_periods(shape, lows)
+    return shape
+
+
+def _find_periods(shape: Shape, lows: list[str]) -> None:
+    """'last 30 days', 'past 2 years', 'this month', 'last year', 'today' → a period literal
+    (resolved against today's date when the query is built)."""
+    for cue in [c for c in shape.cues if c.kind == "relative"]:
+        i = cue.end
+        if cue.arg == "today":
+            lit = Literal_(
+                "period", ("day", 0 if lows[cue.start] == "today" else -1, 1), cue.start, cue.end, cue.words
+            )
+        elif cue.arg == "ytd":
+            lit = Literal_("period", ("year", 0, 0), cue.start, cue.end, cue.words)
+        else:
+            n, j = 1, i
+            number = shape.literal_at(i)
+            if number is not None and number.kind == "number" and isinstance(number.value, int):
+                n, j = number.value, number.end
+            elif i < len(lows) and lows[i] in WORD_NUMBERS:
+                n, j = WORD_NUMBERS[lows[i]], i + 1
+            if j >= len(lows) or lows[j] not in UNITS:
+                continue
+            unit = UNITS[lows[j]]
+            if cue.arg == "this":
+                value = (unit, 0, 1)  # the current calendar unit
+            elif j == i:
+                value = (unit, -1, 1)  # 'last year': the previous calendar unit
+            else:
+                value = (unit, -n, 0)  # 'last 30 days': a rolling window up to today
+            lit = Literal_("period", value, cue.start, j + 1, shape.text(cue.start, j + 1))
+            if number is not None:
+                shape.literals.remove(number)
+        shape.literals.append(lit)
+        shape.cues.remove(cue)
+        for k in range(lit.start, lit.end):
+            shape.role[k] = "literal"
+    shape.literals.sort(key=lambda lit: lit.start)
+
+
+def _find_literals(shape: Shape, lows: list[str]) -> None:
+    tokens = shape.tokens
+    i = 0
+    while i < len(tokens):
+        t = tokens[i]
+        lit: Literal_ | None = None
+        if t.kind == "quoted":
+            lit = Literal_("quoted", t.text[1:-1].strip(), i, i + 1, t.text)
+        elif t.kind == "date":
+            try:
+                lit = Literal_("date", dt.date.fromisoformat(t.text[:10]), i, i + 1, t.text)
+            except ValueError:
+                lit = None
+        elif t.kind == "number":
+            value = parse_number(t.text)
+            if value is not None:
+                is_year = (
+                    t.text.isdigit()
+                    and len(t.text) == 4
+                    and 1900 <= value <= 2100
+                    and not (i > 0 and lows[i - 1] in ("top", "first", "bottom", "last"))
+                )
+                if is_year:
+                    lit = Literal_("year", int(value), i, i + 1, t.text)
+                else:
+                    lit = Literal_("number", int(value) if value.is_integer() else value, i, i + 1, t.text)
+        elif t.kind == "word" and (lows[i] in MONTHS or lows[i] == "may"):
+            nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+            year = int(nxt.text) if nxt and nxt.text.isdigit() and len(nxt.text) == 4 else None
+            prev = lows[i - 1] if i > 0 else ""
+            if lows[i] != "may" or year or prev in ("in", "of", "during"):
+                month = MONTHS.get(lows[i], 5)
+                end = i + 2 if year else i + 1
+                lit = Literal_("month", (year, month), i, end, shape.text(i, end))
+        elif (
+            t.kind == "word" and lows[i] in WORD_NUMBERS and i > 0 and lows[i - 1] in ("top", "first", "last")
+        ):
+            lit = Literal_("number", WORD_NUMBERS[lows[i]], i, i + 1, t.text)
+        if lit is not None:
+            shape.literals.append(lit)
+            for k in range(lit.start, lit.end):
+                shape.role[k] = "literal"
+            i = lit.end
+        else:
+            i += 1

@@ -1,0 +1,240 @@
+"""Who may query which database: the rules, the engine's refusal, and Slack end to end.
+
+The engine decides (core/access.py) and refuses before any LLM call or query; Slack only tells it
+who asks, where, and in which user groups (resolved through the fake Slack Web API).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+
+from core.access import Principal, may_query, usable_databases
+from core.askbase import Askbase
+from core.llm import LLM
+from core.settings import AccessRule, DatabaseSettings, load_settings
+from core.state.audit import entries_since, parse_since
+from core.state.channel_settings import may_use
+from tests.fakes import model_replies as mr
+from tests.fakes.openai_server import Reply
+from tests.fakes.slack_api import FakeSlack
+from tests.slack_harness import Plan, RunningBot, script_llm
+from tests.slack_requests import BOT_TOKEN, SIGNING_SECRET
+
+FINANCE = "C0FINANCE"
+GENERAL = "C0001"
+ANALYST = "U0ANALYST"
+INTERN = "U0INTERN"
+
+
+def rules_settings(*rules: AccessRule, **overrides: Any):
+    return load_settings(
+        databases={name: DatabaseSettings(url="sqlite:///unused.sqlite") for name in ("sales", "hr")},
+        access={"rules": list(rules)},
+        **overrides,
+    )
+
+
+# ---------------------------------------------------------------- the rules
+
+
+def test_without_rules_everyone_may_query_everything():
+    settings = rules_settings()
+    assert may_query(settings, Principal.of(INTERN, GENERAL), "sales")
+    assert usable_databases(settings, Principal(), ["demo", "sales", "hr"]) == ["demo", "sales", "hr"]
+
+
+def test_a_database_named_by_rules_is_open_only_to_whom_they_name():
+    settings = rules_settings(AccessRule(databases=["hr"], channels=[FINANCE]))
+    assert may_query(settings, Principal.of(INTERN, FINANCE), "hr")
+    assert not may_query(settings, Principal.of(INTERN, GENERAL), "hr")
+    assert not may_query(settings, Principal(), "hr")  # nobody in particular
+    assert may_query(settings, Principal.of(INTERN, GENERAL), "sales")  # not named: open
+
+
+def test_lists_inside_a_rule_all_apply_and_rules_add_up():
+    settings = rules_settings(
+        AccessRule(databases=["hr"], channels=[FINANCE], users=[ANALYST]),
+        AccessRule(databases=["hr"], users=["U0BOSS"]),
+    )
+    assert may_query(settings, Principal.of(ANALYST, FINANCE), "hr")
+    assert not may_query(settings, Principal.of(ANALYST, GENERAL), "hr")  # right user, wrong channel
+    assert not may_query(settings, Principal.of(INTERN, FINANCE), "hr")  # right channel, wrong user
+    assert may_query(settings, Principal.of("U0BOSS", GENERAL), "hr")  # the second rule
+
+
+def test_user_groups_match_by_id_or_handle():
+    settings = rules_settings(AccessRule(databases=["sales"], usergroups=["S0SALES", "@Data-Team"]))
+    assert may_query(settings, Principal.of(INTERN, GENERAL, ["s0sales"]), "sales")
+    assert may_query(settings, Principal.of(INTERN, GENERAL, ["data-team"]), "sales")
+    assert not may_query(settings, Principal.of(INTERN, GENERAL, ["S0OTHER"]), "sales")
+    assert not may_query(settings, Principal.of(INTERN, GENERAL), "sales")
+
+
+def test_a_star_rule_governs_every_database_and_the_operator_is_not_a_chat_user():
+    settings = rules_settings(AccessRule(databases=["*"], channels=[FINANCE]))
+    who = Principal.of(ANALYST, GENERAL)
+    assert usable_databases(settings, who, ["demo", "sales", "hr"]) == []
+    assert usable_databases(settings, Principal.of(ANALYST, FINANCE), ["demo", "sales"]) == ["demo", "sales"]
+    assert may_query(settings, Principal.local(), "hr")  # the CLI/console operator holds the config
+
+
+def test_the_old_channel_settings_helper_gives_the_same_answer():
+    settings = rules_settings(AccessRule(databases=["hr"], channels=[FINANCE], usergroups=["S1"]))
+    for channel, groups in ((FINANCE, ["S1"]), (FINANCE, []), (GENERAL, ["S1"])):
+        assert may_use(settings, "hr", channel=channel, user=INTERN, usergroups=groups) == may_query(
+            settings, Principal.of(INTERN, channel, groups), "hr"
+        )
+
+
+# ---------------------------------------------------------------- the engine refuses
+
+
+@pytest.fixture
+def guarded_app(settings, llm_settings, tmp_path):
+    app = Askbase(
+        load_settings(
+            var_dir=settings.var_dir,
+            state_url=f"sqlite:///{tmp_path / 'state.sqlite'}",
+            access={"rules": [AccessRule(databases=["demo"], channels=[FINANCE])]},
+        ),
+        llm=LLM(llm_settings),
+    )
+    yield app
+    app.close()
+
+
+def _script_count(fake_llm) -> None:
+    fake_llm.script("understand", mr.json_fenced(mr.understanding("Count the clients", [], ["clients"])))
+    fake_llm.respond(
+        "generate",
+        lambda body: Reply(content=mr.sql_fenced(f"SELECT COUNT(*) AS clients FROM {_view_name(body)}")),
+    )
+
+
+def _view_name(body: dict[str, Any]) -> str:
+    return re.search(r"single\s+table\s+named\s+`([^`]+)`", body["messages"][0]["content"]).group(1)
+
+
+def test_a_refused_asker_costs_no_llm_call_and_is_audited(guarded_app, fake_llm):
+    _script_count(fake_llm)
+    outcome = guarded_app.ask(
+        "How many clients are there?", source="slack", principal=Principal.of(INTERN, GENERAL)
+    )
+    assert outcome.status == "error" and outcome.error_kind == "access"
+    assert "may not query 'demo'" in outcome.error and not outcome.rows
+    assert fake_llm.requests == []
+    row = entries_since(guarded_app.state, parse_since("1h"))[-1]
+    assert (row["status"], row["error_kind"], row["user"], row["channel"]) == (
+        "error",
+        "access",
+        INTERN,
+        GENERAL,
+    )
+
+
+def test_an_allowed_asker_and_the_operator_get_answers(guarded_app, fake_llm):
+    _script_count(fake_llm)
+    allowed = guarded_app.ask("How many clients?", source="slack", principal=Principal.of(INTERN, FINANCE))
+    assert allowed.status == "answer" and allowed.rows == [(300,)]
+    _script_count(fake_llm)
+    local = guarded_app.ask("How many clients?")  # python -m bot ask: the operator
+    assert local.status == "answer"
+    # an adapter that says where but not who is subject to the rules (the old keywords still work)
+    refused = guarded_app.ask("How many clients?", source="schedule", user=INTERN, channel=GENERAL)
+    assert refused.error_kind == "access"
+
+
+# ---------------------------------------------------------------- Slack end to end
+
+
+class SlackWithGroups(FakeSlack):
+    """The fake Web API plus usergroups.list (include_users), as Slack answers it."""
+
+    groups: list[dict[str, Any]]
+    groups_error: str | None = None
+
+    def api_usergroups_list(self, args: dict[str, Any]) -> dict[str, Any]:
+        if self.groups_error:
+            return {"ok": False, "error": self.groups_error}
+        assert str(args.get("include_users")).lower() in ("true", "1")
+        return {"ok": True, "usergroups": self.groups}
+
+
+@pytest.fixture
+def slack():
+    fake = SlackWithGroups()
+    fake.groups = [{"id": "S0DATA", "handle": "data-team", "users": [ANALYST]}]
+    with fake:
+        yield fake
+
+
+@pytest.fixture
+def slack_bot(demo_var, tmp_path, slack, llm_settings, fake_llm):
+    plan = Plan()
+    script_llm(fake_llm, plan)
+    settings = load_settings(
+        var_dir=str(demo_var),
+        state_url=f"sqlite:///{tmp_path / 'state.sqlite'}",
+        slack={"bot_token": BOT_TOKEN, "signing_secret": SIGNING_SECRET, "api_base_url": slack.base_url},
+        engine={"fallback_to_keyword": False},
+        databases={"copy": DatabaseSettings(url=f"sqlite:///{demo_var / 'demo.sqlite'}")},
+        access={"rules": [AccessRule(databases=["demo"], usergroups=["data-team"])]},
+    )
+    bot = RunningBot(Askbase(settings, llm=LLM(llm_settings)), slack)
+    yield bot
+    bot.close()
+
+
+def answered(slack: FakeSlack, channel: str, ts: str):
+    return slack.wait_for(lambda s: s.answer_in(channel, ts), timeout=15)
+
+
+def test_only_members_of_the_named_user_group_get_answers(slack_bot, slack):
+    _, ts = slack_bot.sender.mention("how many clients are there?", user=ANALYST)
+    assert answered(slack, GENERAL, ts).table()[1:] == [["300"]]
+    _, ts = slack_bot.sender.mention("how many clients are there?", user=INTERN)
+    refused = answered(slack, GENERAL, ts)
+    assert "may not query 'demo'" in refused.all_text() and refused.table() is None
+    _, ts = slack_bot.sender.mention("how many clients now?", user=ANALYST)
+    answered(slack, GENERAL, ts)
+    assert len(slack.calls_to("usergroups.list")) == 1  # one call serves the workspace for a while
+    rows = entries_since(slack_bot.state, parse_since("1h"))
+    assert [(r["user"], r["status"], r["source"]) for r in rows] == [
+        (ANALYST, "answer", "slack"),
+        (INTERN, "error", "slack"),
+        (ANALYST, "answer", "slack"),
+    ]
+
+
+def test_ask_db_lists_only_what_the_asker_may_use(slack_bot):
+    listing = json.dumps(slack_bot.sender.command("db", user=INTERN).json())
+    assert "copy" in listing and "`demo`" not in listing
+    listing = json.dumps(slack_bot.sender.command("db", user=ANALYST).json())
+    assert "copy" in listing and "demo" in listing
+
+
+def test_without_the_scope_to_read_groups_nobody_gets_group_rights(slack_bot, slack):
+    slack.groups_error = "missing_scope"
+    _, ts = slack_bot.sender.mention("how many clients are there?", user=ANALYST)
+    assert "may not query 'demo'" in answered(slack, GENERAL, ts).all_text()
+
+
+def test_the_csv_button_checks_whoever_clicks_it(slack_bot, slack):
+    _, ts = slack_bot.sender.mention("how many clients are there?", user=ANALYST)
+    answer = answered(slack, GENERAL, ts)
+    before = len(slack.files_in(GENERAL))
+    slack_bot.sender.click(
+        "get_csv",
+        answer.button_value("show_sql"),
+        channel=GENERAL,
+        message_ts=answer.ts,
+        thread_ts=ts,
+        user=INTERN,
+    )
+    note = slack.wait_for(lambda s: s.calls_to("chat.postEphemeral"))[0].args
+    assert note["user"] == INTERN and "may not query 'demo'" in note["text"]
+    assert len(slack.files_in(GENERAL)) == before

@@ -53,18 +53,22 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+SERVICES = {"serve", "worker"}  # long-running: they log at settings.log_level; one-shot commands stay quiet
+
+
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
-    logging.basicConfig(
-        level=logging.INFO if args.verbose else logging.WARNING,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
-    )
     try:
         settings = load_settings()
     except Exception as exc:  # pydantic ValidationError, YAML errors: show what is wrong, not a trace
         print(f"Configuration error: {exc}", file=sys.stderr)
         return 2
+    level = logging.getLevelName(settings.log_level.upper()) if args.command in SERVICES else logging.WARNING
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else (level if isinstance(level, int) else logging.INFO),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
     handler = COMMANDS[args.command]
     try:
         return handler(args, settings)

@@ -220,17 +220,7 @@ def warm_up(askbase: Askbase, settings: Settings) -> None:
         log.exception("warm-up of '%s' failed", settings.default_db)
 
 
-def _configure_logging(settings: Settings) -> None:
-    root = logging.getLogger()
-    if not root.handlers:
-        logging.basicConfig(stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    level = logging.getLevelName(settings.log_level.upper())
-    for name in ("askbase", "bot", "core"):
-        logging.getLogger(name).setLevel(level if isinstance(level, int) else logging.INFO)
-
-
 def serve(args: argparse.Namespace, settings: Settings) -> int:
-    _configure_logging(settings)
     slack = settings.slack
     socket_mode = bool(args.socket or (not args.http and slack.app_token))
     if socket_mode and not _secret(slack.app_token):

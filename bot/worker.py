@@ -627,12 +627,6 @@ def slack_clients(settings: Settings, askbase: Askbase) -> Callable[[str], WebCl
 
 
 def run_worker(args: argparse.Namespace, settings: Settings) -> int:
-    root = logging.getLogger()
-    if not root.handlers:
-        logging.basicConfig(stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    level = logging.getLevelName(settings.log_level.upper())
-    for name in ("askbase", "bot", "core"):
-        logging.getLogger(name).setLevel(level if isinstance(level, int) else logging.INFO)
     askbase = Askbase(settings)
     try:
         client_for = slack_clients(settings, askbase)

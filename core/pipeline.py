@@ -233,6 +233,8 @@ def _run_candidate(
                 sql=verdict.sql, error=exc, problem=f"Running it failed with this error: {exc.message}"
             )
         st.outputs = {"rows": result.row_count, "truncated": result.truncated, "db_ms": result.ms}
+        if result.masked:
+            st.outputs["masked"] = list(result.masked)
     attempt = _Attempt(sql=verdict.sql, result=result)
     if result.vacuous and revise_vacuous:
         got = "no rows" if result.empty else "only zero or NULL"

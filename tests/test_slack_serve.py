@@ -129,9 +129,29 @@ def test_serve_without_an_llm_answers_in_keyword_mode(tmp_path):
     with FakeSlack() as slack:
         served = Served(base_env(slack, tmp_path, tmp_path / "var"), tmp_path)
         try:
-            _, ts = served.sender.mention("how many clients are there?")
+            started = time.monotonic()
+            _, ts = served.sender.mention("how many clients are there?", event_id="Ev0KW1")
             answer = slack.wait_for(lambda s: s.answer_in("C0001", ts), timeout=30)
-            assert answer.table() is not None and "Keyword mode" in answer.all_text()
+            assert time.monotonic() - started < 10  # the harness allows 10 s for the first answer
+            assert answer.table()[1:] == [["300"]] and "Keyword mode" in answer.all_text()
+
+            assert served.sender.mention("how many clients?", secret="wrong")[0].status == 401
+            served.sender.mention("how many clients are there?", event_id="Ev0KW1", ts=ts, retry_num=1)
+
+            _, ts2 = served.sender.mention("list all clients", event_id="Ev0KW2")
+            csvs = slack.wait_for(
+                lambda s: [f for f in s.files_in("C0001", ts2) if f.filename.endswith(".csv")]
+            )
+            assert len(read_csv(csvs[0].content)) == 301  # header + every client
+
+            assert served.sender.command("how many clients are there?", channel="C0002").status == 200
+            slack.wait_for(
+                lambda s: next((m for m in s.messages.values() if m.channel == "C0002" and m.table()), None)
+            )
+            tables_in_first_thread = [
+                m for m in slack.messages.values() if m.channel == "C0001" and m.thread_ts == ts and m.table()
+            ]
+            assert len(tables_in_first_thread) == 1  # the redelivery was not answered again
         finally:
             assert served.stop() == 0
 

@@ -23,6 +23,7 @@ from bot.slack_files import result_files
 from bot.usergroups import UsergroupDirectory, slack_principal
 from core.access import Principal
 from core.answer import Outcome
+from core.clarify.transcript import Transcript
 from core.database import UnknownDatabase
 from core.state import conversations
 from core.state.channel_settings import channel_database
@@ -46,6 +47,7 @@ class Ask:
     message_ts: str | None = None  # the person's message, which gets the 👀 reaction
     status_ts: str | None = None  # a message of ours to replace (Retry), instead of posting one
     announce: bool = False  # repeat "<@user> asked: …" (the question is not visible otherwise)
+    transcript: Transcript | None = None  # answers to clarifying questions so far (listeners/clarify.py)
 
     @property
     def conversation(self) -> str:
@@ -206,11 +208,15 @@ def _answer(ctx: BotContext, client: WebClient, ask: Ask, engine_outcomes: list[
         on_stage=progress,
         source="slack",
         principal=principal_of(ctx, client, ask),  # the engine refuses (and audits) what it may not query
+        transcript=ask.transcript,
     )
     engine_outcomes.append(outcome)
     if outcome.status == "error":
         log.warning("trace %s: %s error: %s", outcome.trace.id, outcome.error_kind, outcome.error)
     conversations.record_turn(ctx.state, ask.conversation, outcome, user=ask.user)
+    if outcome.status == "clarify":  # stored before it is shown, so the first click finds it
+        for hook in ctx.extras.get("clarify_hooks", ()):
+            hook(ctx, client, ask, outcome)
     deliver(ctx, client, ask, outcome)
     return outcome
 

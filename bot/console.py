@@ -3,15 +3,39 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from typing import TextIO
 
 from bot.terminal import render, trace_text
-from core.answer import Outcome
+from core.answer import Clarification, Outcome
 from core.askbase import Askbase
+from core.clarify.policy import exchange_for
+from core.clarify.transcript import Exchange, Transcript
 from core.conversation import Turn
 
 HELP = """Ask a question in plain English. Follow-ups ("and only for 2024?") continue the conversation.
+When I ask back, answer with an option's number or in your own words (:skip drops the question).
 Commands: :new (start over)  :sql (last SQL)  :trace (last trace)  :db NAME (switch database)  :quit"""
+
+
+@dataclass
+class Asking:
+    """A clarifying question waiting for the person's answer."""
+
+    question: str  # the person's question it is about
+    transcript: Transcript  # before this clarifying question
+    clarification: Clarification
+    own_words: bool = False  # they picked "Other…": the next line is their answer
+
+
+def console_answer(line: str, asking: Asking, keyword_mode: bool) -> Exchange | None:
+    """An option's number picks it; the number after the options asks for own words (None)."""
+    options = asking.clarification.options
+    if not asking.own_words and line.isdigit() and 1 <= int(line) <= len(options) + 1:
+        if int(line) == len(options) + 1:
+            return None
+        return exchange_for(asking.clarification, option=int(line) - 1)
+    return exchange_for(asking.clarification, own_words=line, match_options=keyword_mode)
 
 
 def run_console(
@@ -20,6 +44,7 @@ def run_console(
     database = app.database(db)
     history: list[Turn] = []
     last: Outcome | None = None
+    asking: Asking | None = None
 
     def say(text: str = "") -> None:
         print(text, file=stdout, flush=True)
@@ -41,7 +66,11 @@ def run_console(
             say(HELP)
         elif text == ":new":
             history.clear()
+            asking = None
             say("New conversation.")
+        elif text == ":skip" and asking is not None:
+            asking = None
+            say("Dropped the question. Ask another one.")
         elif text == ":sql":
             say(last.sql if last and last.sql else "No SQL yet.")
         elif text == ":trace":
@@ -55,7 +84,19 @@ def run_console(
             except LookupError as exc:
                 say(str(exc))
         else:
-            last = app.ask(text, db=database, history=history, source="console")
+            question, transcript = text, Transcript()
+            if asking is not None:
+                exchange = console_answer(text, asking, app.llm is None)
+                if exchange is None:
+                    asking.own_words = True
+                    say("Type your answer:")
+                    continue
+                question, transcript = asking.question, asking.transcript.plus(exchange)
+                asking = None
+            last = app.ask(question, db=database, history=history, source="console", transcript=transcript)
             say(render(last, show_sql=False))
+            if last.status == "clarify" and last.clarification is not None:
+                asking = Asking(question, transcript, last.clarification)
+                say("(answer with a number, or type your own answer; :skip drops the question)")
             if last.status == "answer":
-                history.append(Turn(text, last.sql, last.columns, last.row_count, last.answer))
+                history.append(Turn(question, last.sql, last.columns, last.row_count, last.answer))

@@ -30,7 +30,7 @@ from slack_bolt.oauth.oauth_settings import OAuthSettings
 from slack_sdk import WebClient
 from slack_sdk.http_retry.builtin_handlers import ConnectionErrorRetryHandler, RateLimitErrorRetryHandler
 
-from bot.listeners import actions, questions, schedules
+from bot.listeners import actions, clarify, questions, schedules
 from bot.slack_context import BotContext
 from bot.worker_pool import WorkerPool
 from core.askbase import Askbase
@@ -139,7 +139,8 @@ class SlackBot:
         self.ctx.pool.shutdown(wait=wait)
 
 
-LISTENERS = (questions, actions, schedules)  # a feature with listeners adds its module here (one line)
+# A feature with listeners adds its module here (one line).
+LISTENERS = (questions, actions, schedules, clarify)
 
 
 def create_bot(

@@ -16,6 +16,7 @@ import sqlalchemy as sa
 
 from core.access import LOCAL_SOURCES, Principal, may_query, refusal
 from core.answer import Outcome
+from core.clarify.transcript import Transcript
 from core.conversation import Turn
 from core.database import Database, Databases
 from core.llm import LLM
@@ -57,11 +58,13 @@ class Askbase:
         user: str | None = None,
         channel: str | None = None,
         principal: Principal | None = None,
+        transcript: Transcript | None = None,
     ) -> Outcome:
         """Answer `question` for `principal` (who asks, where); every call leaves an audit row.
 
         Without a principal: `user`/`channel` make one; with neither, the CLI and the console
         ask as the operator, any other source as nobody in particular (rules still apply).
+        `transcript`: the person's answers to clarifying questions about this question so far.
         """
         who = principal or _principal(source, user, channel)
         database = db if isinstance(db, Database) else self.database(db)
@@ -80,6 +83,9 @@ class Askbase:
                 history=history,
                 examples=feedback.examples_for(self.state, database.name),
                 on_stage=on_stage,
+                choices=transcript.choices if transcript else (),
+                clarifications=transcript.exchanges if transcript else (),
+                rejected_sql=transcript.rejected_sql if transcript else (),
             )
             outcome = answer(database, request, self.settings.engine, self.llm)
         self.audit(outcome, source=source, principal=who)

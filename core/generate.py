@@ -39,6 +39,7 @@ class Context:
     history: Sequence[Turn] = ()
     dialect: str = "sqlite"
     today: dt.date | None = None
+    clarifications: str = ""  # rejected SQL and answers to clarifying questions (core/clarify)
 
 
 def _values_section(view: View, retrieval: Retrieval | None) -> str:
@@ -103,6 +104,7 @@ def generate(understanding: Understanding, ctx: Context, llm: LLM) -> Candidate:
         fanout=_fanout_note(ctx.view),
         today=(ctx.today or dt.date.today()).isoformat(),
         history=f"Earlier in this conversation:\n{history}\n" if history else "",
+        clarifications=f"{ctx.clarifications}\n" if ctx.clarifications else "",
     )
     sql, completion = llm.sql("generate", messages)
     return Candidate(sql=sql, note=completion.text[:2000])

@@ -17,6 +17,7 @@ import sqlalchemy as sa
 
 from core.answer import Outcome
 from core.catalog import Catalog
+from core.clarify.transcript import Exchange, Transcript, describe, with_answers
 from core.conversation import Turn
 from core.database import Database
 from core.examples import Example, most_similar
@@ -53,6 +54,12 @@ class Request:
     # Option values of clarifications the person already answered (core/keyword/readings.py):
     # keyword mode pins those words to the chosen reading and does not ask about them again.
     choices: Sequence[str] = ()
+    # The clarification transcript (core/clarify): questions asked back with the answers, and
+    # SQL the person rejected (👎). The SQL writer sees both; no question is asked twice.
+    clarifications: Sequence[Exchange] = ()
+    rejected_sql: Sequence[str] = ()
+    # Ask about near (not only tied) readings too: after 👎 in keyword mode (core/clarify).
+    ask_alternatives: bool = False
 
 
 def guard_policy(db: Database, settings: EngineSettings) -> GuardPolicy:
@@ -100,7 +107,8 @@ def answer_with_llm(
 
     notify("understand")
     with trace.stage("understand") as st:
-        understanding = understand(request.question, request.history, llm, catalog.description)
+        asked = with_answers(request.question, request.clarifications)
+        understanding = understand(asked, request.history, llm, catalog.description)
         st.outputs = {
             "question": understanding.question,
             "main_task": list(understanding.main_task),
@@ -111,6 +119,11 @@ def answer_with_llm(
     notify("retrieve")
     with trace.stage("retrieve") as st:
         retrieval = retrieve(understanding.question, understanding.keywords, db)
+        if request.choices:  # the person's clarification choices are the only readings of their words
+            from core.clarify.candidates import pin
+            from core.keyword.readings import decode_all
+
+            retrieval = pin(retrieval, decode_all(request.choices))
         st.outputs = retrieval.summary()
     with trace.stage("link") as st:
         try:
@@ -137,6 +150,30 @@ def answer_with_llm(
         view = build_view(db, linking.tables, _pruned_columns(catalog, linking))
         samples = sample_rows(db, view, settings.sample_rows)
         st.outputs = {"tables": view.tables, "joins": view.explain(), "fans_out": view.fans_out}
+    if settings.clarify != "off":
+        from core.clarify.policy import before_generating
+
+        clarification = before_generating(
+            request,
+            settings,
+            llm,
+            db=db,
+            understanding=understanding,
+            retrieval=retrieval,
+            linking=linking,
+            view=view,
+            samples=samples,
+            trace=trace,
+        )
+        if clarification is not None:
+            return Outcome(
+                status="clarify",
+                question=request.question,
+                database=db.name,
+                mode="llm",
+                clarification=clarification,
+                trace=trace,
+            )
     ctx = Context(
         view=view,
         samples=samples,
@@ -145,6 +182,7 @@ def answer_with_llm(
         history=request.history,
         dialect=dialect,
         today=request.today,
+        clarifications=describe(request.clarifications, request.rejected_sql),
     )
     notify("generate")
     with trace.stage("generate") as st:
@@ -300,10 +338,15 @@ def answer(db: Database, request: Request, settings: EngineSettings, llm: LLM | 
             f"Askbase cannot check SQL for the '{db.catalog.dialect}' dialect yet, so it runs no query on "
             f"'{db.name}'. Supported: SQLite, PostgreSQL, MySQL/MariaDB.",
         )
+    from core.clarify.policy import keyword_answer
     from core.keyword import answer_keyword  # keyword mode builds on this module's helpers
 
+    if request.clarifications or request.rejected_sql:
+        with trace.stage("clarified") as st:  # read back when this answer gets a 👎 (core/clarify)
+            st.outputs = {"transcript": Transcript.of(request.clarifications, request.rejected_sql).to_json()}
+
     if llm is None:
-        return answer_keyword(db, request, settings, trace)
+        return keyword_answer(db, request, settings, trace, answer_keyword)
     try:
         return answer_with_llm(db, llm, request, settings, trace)
     except LLMRefused as exc:
@@ -314,7 +357,7 @@ def answer(db: Database, request: Request, settings: EngineSettings, llm: LLM | 
         log.warning("LLM failed (%s); answering in keyword mode", exc)
         with trace.stage("fallback") as st:
             st.outputs = {"reason": str(exc), "mode": "keyword"}
-        outcome = answer_keyword(db, request, settings, trace)
+        outcome = keyword_answer(db, request, settings, trace, answer_keyword)
         why = f"The LLM failed ({exc}), so this was answered in keyword mode."
         if outcome.status == "error":
             outcome.error = f"{why} {outcome.error}"

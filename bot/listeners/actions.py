@@ -76,13 +76,15 @@ def on_thumbs_up(ctx: BotContext, trace_id: str, user: str | None) -> str:
     return "Thanks! I'll use this question and its SQL as an example for similar questions."
 
 
-def on_thumbs_down(ctx: BotContext, trace_id: str, user: str | None, comment: str = "") -> None:
-    """Record a 👎 (with what was wrong, when given).
-
-    Hook for the clarification feature: it will start asking back from here (Sphinteract asks
-    after a rejected answer). For now the vote is only recorded.
-    """
+def on_thumbs_down(
+    ctx: BotContext, trace_id: str, user: str | None, comment: str = "", client: WebClient | None = None
+) -> None:
+    """Record a 👎 (with what was wrong, when given); then ask back about the rejected answer
+    (Sphinteract asks after a rejected answer; bot/listeners/clarify.py)."""
     feedback.record_feedback(ctx.state, trace_id, user, "down", comment.strip())
+    for hook in ctx.extras.get("thumbs_down_hooks", ()):
+        if client is not None:
+            hook(ctx, client, trace_id, user, comment.strip())
 
 
 def send_csv(
@@ -197,7 +199,7 @@ def register(app: App, ctx: BotContext) -> None:
         trace_id = action.get("value", "")
         metadata = {"t": trace_id, "c": channel, "th": thread_ts or message_ts or ""}
         if not _open(client, body.get("trigger_id"), render.feedback_modal(metadata)):
-            on_thumbs_down(ctx, trace_id, _user(body))
+            on_thumbs_down(ctx, trace_id, _user(body), client=client)
             _tell(client, channel, _user(body), thread_ts, "Thanks — noted that this answer is wrong.")
 
     @app.view("feedback_down")
@@ -206,14 +208,14 @@ def register(app: App, ctx: BotContext) -> None:
         meta = json.loads(view.get("private_metadata") or "{}")
         values = (view.get("state") or {}).get("values") or {}
         comment = ((values.get("comment") or {}).get("comment") or {}).get("value") or ""
-        on_thumbs_down(ctx, meta.get("t", ""), _user(body), comment)
+        on_thumbs_down(ctx, meta.get("t", ""), _user(body), comment, client=client)
         _tell(client, meta.get("c"), _user(body), meta.get("th") or None, "Thanks — noted what was wrong.")
 
     @app.view_closed("feedback_down")
-    def feedback_closed(ack: Any, body: dict[str, Any], view: dict[str, Any]) -> None:
+    def feedback_closed(ack: Any, body: dict[str, Any], view: dict[str, Any], client: WebClient) -> None:
         ack()
         meta = json.loads(view.get("private_metadata") or "{}")
-        on_thumbs_down(ctx, meta.get("t", ""), _user(body))
+        on_thumbs_down(ctx, meta.get("t", ""), _user(body), client=client)
 
     @app.action("retry")
     def retry(ack: Any, body: dict[str, Any], action: dict[str, Any], client: WebClient) -> None:

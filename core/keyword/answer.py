@@ -68,7 +68,8 @@ def _answer(db: Database, request: Request, settings: EngineSettings, trace: Tra
             "pinned": [r.encode() for r in readings],
         }
     with trace.stage("interpret") as st:
-        plan = make_plan(shape, matching, lex, request.today or dt.date.today(), readings)
+        near = bool(getattr(request, "ask_alternatives", False)) or settings.clarify == "always"
+        plan = make_plan(shape, matching, lex, request.today or dt.date.today(), readings, near=near)
         if isinstance(plan, Abstain):
             st.outputs = {"abstain": plan.reason, "not_understood": list(plan.not_understood)}
         elif isinstance(plan, Ambiguity):

@@ -1382,12 +1382,19 @@ def understood_words(matching: Matching) -> list[str]:
 
 
 def make_plan(
-    shape: Shape, matching: Matching, lex: Lexicon, today: dt.date, readings: Sequence[Reading] = ()
+    shape: Shape,
+    matching: Matching,
+    lex: Lexicon,
+    today: dt.date,
+    readings: Sequence[Reading] = (),
+    near: bool = False,
 ) -> Plan | Abstain | Ambiguity:
     """The plan of the question, or why not (Abstain), or the readings to choose from.
 
     A question is only asked back when its plan is otherwise complete: asking which 'Frankfurt'
-    is meant, then declining the question anyway, would waste the person's time."""
+    is meant, then declining the question anyway, would waste the person's time. `near` (after
+    the person rejected an answer) also asks about readings that matched less well than the
+    chosen one, not only about ties (core/clarify)."""
     planner = Planner(shape, matching, lex, today, readings)
     try:
         plan = planner.build()
@@ -1399,10 +1406,9 @@ def make_plan(
             ):
                 continue
             role = planner.roles[id(m)].kind
+            pool = m.alternatives or (_near_senses(m) if near else [])
             alternatives = [
-                a
-                for a in m.alternatives
-                if not lex.same_thing(a, m.sense) and _fits_role(lex, a, m.sense, role)
+                a for a in pool if not lex.same_thing(a, m.sense) and _fits_role(lex, a, m.sense, role)
             ]
             if alternatives:
                 options = [m.sense, *alternatives][:4]
@@ -1427,6 +1433,19 @@ def make_plan(
             not_understood=d.words,
             suggestion=suggest(lex, planner.plan, matching),
         )
+
+
+def _near_senses(m: Mention) -> list[Sense]:
+    """Other readings of a mention of the same kind, one per table/column, best first."""
+    if m.pinned or m.sense is None:
+        return []
+    seen = {(m.sense.table, m.sense.column)}
+    out = []
+    for s in m.senses:
+        if s.kind == m.sense.kind and (s.table, s.column) not in seen:
+            seen.add((s.table, s.column))
+            out.append(s)
+    return out[:3]
 
 
 def _fits_role(lex: Lexicon, alt: Sense, chosen: Sense, role: str) -> bool:

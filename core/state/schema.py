@@ -172,6 +172,35 @@ scheduler_lease = sa.Table(
     sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
 )
 
+# Clarifying questions asked back (core/state/clarifications.py): what was asked, the options and
+# their values, the transcript so far, who may answer, and the answer once given. A click after a
+# restart, or on another web process, finds everything here.
+clarifications = sa.Table(
+    "clarifications",
+    metadata,
+    sa.Column("id", sa.String(32), primary_key=True),  # Clarification.id, carried by the buttons
+    sa.Column("conversation_id", sa.String(200), nullable=False, index=True),
+    sa.Column("database", sa.String(200), nullable=False),
+    sa.Column("question", sa.Text, nullable=False),  # the person's question being clarified
+    sa.Column("kind", sa.String(32), nullable=False),
+    sa.Column("prompt", sa.Text, nullable=False),  # the clarifying question shown
+    sa.Column("options", sa.JSON, nullable=False),  # [{"label", "value"}]
+    sa.Column("transcript", sa.JSON, nullable=False),  # core.clarify.Transcript before this question
+    sa.Column("asker", sa.String(64)),  # who may answer (when only the asker may)
+    sa.Column("team", sa.String(64)),
+    sa.Column("channel", sa.String(64)),
+    sa.Column("thread_ts", sa.String(32)),
+    sa.Column("message_ts", sa.String(32)),  # the message with the buttons
+    sa.Column("trace_id", sa.String(32)),
+    sa.Column("status", sa.String(16), nullable=False),  # open | answered | expired | replaced
+    sa.Column("answer", sa.Text),  # the chosen label, or the person's own words
+    sa.Column("answer_value", sa.Text),  # the chosen option's value ("" for own words)
+    sa.Column("answered_by", sa.String(64)),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("answered_at", sa.DateTime(timezone=True)),
+)
+
 
 def open_state(url: str) -> sa.Engine:
     """Engine for the state database, tables created if missing (SQLite in WAL mode)."""

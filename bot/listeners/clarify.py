@@ -1,0 +1,476 @@
+"""Clarifying questions in Slack: the option buttons, "Other…" (a modal), free-text replies, 👎.
+
+A clarifying question is stored in the state database before it is shown (core/state/
+clarifications.py), so a click after a restart or on another web process still works, and its
+id — carried by its buttons — keeps two threads' questions apart. Answering it (a button, the
+modal, or a plain reply in the thread, which counts as "Other…") updates the message to show
+what was chosen and by whom, then asks the question again in the thread with the transcript.
+Only the asker may answer (`slack.only_asker_answers`); others get a note only they see. A
+question expires after `slack.clarification_ttl_s`: a late click says so, and every new question
+sweeps the expired ones so their buttons go away. A 👎 starts one more round about the rejected
+answer (Sphinteract's loop: reject → ask → answer again).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from typing import Any
+
+from slack_bolt import App
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
+
+from bot import render
+from bot.answering import Ask, start
+from bot.slack_context import BotContext
+from core.access import Principal
+from core.answer import Clarification, Outcome
+from core.clarify.policy import after_rejection, exchange_for
+from core.clarify.transcript import FEEDBACK, Exchange, Transcript, normalize
+from core.state import clarifications as store
+from core.state import conversations
+
+log = logging.getLogger(__name__)
+
+OPTION = re.compile(r"^clarify_option_(\d+)$")
+OTHER = "clarify_other"
+MAX_OWN_WORDS = 500
+WRONG = "What was wrong with the answer?"
+
+
+# ---------------------------------------------------------------- messages
+
+
+def question_blocks(pending: store.Pending) -> list[dict[str, Any]]:
+    return [render.section(f":thinking_face: {render.escape(pending.clarification.question)}")]
+
+
+def answered_message(pending: store.Pending, user: str | None, exchange: Exchange) -> render.Message:
+    who = f"<@{user}>" if user else "Someone"
+    if exchange.own_words:
+        note = f":white_check_mark: {who} answered: “{render.escape(exchange.answer)}”"
+    else:
+        note = f":white_check_mark: {who} chose *{render.escape(exchange.answer)}*"
+    return render.Message(
+        text=f"{pending.clarification.question} — {exchange.answer}",
+        blocks=[*question_blocks(pending), render.context(note)],
+    )
+
+
+def closed_message(pending: store.Pending, note: str) -> render.Message:
+    return render.Message(
+        text=pending.clarification.question, blocks=[*question_blocks(pending), render.context(note)]
+    )
+
+
+def expired_note(ctx: BotContext) -> str:
+    ttl = ctx.settings.slack.clarification_ttl_s
+    after = f"{ttl} seconds" if ttl < 120 else f"{round(ttl / 60)} minutes"
+    return (
+        f":alarm_clock: This question expired after {after} without an answer. "
+        "Ask your question again to start over."
+    )
+
+
+REPLACED_NOTE = ":arrow_down: Replaced by a newer question in this thread."
+
+
+def other_modal(pending: store.Pending) -> dict[str, Any]:
+    return {
+        "type": "modal",
+        "callback_id": OTHER,
+        "private_metadata": json.dumps({"c": pending.id}),
+        "title": {"type": "plain_text", "text": "Your answer"},
+        "submit": {"type": "plain_text", "text": "Send"},
+        "close": {"type": "plain_text", "text": "Cancel"},
+        "blocks": [
+            render.section(render.escape(pending.clarification.question)),
+            {
+                "type": "input",
+                "block_id": "answer",
+                "label": {"type": "plain_text", "text": "In your own words"},
+                "element": {
+                    "type": "plain_text_input",
+                    "action_id": "answer",
+                    "multiline": True,
+                    "max_length": MAX_OWN_WORDS,
+                },
+            },
+        ],
+    }
+
+
+# ---------------------------------------------------------------- small helpers
+
+
+def _user(body: dict[str, Any]) -> str | None:
+    return (body.get("user") or {}).get("id")
+
+
+def _tell(client: WebClient, channel: str | None, user: str | None, thread_ts: str | None, text: str) -> None:
+    if not channel or not user:
+        return
+    try:
+        kwargs = {"thread_ts": thread_ts} if thread_ts else {}
+        client.chat_postEphemeral(channel=channel, user=user, text=text, **kwargs)
+    except SlackApiError as exc:
+        log.info("ephemeral note failed: %s", exc.response.get("error"))
+
+
+def _update(
+    client: WebClient, pending: store.Pending, message: render.Message, ts: str | None = None
+) -> None:
+    ts = pending.message_ts or ts
+    if not pending.channel or not ts:
+        return
+    try:
+        client.chat_update(channel=pending.channel, ts=ts, text=message.text, blocks=message.blocks)
+    except SlackApiError as exc:  # the answer still goes out; the old buttons just stay
+        log.info("could not update clarification %s: %s", pending.id, exc.response.get("error"))
+
+
+def parse_conversation(key: str) -> tuple[str, str, str] | None:
+    """(team, channel, thread_ts) of a Slack conversation key (bot.answering.conversation_key)."""
+    parts = key.split(":")
+    if len(parts) != 4 or parts[0] != "slack" or not parts[2] or not parts[3]:
+        return None
+    return parts[1], parts[2], parts[3]
+
+
+def sweep(ctx: BotContext, client: WebClient) -> int:
+    """Expire the open questions whose time is up and say so on their messages."""
+    count = 0
+    try:
+        for pending in store.due(ctx.state):
+            if store.expire(ctx.state, pending.id):
+                count += 1
+                _update(client, pending, closed_message(pending, expired_note(ctx)))
+    except Exception:  # a sweep is housekeeping; it never stops an answer
+        log.exception("sweeping expired clarifications failed")
+    return count
+
+
+# ---------------------------------------------------------------- asking
+
+
+def remember(ctx: BotContext, client: WebClient, ask: Ask, outcome: Outcome) -> None:
+    """Hook of bot.answering: store a clarifying question before its buttons are shown."""
+    clarification = outcome.clarification
+    if clarification is None:
+        return
+    try:
+        _remember(ctx, client, ask, outcome, clarification)
+    except Exception:  # the question is still shown; its buttons will say they lost it
+        log.exception("trace %s: could not store the clarifying question", outcome.trace.id)
+
+
+def _remember(
+    ctx: BotContext, client: WebClient, ask: Ask, outcome: Outcome, clarification: Clarification
+) -> None:
+    store.record(
+        ctx.state,
+        clarification,
+        question=ask.question,
+        database=outcome.database,
+        conversation_id=ask.conversation,
+        transcript=ask.transcript or Transcript(),
+        ttl_s=ctx.settings.slack.clarification_ttl_s,
+        asker=ask.user,
+        team=ask.team,
+        channel=ask.channel,
+        thread_ts=ask.thread_ts,
+        message_ts=ask.status_ts,
+        trace_id=outcome.trace.id,
+    )
+    for old in store.replace_open(ctx.state, ask.conversation, keep=clarification.id):
+        _update(client, old, closed_message(old, REPLACED_NOTE))
+    sweep(ctx, client)
+
+
+def continue_session(
+    ctx: BotContext, client: WebClient, pending: store.Pending, message_ts: str | None = None
+) -> None:
+    """Ask the question again in its thread, with the answer just given added to the transcript."""
+    if not pending.channel:
+        return
+    start(
+        ctx,
+        client,
+        Ask(
+            question=pending.question,
+            team=pending.team or "",
+            channel=pending.channel,
+            user=pending.asker or pending.answered_by,
+            thread_ts=pending.thread_ts,
+            message_ts=message_ts,
+            transcript=pending.transcript_after(),
+        ),
+    )
+
+
+# ---------------------------------------------------------------- answering
+
+
+def refusal(ctx: BotContext, pending: store.Pending | None, user: str | None) -> str | None:
+    """Why `user` cannot answer this question now (None: they can); expires it when due."""
+    if pending is None:
+        return "I no longer have this question. Please ask again."
+    if pending.status == store.ANSWERED:
+        who = f"<@{pending.answered_by}>" if pending.answered_by else "Someone"
+        return f"{who} already answered this question: {pending.answer}."
+    if pending.status == store.REPLACED:
+        return "A newer question in this thread replaced this one; please answer that one."
+    if pending.status == store.EXPIRED or pending.expired():
+        return expired_note(ctx)
+    if ctx.settings.slack.only_asker_answers and pending.asker and user != pending.asker:
+        return (
+            f"Only <@{pending.asker}> can answer this — they asked the question. Mention me to ask your own."
+        )
+    return None
+
+
+def settle_answer(
+    ctx: BotContext,
+    client: WebClient,
+    pending: store.Pending,
+    user: str | None,
+    exchange: Exchange,
+    message_ts: str | None = None,
+    reply_ts: str | None = None,
+) -> bool:
+    """Record the answer (once), show it on the question, and answer the question again."""
+    answered = store.answer(ctx.state, pending.id, exchange, user)
+    if answered is None:
+        return False
+    _update(client, answered, answered_message(answered, user, exchange), message_ts)
+    continue_session(ctx, client, answered, reply_ts)
+    return True
+
+
+def _expire_if_due(ctx: BotContext, client: WebClient, pending: store.Pending | None, ts: str | None) -> None:
+    due = pending is not None and pending.status == store.OPEN and pending.expired()
+    if due and pending is not None and store.expire(ctx.state, pending.id):
+        _update(client, pending, closed_message(pending, expired_note(ctx)), ts)
+
+
+def on_option(ctx: BotContext, client: WebClient, body: dict[str, Any], action: dict[str, Any]) -> None:
+    user = _user(body)
+    container = body.get("container") or {}
+    channel = (body.get("channel") or {}).get("id") or container.get("channel_id")
+    message_ts = container.get("message_ts") or (body.get("message") or {}).get("ts")
+    thread_ts = container.get("thread_ts") or (body.get("message") or {}).get("thread_ts")
+    try:
+        data = json.loads(action.get("value") or "{}")
+        clarification_id, index = str(data["c"]), int(data["i"])
+    except (ValueError, KeyError, TypeError):
+        match = OPTION.match(action.get("action_id", ""))
+        clarification_id, index = "", int(match.group(1)) if match else -1
+    pending = store.get(ctx.state, clarification_id) if clarification_id else None
+    if pending is not None and channel and pending.channel and channel != pending.channel:
+        pending = None  # a button of another conversation: never mix them
+    _expire_if_due(ctx, client, pending, message_ts)
+    why = refusal(ctx, pending, user)
+    if why is None and pending is not None and not 0 <= index < len(pending.clarification.options):
+        why = "That option is not part of this question any more. Please ask again."
+    if why is not None or pending is None:
+        _tell(client, channel or (pending.channel if pending else None), user, thread_ts, why or "")
+        return
+    exchange = exchange_for(pending.clarification, option=index)
+    if not settle_answer(ctx, client, pending, user, exchange, message_ts):
+        _tell(client, channel, user, thread_ts, refusal(ctx, store.get(ctx.state, pending.id), user) or "")
+
+
+def on_other(ctx: BotContext, client: WebClient, body: dict[str, Any], action: dict[str, Any]) -> None:
+    user = _user(body)
+    container = body.get("container") or {}
+    channel = (body.get("channel") or {}).get("id") or container.get("channel_id")
+    thread_ts = container.get("thread_ts") or (body.get("message") or {}).get("thread_ts")
+    try:
+        clarification_id = str(json.loads(action.get("value") or "{}")["c"])
+    except (ValueError, KeyError, TypeError):
+        clarification_id = ""
+    pending = store.get(ctx.state, clarification_id) if clarification_id else None
+    _expire_if_due(ctx, client, pending, container.get("message_ts"))
+    why = refusal(ctx, pending, user)
+    if why is not None or pending is None:
+        _tell(client, channel, user, thread_ts, why or "")
+        return
+    trigger = body.get("trigger_id")
+    try:
+        if not trigger:
+            raise ValueError("no trigger_id")
+        client.views_open(trigger_id=trigger, view=other_modal(pending))
+    except (SlackApiError, ValueError) as exc:
+        log.info("could not open the answer modal: %s", exc)
+        _tell(client, channel, user, thread_ts, "Reply in this thread with your answer, in your own words.")
+
+
+def own_words(view: dict[str, Any]) -> str:
+    values = (view.get("state") or {}).get("values") or {}
+    return " ".join((((values.get("answer") or {}).get("answer") or {}).get("value") or "").split())
+
+
+def on_other_submitted(
+    ctx: BotContext, client: WebClient, body: dict[str, Any], view: dict[str, Any]
+) -> None:
+    """The modal's answer (already acknowledged): taken as the person's own words."""
+    user = _user(body)
+    try:
+        clarification_id = str(json.loads(view.get("private_metadata") or "{}")["c"])
+    except (ValueError, KeyError, TypeError):
+        clarification_id = ""
+    text = own_words(view)
+    pending = store.get(ctx.state, clarification_id) if clarification_id else None
+    _expire_if_due(ctx, client, pending, None)
+    why = refusal(ctx, pending, user)
+    if why is not None or pending is None:
+        if pending is not None:
+            _tell(client, pending.channel, user, pending.thread_ts, why or "")
+        return
+    exchange = exchange_for(
+        pending.clarification, own_words=text[:MAX_OWN_WORDS], match_options=ctx.askbase.llm is None
+    )
+    if not settle_answer(ctx, client, pending, user, exchange):
+        again = refusal(ctx, store.get(ctx.state, pending.id), user)
+        _tell(client, pending.channel, user, pending.thread_ts, again or "")
+
+
+def on_thread_reply(ctx: BotContext, client: WebClient, ask: Ask) -> bool:
+    """Reply hook: a message in a thread with an open question answers it ("Other…")."""
+    pending = store.open_in(ctx.state, ask.conversation)
+    if pending is None:
+        return False
+    if pending.expired():
+        _expire_if_due(ctx, client, pending, None)
+        return False  # answered as a new question instead
+    if ctx.settings.slack.only_asker_answers and pending.asker and ask.user != pending.asker:
+        return False
+    exchange = _reply_exchange(ctx, pending, ask.question)
+    return settle_answer(ctx, client, pending, ask.user, exchange, reply_ts=ask.message_ts)
+
+
+def _reply_exchange(ctx: BotContext, pending: store.Pending, text: str) -> Exchange:
+    """A typed reply: an option's number or its exact words pick it; anything else is own words."""
+    options = pending.clarification.options
+    words = text.strip().rstrip(".").strip()
+    if words.isdigit() and 1 <= int(words) <= len(options):
+        return exchange_for(pending.clarification, option=int(words) - 1)
+    for i, o in enumerate(options):
+        if normalize(o.label) == normalize(words):
+            return exchange_for(pending.clarification, option=i)
+    return exchange_for(
+        pending.clarification, own_words=text[:MAX_OWN_WORDS], match_options=ctx.askbase.llm is None
+    )
+
+
+# ---------------------------------------------------------------- after 👎
+
+
+def after_thumbs_down(
+    ctx: BotContext, client: WebClient, trace_id: str, user: str | None, comment: str
+) -> None:
+    """Hook of bot.listeners.actions: a 👎 starts one more clarification round, on a worker."""
+    if ctx.settings.engine.clarify == "off":
+        return
+    if not ctx.pool.submit(ask_after_rejection, ctx, client, trace_id, user, comment):
+        log.info("no worker free to ask back about trace %s", trace_id)
+
+
+def transcript_of_trace(trace: dict[str, Any] | None) -> Transcript:
+    """The transcript an answer was written with (the pipeline's "clarified" stage)."""
+    for stage in (trace or {}).get("stages", []):
+        if stage.get("name") == "clarified":
+            return Transcript.from_json((stage.get("outputs") or {}).get("transcript"))
+    return Transcript()
+
+
+def ask_after_rejection(
+    ctx: BotContext, client: WebClient, trace_id: str, user: str | None, comment: str
+) -> None:
+    """Worker: one Summarize–Review–Ask round about the rejected answer, posted in its thread."""
+    try:
+        _ask_after_rejection(ctx, client, trace_id, user, comment)
+    except Exception:
+        log.exception("asking back after the 👎 on trace %s failed", trace_id)
+
+
+def _ask_after_rejection(
+    ctx: BotContext, client: WebClient, trace_id: str, user: str | None, comment: str
+) -> None:
+    turn = conversations.turn_by_trace(ctx.state, trace_id)
+    if not turn or turn["status"] != "answer" or not turn["sql"]:
+        return
+    conversation = turn["conversation_id"]
+    place = parse_conversation(conversation)
+    info = conversations.conversation_info(ctx.state, conversation) or {}
+    asker = info.get("user") or turn.get("user")
+    if place is None:
+        return
+    team, channel, thread_ts = place
+    if ctx.settings.slack.only_asker_answers and asker and user != asker:
+        return  # the vote is recorded; the asker decides what they meant
+    waiting = store.open_in(ctx.state, conversation)
+    if waiting is not None and not waiting.expired():
+        return  # one question at a time in a thread
+    trace = conversations.load_trace(ctx.state, trace_id)
+    transcript = transcript_of_trace(trace).rejecting(turn["sql"])
+    if comment:
+        transcript = transcript.plus(Exchange(question=WRONG, answer=comment, kind=FEEDBACK))
+    question = turn["question"]
+    db = ctx.askbase.database(turn["database"])
+    outcome = after_rejection(db, question, transcript, ctx.settings.engine, ctx.askbase.llm)
+    ctx.askbase.audit(outcome, source="slack", principal=Principal.of(user, channel))
+    if outcome.status != "clarify" or outcome.clarification is None:
+        _tell(client, channel, user, thread_ts, outcome.error or "Thanks — noted.")
+        return
+    conversations.record_turn(ctx.state, conversation, outcome, user=user)
+    pending = store.record(
+        ctx.state,
+        outcome.clarification,
+        question=question,
+        database=db.name,
+        conversation_id=conversation,
+        transcript=transcript,
+        ttl_s=ctx.settings.slack.clarification_ttl_s,
+        asker=asker,
+        team=team,
+        channel=channel,
+        thread_ts=thread_ts,
+        trace_id=outcome.trace.id,
+    )
+    message = render.clarification_message(outcome)
+    posted = client.chat_postMessage(
+        channel=channel, thread_ts=thread_ts, text=message.text, blocks=message.blocks
+    )
+    if posted.get("ts"):
+        store.set_message(ctx.state, pending.id, posted["ts"])
+    store.replace_open(ctx.state, conversation, keep=pending.id)
+
+
+# ---------------------------------------------------------------- wiring
+
+
+def register(app: App, ctx: BotContext) -> None:
+    ctx.extras.setdefault("clarify_hooks", []).append(remember)
+    ctx.extras.setdefault("thumbs_down_hooks", []).append(after_thumbs_down)
+    ctx.reply_hooks.append(on_thread_reply)
+
+    @app.action(OPTION)
+    def option(ack: Any, body: dict[str, Any], action: dict[str, Any], client: WebClient) -> None:
+        ack()
+        on_option(ctx, client, body, action)
+
+    @app.action(OTHER)
+    def other(ack: Any, body: dict[str, Any], action: dict[str, Any], client: WebClient) -> None:
+        ack()
+        on_other(ctx, client, body, action)
+
+    @app.view(OTHER)
+    def other_submitted(ack: Any, body: dict[str, Any], view: dict[str, Any], client: WebClient) -> None:
+        if not own_words(view):
+            ack(response_action="errors", errors={"answer": "Type your answer, or press Cancel."})
+            return
+        ack()
+        on_other_submitted(ctx, client, body, view)

@@ -1,0 +1,269 @@
+"""Clarifying questions waiting for (or given) an answer, in the state database.
+
+A question asked back lives here from the moment it is shown until it is answered, expires or
+is replaced by a newer one in the same conversation — so a click after a restart, or on another
+web process, finds the options, their values and the transcript. Answering is a compare-and-set
+on `status`, so a double click or two people clicking at once answer it once.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+import sqlalchemy as sa
+
+from core.answer import Clarification, Option
+from core.clarify.transcript import Exchange, Transcript, options_key
+from core.state.schema import clarifications
+
+OPEN, ANSWERED, EXPIRED, REPLACED = "open", "answered", "expired", "replaced"
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+def _aware(value: dt.datetime | None) -> dt.datetime | None:
+    """SQLite hands datetimes back without a zone; they were stored in UTC."""
+    if value is None or value.tzinfo is not None:
+        return value
+    return value.replace(tzinfo=dt.UTC)
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A clarifying question as stored: what was asked, about what, for whom, and its answer."""
+
+    id: str
+    conversation_id: str
+    database: str
+    question: str  # the person's question being clarified
+    clarification: Clarification
+    transcript: Transcript  # before this clarifying question
+    status: str
+    created_at: dt.datetime
+    expires_at: dt.datetime
+    asker: str | None = None
+    team: str | None = None
+    channel: str | None = None
+    thread_ts: str | None = None
+    message_ts: str | None = None
+    trace_id: str | None = None
+    answer: str | None = None
+    answer_value: str | None = None
+    answered_by: str | None = None
+    answered_at: dt.datetime | None = None
+
+    def expired(self, now: dt.datetime | None = None) -> bool:
+        return (now or _now()) >= self.expires_at
+
+    def exchange(self) -> Exchange | None:
+        """The answered question as a transcript entry (None while it is open)."""
+        if self.answer is None:
+            return None
+        c = self.clarification
+        return Exchange(
+            question=c.question,
+            answer=self.answer,
+            kind=c.kind,
+            options=tuple(o.label for o in c.options),
+            value=self.answer_value or "",
+            key=options_key(o.value for o in c.options),
+        )
+
+    def transcript_after(self) -> Transcript:
+        exchange = self.exchange()
+        return self.transcript.plus(exchange) if exchange else self.transcript
+
+
+def _pending(row: Any) -> Pending:
+    r = row._mapping
+    options = tuple(Option(str(o.get("label", "")), str(o.get("value", ""))) for o in r["options"] or ())
+    return Pending(
+        id=r["id"],
+        conversation_id=r["conversation_id"],
+        database=r["database"],
+        question=r["question"],
+        clarification=Clarification(question=r["prompt"], options=options, kind=r["kind"], id=r["id"]),
+        transcript=Transcript.from_json(r["transcript"]),
+        status=r["status"],
+        created_at=_aware(r["created_at"]) or _now(),
+        expires_at=_aware(r["expires_at"]) or _now(),
+        asker=r["asker"],
+        team=r["team"],
+        channel=r["channel"],
+        thread_ts=r["thread_ts"],
+        message_ts=r["message_ts"],
+        trace_id=r["trace_id"],
+        answer=r["answer"],
+        answer_value=r["answer_value"],
+        answered_by=r["answered_by"],
+        answered_at=_aware(r["answered_at"]),
+    )
+
+
+def record(
+    engine: sa.Engine,
+    clarification: Clarification,
+    *,
+    question: str,
+    database: str,
+    conversation_id: str,
+    transcript: Transcript | None = None,
+    ttl_s: float = 3600,
+    asker: str | None = None,
+    team: str | None = None,
+    channel: str | None = None,
+    thread_ts: str | None = None,
+    message_ts: str | None = None,
+    trace_id: str | None = None,
+) -> Pending:
+    """Store a clarifying question that is being shown; its id is the one its buttons carry."""
+    now = _now()
+    cid = clarification.id or uuid.uuid4().hex[:12]
+    with engine.begin() as conn:
+        conn.execute(
+            clarifications.insert().values(
+                id=cid,
+                conversation_id=conversation_id,
+                database=database,
+                question=question,
+                kind=clarification.kind,
+                prompt=clarification.question,
+                options=[{"label": o.label, "value": o.value} for o in clarification.options],
+                transcript=(transcript or Transcript()).to_json(),
+                asker=asker,
+                team=team,
+                channel=channel,
+                thread_ts=thread_ts,
+                message_ts=message_ts,
+                trace_id=trace_id,
+                status=OPEN,
+                created_at=now,
+                expires_at=now + dt.timedelta(seconds=ttl_s),
+            )
+        )
+    found = get(engine, cid)
+    assert found is not None
+    return found
+
+
+def get(engine: sa.Engine, clarification_id: str) -> Pending | None:
+    with engine.connect() as conn:
+        row = conn.execute(sa.select(clarifications).where(clarifications.c.id == clarification_id)).first()
+    return _pending(row) if row else None
+
+
+def open_in(engine: sa.Engine, conversation_id: str) -> Pending | None:
+    """The newest open clarifying question of a conversation (a thread), if any."""
+    with engine.connect() as conn:
+        row = conn.execute(
+            sa.select(clarifications)
+            .where(clarifications.c.conversation_id == conversation_id, clarifications.c.status == OPEN)
+            .order_by(clarifications.c.created_at.desc())
+            .limit(1)
+        ).first()
+    return _pending(row) if row else None
+
+
+def replace_open(engine: sa.Engine, conversation_id: str, keep: str) -> list[Pending]:
+    """Close the conversation's other open questions (a newer one replaces them); returns them."""
+    with engine.begin() as conn:
+        rows = conn.execute(
+            sa.select(clarifications).where(
+                clarifications.c.conversation_id == conversation_id,
+                clarifications.c.status == OPEN,
+                clarifications.c.id != keep,
+            )
+        ).all()
+        closed = []
+        for row in rows:
+            done = conn.execute(
+                clarifications.update()
+                .where(clarifications.c.id == row.id, clarifications.c.status == OPEN)
+                .values(status=REPLACED)
+            ).rowcount
+            if done:
+                closed.append(_pending(row))
+    return closed
+
+
+def answer(engine: sa.Engine, clarification_id: str, exchange: Exchange, user: str | None) -> Pending | None:
+    """Record the answer if the question is still open; None when someone (or something) was first."""
+    with engine.begin() as conn:
+        done = conn.execute(
+            clarifications.update()
+            .where(clarifications.c.id == clarification_id, clarifications.c.status == OPEN)
+            .values(
+                status=ANSWERED,
+                answer=exchange.answer,
+                answer_value=exchange.value,
+                answered_by=user,
+                answered_at=_now(),
+            )
+        ).rowcount
+    return get(engine, clarification_id) if done else None
+
+
+def expire(engine: sa.Engine, clarification_id: str) -> bool:
+    """Mark an open question expired; True only for the caller that did it."""
+    with engine.begin() as conn:
+        return bool(
+            conn.execute(
+                clarifications.update()
+                .where(clarifications.c.id == clarification_id, clarifications.c.status == OPEN)
+                .values(status=EXPIRED)
+            ).rowcount
+        )
+
+
+def due(engine: sa.Engine, now: dt.datetime | None = None, limit: int = 50) -> list[Pending]:
+    """Open questions whose time is up (for a sweep that tells the people waiting on them)."""
+    with engine.connect() as conn:
+        rows = conn.execute(
+            sa.select(clarifications)
+            .where(clarifications.c.status == OPEN, clarifications.c.expires_at <= (now or _now()))
+            .order_by(clarifications.c.expires_at)
+            .limit(limit)
+        ).all()
+    return [_pending(r) for r in rows]
+
+
+def set_message(engine: sa.Engine, clarification_id: str, message_ts: str) -> None:
+    with engine.begin() as conn:
+        conn.execute(
+            clarifications.update()
+            .where(clarifications.c.id == clarification_id)
+            .values(message_ts=message_ts)
+        )
+
+
+def last_answered(engine: sa.Engine, conversation_id: str, question: str) -> Pending | None:
+    """The latest answered clarification of `question` in a conversation: where a 👎 on the
+    answer it led to picks the transcript up again (Sphinteract's next round)."""
+    with engine.connect() as conn:
+        row = conn.execute(
+            sa.select(clarifications)
+            .where(
+                clarifications.c.conversation_id == conversation_id,
+                clarifications.c.question == question,
+                clarifications.c.status == ANSWERED,
+            )
+            .order_by(clarifications.c.answered_at.desc())
+            .limit(1)
+        ).first()
+    return _pending(row) if row else None
+
+
+def asked_in(engine: sa.Engine, conversation_id: str) -> list[Pending]:
+    """Every clarifying question of a conversation, oldest first (audits and tests)."""
+    with engine.connect() as conn:
+        rows = conn.execute(
+            sa.select(clarifications)
+            .where(clarifications.c.conversation_id == conversation_id)
+            .order_by(clarifications.c.created_at)
+        ).all()
+    return [_pending(r) for r in rows]

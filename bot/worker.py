@@ -64,8 +64,7 @@ from core.answer import Outcome
 from core.askbase import Askbase
 from core.database import UnknownDatabase
 from core.execute import QueryError, execute
-from core.guard import check
-from core.pipeline import guard_policy, limits_for
+from core.run import check_for, limits_for
 from core.settings import Settings
 from core.state import conversations, open_state
 from core.state import schedules as store
@@ -218,7 +217,7 @@ def _query(runner: Runner, s: Schedule, trace: Trace, owner: Principal) -> Outco
     except UnknownDatabase:
         raise RunFailure(f"the database `{s.database}` is not configured any more", "database") from None
     with trace.stage("guard") as stage:
-        verdict = check(s.sql, db.catalog.dialect, guard_policy(db, settings.engine))
+        verdict = check_for(db, s.sql, settings.engine)
         stage.outputs = {"allowed": verdict.allowed, "reason": verdict.reason, "sql": verdict.sql}
     if not verdict.allowed:
         reason = render.escape(verdict.reason)

@@ -21,14 +21,14 @@ from core.clarify.transcript import Exchange, Transcript, describe, with_answers
 from core.conversation import Turn
 from core.database import Database
 from core.examples import Example, most_similar
-from core.execute import Limits, QueryError, ResultSet, execute
-from core.expand import ExpandError, expand
-from core.generate import Candidate, Context, generate, revise
-from core.guard import GuardPolicy, UnknownDialectError, check, normalize_dialect
+from core.execute import Limits, QueryError, execute
+from core.generate import Context, generate, revise
+from core.guard import UnknownDialectError, normalize_dialect
 from core.joins import View
 from core.link import LinkError, Linking, link
 from core.llm import LLM, LLMError, LLMRefused
 from core.retrieve import retrieve
+from core.run import Run, query_error_message, run_over_view
 from core.settings import EngineSettings
 from core.summary import summarize
 from core.trace import Trace
@@ -60,22 +60,6 @@ class Request:
     rejected_sql: Sequence[str] = ()
     # Ask about near (not only tied) readings too: after 👎 in keyword mode (core/clarify).
     ask_alternatives: bool = False
-
-
-def guard_policy(db: Database, settings: EngineSettings) -> GuardPolicy:
-    return GuardPolicy(
-        limit=settings.default_limit,
-        deny_tables=frozenset(t.lower() for t in db.config.deny_tables),
-        deny_columns=frozenset(c.lower() for c in db.config.deny_columns),
-    )
-
-
-def limits_for(db: Database, settings: EngineSettings) -> Limits:
-    return Limits(
-        row_cap=db.config.row_cap or settings.row_cap,
-        byte_cap=settings.byte_cap,
-        timeout_s=db.config.statement_timeout_s or settings.statement_timeout_s,
-    )
 
 
 def _pruned_columns(catalog: Catalog, linking: Linking) -> dict[str, tuple[str, ...]] | None:
@@ -189,36 +173,35 @@ def answer_with_llm(
         candidate = generate(understanding, ctx, llm)
         st.outputs = {"sql": candidate.sql}
 
-    policy = guard_policy(db, settings)
-    limits = limits_for(db, settings)
     for round_no in range(settings.max_revisions + 1):
-        attempt = _run_candidate(db, candidate, view, policy, limits, trace, notify, settings.revise_on_empty)
-        if not attempt.problem or round_no == settings.max_revisions:
+        run = run_over_view(db, candidate.sql, view, settings, trace, notify)
+        problem = _problem(run, settings.revise_on_empty)
+        if not problem or round_no == settings.max_revisions:
             break
-        if attempt.error is not None and attempt.error.kind in ("connection", "timeout", "permission"):
+        if run.error is not None and run.error.kind in ("connection", "timeout", "permission"):
             break  # rewriting the SQL will not fix these
         notify("revise")
         with trace.stage("revise") as st:
-            revised = revise(understanding, ctx, candidate, attempt.problem, llm)
-            st.outputs = {"round": round_no + 1, "problem": attempt.problem, "sql": revised.sql}
-        if attempt.result is not None and revised.sql.strip() == candidate.sql.strip():
+            revised = revise(understanding, ctx, candidate, problem, llm)
+            st.outputs = {"round": round_no + 1, "problem": problem, "sql": revised.sql}
+        if run.result is not None and revised.sql.strip() == candidate.sql.strip():
             break  # the model holds that the empty result is the answer
         candidate = revised
 
     outcome = Outcome(status="answer", question=request.question, database=db.name, mode="llm", trace=trace)
-    outcome.sql = attempt.sql
-    if attempt.result is None:
+    outcome.sql = run.sql
+    if run.result is None:
         outcome.status = "error"
-        if attempt.error is not None:
-            outcome.error_kind = attempt.error.kind
-            outcome.error = _query_error_message(attempt.error)
+        if run.error is not None:
+            outcome.error_kind = run.error.kind
+            outcome.error = query_error_message(run.error)
         else:
             outcome.error_kind = "sql"
             outcome.error = (
                 "I could not write a query that runs for this question. Try rephrasing it more specifically."
             )
         return outcome
-    result = attempt.result
+    result = run.result
     outcome.columns, outcome.rows, outcome.truncated = result.columns, result.rows, result.truncated
     outcome.answer = summarize(
         "; ".join(understanding.main_task), result.columns, result.rows, result.truncated
@@ -226,81 +209,27 @@ def answer_with_llm(
     return outcome
 
 
-@dataclass
-class _Attempt:
-    sql: str = ""
-    result: ResultSet | None = None  # set when the query ran (possibly empty)
-    error: QueryError | None = None
-    problem: str = ""  # what the reviser is told; empty when the attempt is the answer
-
-
-def _run_candidate(
-    db: Database,
-    candidate: Candidate,
-    view: View,
-    policy: GuardPolicy,
-    limits: Limits,
-    trace: Trace,
-    notify: StageCallback,
-    revise_vacuous: bool = True,
-) -> _Attempt:
-    """expand → guard → execute one candidate, recording each stage."""
-    dialect = db.catalog.dialect
-    with trace.stage("expand") as st:
-        try:
-            expanded = expand(candidate.sql, view, dialect)
-            st.outputs = {"sql": expanded}
-        except ExpandError as exc:
-            st.outputs = {"error": str(exc)}
-            return _Attempt(sql=candidate.sql, problem=f"The query does not fit the table: {exc}")
-    with trace.stage("guard") as st:
-        verdict = check(expanded, dialect, policy)
-        st.outputs = {"allowed": verdict.allowed, "reason": verdict.reason}
-    if not verdict.allowed:
-        return _Attempt(
-            sql=expanded,
-            problem=f"The query was refused because it {verdict.reason}. Only one read-only SELECT is allowed.",
-        )
-    notify("execute")
-    with trace.stage("execute") as st:
-        try:
-            result = execute(db, verdict.sql, limits)
-        except QueryError as exc:
-            st.outputs = {"error": exc.message, "kind": exc.kind}
-            return _Attempt(
-                sql=verdict.sql, error=exc, problem=f"Running it failed with this error: {exc.message}"
-            )
-        st.outputs = {"rows": result.row_count, "truncated": result.truncated, "db_ms": result.ms}
-        if result.masked:
-            st.outputs["masked"] = list(result.masked)
-    attempt = _Attempt(sql=verdict.sql, result=result)
-    if result.vacuous and revise_vacuous:
-        got = "no rows" if result.empty else "only zero or NULL"
-        attempt.problem = (
+def _problem(run: Run, revise_vacuous: bool) -> str:
+    """What the reviser is told about a run; empty when the run is the answer."""
+    if run.unfit:
+        return f"The query does not fit the table: {run.unfit}"
+    if run.refused:
+        return f"The query was refused because it {run.refused}. Only one read-only SELECT is allowed."
+    if run.error is not None:
+        return f"Running it failed with this error: {run.error.message}"
+    if run.result is not None and run.result.vacuous and revise_vacuous:
+        got = "no rows" if run.result.empty else "only zero or NULL"
+        return (
             f"It ran but returned {got}. Check the filters against the stored values and the join "
             "semantics; if that is truly the right answer, return the same query unchanged."
         )
-    return attempt
+    return ""
 
 
 def _short(exc: BaseException) -> str:
     """The first line of a driver error, without the SQL or parameters SQLAlchemy appends."""
     text = str(getattr(exc, "orig", None) or exc).strip().splitlines()
     return (text[0] if text else type(exc).__name__)[:300]
-
-
-def _query_error_message(error: QueryError) -> str:
-    if error.kind == "timeout":
-        return (
-            "The query took too long and was stopped. Try a narrower question (a shorter period, one group)."
-        )
-    if error.kind == "connection":
-        return (
-            "The database could not be reached. Try again in a minute; if it persists, tell the bot's admins."
-        )
-    if error.kind == "permission":
-        return "The database refused access to some of the data this question needs."
-    return f"The database rejected the query: {error.message}"
 
 
 def answer(db: Database, request: Request, settings: EngineSettings, llm: LLM | None) -> Outcome:

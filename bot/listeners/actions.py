@@ -23,8 +23,7 @@ from bot.slack_files import slug
 from bot.usergroups import slack_principal
 from core.access import may_query
 from core.execute import QueryError, export_csv
-from core.guard import check
-from core.pipeline import guard_policy, limits_for
+from core.run import check_for, limits_for
 from core.state import conversations, feedback
 
 log = logging.getLogger(__name__)
@@ -108,7 +107,7 @@ def send_csv(
         _tell(client, channel, user, thread_ts, f"You may not query '{turn['database']}' here.")
         return
     db = ctx.askbase.database(turn["database"])
-    verdict = check(turn["sql"], db.catalog.dialect, guard_policy(db, ctx.settings.engine))
+    verdict = check_for(db, turn["sql"], ctx.settings.engine)
     if not verdict.allowed:  # the state database is ours, but the guard has the last word
         log.warning("trace %s: stored SQL refused on export: %s", trace_id, verdict.reason)
         _tell(

@@ -30,8 +30,7 @@ from bot.worker import Runner, run_schedule, schedule_line, slack_time
 from core import schedules as rules
 from core.access import Principal
 from core.database import UnknownDatabase
-from core.guard import check
-from core.pipeline import guard_policy
+from core.run import check_for
 from core.schedules import Condition, ScheduleError, TriggerSpec
 from core.state import conversations
 from core.state import schedules as store
@@ -134,7 +133,7 @@ def create_schedule(
         db = ctx.askbase.database(database)
     except UnknownDatabase:
         raise ScheduleError(f"The database `{database}` is not configured any more.") from None
-    verdict = check(sql, db.catalog.dialect, guard_policy(db, ctx.settings.engine))
+    verdict = check_for(db, sql, ctx.settings.engine)
     if not verdict.allowed:
         raise ScheduleError(f"I can't schedule this query: it {verdict.reason}.")
     return store.create(

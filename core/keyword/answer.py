@@ -12,16 +12,14 @@ import logging
 
 from core.answer import Clarification, Option, Outcome
 from core.database import Database
-from core.execute import QueryError, execute
-from core.expand import ExpandError, expand
-from core.guard import check
 from core.keyword.compile import CompileError, compile_plan
 from core.keyword.explain import abstain_text, describe
 from core.keyword.match import choose, content_words, discover, lexicon
 from core.keyword.plan import Abstain, Ambiguity, make_plan, understood_words
 from core.keyword.readings import decode_all
 from core.keyword.shapes import read_shape
-from core.pipeline import Request, guard_policy, limits_for
+from core.pipeline import Request
+from core.run import query_error_message, run_over_view
 from core.settings import EngineSettings
 from core.summary import summarize
 from core.trace import Trace
@@ -117,27 +115,16 @@ def _answer(db: Database, request: Request, settings: EngineSettings, trace: Tra
                 "keyword_abstain",
                 f"Keyword mode could not write this query: {exc}. Try a simpler question.",
             )
-    with trace.stage("expand") as st:
-        try:
-            sql = expand(over_view, view, dialect)
-            st.outputs = {"sql": sql}
-        except ExpandError as exc:
-            st.outputs = {"error": str(exc)}
-            return _failed(outcome, "sql", f"Keyword mode wrote a query it could not expand: {exc}")
-    with trace.stage("guard") as st:
-        verdict = check(sql, dialect, guard_policy(db, settings))
-        st.outputs = {"allowed": verdict.allowed, "reason": verdict.reason}
-    outcome.sql = verdict.sql or sql
-    if not verdict.allowed:
-        return _failed(outcome, "guard", f"The query was refused because it {verdict.reason}.")
-    notify("execute")
-    with trace.stage("execute") as st:
-        try:
-            result = execute(db, verdict.sql, limits_for(db, settings))
-        except QueryError as exc:
-            st.outputs = {"error": exc.message, "kind": exc.kind}
-            return _failed(outcome, exc.kind, f"The database rejected the keyword-mode query: {exc.message}")
-        st.outputs = {"rows": result.row_count, "truncated": result.truncated, "db_ms": result.ms}
+    run = run_over_view(db, over_view, view, settings, trace, notify)
+    outcome.sql = run.sql
+    if run.unfit:
+        return _failed(outcome, "sql", f"Keyword mode wrote a query it could not expand: {run.unfit}")
+    if run.refused:
+        return _failed(outcome, "guard", f"The query was refused because it {run.refused}.")
+    if run.error is not None:
+        return _failed(outcome, run.error.kind, query_error_message(run.error))
+    result = run.result
+    assert result is not None
     outcome.columns, outcome.rows, outcome.truncated = result.columns, result.rows, result.truncated
     outcome.answer = summarize("", result.columns, result.rows, result.truncated)
     return outcome

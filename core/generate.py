@@ -113,6 +113,12 @@ def generate(understanding: Understanding, ctx: Context, llm: LLM) -> Candidate:
 def revise(
     understanding: Understanding, ctx: Context, failed: Candidate, problem: str, llm: LLM
 ) -> Candidate:
-    messages = prompts.render("revise", **_common(understanding, ctx), sql=failed.sql, problem=problem)
+    messages = prompts.render(
+        "revise",
+        **_common(understanding, ctx),
+        sql=failed.sql,
+        problem=problem,
+        clarifications=f"{ctx.clarifications}\n" if ctx.clarifications else "",
+    )
     sql, completion = llm.sql("revise", messages)
     return Candidate(sql=sql, note=completion.text[:2000])

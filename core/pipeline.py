@@ -275,7 +275,13 @@ def answer(db: Database, request: Request, settings: EngineSettings, llm: LLM | 
             st.outputs = {"transcript": Transcript.of(request.clarifications, request.rejected_sql).to_json()}
 
     if llm is None:
-        return keyword_answer(db, request, settings, trace, answer_keyword)
+        outcome = keyword_answer(db, request, settings, trace, answer_keyword)
+        if outcome.error_kind == "keyword_abstain":
+            outcome.error += (
+                " With an LLM configured (set OPENAI_API_KEY, and OPENAI_BASE_URL for Azure, vLLM or "
+                "Ollama) Askbase can answer free-form questions like this one."
+            )
+        return outcome
     try:
         return answer_with_llm(db, llm, request, settings, trace)
     except LLMRefused as exc:

@@ -100,3 +100,18 @@ def test_console_follow_up_uses_the_conversation(fake_llm, demo_var):
     assert "300" in proc.stdout
     second_understand = fake_llm.calls("understand")[1].user
     assert "How many clients are there?" in second_understand  # the earlier turn is context
+
+
+def test_without_a_key_the_quick_start_question_is_answered_in_keyword_mode(demo_var):
+    proc = run(["ask", "How many clients are there?", "--json"], {"ASKBASE_VAR_DIR": str(demo_var)})
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert (data["status"], data["mode"], data["rows"]) == ("answer", "keyword", [[300]])
+    assert data["trace"]["llm_calls"] == 0
+
+
+def test_without_a_key_an_unanswerable_question_says_how_to_configure_an_llm(demo_var):
+    proc = run(["ask", "What is the meaning of life for our clients?"], {"ASKBASE_VAR_DIR": str(demo_var)})
+    assert proc.returncode == 1
+    assert "Keyword mode" in proc.stderr and "OPENAI_API_KEY" in proc.stderr
+    assert "Traceback" not in proc.stderr

@@ -115,3 +115,17 @@ def test_without_a_key_an_unanswerable_question_says_how_to_configure_an_llm(dem
     assert proc.returncode == 1
     assert "Keyword mode" in proc.stderr and "OPENAI_API_KEY" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_index_build_then_refresh(tmp_path):
+    env = {"ASKBASE_VAR_DIR": str(tmp_path / "var")}
+    built = run(["index", "build", "--db", "demo"], env)
+    assert built.returncode == 0, built.stderr
+    stats = json.loads(built.stdout.strip().splitlines()[-1])
+    assert stats["values"] > 1000 and stats["rewritten"] is True
+    assert "[index]" in built.stderr  # progress is shown while building
+    refreshed = run(["index", "refresh", "--db", "demo"], env)
+    assert refreshed.returncode == 0, refreshed.stderr
+    again = json.loads(refreshed.stdout.strip().splitlines()[-1])
+    assert again["values"] == stats["values"] and again["rewritten"] is False
+    assert "nothing changed" in refreshed.stderr

@@ -532,7 +532,7 @@ def load_catalog(
     signature = hashlib.sha256(
         f"{CACHE_VERSION}|{schema_signature(engine, schema)}|{overlay_text}".encode()
     ).hexdigest()[:16]
-    cache_file = Path(cache_dir) / f"{_safe(database)}.catalog.json" if cache_dir else None
+    cache_file = Path(cache_dir) / f"{safe_filename(database)}.catalog.json" if cache_dir else None
     if cache_file and cache_file.is_file():
         try:
             data = json.loads(cache_file.read_text())
@@ -569,5 +569,6 @@ def _write_cache(cache_file: Path, catalog: Catalog) -> None:
             tmp.unlink(missing_ok=True)
 
 
-def _safe(name: str) -> str:
+def safe_filename(name: str) -> str:
+    """A database name as a file name, for the caches kept per database under var/."""
     return "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in name)[:80] or "db"

@@ -2,7 +2,7 @@
 
 - object keywords → the keyword dictionary (core/dictionary.py, DANKE §3): tables and columns by
   name, synonym or description;
-- filter values → the value index (core/values.py): the stored spelling of the value, its table
+- filter values → the value index (core/values/): the stored spelling of the value, its table
   and column ('E176' → compute.hostname = 'E-176'; 'open' → ticket.status = 'OPN');
 - the question → description retrieval (core/descriptions.py): the catalog notes worth showing.
 

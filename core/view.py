@@ -1,6 +1,6 @@
-"""View stage: the tables a question needs → one view that joins them (see core/joins.py).
+"""View stage: the tables a question needs → one view that joins them (see core/joins/).
 
-No LLM: the joins come from the database's relationship graph (core/graph.py) under Lucy's
+No LLM: the joins come from the database's relationship graph (core/graph/) under Lucy's
 constraints. Tables and columns the database's settings deny are never joined through or shown.
 """
 

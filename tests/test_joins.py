@@ -23,7 +23,8 @@ from core.catalog import overlay, reflect
 from core.connect import readonly_engine
 from core.expand import expand
 from core.graph import build_graph
-from core.joins import sample_sql, steiner_tree, synthesize_view, view_ddl
+from core.joins import sample_sql, synthesize_view, view_ddl
+from core.joins.steiner import steiner_tree
 
 
 def make_graph(path: Path, ddl: str, rows: dict[str, list[tuple]] | None = None, catalog_yaml: str = ""):

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from core import values as values_module
 from core.database import Database
 from core.settings import DatabaseSettings
 from core.values import (
@@ -27,6 +26,9 @@ from core.values import (
     refresh_index,
     similarity,
 )
+from core.values import build as values_build
+from core.values import columns as values_columns
+from core.values import lookup as values_lookup
 from tests.servers import server_url
 
 CITIES = [
@@ -301,7 +303,7 @@ def test_build_reports_progress_and_size(tmp_path):
 
 
 def test_refresh_rereads_only_changed_tables(tmp_path, monkeypatch):
-    monkeypatch.setattr(values_module, "REREAD_MAX_ROWS", 0)  # trust statistics even for small tables
+    monkeypatch.setattr(values_build, "REREAD_MAX_ROWS", 0)  # trust statistics even for small tables
     database = make_db(tmp_path)
     build_index(database)
     unchanged = refresh_index(database)
@@ -340,7 +342,7 @@ def test_small_database_is_indexed_on_first_use(tmp_path):
 
 
 def test_large_database_without_index_is_searched_directly(tmp_path, monkeypatch, caplog):
-    monkeypatch.setattr(values_module, "AUTO_BUILD_MAX_ROWS", 0)
+    monkeypatch.setattr(values_lookup, "AUTO_BUILD_MAX_ROWS", 0)
     database = make_db(tmp_path)
     with caplog.at_level(logging.WARNING, logger="core.values"):
         assert first(database, "Frankfurt am Main") == "Frankfurt am Main"
@@ -351,8 +353,8 @@ def test_large_database_without_index_is_searched_directly(tmp_path, monkeypatch
 
 
 def test_huge_tables_are_sampled(tmp_path, monkeypatch):
-    monkeypatch.setattr(values_module, "FULL_READ_MAX_ROWS", 50)
-    monkeypatch.setattr(values_module, "SAMPLE_READ_ROWS", 20)
+    monkeypatch.setattr(values_columns, "FULL_READ_MAX_ROWS", 50)
+    monkeypatch.setattr(values_build, "SAMPLE_READ_ROWS", 20)
     database = make_db(tmp_path)
     stats = build_index(database)
     assert "host.hostname" in stats.sampled_columns

@@ -183,6 +183,52 @@ DEMO_QUESTIONS: list[tuple[str, str, str]] = [
         "AND signup_date >= '2024-01-01' AND signup_date < '2025-01-01'",
     ),
     (
+        "date",
+        "Total payment amount per month in 2025",
+        "SELECT strftime('%Y-%m', p.paid_on), SUM(a.amount) FROM payment p JOIN payment_amount a "
+        "ON a.payment_id = p.id WHERE p.paid_on >= '2025-01-01' AND p.paid_on < '2026-01-01' "
+        "GROUP BY 1 ORDER BY 1",
+    ),
+    (
+        "date",
+        "How many clients signed up per month in 2024?",
+        "SELECT strftime('%Y-%m', signup_date), COUNT(*) FROM client "
+        "WHERE signup_date >= '2024-01-01' AND signup_date < '2025-01-01' GROUP BY 1 ORDER BY 1",
+    ),
+    (
+        "date",
+        "number of payments per quarter",
+        "SELECT strftime('%Y', paid_on) || '-Q' || ((CAST(strftime('%m', paid_on) AS INTEGER) + 2) / 3), "
+        "COUNT(*) FROM payment GROUP BY 1 ORDER BY 1",
+    ),
+    (
+        "date",
+        "total amount per currency in 2025",
+        "SELECT a.currency, SUM(a.amount) FROM payment_amount a JOIN payment p ON a.payment_id = p.id "
+        "WHERE p.paid_on >= '2025-01-01' AND p.paid_on < '2026-01-01' GROUP BY a.currency",
+    ),
+    (
+        "date",
+        "How many payments in Q1 2025?",
+        "SELECT COUNT(*) FROM payment WHERE paid_on >= '2025-01-01' AND paid_on < '2025-04-01'",
+    ),
+    (
+        "date",
+        "Which month had the most payments?",
+        "SELECT strftime('%Y-%m', paid_on) AS m, COUNT(*) AS n FROM payment GROUP BY m ORDER BY n DESC LIMIT 1",
+    ),
+    (
+        "group_by",
+        "total payment amount per client segment",
+        "SELECT c.segment, SUM(a.amount) FROM payment_amount a JOIN payment p ON a.payment_id = p.id "
+        "JOIN client c ON p.client_id = c.id GROUP BY c.segment",
+    ),
+    (
+        "clarify",
+        "number of clients per year",
+        "SELECT strftime('%Y', signup_date), COUNT(*) FROM client GROUP BY 1 ORDER BY 1",
+    ),
+    (
         "decline",
         "What is the ratio of active to churned clients?",
         "SELECT CAST(SUM(status = 'ACT') AS REAL) / SUM(status = 'CHN') FROM client",

@@ -12,10 +12,12 @@ import logging
 
 from core.answer import Clarification, Option, Outcome
 from core.database import Database
+from core.keyword.abstain import understood_words
 from core.keyword.compile import CompileError, compile_plan
 from core.keyword.explain import abstain_text, describe
+from core.keyword.interpret import make_plan
 from core.keyword.match import choose, content_words, discover, lexicon
-from core.keyword.plan import Abstain, Ambiguity, make_plan, understood_words
+from core.keyword.plan import Abstain, Ambiguity
 from core.keyword.readings import decode_all
 from core.keyword.shapes import read_shape
 from core.pipeline import Request

@@ -15,11 +15,21 @@ import re
 from sqlglot import exp
 
 from core.joins import RESERVED, View, ViewColumn, table_expr
+from core.keyword import date_sql
+from core.keyword.columns import column_kind, label_columns, stored_as_text
 from core.keyword.match import Lexicon
-from core.keyword.plan import Filter, Measure, OrderKey, Plan, Ref, column_kind, label_columns
+from core.keyword.plan import Filter, Measure, OrderKey, Plan, Ref
 from core.values import fold
 
 _SAFE = re.compile(r"^[a-z_][a-z0-9_]*$")
+_COMPARE: dict[str, type[exp.Binary]] = {
+    ">": exp.GT,
+    ">=": exp.GTE,
+    "<": exp.LT,
+    "<=": exp.LTE,
+    "=": exp.EQ,
+    "!=": exp.NEQ,
+}
 
 
 class CompileError(ValueError):
@@ -41,6 +51,7 @@ class Compiler:
         self.lex = lex
         self.dialect = dialect
         self.aliases: dict[int, str] = {}
+        self.output_names: dict[Ref, str] = {}  # group and projection columns, by their output name
 
     # -- columns -------------------------------------------------------------------------------
 
@@ -52,8 +63,17 @@ class Compiler:
                 return vc
         raise CompileError(f"the view has no column {ref.table}.{ref.column}")
 
-    def c(self, ref: Ref) -> exp.Column:
-        return col(self.vcol(ref).name)
+    def c(self, ref: Ref) -> exp.Expression:
+        """The view column of `ref`, or its time bucket."""
+        column = col(self.vcol(ref).name)
+        return date_sql.bucket(self.as_date(column, ref), ref.bucket, self.dialect) if ref.bucket else column
+
+    def as_date(self, column: exp.Expression, ref: Ref) -> exp.Expression:
+        """A date kept as text, cast for the date functions of servers that will not take text
+        (SQLite's date functions read ISO text as it is)."""
+        if self.dialect == "sqlite" or not stored_as_text(self.lex, ref.raw):
+            return column
+        return exp.Cast(this=column, to=exp.DataType.build("TIMESTAMP"))
 
     def repeats(self, table: str) -> bool:
         """Do rows of `table` repeat in the view (it is not alone in the grain of a fanned-out view)?"""
@@ -86,7 +106,7 @@ class Compiler:
                 return exp.Count(this=exp.Distinct(expressions=[self.c(labels[0])]))
             return exp.Count(this=exp.Star())
         assert m.ref is not None
-        arg = self.c(m.ref)
+        arg = self.duration(m) if m.since else self.c(m.ref)
         if m.func == "AVG":
             return exp.Avg(this=arg)
         if m.func == "SUM":
@@ -104,7 +124,11 @@ class Compiler:
         base = {"COUNT": "number_of", "SUM": "total", "AVG": "average", "MIN": "minimum", "MAX": "maximum"}[
             m.func
         ]
-        what = m.column or (m.words if m.words and len(m.words) <= 30 else m.table)
+        what = (
+            f"duration_{m.unit}s"
+            if m.since
+            else m.column or (m.words if m.words and len(m.words) <= 30 else m.table)
+        )
         name = re.sub(r"[^a-z0-9_]+", "_", fold(f"{base} {what}")).strip("_")
         return name
 
@@ -123,13 +147,8 @@ class Compiler:
                 return exp.Literal.number(v)
             return exp.Literal.string(str(v))
 
-        if f.op == "=":
-            return exp.EQ(this=column, expression=lit(f.value))
-        if f.op == "!=":
-            return exp.NEQ(this=column, expression=lit(f.value))
-        if f.op in (">", ">=", "<", "<="):
-            cls = {">": exp.GT, ">=": exp.GTE, "<": exp.LT, "<=": exp.LTE}[f.op]
-            return cls(this=column, expression=lit(f.value))
+        if f.op in _COMPARE:
+            return _COMPARE[f.op](this=column, expression=lit(f.value))
         if f.op == "in":
             return exp.In(this=column, expressions=[lit(v) for v in f.value])
         if f.op in ("contains", "prefix", "suffix"):
@@ -149,14 +168,17 @@ class Compiler:
         if f.op == "present":
             return exp.Not(this=exp.Is(this=column, expression=exp.Null()))
         if f.op == "month":
-            return exp.EQ(this=self._month(column), expression=exp.Literal.number(int(f.value)))
+            month = date_sql.month_number(self.as_date(column, f.ref), self.dialect)
+            return exp.EQ(this=month, expression=exp.Literal.number(int(f.value)))
         raise CompileError(f"unknown filter {f.op}")
 
-    def _month(self, column: exp.Expression) -> exp.Expression:
-        if self.dialect == "sqlite":
-            strftime = exp.Anonymous(this="STRFTIME", expressions=[exp.Literal.string("%m"), column])
-            return exp.Cast(this=strftime, to=exp.DataType.build("INTEGER"))
-        return exp.Month(this=column)
+    def duration(self, m: Measure) -> exp.Expression:
+        """A row's end minus its start (durations.py), in `m.unit`."""
+        assert m.column is not None and m.since is not None
+        end, start = (Ref(m.table, c) for c in (m.column, m.since))
+        return date_sql.duration(
+            self.as_date(self.c(end), end), self.as_date(self.c(start), start), m.unit, self.dialect
+        )
 
     # -- the query -----------------------------------------------------------------------------
 
@@ -175,14 +197,20 @@ class Compiler:
         return self._list(where).sql(dialect=self.dialect)
 
     def _named(self, ref: Ref, taken: set[str]) -> exp.Expression:
-        """A column under a readable name: its own, or table_column when that is taken."""
-        name = ref.column.lower()
+        """A column under a readable name: its own (a bucket's unit), or table_column when taken."""
+        name = (ref.bucket or ref.column).lower()
         if name in taken or (name in ("id", "name") and len({r.table for r in self.plan.all_refs()}) > 1):
-            name = f"{ref.table}_{ref.column}".lower()
+            name = (
+                f"{ref.table}_{ref.column}".lower()
+                if not ref.bucket
+                else f"{ref.column}_{ref.bucket}".lower()
+            )
         taken.add(name)
-        vc = self.vcol(ref)
-        expr = col(vc.name)
-        return expr if vc.name.lower() == name else exp.alias_(expr, ident(name))
+        self.output_names[ref] = name
+        expr = self.c(ref)
+        if isinstance(expr, exp.Column) and expr.name.lower() == name:
+            return expr
+        return exp.alias_(expr, ident(name))
 
     def _list(self, where: list[exp.Expression]) -> exp.Select:
         plan = self.plan
@@ -198,12 +226,7 @@ class Compiler:
         )
         if distinct:
             query = query.distinct()
-        order = [self._order_expr(o, projections) for o in plan.order]
-        if order:
-            query = query.order_by(*order)
-        if plan.limit:
-            query = query.limit(plan.limit)
-        return query
+        return self._order_and_limit(query, projections)
 
     def _list_repeats(self) -> bool:
         """A list shows each thing once: rows of the shown tables repeat through the joins, or the
@@ -224,6 +247,11 @@ class Compiler:
             expr: exp.Expression = self.measure(o.key)
         elif isinstance(o.key, Measure):
             expr = col(self.aliases.get(id(o.key), self.alias(o.key)))
+        elif o.key.bucket:
+            name = self.output_names.get(o.key)
+            expr = col(name) if name else self.c(o.key)
+        elif o.key in self.plan.calendar and self.plan.groups:
+            expr = date_sql.calendar_position(self.c(o.key), self.plan.calendar[o.key])
         else:
             vc = self.vcol(o.key)
             expr = col(vc.name)
@@ -254,22 +282,25 @@ class Compiler:
         if where:
             query = query.where(exp.and_(*where))
         if groups:
-            query = query.group_by(
-                *[self.c(r) if not repeated else col(self.vcol(r).name) for r in plan.groups]
-            )
+            query = query.group_by(*[self.c(r) for r in plan.groups])
         if plan.having:
-            conds = []
-            for h in plan.having:
-                cls = {">": exp.GT, ">=": exp.GTE, "<": exp.LT, "<=": exp.LTE, "=": exp.EQ, "!=": exp.NEQ}[
-                    h.op
-                ]
-                conds.append(cls(this=self.measure(h.measure), expression=exp.Literal.number(h.value)))
-            query = query.having(exp.and_(*conds))
-        order = [self._order_expr(o, groups) for o in plan.order]
+            query = query.having(self._having())
+        return self._order_and_limit(query, groups)
+
+    def _having(self) -> exp.Expression:
+        return exp.and_(
+            *(
+                _COMPARE[h.op](this=self.measure(h.measure), expression=exp.Literal.number(h.value))
+                for h in self.plan.having
+            )
+        )
+
+    def _order_and_limit(self, query: exp.Select, projections: list[exp.Expression]) -> exp.Select:
+        order = [self._order_expr(o, projections) for o in self.plan.order]
         if order:
             query = query.order_by(*order)
-        if plan.limit:
-            query = query.limit(plan.limit)
+        if self.plan.limit:
+            query = query.limit(self.plan.limit)
         return query
 
     def _dedupe(self, repeated: list[Measure], where: list[exp.Expression]) -> tuple[exp.Expression, list]:
@@ -283,7 +314,9 @@ class Compiler:
         keys = self.key(table)
         if not keys:
             raise CompileError(f"{table} has no key to take each row once")
-        refs = list(dict.fromkeys([*plan.groups, *keys, *(m.ref for m in plan.measures if m.ref)]))
+        refs = list(
+            dict.fromkeys([*(g.raw for g in plan.groups), *keys, *(r for m in plan.measures for r in m.refs)])
+        )
         for m in plan.measures:
             if m.func == "COUNT" and m.column is None:
                 refs.extend(r for r in self.key(m.table) if r not in refs)
@@ -298,12 +331,7 @@ class Compiler:
         inner = exp.select(*[g.copy() for g in groups]).from_(self.from_())
         if where:
             inner = inner.where(exp.and_(*where))
-        inner = inner.group_by(*groups)
-        conds = []
-        for h in plan.having:
-            cls = {">": exp.GT, ">=": exp.GTE, "<": exp.LT, "<=": exp.LTE, "=": exp.EQ, "!=": exp.NEQ}[h.op]
-            conds.append(cls(this=self.measure(h.measure), expression=exp.Literal.number(h.value)))
-        inner = inner.having(exp.and_(*conds))
+        inner = inner.group_by(*groups).having(self._having())
         name = re.sub(r"[^a-z0-9_]+", "_", fold(f"number of {plan.count_groups}")).strip("_")
         return exp.select(exp.alias_(exp.Count(this=exp.Star()), ident(name))).from_(
             exp.Subquery(this=inner, alias=exp.TableAlias(this=ident("qualifying")))

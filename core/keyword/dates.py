@@ -13,7 +13,8 @@ from core.keyword.shapes import Literal_
 
 
 def period(today: dt.date, lit: Literal_) -> tuple[dt.date | None, dt.date | None]:
-    """[lo, hi) of a year, month, day or period literal; (None, None) for a month of any year;
+    """[lo, hi) of a year, quarter, month, day or period literal; (None, None) for a month or
+    quarter of any year;
     hi is None for a rolling window ('the last 30 days': from 30 days ago on)."""
     if lit.kind == "year":
         return dt.date(lit.value, 1, 1), dt.date(lit.value + 1, 1, 1)
@@ -22,6 +23,12 @@ def period(today: dt.date, lit: Literal_) -> tuple[dt.date | None, dt.date | Non
         if year is None:
             return None, None
         return dt.date(year, month, 1), add_months(dt.date(year, month, 1), 1)
+    if lit.kind == "quarter":
+        year, q = lit.value
+        if year is None:
+            return None, None
+        start = dt.date(year, 3 * q - 2, 1)
+        return start, add_months(start, 3)
     if lit.kind == "date":
         return lit.value, lit.value + dt.timedelta(days=1)
     unit, offset, length = lit.value

@@ -7,6 +7,7 @@ and a person can judge it at a glance.
 
 from __future__ import annotations
 
+import calendar
 import datetime as dt
 
 from core.keyword.plan import Abstain, Filter, Having, Measure, OrderKey, Plan, Ref
@@ -17,7 +18,10 @@ def words(name: str) -> str:
 
 
 def ref_text(ref: Ref, target: str | None) -> str:
-    """'segment' for the target table's own column, 'location city' for another table's."""
+    """'segment' for the target table's own column, 'location city' for another table's; 'month of
+    paid on' for a time bucket."""
+    if ref.bucket:
+        return f"{ref.bucket} of {ref_text(ref.raw, target)}"
     column = words(ref.column)
     if ref.table == target:
         return column
@@ -31,6 +35,9 @@ def measure_text(m: Measure, target: str | None) -> str:
             return f"number of {m.words or words(m.table)}"
         return f"number of different {ref_text(Ref(m.table, m.column), target)}"
     what = ref_text(Ref(m.table, m.column or ""), target)
+    if m.since:
+        start = ref_text(Ref(m.table, m.since), target)
+        what = f"duration from {start} to {what} in {m.unit}s"
     return {"SUM": "total", "AVG": "average", "MIN": "lowest", "MAX": "highest"}[m.func] + f" {what}"
 
 
@@ -44,6 +51,9 @@ def _value(v: object) -> str:
     return str(v)
 
 
+_TEXT_OPS = {"contains": "contains", "prefix": "starts with", "suffix": "ends with"}
+
+
 def filter_text(f: Filter, target: str | None) -> str:
     what = ref_text(f.ref, target)
     meaning = f" ({f.meaning})" if f.meaning else ""
@@ -53,19 +63,13 @@ def filter_text(f: Filter, target: str | None) -> str:
         return f"{what} is not {_value(f.value)}"
     if f.op == "in":
         return f"{what} is one of " + ", ".join(_value(v) for v in f.value)
-    if f.op == "contains":
-        return f"{what} contains '{f.value}'"
-    if f.op == "prefix":
-        return f"{what} starts with '{f.value}'"
-    if f.op == "suffix":
-        return f"{what} ends with '{f.value}'"
+    if f.op in _TEXT_OPS:
+        return f"{what} {_TEXT_OPS[f.op]} '{f.value}'"
     if f.op == "true":
         return f"{what} is true"
     if f.op == "present":
         return f"{what} is filled in"
     if f.op == "month":
-        import calendar
-
         return f"{what} is in {calendar.month_name[int(f.value)]}"
     if f.op == "range":
         lo, hi = f.value
@@ -85,6 +89,8 @@ def having_text(h: Having, target: str | None) -> str:
 
 
 def order_text(o: OrderKey, target: str | None) -> str:
+    if isinstance(o.key, Ref) and o.key.bucket:
+        return f"latest {o.key.bucket} first" if o.desc else f"{o.key.bucket} by {o.key.bucket}"
     what = measure_text(o.key, target) if isinstance(o.key, Measure) else ref_text(o.key, target)
     return f"{'highest' if o.desc else 'lowest'} {what} first"
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import logging
 import math
 import re
 import threading
@@ -23,10 +24,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
+import sqlalchemy as sa
+
 from core.dictionary import keyword_dictionary, stem
 from core.joins import graph_weights
 from core.keyword.readings import Reading
-from core.keyword.shapes import GLUE, Shape
+from core.keyword.shapes import BUCKET_ADVERBS, GLUE, Shape
 from core.values import Access, fold
 
 if TYPE_CHECKING:
@@ -47,6 +50,12 @@ MATCH_TIE = 0.05  # ... when their words match equally well, too
 BEAM = 64
 CACHE_SIZE = 4096  # phrases remembered per database
 VALUE_CACHE_S = 60.0
+
+DATE_SAMPLE = 50  # rows read to tell whether a text column holds dates
+DATE_SHARE = 0.8  # ... and the share of them that must look like ISO dates
+_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2})?(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$")
+
+log = logging.getLogger(__name__)
 
 SenseKind = Literal["table", "column", "value"]
 
@@ -124,6 +133,7 @@ class Lexicon:
         self._value_cache: OrderedDict[str, tuple[float, list[Sense]]] = OrderedDict()
         self._lock = threading.Lock()
         self._links: set[frozenset[tuple[str, str]]] | None = None
+        self._text_dates: dict[str, frozenset[str]] = {}
 
     # -- distances -----------------------------------------------------------------------------
 
@@ -198,6 +208,17 @@ class Lexicon:
     def table(self, name: str) -> Table | None:
         return self.catalog.table(name)
 
+    def text_dates(self, table: str) -> frozenset[str]:
+        """Text columns of `table` that hold ISO dates ('2024-03-01', '2024-03-01 10:00:00'), as
+        SQLite databases often store them: read once from a few rows, so 'in 2024' and 'per month'
+        work on them as on real date columns."""
+        key = table.lower()
+        if key not in self._text_dates:
+            found = _sample_text_dates(self.db, self.catalog.table(table))
+            with self._lock:
+                self._text_dates[key] = found
+        return self._text_dates[key]
+
     def same_thing(self, a: Sense, b: Sense) -> bool:
         """Two readings that cannot differ in the answer: the same column, or a foreign key and
         the key it references (flight.airline_code and airline.airline_code hold one value)."""
@@ -232,6 +253,25 @@ class Lexicon:
             if e.ref_table.lower() == t.name.lower() and e.ref_unique and not e.is_self:
                 return tuple(e.ref_columns)
         return ()
+
+
+def _sample_text_dates(db: Database, t: Table | None) -> frozenset[str]:
+    texts = [c.name for c in t.columns if c.kind == "text"] if t is not None else []
+    if t is None or not texts:
+        return frozenset()
+    query = sa.select(*(sa.column(c) for c in texts)).select_from(sa.table(t.name, schema=t.schema))
+    try:
+        with db.engine.connect() as conn:
+            rows = conn.execute(query.limit(DATE_SAMPLE)).fetchall()
+    except sa.exc.SQLAlchemyError as exc:
+        log.warning("cannot sample %s for dates kept as text: %s", t.name, exc)
+        return frozenset()
+    found = set()
+    for i, name in enumerate(texts):
+        values = [str(r[i]).strip() for r in rows if r[i] is not None and str(r[i]).strip()]
+        if values and sum(bool(_ISO_DATE.match(v)) for v in values) >= DATE_SHARE * len(values):
+            found.add(name)
+    return frozenset(found)
 
 
 _lexicons_lock = threading.Lock()
@@ -495,10 +535,17 @@ NAMING_CUES = frozenset(
 
 
 def _names_over_cues(shape: Shape, lex: Lexicon) -> None:
-    """A cue word that starts a column's name is part of the name: 'minimum connect time' is
-    airport.minimum_connect_time, 'amount of orders' is about orders.amount, 'highest point' a column."""
+    """A cue word that is part of a column's name is read as the name: 'minimum connect time' is
+    airport.minimum_connect_time, 'amount of orders' is about orders.amount, 'highest point' a
+    column, 'monthly limit' is tx_limit_monthly rather than a monthly breakdown. Only the name
+    counts, not a synonym: 'total' as a synonym of amount must not swallow 'total payment amount'."""
     for cue in list(shape.cues):
         low = cue.words.lower()
+        if cue.kind == "bucket" and low in BUCKET_ADVERBS:
+            if _part_of_name(shape, lex, cue.start):
+                shape.cues.remove(cue)
+                shape.role[cue.start] = "content"
+            continue
         if cue.kind not in ("count", "agg", "super") or low not in NAMING_CUES:
             continue
         head = low.split()[0]
@@ -509,7 +556,7 @@ def _names_over_cues(shape: Shape, lex: Lexicon) -> None:
         hit = False
         for e in range(run_end, nxt, -1):
             phrase = " ".join([head, *(t.low for t in shape.tokens[nxt:e])])
-            if any(x.kind == "column" and x.score >= 0.95 for x in lex.schema(phrase)):
+            if any(_named_column(x) for x in lex.schema(phrase)):
                 hit = True
                 break
         if not hit and low == "amount of":
@@ -519,6 +566,24 @@ def _names_over_cues(shape: Shape, lex: Lexicon) -> None:
             shape.role[cue.start] = "content"
             for k in range(cue.start + 1, cue.end):
                 shape.role[k] = "stop"
+
+
+def _named_column(x: Sense) -> bool:
+    return x.kind == "column" and x.score >= 0.95 and x.via == "name"
+
+
+def _part_of_name(shape: Shape, lex: Lexicon, i: int) -> bool:
+    """The word at i with the content words before or after it names a table or column
+    ('transaction daily', 'monthly limit', 'wallet merchant balance daily')."""
+    phrases = []
+    for n in range(1, MAX_PHRASE):
+        for span in (range(i - n, i + 1), range(i, i + n + 1)):
+            inside = span.start >= 0 and span.stop <= len(shape.tokens)
+            if inside and all(shape.role[k] == "content" for k in span if k != i):
+                phrases.append(" ".join(shape.tokens[k].low for k in span))
+    return any(
+        x.kind != "value" and x.score >= 0.9 and x.via == "name" for p in phrases for x in lex.schema(p)
+    )
 
 
 def _phrase_senses(shape: Shape, lex: Lexicon, s: int, e: int) -> list[Sense]:
@@ -667,7 +732,3 @@ def content_words(shape: Shape, indices: Sequence[int]) -> list[str]:
         idx = [i for _, i in group]
         out.append(shape.text(idx[0], idx[-1] + 1))
     return out
-
-
-def singular(word: str) -> bool:
-    return stem(word.lower()) == word.lower()

@@ -17,6 +17,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from core.dictionary import stem
+
 TokenKind = Literal["word", "number", "date", "quoted", "op", "punct"]
 CueKind = Literal[
     "count",  # how many, number of
@@ -35,6 +37,7 @@ CueKind = Literal[
     "list",  # list, show, which, what
     "distinct",  # distinct, unique, different
     "text",  # starting with, containing, ending with  (arg: prefix | contains | suffix)
+    "bucket",  # per month, by year, monthly, which month (arg: year | quarter | month | week | day)
     "or",
     "and",
     "unsupported",  # arg: why keyword mode cannot answer it
@@ -63,8 +66,9 @@ class Cue:
 class Literal_:
     """A number, date, year, month or quoted text of the question."""
 
-    kind: Literal["number", "year", "month", "date", "quoted", "period"]
-    # number: int | float; year: int; month: (year | None, month); date: dt.date; quoted: str;
+    kind: Literal["number", "year", "month", "quarter", "date", "quoted", "period"]
+    # number: int | float; year: int; month: (year | None, month); quarter: (year | None, 1..4);
+    # date: dt.date; quoted: str;
     # period: (unit, offset, length) — offset<0,length 0: the last |offset| units up to today;
     # otherwise the calendar unit `offset` away from the current one (0 this, -1 last)
     value: Any
@@ -171,6 +175,7 @@ def _add(kind: CueKind, arg: str, *phrases: str) -> None:
 
 
 _add("count", "", "how many", "number of", "count of", "count", "counts", "no of", "# of", "amount of")
+_add("count", "", "no . of", "nr . of", "num . of")  # 'the no. of students'
 _add("count", "", "total number of", "total count of", "total no of", "overall number of")
 _add("agg", "AVG", "average", "avg", "mean", "average of", "on average")
 _add("agg", "SUM", "total", "sum of", "sum", "total of", "combined", "in total", "how much")
@@ -294,7 +299,7 @@ GLUE = _words(
     meter meters metre metres kilometer kilometers kilometre kilometres km mile miles mph kmh
     square sq feet foot inch inches gram grams kilogram kilograms kg pound pounds lb lbs ton tons
     dollar dollars usd euro euros eur cent cents percent unit units
-    altogether overall total respectively currently recently ever
+    altogether overall total respectively currently recently ever new
     there their they them
     """
 )
@@ -314,6 +319,17 @@ UNITS = {
     "year": "year",
     "years": "year",
 }
+# Time buckets: 'per month', 'by year', 'each week', 'which month' group by a calendar unit of a date.
+BUCKET_UNITS = {"year": "year", "quarter": "quarter", "month": "month", "week": "week", "day": "day"}
+BUCKET_ADVERBS = {
+    "yearly": "year",
+    "annually": "year",
+    "annual": "year",
+    "quarterly": "quarter",
+    "monthly": "month",
+    "weekly": "week",
+    "daily": "day",
+}
 WORD_NUMBERS = {
     "one": 1,
     "two": 2,
@@ -330,6 +346,37 @@ WORD_NUMBERS = {
     "fifty": 50,
     "hundred": 100,
 }
+
+
+# ---------------------------------------------------------------------------------------------
+# nouns
+
+
+def is_generic(words: str) -> bool:
+    """'name', 'id', 'code': a word that needs the noun before it."""
+    return words.lower().strip() in (
+        "name",
+        "names",
+        "id",
+        "ids",
+        "code",
+        "codes",
+        "title",
+        "titles",
+        "number",
+    )
+
+
+def singular_phrase(words: str) -> str:
+    """'datacenters' → 'datacenter', 'business categories' → 'business category'."""
+    parts = words.split()
+    return " ".join([*parts[:-1], stem(parts[-1].lower())]) if parts else words
+
+
+def is_plural(words: str) -> bool:
+    """'clients', 'business categories': the last word is a plural noun."""
+    w = words.lower().split()[-1] if words.strip() else words
+    return stem(w) != w
 
 
 # ---------------------------------------------------------------------------------------------
@@ -383,7 +430,43 @@ def read_shape(question: str) -> Shape:
         i += 1
     shape.cues.sort(key=lambda c: c.start)
     _find_periods(shape, lows)
+    _find_buckets(shape, lows)
     return shape
+
+
+def _find_buckets(shape: Shape, lows: list[str]) -> None:
+    """'per month', 'by the year', 'every week', 'which month', 'monthly' → a bucket cue. Runs
+    after the periods, so 'last month' stays a date range. Whether the unit is a calendar bucket of
+    a date or a column of its own ('review.month' holding 'January') is decided by the planner."""
+    for i, low in enumerate(lows):
+        if shape.role[i] != "content":
+            continue
+        if low in BUCKET_ADVERBS:
+            _make_bucket(shape, BUCKET_ADVERBS[low], i, i + 1)
+            continue
+        if low not in BUCKET_UNITS:
+            continue
+        j = i - 1
+        while j >= 0 and lows[j] == "the":
+            j -= 1  # 'by the month'
+        if j < 0:
+            continue
+        if lows[j] == "every" and shape.role[j] == "content":
+            _make_bucket(shape, BUCKET_UNITS[low], j, i + 1)
+            continue
+        cue = shape.cue_at(j)
+        if cue is None or cue.end != j + 1:
+            continue
+        if cue.kind in ("group", "by") or (cue.kind == "list" and cue.words.lower() in ("what", "which")):
+            shape.cues.remove(cue)
+            _make_bucket(shape, BUCKET_UNITS[low], cue.start, i + 1)
+
+
+def _make_bucket(shape: Shape, unit: str, start: int, end: int) -> None:
+    shape.cues.append(Cue("bucket", unit, start, end, shape.text(start, end)))
+    shape.cues.sort(key=lambda c: c.start)
+    for k in range(start, end):
+        shape.role[k] = "cue"
 
 
 def _find_periods(shape: Shape, lows: list[str]) -> None:
@@ -423,6 +506,29 @@ def _find_periods(shape: Shape, lows: list[str]) -> None:
     shape.literals.sort(key=lambda lit: lit.start)
 
 
+QUARTERS = {"q1": 1, "q2": 2, "q3": 3, "q4": 4}
+ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
+
+
+def _next(lows: list[str], i: int) -> str:
+    return lows[i + 1] if i + 1 < len(lows) else ""
+
+
+def _quarter(shape: Shape, lows: list[str], i: int) -> Literal_:
+    """'Q1 2023', 'Q3 of 2024', 'the first quarter of 2023', '2023 Q4' (a year just before is merged)."""
+    q = QUARTERS.get(lows[i]) or ORDINALS[lows[i]]
+    start, end = i, i + 1 if lows[i] in QUARTERS else i + 2
+    year: int | None = None
+    after = end + 1 if _next(lows, end - 1) in ("of", "in") else end
+    token = shape.tokens[after] if after < len(lows) else None
+    if token is not None and token.text.isdigit() and len(token.text) == 4:
+        year, end = int(token.text), after + 1
+    elif shape.literals and shape.literals[-1].kind == "year" and shape.literals[-1].end == i:
+        before = shape.literals.pop()
+        year, start = before.value, before.start
+    return Literal_("quarter", (year, q), start, end, shape.text(start, end))
+
+
 def _find_literals(shape: Shape, lows: list[str]) -> None:
     tokens = shape.tokens
     i = 0
@@ -457,6 +563,10 @@ def _find_literals(shape: Shape, lows: list[str]) -> None:
                 month = MONTHS.get(lows[i], 5)
                 end = i + 2 if year else i + 1
                 lit = Literal_("month", (year, month), i, end, shape.text(i, end))
+        elif t.kind == "word" and (
+            lows[i] in QUARTERS or (lows[i] in ORDINALS and _next(lows, i) == "quarter")
+        ):
+            lit = _quarter(shape, lows, i)
         elif (
             t.kind == "word" and lows[i] in WORD_NUMBERS and i > 0 and lows[i - 1] in ("top", "first", "last")
         ):

@@ -1,0 +1,35 @@
+"""The relationship graph of a database: which tables join to which, on what, and how sure we are.
+
+A multigraph over tables. Every edge is one join condition `table.columns = ref_table.ref_columns`:
+two foreign keys between the same two tables are two edges (flights.source_airport and
+flights.dest_airport → airports), because they are two different questions. Edges come from
+
+- declared foreign keys (origin "declared"),
+- relationships written in the catalog YAML (origin "catalog"),
+- inference, for the many databases that declare few keys (origin "inferred", with a confidence):
+  column-name conventions (`restaurant_id` → restaurant.id, `start_station_id` → station.id,
+  `paperId` → paper.paperId) and value-inclusion profiling on a sample (most values of A.x are
+  values of the unique column B.y).
+
+On top of the edges sit the design patterns Lucy reasons with (§3.1): many-to-many bridges,
+lookup tables, stars, snowflakes and subtypes — from the catalog, or detected from the edges.
+
+Profiling reads a few thousand rows per table, never whole tables, under a time budget; the
+graph is cached on disk next to the catalog, keyed by the catalog's signature.
+
+Modules:
+
+  build.py       build_graph: known edges, inferred edges, patterns; the on-disk cache
+  multigraph.py  Edge and RelationshipGraph
+  names.py       naming conventions: words of an identifier, singular forms, key-like names
+  keys.py        declared uniqueness, key-compatible column kinds, the confidence threshold
+  profiling.py   Profiler: bounded samples of values
+  infer.py       edges from column names, checked against sampled values
+  inclusion.py   edges from values alone (value inclusion into a unique column)
+  patterns.py    bridges, lookups and subtypes detected from the edges
+"""
+
+from core.graph.build import build_graph
+from core.graph.multigraph import Edge, RelationshipGraph
+
+__all__ = ["Edge", "RelationshipGraph", "build_graph"]

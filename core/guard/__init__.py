@@ -1,0 +1,114 @@
+"""The SQL guard: only one read-only, bounded query that the asker may see ever reaches a database.
+
+Why a parsed-tree allowlist rather than keyword lists: comments, quoting, nesting and dialect quirks
+defeat `startswith("SELECT")` and blocklists. We parse with sqlglot in the target database's dialect
+and accept a statement only if *every* node of its tree is a known read-only construct and every
+function is known to be side-effect free. What runs is regenerated from the checked tree (comments
+dropped, LIMIT applied) — never the text we were given.
+
+Decisions the executor, the access rules and the tests rely on:
+- Exactly one statement; a trailing `;` is fine. Blank or comment-only input → DENY "is empty".
+  Anything sqlglot cannot parse, or parses only as an opaque command, is denied.
+- The statement must be a SELECT, a set operation (UNION/INTERSECT/EXCEPT) or PostgreSQL `TABLE t`.
+  SHOW, EXPLAIN, DESCRIBE and top-level VALUES are denied: they answer no question about the data,
+  SHOW leaks server settings, and EXPLAIN ANALYZE executes its statement.
+- DML/DDL anywhere (data-modifying CTEs included), SELECT INTO, locking clauses (FOR UPDATE/SHARE,
+  LOCK IN SHARE MODE), transaction and session commands are denied.
+- Functions: the ones sqlglot models are allowed except those that reveal identity, server state or
+  version (current_user, version(), database()...), touch sequences, files or other services; the
+  ones it does not model only from `ALLOWED_FUNCTIONS` (ordinary analytics functions of SQLite,
+  PostgreSQL and MySQL). `DANGEROUS_FUNCTIONS` names the known bad ones (sleep, files, dblink,
+  query_to_xml, set_config, locks...) for a precise reason; `current_setting` is among them because
+  it leaks configuration. Schema-qualified calls are denied: they can reach user-defined functions.
+- System catalogs are denied: pg_catalog, information_schema, mysql, performance_schema, sys, any
+  `pg_*`, `sqlite_*` or `pragma_*` table. The bot answers questions about business data, the schema
+  it needs comes from its own catalog, and these views leak other users, sessions and settings.
+- Other databases are denied: three-part names everywhere, `db.table` in MySQL, attached schemas in
+  SQLite (only `main.` is accepted). PostgreSQL `schema.table` is fine.
+- MySQL user variables (`@x`, `:=`) and system variables (`@@x`) are denied; so are PostgreSQL's bare
+  `user`, `current_role`... (quote a column of that name).
+- Executable comments (`/*! */`, `/*M! */`), optimizer hints (`/*+ */`, e.g. MySQL SET_VAR), comments
+  inside comments and comments holding a `;` are denied. Strings are read both ways a server may
+  read backslashes (MySQL NO_BACKSLASH_ESCAPES, PostgreSQL standard_conforming_strings); the other
+  reading must be harmless too (not SQL at all, or a query that passes). Control characters are
+  denied; invisible ones (zero-width, bidi, non-breaking spaces) are denied outside strings.
+- A recursive CTE whose recursive step has no WHERE or JOIN ... ON on a column and no LIMIT can never
+  stop and is denied. Other runaway queries (huge cross joins, WHERE clauses that are always true
+  in effect) are the executor's statement timeout's job.
+- LIMIT: the outermost query gets `LIMIT policy.limit` when it has none; a larger literal LIMIT or
+  FETCH FIRST (or LIMIT ALL / NULL / negative) is lowered to it; a LIMIT expression keeps its value
+  inside a wrapping query that is limited.
+- Policy: `deny_tables` / `allowed_tables` match a table by name or `schema.name`; CTE names hide a
+  table only where SQL scoping says they do. `deny_columns` ("table.column") denies any reference
+  that could reach the column (selected, filtered, joined on, sorted, unqualified or with an
+  unknown qualifier), `*` or `t.*` over its table, whole-row references (`SELECT t FROM t`) and
+  NATURAL JOIN over it. Reasons name the rule, never data values.
+
+`python -m core.guard check --dialect D` reads one statement per line from stdin and prints one
+`ALLOW` or `DENY <reason>` line per input line (a blank line → DENY "is empty"; a line that is
+not UTF-8 → DENY); exit code 0, or 2 on bad usage such as an unknown dialect. `python -m core.guard
+bench` measures speed against a bare sqlglot baseline.
+
+Modules, in the order check() uses them:
+
+  dialects.py   the dialects the guard knows (DIALECTS, normalize_dialect)
+  reading.py    checks on the raw text, then exactly one statement parsed (uses lexing.py)
+  lexing.py     how each database reads quotes and comments: code, strings and comments apart
+  tree.py       every node read-only, every function allowed, no system or foreign tables
+  allowlist.py  the lists tree.py applies: node types, functions, system tables
+  policy.py     GuardPolicy: denied and allowed tables, denied columns
+  limit.py      the SQL that runs: regenerated from the tree, LIMIT applied
+  verdict.py    Verdict, and Deny — how a check says no
+  cli.py        python -m core.guard check | bench
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from core.guard.allowlist import ALLOWED_FUNCTIONS, DANGEROUS_FUNCTIONS
+from core.guard.dialects import DIALECTS, UnknownDialectError, normalize_dialect
+from core.guard.limit import limited_sql
+from core.guard.policy import GuardPolicy, check_policy, real_tables, table_keys
+from core.guard.reading import MAX_NODES, MAX_SQL_CHARS, parse_one
+from core.guard.tree import check_tree
+from core.guard.verdict import Deny, Verdict
+
+__all__ = [
+    "ALLOWED_FUNCTIONS",
+    "DANGEROUS_FUNCTIONS",
+    "DIALECTS",
+    "MAX_NODES",
+    "MAX_SQL_CHARS",
+    "GuardPolicy",
+    "UnknownDialectError",
+    "Verdict",
+    "check",
+    "normalize_dialect",
+]
+
+
+_DEFAULT_POLICY = GuardPolicy()  # frozen, so one instance can be every call's default
+
+
+def check(sql: str, dialect: str, policy: GuardPolicy = _DEFAULT_POLICY) -> Verdict:
+    """ALLOW one read-only query (returned rewritten with its LIMIT) or DENY it with a reason."""
+    name = normalize_dialect(dialect)
+    root: exp.Expression | None = None
+    try:
+        root = parse_one(sql, name)
+        tables = real_tables(check_tree(root, name), name)
+        check_policy(root, tables, policy)
+        return Verdict(True, limited_sql(root, name, policy.limit), tables=table_keys(tables))
+    except Deny as deny:
+        return Verdict(False, "", deny.reason, _tables_of(root, name))
+    except RecursionError:
+        return Verdict(False, "", "is nested too deeply")
+
+
+def _tables_of(root: exp.Expression | None, dialect: str) -> tuple[str, ...]:
+    """The tables a denied statement named, for the audit log."""
+    try:
+        return table_keys(real_tables(list(root.find_all(exp.Table)), dialect)) if root else ()
+    except RecursionError:
+        return ()

@@ -1,0 +1,35 @@
+"""The dialects the guard knows the rules of, and sqlglot's dialect objects for them."""
+
+from __future__ import annotations
+
+import functools
+
+from sqlglot.dialects.dialect import Dialect
+
+# Dialect names we accept → sqlglot's name. The guard's dialect-specific rules are written for these.
+DIALECTS = {
+    "sqlite": "sqlite",
+    "postgres": "postgres",
+    "postgresql": "postgres",
+    "mysql": "mysql",
+    "mariadb": "mysql",
+}
+
+
+class UnknownDialectError(ValueError):
+    """The guard only knows the rules of the dialects in DIALECTS."""
+
+
+def normalize_dialect(dialect: str) -> str:
+    """'PostgreSQL', 'mariadb' → the name the rules are written for ('postgres', 'mysql')."""
+    try:
+        return DIALECTS[dialect.strip().lower()]
+    except KeyError:
+        known = ", ".join(sorted(set(DIALECTS.values())))
+        raise UnknownDialectError(f"unknown SQL dialect {dialect!r}; the guard knows {known}") from None
+
+
+@functools.cache
+def sqlglot_dialect(name: str) -> Dialect:
+    """One Dialect object per name, reused for every statement."""
+    return Dialect.get_or_raise(name)

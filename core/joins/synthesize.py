@@ -1,0 +1,136 @@
+"""synthesize_view: the tables a question needs → the view that joins them, pass by pass.
+
+1. weights: each table pair's cheapest edge (declared and catalog edges before inferred ones,
+   bridge legs a little cheaper) — `graph_weights`;
+2. the minimum-cost tree over the requested tables, lookup tables blocked as connectors (C4;
+   relaxed, and noted, only when nothing else connects) — `core.joins.steiner`;
+3. Lucy's constraints on that tree — `core.joins.constraints`;
+4. requested lookup tables hung off the tables that reference them, one copy each;
+5. tree → view — `core.joins.materialize`.
+
+Every decision that is not obvious leaves a note on the view, which the trace shows.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Collection, Mapping, Sequence
+
+from core.catalog import Catalog, Table
+from core.graph import RelationshipGraph, build_graph
+from core.joins.constraints import elide_pass_through, enforce_bridges, fewer_fanouts
+from core.joins.materialize import materialize, role_edges
+from core.joins.steiner import path_to_tree, steiner_tree
+from core.joins.view import View
+
+BRIDGE_BONUS = 0.05  # a bridge path wins ties against other connectors of the same length
+
+
+def graph_weights(graph: RelationshipGraph) -> dict[str, dict[str, float]]:
+    """Edge weights between tables (cheapest parallel edge), cached on the graph."""
+    cached = graph.__dict__.get("_weights")
+    if cached is not None:
+        return cached
+    bridge_legs = {frozenset((b, side)) for sides, bs in graph.bridges.items() for b in bs for side in sides}
+    weights: dict[str, dict[str, float]] = {}
+    for t in sorted(t.name.lower() for t in graph.catalog.tables):
+        row: dict[str, float] = {}
+        for other, edges in sorted(graph.neighbors(t).items()):
+            bonus = BRIDGE_BONUS if frozenset((t, other)) in bridge_legs else 0.0
+            row[other] = min(e.cost for e in edges) - bonus
+        weights[t] = row
+    graph.__dict__["_weights"] = weights
+    return weights
+
+
+def synthesize_view(
+    graph: RelationshipGraph | Catalog,
+    tables: Sequence[str],
+    columns: Mapping[str, Sequence[str]] | None = None,
+    *,
+    deny_tables: Collection[str] = (),
+    deny_columns: Collection[str] = (),
+) -> View:
+    """The view joining `tables` (most relevant first) along the best tree Lucy's constraints allow.
+
+    Denied tables are never joined, not even as connectors; denied columns are neither shown nor
+    joined on.
+    """
+    if isinstance(graph, Catalog):
+        graph = build_graph(graph)
+    full = graph.catalog
+    graph = graph.restricted(deny_tables, deny_columns)
+    catalog = graph.catalog
+    notes: list[str] = []
+    wanted: list[Table] = []
+    repeated: set[str] = set()
+    for name in tables:
+        t = catalog.table(name)
+        if t is None:
+            denied = full.table(name) is not None
+            notes.append(
+                f"table {name!r} is not available to questions"
+                if denied
+                else f"unknown table {name!r} ignored"
+            )
+        elif t in wanted:
+            repeated.add(t.name.lower())
+        else:
+            wanted.append(t)
+    if not wanted:
+        raise ValueError("no known table to build a view from")
+    requested = [t.name.lower() for t in wanted]
+    lookups = graph.lookups
+    asked_lookups = [t for t in requested if t in lookups] if len(requested) > 1 else []
+    core = [t for t in requested if t not in asked_lookups] or requested[:1]
+    asked_lookups = [t for t in asked_lookups if t not in core]
+
+    weights = graph_weights(graph)
+    blocked = frozenset(lookups - set(core))
+    tree, unreachable = steiner_tree(weights, core, blocked)
+    if unreachable and blocked:
+        relaxed, still = steiner_tree(weights, core, frozenset())
+        if len(still) < len(unreachable):
+            used = sorted(set(relaxed.nodes) & blocked)
+            notes.append(
+                f"no path avoids lookup table(s) {', '.join(used)}: joined through them (Lucy C4 relaxed)"
+            )
+            tree, unreachable = relaxed, still
+    tree = enforce_bridges(graph, weights, core, blocked, tree, set(requested), notes)
+    tree = fewer_fanouts(graph, weights, tree, requested)
+    tree_pairs = {frozenset(p): None for p in tree.pairs}
+    nodes = list(tree.nodes)
+    dropped = [catalog.table(t).name for t in unreachable]  # type: ignore[union-attr]
+
+    # requested lookups hang off the tables that reference them (one copy each: Lucy C4)
+    attachments: list[tuple[str, str]] = []
+    for lk in asked_lookups:
+        referrers = [n for n in nodes if graph.edges_between(n, lk)]
+        chosen = [n for n in referrers if n in requested] or referrers
+        if len(chosen) == 1:
+            tree_pairs[frozenset((chosen[0], lk))] = None
+            nodes.append(lk)
+        elif chosen:
+            attachments.extend((n, lk) for n in chosen)
+        else:
+            path = path_to_tree(weights, lk, set(nodes), frozenset(lookups - {lk}))
+            if path is None:
+                dropped.append(catalog.table(lk).name)  # type: ignore[union-attr]
+                continue
+            for a, b in itertools.pairwise(path):
+                tree_pairs[frozenset((a, b))] = None
+            nodes.extend(n for n in path if n not in nodes)
+    if dropped:
+        notes.append(f"could not join {', '.join(dropped)} to the other tables: left out of the view")
+
+    roles = {pair: role_edges(graph, *sorted(pair)) for pair in tree_pairs}
+    roles, nodes, elided = elide_pass_through(
+        graph, roles, nodes, set(requested), {a for a, _ in attachments}
+    )
+    notes.extend(elided)
+    excluded = sorted(
+        lk for lk in lookups - set(nodes) if sum(1 for n in nodes if graph.edges_between(n, lk)) >= 2
+    )
+    if excluded:
+        notes.append("not used as connectors (lookup tables, Lucy C4): " + ", ".join(excluded))
+    return materialize(graph, requested, nodes, roles, attachments, repeated, columns, tree, dropped, notes)

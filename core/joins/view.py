@@ -1,0 +1,174 @@
+"""The view: what the SQL writer sees as one table, and the SELECT over base tables that defines it.
+
+A `View` is a root table plus `JoinStep`s (each joins one table instance, by alias, onto the ones
+before it) and the `ViewColumn`s it exposes. `core.joins.synthesize` decides the steps;
+`View.select` is the definition `core.expand` puts in place of the view in the writer's SQL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from sqlglot import exp
+
+from core.joins.describe import grain_text
+from core.joins.identifiers import column_expr, identifier, table_expr
+
+
+@dataclass(frozen=True)
+class ViewColumn:
+    """A column of the view and the base column it stands for."""
+
+    name: str  # column name inside the view, e.g. client_name
+    alias: str  # alias of the table instance it comes from
+    table: str
+    column: str
+    type: str = ""
+    kind: str = "other"
+    description: str = ""
+    primary_key: bool = False  # part of its table's primary key (COUNT(DISTINCT ...) over a fan-out)
+
+
+@dataclass(frozen=True)
+class JoinStep:
+    """Join `table AS alias` onto the view built so far."""
+
+    alias: str
+    table: str
+    kind: str  # "inner" | "left"
+    on: tuple[tuple[str, str], ...]  # (existing_alias.column, alias.column)
+    origin: str = "declared"  # declared | catalog | inferred
+    reason: str = ""
+    role: str | None = None
+    schema: str | None = None
+    parent: str = ""  # alias this step joins onto
+    confidence: float = 1.0
+    fans_out: bool = False  # repeats the rows joined so far (one-to-many)
+    determines_parent: bool = False  # each row of this table matches at most one parent row
+    why: str = ""  # why the table is in the view: requested, connector, bridge, role, lookup...
+
+
+@dataclass(frozen=True)
+class View:
+    """Several tables joined into one: the steps, the columns, the grain, and notes for the trace."""
+
+    root_alias: str
+    root_table: str
+    steps: tuple[JoinStep, ...] = ()
+    columns: tuple[ViewColumn, ...] = ()
+    fans_out: bool = False
+    name: str = "v"
+    notes: tuple[str, ...] = field(default_factory=tuple)
+    root_schema: str | None = None
+    requested: tuple[str, ...] = ()
+    grain: tuple[str, ...] = ()  # aliases whose keys identify a row
+    cost: float = 0.0
+    method: str = ""  # how the tree was found: exact / approximate / single table
+    dropped: tuple[str, ...] = ()  # requested tables that could not be joined
+
+    @property
+    def tables(self) -> list[str]:
+        return [self.root_table, *(s.table for s in self.steps)]
+
+    @property
+    def single_table(self) -> bool:
+        return not self.steps
+
+    @property
+    def aliases(self) -> dict[str, str]:
+        """alias → table."""
+        return {self.root_alias: self.root_table, **{s.alias: s.table for s in self.steps}}
+
+    def join_edges(self) -> set[frozenset[tuple[str, str]]]:
+        """Join conditions as unordered (table, column) pairs, lower case (what the benchmark compares)."""
+        tables = self.aliases
+        out = set()
+        for s in self.steps:
+            for left, right in s.on:
+                la, lc = left.split(".", 1)
+                ra, rc = right.split(".", 1)
+                out.add(frozenset(((tables[la].lower(), lc.lower()), (tables[ra].lower(), rc.lower()))))
+        return out
+
+    def select(self, dialect: str | None = None, columns: Sequence[str] | None = None) -> exp.Select:
+        """The SELECT that defines the view, over base tables.
+
+        `columns` keeps only those view columns, and drops LEFT JOINs that neither add rows nor
+        feed a kept column (a many-to-one LEFT JOIN never changes the row count).
+        """
+        keep = self.columns if columns is None else [c for c in self.columns if c.name in set(columns)]
+        steps = self.needed_steps({c.alias for c in keep}) if columns is not None else list(self.steps)
+        query = exp.select(
+            *(
+                column_expr(self, c.alias, c.column, dialect).as_(identifier(c.name, dialect, alias=True))
+                for c in keep
+            )
+        )
+        query.set("from_", self.from_expr(dialect))
+        query.set("joins", self.join_exprs(steps, dialect))
+        return query
+
+    def from_expr(self, dialect: str | None = None) -> exp.From:
+        return exp.From(this=table_expr(self.root_table, self.root_schema, self.root_alias, dialect))
+
+    def join_exprs(self, steps: Sequence[JoinStep], dialect: str | None = None) -> list[exp.Join]:
+        joins = []
+        for step in steps:
+            cond = exp.and_(
+                *(
+                    exp.EQ(
+                        this=column_expr(self, *left.split(".", 1), dialect),
+                        expression=column_expr(self, *right.split(".", 1), dialect),
+                    )
+                    for left, right in step.on
+                )
+            )
+            side = "LEFT" if step.kind == "left" else None
+            joins.append(
+                exp.Join(this=table_expr(step.table, step.schema, step.alias, dialect), on=cond, side=side)
+            )
+        return joins
+
+    def needed_steps(self, used_aliases: set[str]) -> list[JoinStep]:
+        """Steps to keep when only `used_aliases` are read: every INNER or row-multiplying join,
+        and LEFT joins on the way to a used alias."""
+        children: dict[str, list[JoinStep]] = {}
+        for s in self.steps:
+            children.setdefault(s.parent, []).append(s)
+        keep: set[str] = set()
+
+        def visit(step: JoinStep) -> bool:
+            needed = step.kind != "left" or step.fans_out or step.alias in used_aliases
+            for child in children.get(step.alias, []):
+                needed = visit(child) or needed
+            if needed:
+                keep.add(step.alias)
+            return needed
+
+        for s in children.get(self.root_alias, []):
+            visit(s)
+        return [s for s in self.steps if s.alias in keep]
+
+    def explain(self) -> list[str]:
+        """What the trace shows: the tables, each join and why, the grain — for a person debugging."""
+        if self.single_table:
+            lines = [f"view = table {self.root_table} (no join needed)"]
+            return [*lines, *self.notes]
+        requested = {t.lower() for t in self.requested}
+        added = sorted({s.table for s in self.steps if s.table.lower() not in requested} - {self.root_table})
+        lines = [
+            f"view {self.name}: {len(self.aliases)} table instances, cost {self.cost:g} ({self.method})",
+            f"requested: {', '.join(self.requested)}" + (f"; added: {', '.join(added)}" if added else ""),
+            f"FROM {self.root_table}"
+            + (f" AS {self.root_alias}" if self.root_alias != self.root_table else ""),
+        ]
+        for s in self.steps:
+            on = " AND ".join(f"{a} = {b}" for a, b in s.on)
+            target = s.table + (f" AS {s.alias}" if s.alias != s.table else "")
+            why = "; ".join(
+                x for x in (s.reason, s.why, "repeats rows (one-to-many)" if s.fans_out else "") if x
+            )
+            lines.append(f"{s.kind.upper()} JOIN {target} ON {on} — {why}")
+        lines.append(grain_text(self))
+        return [*lines, *self.notes]

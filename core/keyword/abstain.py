@@ -1,0 +1,136 @@
+"""When keyword mode declines, and what it says when it does.
+
+The rule is simple: everything the question says must end up in the SQL. A content word that
+matched nothing, a cue that governed nothing it could use, a number or date that found no
+column, or wording keyword mode does not compute (ratios, negations, medians...) means the
+answer would quietly ignore part of the question — so it declines, says what it understood, and
+offers a rephrasing built from the words it did understand. Declining costs the person a
+rephrasing; a wrong answer presented as sure costs far more.
+"""
+
+from __future__ import annotations
+
+from core.keyword.columns import NUMERIC
+from core.keyword.date_columns import date_hint
+from core.keyword.match import Lexicon, Matching
+from core.keyword.plan import Plan
+from core.keyword.ranking import IMPLIED, TEMPORAL_ADJ
+from core.keyword.reader import Decline, Reader
+from core.keyword.shapes import GLUE, Cue
+
+
+def check_unsupported(r: Reader) -> None:
+    """Wording keyword mode recognises but does not compute (shapes.py lists it)."""
+    cues = r.shape.cues
+    for k, cue in enumerate(cues):
+        if cue.kind != "unsupported" or cue.start in r.skipped_cues:
+            continue
+        prev = cues[k - 1] if k > 0 else None
+        low = cue.words.lower()
+        if low == "both" and prev is not None and prev.kind == "list" and prev.end == cue.start:
+            continue  # 'give both X and Y' lists two columns
+        raise Decline(
+            f"it asks for {cue.arg} ('{cue.words}'), which keyword mode does not compute", [cue.words]
+        )
+
+
+def check_words(r: Reader) -> None:
+    """Content words that matched nothing, unless they only relate the things named ('published')."""
+    unknown: list[str] = []
+    tokens = r.shape.tokens
+    mention_at = {i: m for m in r.matching.mentions for i in range(m.start, m.end)}
+    for i in r.matching.unmatched:
+        low = tokens[i].low
+        if low in GLUE or len(low) <= 2 or low.isdigit():
+            continue
+        nxt = next((j for j in range(i + 1, len(tokens)) if r.shape.role[j] != "stop"), None)
+        adjectival = (
+            nxt is not None
+            and nxt in mention_at
+            and mention_at[nxt].sense is not None
+            and mention_at[nxt].sense.kind == "table"
+        )
+        if low.endswith(("ed", "ing")) and not adjectival:
+            continue  # 'published in', 'serving': a relation between the things named
+        if date_hint(r, low):
+            r.date_hints.append(low)  # 'predicted to graduate in the last 10 years'
+            continue
+        unknown.append(tokens[i].text)
+    for m in r.matching.mentions:
+        if m.quoted and not m.senses:
+            unknown.append(f'"{m.words}"')
+    if unknown:
+        raise Decline("some words matched nothing in this database", unknown)
+
+
+def check_leftover(r: Reader, cue: Cue) -> None:
+    """A cue still pending at the end of the question: harmless, implied, or not understood."""
+    if cue.kind in ("date_prep", "cmp", "by", "list", "and", "or", "between"):
+        return  # prepositions and connectives that governed nothing change nothing
+    if cue.kind == "agg" and any(m.func == "COUNT" for m in r.plan.measures):
+        return  # 'how many papers were published in total'
+    if cue.kind == "order" and (r.order_dir is not None or r.plan.order):
+        return  # 'in descending order'
+    if cue.kind == "super" and (cue.words.lower() in IMPLIED or cue.words.lower() in TEMPORAL_ADJ):
+        r.superlative = (cue, None)
+        return
+    if cue.kind == "group" and r.plan.groups:
+        return
+    if cue.kind in ("top",) and r.top is not None:
+        return
+    raise Decline(f"it could not tell what '{cue.words}' refers to", [cue.words])
+
+
+def check_understood(r: Reader) -> None:
+    """Every number and date of the question found its place."""
+    unknown = [
+        lit.words for lit in r.shape.literals if lit.kind != "quoted" and lit.start not in r.used_literals
+    ]
+    if unknown:
+        raise Decline("some numbers or dates could not be placed", unknown)
+
+
+def understood_words(matching: Matching) -> list[str]:
+    """What each phrase was read as, for the trace and the refusal."""
+    out = []
+    for m in matching.mentions:
+        s = m.sense
+        if s is None:
+            continue
+        if s.kind == "value":
+            shown = f"{s.value!r}" + (f" ({s.meaning})" if s.meaning else "")
+            out.append(f"'{m.words}' → {s.table}.{s.column} = {shown}")
+        else:
+            out.append(f"'{m.words}' → {s.where}")
+    return out
+
+
+def suggest(lex: Lexicon, plan: Plan, matching: Matching) -> str:
+    """A rephrasing keyword mode can answer, built from what it did understand."""
+    tables = [m.sense.table for m in matching.mentions if m.sense]
+    table = plan.target or (tables[0] if tables else None)
+    if table is None:
+        graph = lex.db.graph
+        central = sorted(lex.catalog.tables, key=lambda t: (-len(graph.neighbors(t.name)), t.name))
+        names = ", ".join(t.name for t in central[:6])
+        return (
+            f"Try naming what to count or list, e.g. 'How many {_plural_of(central[0].name)} are there?' "
+            f"(tables: {names})."
+        )
+    t = lex.table(table)
+    cols = [c for c in (t.columns if t else ()) if c.kind in ("text",) and not c.name.lower().endswith("id")]
+    nums = [c for c in (t.columns if t else ()) if c.kind in NUMERIC and not c.name.lower().endswith("id")]
+    many = _plural_of(table)
+    examples = [f"'How many {many} are there?'"]
+    if cols:
+        examples.append(f"'Number of {many} per {cols[-1].name.replace('_', ' ')}'")
+    if nums:
+        examples.append(f"'Top 5 {many} by {nums[0].name.replace('_', ' ')}'")
+    return "Try a simpler question in the data's words, e.g. " + ", ".join(examples) + "."
+
+
+def _plural_of(table: str) -> str:
+    words = table.replace("_", " ")
+    if words.endswith(("s", "x", "ch", "sh")):
+        return words + ("es" if not words.endswith("s") else "")
+    return words[:-1] + "ies" if words.endswith("y") and words[-2:-1] not in "aeiou" else words + "s"

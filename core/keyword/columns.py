@@ -1,0 +1,129 @@
+"""What a table's columns are for, read from the catalog and the join graph.
+
+Keyword mode has no LLM to say which column names a row ('the clients' → client.name), which
+number is worth adding up, or which column merely points at another table. These small rules
+answer that from the schema alone, so every part of the reader asks the same questions the
+same way.
+"""
+
+from __future__ import annotations
+
+import re
+
+from core.keyword.match import Lexicon, Sense
+from core.keyword.plan import Measure, Ref
+
+NUMERIC = ("integer", "number")
+TEMPORAL = ("date", "datetime")
+
+
+def column_kind(lex: Lexicon, table: str, column: str) -> str:
+    """The catalog's kind of the column, except that text holding ISO dates counts as a date."""
+    t = lex.table(table)
+    c = t.column(column) if t else None
+    if c is None:
+        return "other"
+    if c.kind == "text" and c.name in lex.text_dates(t.name):
+        return "date"
+    return c.kind
+
+
+def stored_as_text(lex: Lexicon, ref: Ref) -> bool:
+    """The catalog's own kind is text (a date kept as text must be cast before date functions)."""
+    t = lex.table(ref.table)
+    c = t.column(ref.column) if t else None
+    return c is not None and c.kind == "text"
+
+
+def is_numeric(lex: Lexicon, ref: Ref) -> bool:
+    return column_kind(lex, ref.table, ref.column) in NUMERIC
+
+
+def label_columns(lex: Lexicon, table: str) -> list[str]:
+    """The columns that name a row of `table` for a person: name, title, first + last name..."""
+    t = lex.table(table)
+    if t is None:
+        return []
+    tname = table.lower().replace("_", "")
+    texts = [c for c in t.columns if c.kind == "text"]
+
+    def flat(name: str) -> str:
+        return name.lower().replace("_", "")
+
+    for want in ("name", f"{tname}name", "title", f"{tname}title", "fullname"):
+        hit = [c.name for c in texts if flat(c.name) == want]
+        if hit:
+            return hit[:1]
+    first = [c.name for c in texts if flat(c.name) in ("firstname", "givenname", "fname")]
+    last = [c.name for c in texts if flat(c.name) in ("lastname", "surname", "familyname", "lname")]
+    if first and last:
+        return [first[0], last[0]]
+    named = [c.name for c in texts if flat(c.name).endswith(("name", "title"))]
+    if named:
+        return named[:1]
+    key = list(lex.key_of(table))
+    if key:
+        return key[:1]
+    ids = [c.name for c in t.columns if flat(c.name).endswith("id")]
+    if ids:
+        return ids[:1]
+    return [t.columns[0].name] if t.columns else []
+
+
+def is_key(lex: Lexicon, ref: Ref) -> bool:
+    return ref.column.lower() in {k.lower() for k in lex.key_of(ref.table)}
+
+
+def is_pointer(lex: Lexicon, ref: Ref) -> bool:
+    """A foreign key column: it names another table's rows."""
+    return any(
+        e.table.lower() == ref.table.lower()
+        and len(e.columns) == 1
+        and e.columns[0].lower() == ref.column.lower()
+        for e in lex.db.graph.edges
+    )
+
+
+def counts_something(lex: Lexicon, s: Sense) -> bool:
+    """A numeric column that holds a count ('num_enrolled', 'review_count', 'numcitedby')."""
+    if not s.column or column_kind(lex, s.table, s.column) not in NUMERIC:
+        return False
+    low = s.column.lower()
+    return bool(
+        re.match(r"(num|n_|no_|number|count|total)", low) or re.search(r"(count|_num|number|total)$", low)
+    )
+
+
+# Numbers averaged rather than added up when rows are ranked by them per group ('rating', 'price').
+AVERAGED = re.compile(
+    r"(rate|rating|score|price|grade|gpa|percent|pct|ratio|age|speed|avg|average|level)", re.I
+)
+
+
+def ranking_measure(ref: Ref, words: str = "") -> Measure:
+    """What ranks groups by a column of their rows: the rows added up ('top clients by cpu hours',
+    'the month with the highest cost'), or averaged for rates and scores."""
+    return Measure("AVG" if AVERAGED.search(ref.column) else "SUM", ref.table, ref.column, words=words)
+
+
+def measure_columns(lex: Lexicon, table: str) -> list[str]:
+    """The numbers of `table` worth computing with: numeric, and neither its key nor a pointer."""
+    t = lex.table(table)
+    if t is None:
+        return []
+    key = {k.lower() for k in lex.key_of(table)}
+    fks = {c.lower() for e in lex.db.graph.edges if e.table.lower() == table.lower() for c in e.columns}
+    return [
+        c.name
+        for c in t.columns
+        if c.kind in NUMERIC
+        and c.name.lower() not in key
+        and c.name.lower() not in fks
+        and not c.name.lower().endswith("id")
+    ]
+
+
+def measure_column(lex: Lexicon, table: str) -> str | None:
+    """The one number a row of `table` has ('orders above 50' → order.amount), if only one."""
+    nums = measure_columns(lex, table)
+    return nums[0] if len(nums) == 1 else None

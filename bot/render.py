@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import decimal
 import json
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from bot.terminal import table as text_table
-from core.answer import Outcome, json_value
+from core.answer import Outcome
+from core.summary import display
 
 MAX_BLOCKS = 50
 MAX_TEXT = 3000  # section / context text
@@ -110,15 +110,7 @@ def code_blocks(text: str, max_blocks: int = MAX_MONOSPACE_BLOCKS) -> list[dict[
 
 def cell_text(value: Any) -> str:
     """A value as a table cell: one line, at most MAX_CELL characters, never empty."""
-    if value is None:
-        return "NULL"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        text = "NaN" if math.isnan(value) else format(value, ".12g")
-    else:
-        text = str(json_value(value))
-    text = " ".join(text.split())
+    text = display(value)
     return clip(text, MAX_CELL) if text else " "
 
 

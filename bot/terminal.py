@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from core.answer import Outcome, json_value
+from core.answer import Outcome
+from core.summary import display
 
 MAX_CELL = 40
 
 
 def _cell(value: Any) -> str:
-    text = "NULL" if value is None else str(json_value(value))
-    text = " ".join(text.split())
+    text = display(value)
     return text if len(text) <= MAX_CELL else text[: MAX_CELL - 1] + "…"
 
 

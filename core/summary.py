@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import decimal
+import math
 from collections.abc import Sequence
 from typing import Any
+
+from core.answer import json_value
 
 
 def format_value(value: Any) -> str:
@@ -18,6 +21,17 @@ def format_value(value: Any) -> str:
         number = float(value)
         return f"{number:,.0f}" if number.is_integer() else f"{number:,.2f}"
     return str(value)
+
+
+def display(value: Any) -> str:
+    """A value as a table cell reads to a person: 16960997.45, not 16960997.44999997."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return "NaN" if math.isnan(value) else format(value, ".12g")
+    return " ".join(str(json_value(value)).split())
 
 
 def humanize(column: str) -> str:

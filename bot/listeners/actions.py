@@ -18,6 +18,7 @@ from slack_sdk.errors import SlackApiError
 
 from bot import render
 from bot.answering import Ask, start, usergroup_directory
+from bot.ephemeral import clicking_user, tell
 from bot.slack_context import BotContext
 from bot.slack_files import slug
 from bot.usergroups import slack_principal
@@ -37,21 +38,6 @@ def _where(body: dict[str, Any]) -> tuple[str, str | None, str | None]:
     message_ts = container.get("message_ts") or message.get("ts")
     thread_ts = container.get("thread_ts") or message.get("thread_ts")
     return channel, message_ts, thread_ts
-
-
-def _user(body: dict[str, Any]) -> str | None:
-    return (body.get("user") or {}).get("id")
-
-
-def _tell(client: WebClient, channel: str | None, user: str | None, thread_ts: str | None, text: str) -> None:
-    """A note only the clicking person sees, in the answer's thread."""
-    if not channel or not user:
-        return
-    try:
-        kwargs = {"thread_ts": thread_ts} if thread_ts else {}
-        client.chat_postEphemeral(channel=channel, user=user, text=text, **kwargs)
-    except SlackApiError as exc:
-        log.info("ephemeral note failed: %s", exc.response.get("error"))
 
 
 def standalone_question(ctx: BotContext, turn: dict[str, Any]) -> str:
@@ -98,20 +84,24 @@ def send_csv(
     """Worker: run the stored, guarded query again straight into a CSV file and upload it."""
     turn = conversations.turn_by_trace(ctx.state, trace_id)
     if not turn or turn["status"] != "answer" or not turn["sql"]:
-        _tell(client, channel, user, thread_ts, "There is no result to export on this message.")
+        tell(client, channel, user, thread_ts=thread_ts, text="There is no result to export on this message.")
         return
     who = slack_principal(
         ctx.settings, client, usergroup_directory(ctx), team=team, channel=channel, user=user
     )
     if not may_query(ctx.settings, who, turn["database"]):  # whoever clicks must be allowed too
-        _tell(client, channel, user, thread_ts, f"You may not query '{turn['database']}' here.")
+        tell(client, channel, user, thread_ts=thread_ts, text=f"You may not query '{turn['database']}' here.")
         return
     db = ctx.askbase.database(turn["database"])
     verdict = check_for(db, turn["sql"], ctx.settings.engine)
     if not verdict.allowed:  # the state database is ours, but the guard has the last word
         log.warning("trace %s: stored SQL refused on export: %s", trace_id, verdict.reason)
-        _tell(
-            client, channel, user, thread_ts, "I can't export this result any more; ask the question again."
+        tell(
+            client,
+            channel,
+            user,
+            thread_ts=thread_ts,
+            text="I can't export this result any more; ask the question again.",
         )
         return
     with tempfile.TemporaryDirectory(prefix="askbase-csv-") as tmp:
@@ -120,12 +110,12 @@ def send_csv(
             count, truncated = export_csv(db, verdict.sql, path, limits_for(db, ctx.settings.engine))
         except QueryError as exc:
             log.warning("trace %s: export failed (%s): %s", trace_id, exc.kind, exc.message)
-            _tell(
+            tell(
                 client,
                 channel,
                 user,
-                thread_ts,
-                "The database did not answer the export. Try again in a minute.",
+                thread_ts=thread_ts,
+                text="The database did not answer the export. Try again in a minute.",
             )
             return
         cut = " (cut at the row cap)" if truncated else ""
@@ -163,7 +153,13 @@ def register(app: App, ctx: BotContext) -> None:
         trace = conversations.load_trace(ctx.state, action.get("value", ""))
         if trace is None:
             channel, _, thread_ts = _where(body)
-            _tell(client, channel, _user(body), thread_ts, "I no longer have the details of this answer.")
+            tell(
+                client,
+                channel,
+                clicking_user(body),
+                thread_ts=thread_ts,
+                text="I no longer have the details of this answer.",
+            )
             return
         _open(client, body.get("trigger_id"), render.trace_modal(trace))
 
@@ -179,17 +175,17 @@ def register(app: App, ctx: BotContext) -> None:
             action.get("value", ""),
             channel,
             thread_ts or message_ts,
-            _user(body),
+            clicking_user(body),
             team,
         ):
-            _tell(client, channel, _user(body), thread_ts, render.BUSY)
+            tell(client, channel, clicking_user(body), thread_ts=thread_ts, text=render.BUSY)
 
     @app.action("feedback_up")
     def feedback_up(ack: Any, body: dict[str, Any], action: dict[str, Any], client: WebClient) -> None:
         ack()
         channel, _, thread_ts = _where(body)
-        note = on_thumbs_up(ctx, action.get("value", ""), _user(body))
-        _tell(client, channel, _user(body), thread_ts, note)
+        note = on_thumbs_up(ctx, action.get("value", ""), clicking_user(body))
+        tell(client, channel, clicking_user(body), thread_ts=thread_ts, text=note)
 
     @app.action("feedback_down")
     def feedback_down(ack: Any, body: dict[str, Any], action: dict[str, Any], client: WebClient) -> None:
@@ -198,8 +194,14 @@ def register(app: App, ctx: BotContext) -> None:
         trace_id = action.get("value", "")
         metadata = {"t": trace_id, "c": channel, "th": thread_ts or message_ts or ""}
         if not _open(client, body.get("trigger_id"), render.feedback_modal(metadata)):
-            on_thumbs_down(ctx, trace_id, _user(body), client=client)
-            _tell(client, channel, _user(body), thread_ts, "Thanks — noted that this answer is wrong.")
+            on_thumbs_down(ctx, trace_id, clicking_user(body), client=client)
+            tell(
+                client,
+                channel,
+                clicking_user(body),
+                thread_ts=thread_ts,
+                text="Thanks — noted that this answer is wrong.",
+            )
 
     @app.view("feedback_down")
     def feedback_submitted(ack: Any, body: dict[str, Any], view: dict[str, Any], client: WebClient) -> None:
@@ -207,14 +209,20 @@ def register(app: App, ctx: BotContext) -> None:
         meta = json.loads(view.get("private_metadata") or "{}")
         values = (view.get("state") or {}).get("values") or {}
         comment = ((values.get("comment") or {}).get("comment") or {}).get("value") or ""
-        on_thumbs_down(ctx, meta.get("t", ""), _user(body), comment, client=client)
-        _tell(client, meta.get("c"), _user(body), meta.get("th") or None, "Thanks — noted what was wrong.")
+        on_thumbs_down(ctx, meta.get("t", ""), clicking_user(body), comment, client=client)
+        tell(
+            client,
+            meta.get("c"),
+            clicking_user(body),
+            thread_ts=meta.get("th") or None,
+            text="Thanks — noted what was wrong.",
+        )
 
     @app.view_closed("feedback_down")
     def feedback_closed(ack: Any, body: dict[str, Any], view: dict[str, Any], client: WebClient) -> None:
         ack()
         meta = json.loads(view.get("private_metadata") or "{}")
-        on_thumbs_down(ctx, meta.get("t", ""), _user(body), client=client)
+        on_thumbs_down(ctx, meta.get("t", ""), clicking_user(body), client=client)
 
     @app.action("retry")
     def retry(ack: Any, body: dict[str, Any], action: dict[str, Any], client: WebClient) -> None:
@@ -222,12 +230,12 @@ def register(app: App, ctx: BotContext) -> None:
         channel, message_ts, thread_ts = _where(body)
         turn = conversations.turn_by_trace(ctx.state, action.get("value", ""))
         if turn is None or not message_ts:
-            _tell(
+            tell(
                 client,
                 channel,
-                _user(body),
-                thread_ts,
-                "I no longer have this question. Please ask it again.",
+                clicking_user(body),
+                thread_ts=thread_ts,
+                text="I no longer have this question. Please ask it again.",
             )
             return
         team = (body.get("team") or {}).get("id") or ""
@@ -238,7 +246,7 @@ def register(app: App, ctx: BotContext) -> None:
                 question=turn["question"],
                 team=team,
                 channel=channel,
-                user=_user(body),
+                user=clicking_user(body),
                 thread_ts=thread_ts or message_ts,
                 status_ts=message_ts,
                 announce=thread_ts is None,  # a top-level answer came from /ask

@@ -24,6 +24,7 @@ from slack_sdk.errors import SlackApiError
 
 from bot import render
 from bot.answering import Ask, start
+from bot.ephemeral import clicking_user, tell
 from bot.slack_context import BotContext
 from core.access import Principal
 from core.answer import Clarification, Outcome
@@ -103,20 +104,6 @@ def other_modal(pending: store.Pending) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------- small helpers
-
-
-def _user(body: dict[str, Any]) -> str | None:
-    return (body.get("user") or {}).get("id")
-
-
-def _tell(client: WebClient, channel: str | None, user: str | None, thread_ts: str | None, text: str) -> None:
-    if not channel or not user:
-        return
-    try:
-        kwargs = {"thread_ts": thread_ts} if thread_ts else {}
-        client.chat_postEphemeral(channel=channel, user=user, text=text, **kwargs)
-    except SlackApiError as exc:
-        log.info("ephemeral note failed: %s", exc.response.get("error"))
 
 
 def _update(
@@ -256,7 +243,7 @@ def _expire_if_due(ctx: BotContext, client: WebClient, pending: store.Pending | 
 
 
 def on_option(ctx: BotContext, client: WebClient, body: dict[str, Any], action: dict[str, Any]) -> None:
-    user = _user(body)
+    user = clicking_user(body)
     container = body.get("container") or {}
     channel = (body.get("channel") or {}).get("id") or container.get("channel_id")
     message_ts = container.get("message_ts") or (body.get("message") or {}).get("ts")
@@ -275,15 +262,27 @@ def on_option(ctx: BotContext, client: WebClient, body: dict[str, Any], action: 
     if why is None and pending is not None and not 0 <= index < len(pending.clarification.options):
         why = "That option is not part of this question any more. Please ask again."
     if why is not None or pending is None:
-        _tell(client, channel or (pending.channel if pending else None), user, thread_ts, why or "")
+        tell(
+            client,
+            channel or (pending.channel if pending else None),
+            user,
+            thread_ts=thread_ts,
+            text=why or "",
+        )
         return
     exchange = exchange_for(pending.clarification, option=index)
     if not settle_answer(ctx, client, pending, user, exchange, message_ts):
-        _tell(client, channel, user, thread_ts, refusal(ctx, store.get(ctx.state, pending.id), user) or "")
+        tell(
+            client,
+            channel,
+            user,
+            thread_ts=thread_ts,
+            text=refusal(ctx, store.get(ctx.state, pending.id), user) or "",
+        )
 
 
 def on_other(ctx: BotContext, client: WebClient, body: dict[str, Any], action: dict[str, Any]) -> None:
-    user = _user(body)
+    user = clicking_user(body)
     container = body.get("container") or {}
     channel = (body.get("channel") or {}).get("id") or container.get("channel_id")
     thread_ts = container.get("thread_ts") or (body.get("message") or {}).get("thread_ts")
@@ -295,7 +294,7 @@ def on_other(ctx: BotContext, client: WebClient, body: dict[str, Any], action: d
     _expire_if_due(ctx, client, pending, container.get("message_ts"))
     why = refusal(ctx, pending, user)
     if why is not None or pending is None:
-        _tell(client, channel, user, thread_ts, why or "")
+        tell(client, channel, user, thread_ts=thread_ts, text=why or "")
         return
     trigger = body.get("trigger_id")
     try:
@@ -304,7 +303,13 @@ def on_other(ctx: BotContext, client: WebClient, body: dict[str, Any], action: d
         client.views_open(trigger_id=trigger, view=other_modal(pending))
     except (SlackApiError, ValueError) as exc:
         log.info("could not open the answer modal: %s", exc)
-        _tell(client, channel, user, thread_ts, "Reply in this thread with your answer, in your own words.")
+        tell(
+            client,
+            channel,
+            user,
+            thread_ts=thread_ts,
+            text="Reply in this thread with your answer, in your own words.",
+        )
 
 
 def own_words(view: dict[str, Any]) -> str:
@@ -316,7 +321,7 @@ def on_other_submitted(
     ctx: BotContext, client: WebClient, body: dict[str, Any], view: dict[str, Any]
 ) -> None:
     """The modal's answer (already acknowledged): taken as the person's own words."""
-    user = _user(body)
+    user = clicking_user(body)
     try:
         clarification_id = str(json.loads(view.get("private_metadata") or "{}")["c"])
     except (ValueError, KeyError, TypeError):
@@ -327,14 +332,14 @@ def on_other_submitted(
     why = refusal(ctx, pending, user)
     if why is not None or pending is None:
         if pending is not None:
-            _tell(client, pending.channel, user, pending.thread_ts, why or "")
+            tell(client, pending.channel, user, thread_ts=pending.thread_ts, text=why or "")
         return
     exchange = exchange_for(
         pending.clarification, own_words=text[:MAX_OWN_WORDS], match_options=ctx.askbase.llm is None
     )
     if not settle_answer(ctx, client, pending, user, exchange):
         again = refusal(ctx, store.get(ctx.state, pending.id), user)
-        _tell(client, pending.channel, user, pending.thread_ts, again or "")
+        tell(client, pending.channel, user, thread_ts=pending.thread_ts, text=again or "")
 
 
 def on_thread_reply(ctx: BotContext, client: WebClient, ask: Ask) -> bool:
@@ -423,7 +428,7 @@ def _ask_after_rejection(
     outcome = after_rejection(db, question, transcript, ctx.settings.engine, ctx.askbase.llm)
     ctx.askbase.audit(outcome, source="slack", principal=Principal.of(user, channel))
     if outcome.status != "clarify" or outcome.clarification is None:
-        _tell(client, channel, user, thread_ts, outcome.error or "Thanks — noted.")
+        tell(client, channel, user, thread_ts=thread_ts, text=outcome.error or "Thanks — noted.")
         return
     conversations.record_turn(ctx.state, conversation, outcome, user=user)
     pending = store.record(

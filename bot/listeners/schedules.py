@@ -23,6 +23,7 @@ from slack_sdk.errors import SlackApiError
 
 from bot import render
 from bot.answering import Ask, answer, start, usergroup_directory
+from bot.ephemeral import tell
 from bot.listeners.actions import standalone_question
 from bot.slack_context import BotContext
 from bot.usergroups import slack_principal
@@ -531,15 +532,6 @@ def _clicked(body: dict[str, Any]) -> tuple[str, str, str, bool, bool]:
     return user, team, channel, bool(container.get("is_ephemeral")), home
 
 
-def _tell(client: WebClient, channel: str, user: str, text: str) -> None:
-    if not channel or not user:
-        return
-    try:
-        client.chat_postEphemeral(channel=channel, user=user, text=text, blocks=[render.section(text)])
-    except SlackApiError as exc:
-        log.info("ephemeral note failed: %s", exc.response.get("error"))
-
-
 def run_now(ctx: BotContext, client: WebClient, schedule_id: int, user: str, channel: str) -> None:
     """Worker thread: run a schedule once in this process; failures go to whoever clicked."""
     report = run_schedule(
@@ -549,7 +541,7 @@ def run_now(ctx: BotContext, client: WebClient, schedule_id: int, user: str, cha
         by=user,
     )
     if report.status == "failed":
-        _tell(client, channel, user, f":warning: The run failed: {render.escape(report.detail)}")
+        tell(client, channel, user, f":warning: The run failed: {render.escape(report.detail)}")
 
 
 def on_schedule_button(
@@ -591,9 +583,9 @@ def on_schedule_button(
             )
         except Exception:  # the response_url expired (30 min): say it in a fresh note instead
             log.info("could not refresh the schedule list", exc_info=True)
-            _tell(client, channel, user, note)
+            tell(client, channel, user, note)
     else:
-        _tell(client, channel, user, note)
+        tell(client, channel, user, note)
     return note
 
 
@@ -605,7 +597,7 @@ def on_schedule_open(
     trace_id = action.get("value") or ""
     turn = conversations.turn_by_trace(ctx.state, trace_id)
     if not turn or turn["status"] != "answer" or not turn["sql"]:
-        _tell(client, channel, user, "There is no query to schedule on this message; ask the question again.")
+        tell(client, channel, user, "There is no query to schedule on this message; ask the question again.")
         return
     metadata = {
         "t": trace_id,
@@ -624,7 +616,7 @@ def on_schedule_open(
         client.views_open(trigger_id=body.get("trigger_id"), view=view)
     except SlackApiError as exc:
         log.info("views.open failed: %s", exc.response.get("error"))
-        _tell(
+        tell(
             client,
             channel,
             user,
@@ -671,7 +663,7 @@ def on_modal_submitted(
             source_trace=meta.get("t"),
         )
     except ScheduleError as exc:
-        _tell(client, meta.get("c") or channel, user, f"I didn't schedule it: {exc}")
+        tell(client, meta.get("c") or channel, user, f"I didn't schedule it: {exc}")
         return
     note = confirmation(created)
     thread = meta.get("th") if channel == meta.get("c") and meta.get("th") else None
@@ -680,7 +672,7 @@ def on_modal_submitted(
         client.chat_postMessage(channel=channel, text=note.text, blocks=note.blocks, **kwargs)
     except SlackApiError as exc:
         log.info("could not confirm in %s: %s", channel, exc.response.get("error"))
-        _tell(
+        tell(
             client,
             meta.get("c") or channel,
             user,

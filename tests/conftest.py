@@ -69,6 +69,25 @@ def demo_db(settings):
     dbs.close()
 
 
+@pytest.fixture
+def slack():
+    """A fake Slack Web API on 127.0.0.1 that records every call (tests/fakes/slack_api.py)."""
+    from tests.fakes.slack_api import FakeSlack
+
+    with FakeSlack() as fake:
+        yield fake
+
+
+@pytest.fixture
+def plan(fake_llm):
+    """What the scripted model answers to every question; tests change it between questions."""
+    from tests.slack_harness import Plan, script_llm
+
+    p = Plan()
+    script_llm(fake_llm, p)
+    return p
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if "postgres" in item.keywords and not os.environ.get("ASKBASE_TEST_POSTGRES_URL"):

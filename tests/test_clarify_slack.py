@@ -30,12 +30,6 @@ CLIENTS_IN = "SELECT COUNT(*) FROM client JOIN location ON client.loc_id = locat
 
 
 @pytest.fixture
-def slack():
-    with FakeSlack() as fake:
-        yield fake
-
-
-@pytest.fixture
 def make_bot(demo_var, tmp_path, slack):
     running: list[RunningBot] = []
 

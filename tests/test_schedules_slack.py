@@ -16,24 +16,11 @@ from core.llm import LLM
 from core.settings import AccessRule, load_settings
 from core.state import schedules as store
 from tests.fakes.slack_api import FakeSlack
-from tests.slack_harness import Plan, RunningBot, hand, script_llm
+from tests.slack_harness import RunningBot, hand
 from tests.slack_requests import BOT_TOKEN, SIGNING_SECRET
 
 CHANNEL = "C0001"
 USER = "U0001"
-
-
-@pytest.fixture
-def slack():
-    with FakeSlack() as fake:
-        yield fake
-
-
-@pytest.fixture
-def plan(fake_llm) -> Plan:
-    p = Plan()
-    script_llm(fake_llm, p)
-    return p
 
 
 @pytest.fixture

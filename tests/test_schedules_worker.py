@@ -29,12 +29,6 @@ TIMEOUT = 10
 
 
 @pytest.fixture
-def slack():
-    with FakeSlack() as fake:
-        yield fake
-
-
-@pytest.fixture
 def shop(tmp_path):
     path = tmp_path / "shop.sqlite"
     with sqlite3.connect(path) as conn:

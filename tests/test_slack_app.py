@@ -22,24 +22,11 @@ from core.settings import AccessRule, DatabaseSettings, load_settings
 from core.state import feedback
 from core.state.channel_settings import channel_database
 from tests.fakes.slack_api import FakeSlack
-from tests.slack_harness import Plan, RunningBot, hand, read_csv, script_llm
+from tests.slack_harness import RunningBot, hand, read_csv
 from tests.slack_requests import BOT_TOKEN, SIGNING_SECRET
 
 CHANNEL = "C0001"
 USER = "U0001"
-
-
-@pytest.fixture
-def slack():
-    with FakeSlack() as fake:
-        yield fake
-
-
-@pytest.fixture
-def plan(fake_llm) -> Plan:
-    p = Plan()
-    script_llm(fake_llm, p)
-    return p
 
 
 def make_settings(demo_var, tmp_path, slack: FakeSlack, **overrides):

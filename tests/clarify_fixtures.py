@@ -10,15 +10,13 @@ start, or start of operation?) — and the data makes every reading give a diffe
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
 from pathlib import Path
 from typing import Any
 
 from tests.fakes import model_replies as mr
+from tests.fakes.model_replies import view_name
 from tests.fakes.openai_server import FakeOpenAI, Reply
-
-VIEW_NAME = re.compile(r"single\s+table\s+named\s+`([^`]+)`")
 
 PLANTS = [
     # name, lat, lon, country, reactor type, construction start, operational from
@@ -113,7 +111,7 @@ def script_paper_model(fake: FakeOpenAI) -> None:
 
     def generate(body: dict[str, Any]) -> Reply:
         prompt = "\n".join(m["content"] for m in body["messages"])
-        view = VIEW_NAME.search(body["messages"][0]["content"]).group(1)
+        view = view_name(body)
         output = "Latitude, Longitude" if answered(prompt, LOCATED_ANSWER) else "Country, Name"
         order = "ConstructionStartAt" if answered(prompt, FIRST_ANSWER) else "OperationalFrom"
         sql = f"SELECT {output} FROM {view} WHERE ReactorType = 'BWR' ORDER BY {order} ASC LIMIT 1"

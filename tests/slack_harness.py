@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import csv
 import io
-import re
 import sqlite3
 import threading
 from dataclasses import dataclass, field
@@ -19,11 +18,10 @@ from typing import Any
 from bot.slack_app import SlackBot, create_bot, http_server
 from core.askbase import Askbase
 from tests.fakes import model_replies as mr
+from tests.fakes.model_replies import view_name
 from tests.fakes.openai_server import FakeOpenAI, Reply
 from tests.fakes.slack_api import FakeSlack
 from tests.slack_requests import SlackSender
-
-VIEW_NAME = re.compile(r"single table named `([^`]+)`")
 
 
 @dataclass
@@ -43,7 +41,7 @@ def script_llm(fake_llm: FakeOpenAI, plan: Plan) -> None:
     )
 
     def generate(body: dict[str, Any]) -> Reply:
-        view = VIEW_NAME.search(body["messages"][0]["content"]).group(1)
+        view = view_name(body)
         return Reply(content=mr.sql_fenced(plan.sql.format(view=view)))
 
     fake_llm.respond("generate", generate)

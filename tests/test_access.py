@@ -7,7 +7,6 @@ who asks, where, and in which user groups (resolved through the fake Slack Web A
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 import pytest
@@ -19,7 +18,6 @@ from core.settings import AccessRule, DatabaseSettings, load_settings
 from core.state.audit import entries_since, parse_since
 from core.state.channel_settings import may_use
 from tests.fakes import model_replies as mr
-from tests.fakes.openai_server import Reply
 from tests.fakes.slack_api import FakeSlack
 from tests.slack_harness import Plan, RunningBot, script_llm
 from tests.slack_requests import BOT_TOKEN, SIGNING_SECRET
@@ -109,14 +107,7 @@ def guarded_app(settings, llm_settings, tmp_path):
 
 def _script_count(fake_llm) -> None:
     fake_llm.script("understand", mr.json_fenced(mr.understanding("Count the clients", [], ["clients"])))
-    fake_llm.respond(
-        "generate",
-        lambda body: Reply(content=mr.sql_fenced(f"SELECT COUNT(*) AS clients FROM {_view_name(body)}")),
-    )
-
-
-def _view_name(body: dict[str, Any]) -> str:
-    return re.search(r"single\s+table\s+named\s+`([^`]+)`", body["messages"][0]["content"]).group(1)
+    fake_llm.respond("generate", mr.over_view("SELECT COUNT(*) AS clients FROM {view}"))
 
 
 def test_a_refused_asker_costs_no_llm_call_and_is_audited(guarded_app, fake_llm):

@@ -7,7 +7,6 @@ import io
 import json
 import logging
 import os
-import re
 import subprocess
 import sys
 
@@ -27,7 +26,6 @@ from tests.fakes.slack_api import FakeSlack
 from tests.slack_harness import RunningBot
 from tests.slack_requests import BOT_TOKEN, SIGNING_SECRET
 
-VIEW_NAME = re.compile(r"single\s+table\s+named\s+`([^`]+)`")
 API_KEY = "sk-test-0123456789abcdefghijklmnop"
 DB_PASSWORD = "pa55-w0rd-never-shown"
 
@@ -37,14 +35,7 @@ def scripted(fake_llm) -> None:
         "understand",
         lambda body: Reply(content=mr.json_fenced(mr.understanding("Count the clients", [], ["clients"]))),
     )
-    fake_llm.respond(
-        "generate",
-        lambda body: Reply(
-            content=mr.sql_fenced(
-                "SELECT COUNT(*) AS clients FROM " + VIEW_NAME.search(body["messages"][0]["content"]).group(1)
-            )
-        ),
-    )
+    fake_llm.respond("generate", mr.over_view("SELECT COUNT(*) AS clients FROM {view}"))
 
 
 @pytest.fixture

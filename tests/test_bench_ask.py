@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
 
 import pytest
 
 from core.bench.ask import Gold, main, order_keys, same_result
 from tests.fakes import model_replies as mr
+from tests.fakes.model_replies import view_name
 from tests.fakes.openai_server import Reply
 
 
@@ -135,9 +135,6 @@ def test_limit_takes_the_first_questions(dataset, capsys):
     assert run_json(capsys, str(dataset), "--limit", "2")["questions"] == 2
 
 
-VIEW_NAME = re.compile(r"single\s+table\s+named\s+`([^`]+)`")
-
-
 def test_llm_mode_uses_the_configured_endpoint_and_the_instructions(dataset, capsys, fake_llm, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     monkeypatch.setenv("OPENAI_BASE_URL", fake_llm.base_url)
@@ -146,7 +143,7 @@ def test_llm_mode_uses_the_configured_endpoint_and_the_instructions(dataset, cap
     )
 
     def generate(body):
-        name = VIEW_NAME.search(body["messages"][0]["content"]).group(1)
+        name = view_name(body)
         return Reply(content=mr.sql_fenced(f"SELECT COUNT(*) FROM {name}"))
 
     fake_llm.respond("generate", generate)

@@ -26,7 +26,6 @@ from tests.clarify_fixtures import (
     GOLD,
     LOCATED_ANSWER,
     QUESTION,
-    VIEW_NAME,
     nuclear_db,
     rows,
     script_paper_model,
@@ -34,6 +33,7 @@ from tests.clarify_fixtures import (
     sra_reply,
 )
 from tests.fakes import model_replies as mr
+from tests.fakes.model_replies import VIEW_NAME
 from tests.fakes.openai_server import Reply
 
 

@@ -7,8 +7,9 @@ import json
 from core.answer import Clarification, Option
 from core.bench.clarify import INTENDED, Oracle, main
 from core.keyword import Reading
-from tests.clarify_fixtures import VIEW_NAME, sra_reply
+from tests.clarify_fixtures import sra_reply
 from tests.fakes import model_replies as mr
+from tests.fakes.model_replies import VIEW_NAME
 from tests.fakes.openai_server import Reply
 
 

@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 
 from tests.fakes import model_replies as mr
 from tests.fakes.openai_server import Reply
-
-VIEW_NAME = re.compile(r"single\s+table\s+named\s+`([^`]+)`")
 
 
 def run(args: list[str], env: dict[str, str], stdin: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -30,14 +27,7 @@ def scripted(fake_llm) -> None:
         "understand",
         lambda body: Reply(content=mr.json_fenced(mr.understanding("Count the clients", [], ["clients"]))),
     )
-    fake_llm.respond(
-        "generate",
-        lambda body: Reply(
-            content=mr.sql_fenced(
-                "SELECT COUNT(*) AS clients FROM " + VIEW_NAME.search(body["messages"][0]["content"]).group(1)
-            )
-        ),
-    )
+    fake_llm.respond("generate", mr.over_view("SELECT COUNT(*) AS clients FROM {view}"))
 
 
 def test_ask_json_contract(fake_llm, demo_var):

@@ -100,9 +100,10 @@ def test_malformed_json_is_repaired_once(fake_llm, llm_settings):
 
 def test_truncated_json_is_used_without_a_repair_call(fake_llm, llm_settings):
     fake_llm.script("link", Reply(content='{"tables": ["client", "pay', finish_reason="length"))
-    fake_llm.script("link:repair", '{"tables": ["client"]}')
+    fake_llm.script("link:repair", '{"tables": ["payment"]}')
     result, _ = ask(LLM(llm_settings))
-    assert result.tables == ["client"]
+    assert result.tables == ["client"]  # the complete member kept, the cut-off "pay" dropped
+    assert [c.task for c in fake_llm.calls("link")] == ["link"]  # no repair round was needed
 
 
 def test_schema_mismatch_is_repaired(fake_llm, llm_settings):

@@ -19,6 +19,7 @@ from core.llm import LLM
 from core.masking import mask_value, plan_masks, scrub_error
 from core.settings import DatabaseSettings, load_settings
 from tests.fakes import model_replies as mr
+from tests.fakes.model_replies import view_name
 from tests.fakes.openai_server import Reply
 
 SCHEMA = {"client": ["id", "name", "email", "status"], "payment": ["id", "client_id", "method"]}
@@ -174,9 +175,6 @@ def test_sqlite_itself_refuses_denied_tables_and_columns(shop):
 # ---------------------------------------------------------------- nothing reaches the LLM
 
 
-VIEW_NAME = re.compile(r"single\s+table\s+named\s+`([^`]+)`")
-
-
 @pytest.fixture
 def shop_app(demo_var, tmp_path, llm_settings):
     settings = load_settings(
@@ -214,7 +212,7 @@ def test_denied_and_masked_values_never_reach_a_prompt_and_answers_are_masked(sh
     )
 
     def generate(body):
-        view = VIEW_NAME.search(body["messages"][0]["content"]).group(1)
+        view = view_name(body)
         return Reply(content=mr.sql_fenced(f"SELECT * FROM {view}"))
 
     fake_llm.respond("generate", generate)

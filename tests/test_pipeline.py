@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import sqlite3
 
 import pytest
@@ -12,19 +11,6 @@ from core.conversation import Turn
 from core.llm import LLM
 from core.settings import LLMSettings
 from tests.fakes import model_replies as mr
-from tests.fakes.openai_server import Reply
-
-VIEW_NAME = re.compile(r"single\s+table\s+named\s+`([^`]+)`")
-
-
-def over_view(sql: str):
-    """A generate/revise reply written over whatever table the prompt offers, as a model would."""
-
-    def responder(body):
-        name = VIEW_NAME.search(body["messages"][0]["content"]).group(1)
-        return Reply(content=mr.sql_fenced(sql.format(view=name)))
-
-    return responder
 
 
 def hand(demo_var, sql: str):
@@ -44,7 +30,7 @@ COUNT_CLIENTS = mr.understanding("Count the clients", [], ["clients"])
 
 def test_happy_path_answers_with_sql_rows_and_a_full_trace(app, fake_llm, demo_var):
     fake_llm.script("understand", mr.json_fenced(COUNT_CLIENTS))
-    fake_llm.respond("generate", over_view("SELECT COUNT(*) AS clients FROM {view}"))
+    fake_llm.respond("generate", mr.over_view("SELECT COUNT(*) AS clients FROM {view}"))
     outcome = app.ask("How many clients are there?", db="demo")
     assert outcome.status == "answer", outcome.error
     assert [list(r) for r in outcome.rows] == hand(demo_var, "SELECT COUNT(*) FROM client")
@@ -59,8 +45,8 @@ def test_happy_path_answers_with_sql_rows_and_a_full_trace(app, fake_llm, demo_v
 
 def test_revise_after_a_sql_error_sees_the_error(app, fake_llm, demo_var):
     fake_llm.script("understand", mr.json_reasoning_first(COUNT_CLIENTS))
-    fake_llm.respond("generate", over_view("SELECT COUNT(client_nme) FROM {view}"))
-    fake_llm.respond("revise", over_view("SELECT COUNT(*) FROM {view}"))
+    fake_llm.respond("generate", mr.over_view("SELECT COUNT(client_nme) FROM {view}"))
+    fake_llm.respond("revise", mr.over_view("SELECT COUNT(*) FROM {view}"))
     outcome = app.ask("How many clients are there?")
     assert outcome.status == "answer"
     assert [list(r) for r in outcome.rows] == hand(demo_var, "SELECT COUNT(*) FROM client")
@@ -77,8 +63,8 @@ def test_revise_after_an_empty_result(app, fake_llm, demo_var):
         [("equal to", "status is active", "active")],
     )
     fake_llm.script("understand", mr.json_with_prose(understanding))
-    fake_llm.respond("generate", over_view("SELECT COUNT(*) FROM {view} WHERE status = 'active'"))
-    fake_llm.respond("revise", over_view("SELECT COUNT(*) FROM {view} WHERE status = 'ACT'"))
+    fake_llm.respond("generate", mr.over_view("SELECT COUNT(*) FROM {view} WHERE status = 'active'"))
+    fake_llm.respond("revise", mr.over_view("SELECT COUNT(*) FROM {view} WHERE status = 'ACT'"))
     outcome = app.ask("How many active clients are there?")
     assert outcome.status == "answer"
     assert [list(r) for r in outcome.rows] == hand(
@@ -89,8 +75,8 @@ def test_revise_after_an_empty_result(app, fake_llm, demo_var):
 
 def test_guard_refusal_is_revised_never_run(app, fake_llm, demo_var):
     fake_llm.script("understand", mr.json_fenced(COUNT_CLIENTS))
-    fake_llm.respond("generate", over_view("DELETE FROM client"))
-    fake_llm.respond("revise", over_view("SELECT COUNT(*) FROM {view}"))
+    fake_llm.respond("generate", mr.over_view("DELETE FROM client"))
+    fake_llm.respond("revise", mr.over_view("SELECT COUNT(*) FROM {view}"))
     outcome = app.ask("How many clients are there?")
     assert outcome.status == "answer"
     assert "refused" in fake_llm.calls("revise")[0].user
@@ -99,8 +85,8 @@ def test_guard_refusal_is_revised_never_run(app, fake_llm, demo_var):
 
 def test_revisions_are_bounded(app, fake_llm):
     fake_llm.script("understand", mr.json_fenced(COUNT_CLIENTS))
-    fake_llm.respond("generate", over_view("SELECT nope FROM {view}"))
-    fake_llm.respond("revise", over_view("SELECT still_nope FROM {view}"))
+    fake_llm.respond("generate", mr.over_view("SELECT nope FROM {view}"))
+    fake_llm.respond("revise", mr.over_view("SELECT still_nope FROM {view}"))
     outcome = app.ask("How many clients are there?")
     assert outcome.status == "error"
     assert "rejected the query" in outcome.error and "still_nope" in outcome.error
@@ -123,7 +109,7 @@ def test_follow_up_is_read_in_the_conversation(app, fake_llm, demo_var):
     )
     fake_llm.respond(
         "generate",
-        over_view("SELECT COUNT(*) FROM {view} WHERE signup_date BETWEEN '2024-01-01' AND '2024-12-31'"),
+        mr.over_view("SELECT COUNT(*) FROM {view} WHERE signup_date BETWEEN '2024-01-01' AND '2024-12-31'"),
     )
     outcome = app.ask("and only for 2024?", history=history)
     assert outcome.status == "answer"
@@ -154,7 +140,7 @@ def test_every_question_is_audited(app, fake_llm):
     from core.state.audit import entries_since, parse_since
 
     fake_llm.script("understand", mr.json_fenced(COUNT_CLIENTS))
-    fake_llm.respond("generate", over_view("SELECT COUNT(*) FROM {view}"))
+    fake_llm.respond("generate", mr.over_view("SELECT COUNT(*) FROM {view}"))
     outcome = app.ask("How many clients are there?", source="cli", user="U1")
     rows = entries_since(app.state, parse_since("1h"))
     assert rows[-1]["trace_id"] == outcome.trace.id and rows[-1]["user"] == "U1"

@@ -8,7 +8,26 @@ so the parsing is exercised the way production traffic exercises it.
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Callable
 from typing import Any
+
+from tests.fakes.openai_server import Reply
+
+# The generate and revise prompts name the one table the model writes SQL over (core/generate.py).
+VIEW_NAME = re.compile(r"single\s+table\s+named\s+`([^`]+)`")
+
+
+def view_name(body: dict[str, Any]) -> str:
+    """The table a generate/revise request offers, read from its system prompt as a model would."""
+    match = VIEW_NAME.search(body["messages"][0]["content"])
+    assert match, "the request names no table to write SQL over"
+    return match.group(1)
+
+
+def over_view(sql: str) -> Callable[[dict[str, Any]], Reply]:
+    """A responder that answers with `sql` ({view} = the offered table) in a fenced reply."""
+    return lambda body: Reply(content=sql_fenced(sql.format(view=view_name(body))))
 
 
 def understanding(

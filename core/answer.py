@@ -45,6 +45,7 @@ class Outcome:
     error: str = ""  # for a person: what failed and what to try
     error_kind: str = ""
     trace: Trace = field(default_factory=Trace)
+    exported_rows: int | None = None  # rows streamed to a CSV file (Askbase.rerun with csv_path)
 
     @property
     def row_count(self) -> int:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from functools import cached_property
+from pathlib import Path
+from typing import Literal
 
 import sqlalchemy as sa
 
@@ -18,14 +20,20 @@ from core.access import LOCAL_SOURCES, Principal, may_query, refusal
 from core.answer import Outcome
 from core.clarify.transcript import Transcript
 from core.conversation import Turn
-from core.database import Database, Databases
+from core.database import Database, Databases, UnknownDatabase
+from core.execute import QueryError, execute, export_csv
 from core.llm import LLM
 from core.pipeline import Request, StageCallback, answer
+from core.run import check_for, limits_for, query_error_message
 from core.settings import Settings
 from core.state import audit, feedback, open_state
+from core.summary import summarize
 from core.trace import Trace
 
 log = logging.getLogger(__name__)
+
+# Why SQL that was written before runs again; recorded as the audit row's source.
+Purpose = Literal["csv", "schedule", "schedule_run", "rerun"]
 
 
 class Askbase:
@@ -90,6 +98,95 @@ class Askbase:
             outcome = answer(database, request, self.settings.engine, self.llm)
         self.audit(outcome, source=source, principal=who)
         return outcome
+
+    def rerun(
+        self,
+        sql: str,
+        *,
+        database: str,
+        principal: Principal,
+        purpose: Purpose,
+        question: str = "",
+        csv_path: Path | None = None,
+    ) -> Outcome:
+        """Run SQL that was written before (a stored answer, a schedule) for `principal`.
+
+        The one door for SQL that did not come from `ask`: access → guard → execute → audit, with
+        the same rules, limits and masking as a fresh question, and an audit row whatever happens.
+        The stored SQL is never trusted: the guard checks it again, so a rule added since applies.
+        With `csv_path` the result streams to that file instead of memory (`exported_rows`).
+        """
+        trace = Trace(question=question, database=database)
+        outcome = self._rerun(sql, database, principal, question, csv_path, trace)
+        self.audit(outcome, source=purpose, principal=principal)
+        return outcome
+
+    def _rerun(
+        self,
+        sql: str,
+        database: str,
+        principal: Principal,
+        question: str,
+        csv_path: Path | None,
+        trace: Trace,
+    ) -> Outcome:
+        def failed(kind: str, message: str, ran: str = sql) -> Outcome:
+            return Outcome(
+                status="error",
+                question=question,
+                database=database,
+                sql=ran,
+                error=message,
+                error_kind=kind,
+                trace=trace,
+            )
+
+        if not may_query(self.settings, principal, database):
+            return failed("access", refusal(database))
+        try:
+            db = self.database(database)
+            db.catalog  # noqa: B018 — opens the database; a down server surfaces here
+        except UnknownDatabase:
+            return failed("database", f"The database '{database}' is not configured any more.")
+        except (sa.exc.SQLAlchemyError, OSError, ValueError) as exc:
+            log.warning("database %s could not be opened for a rerun: %s", database, exc)
+            return failed("database", f"The database '{database}' could not be opened.")
+        with trace.stage("guard") as st:
+            verdict = check_for(db, sql, self.settings.engine)
+            st.outputs = {"allowed": verdict.allowed, "reason": verdict.reason}
+        if not verdict.allowed:
+            return failed("guard", f"The query is not allowed any more: it {verdict.reason}.")
+        limits = limits_for(db, self.settings.engine)
+        with trace.stage("execute") as st:
+            try:
+                if csv_path is not None:
+                    count, truncated = export_csv(db, verdict.sql, csv_path, limits)
+                    st.outputs = {"rows": count, "truncated": truncated, "csv": True}
+                    return Outcome(
+                        status="answer",
+                        question=question,
+                        database=db.name,
+                        sql=verdict.sql,
+                        truncated=truncated,
+                        exported_rows=count,
+                        trace=trace,
+                    )
+                result = execute(db, verdict.sql, limits)
+            except QueryError as exc:
+                st.outputs = {"error": exc.message, "kind": exc.kind}
+                return failed(exc.kind, query_error_message(exc), verdict.sql)
+            st.outputs = {"rows": result.row_count, "truncated": result.truncated}
+        return Outcome(
+            status="answer",
+            question=question,
+            database=db.name,
+            answer=summarize("", result.columns, result.rows, result.truncated),
+            sql=verdict.sql,
+            columns=result.columns,
+            rows=result.rows,
+            truncated=result.truncated,
+            trace=trace,
+        )
 
     def may_query(self, principal: Principal, database: str) -> bool:
         return may_query(self.settings, principal, database)

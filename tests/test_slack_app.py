@@ -7,6 +7,7 @@ that reached Slack, or about rows the state database keeps for later questions.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import logging
 import re
@@ -20,6 +21,7 @@ from core.askbase import Askbase
 from core.llm import LLM
 from core.settings import AccessRule, DatabaseSettings, load_settings
 from core.state import feedback
+from core.state.audit import entries_since
 from core.state.channel_settings import channel_database
 from tests.fakes.slack_api import FakeSlack
 from tests.slack_harness import RunningBot, hand, read_csv
@@ -351,6 +353,11 @@ def test_csv_button_uploads_the_result(bot, slack, plan, demo_var):
     bot.sender.click("get_csv", trace_id, channel=CHANNEL, message_ts=answer.ts, thread_ts=ts)
     files = slack.wait_for(lambda s: len(s.files_in(CHANNEL, ts)) > before and s.files_in(CHANNEL, ts))
     assert read_csv(files[-1].content) == [["name"], *hand(demo_var, "SELECT name FROM client ORDER BY name")]
+    # the export ran the SQL again, so it is in the audit log with who clicked, like the question
+    exports = [e for e in entries_since(bot.state, dt.timedelta(hours=1)) if e["source"] == "csv"]
+    assert [(e["user"], e["channel"], e["status"], e["trace_id"] != trace_id) for e in exports] == [
+        (USER, CHANNEL, "answer", True)
+    ]
 
 
 def test_thumbs_up_teaches_the_generator_a_confirmed_example(bot, slack, plan, fake_llm):

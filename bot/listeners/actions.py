@@ -22,9 +22,6 @@ from bot.ephemeral import clicking_user, tell
 from bot.slack_context import BotContext
 from bot.slack_files import slug
 from bot.usergroups import slack_principal
-from core.access import may_query
-from core.execute import QueryError, export_csv
-from core.run import check_for, limits_for
 from core.state import conversations, feedback
 
 log = logging.getLogger(__name__)
@@ -89,35 +86,27 @@ def send_csv(
     who = slack_principal(
         ctx.settings, client, usergroup_directory(ctx), team=team, channel=channel, user=user
     )
-    if not may_query(ctx.settings, who, turn["database"]):  # whoever clicks must be allowed too
-        tell(client, channel, user, thread_ts=thread_ts, text=f"You may not query '{turn['database']}' here.")
-        return
-    db = ctx.askbase.database(turn["database"])
-    verdict = check_for(db, turn["sql"], ctx.settings.engine)
-    if not verdict.allowed:  # the state database is ours, but the guard has the last word
-        log.warning("trace %s: stored SQL refused on export: %s", trace_id, verdict.reason)
-        tell(
-            client,
-            channel,
-            user,
-            thread_ts=thread_ts,
-            text="I can't export this result any more; ask the question again.",
-        )
-        return
     with tempfile.TemporaryDirectory(prefix="askbase-csv-") as tmp:
         path = Path(tmp) / f"{slug(turn['question'])}-{trace_id}.csv"
-        try:
-            count, truncated = export_csv(db, verdict.sql, path, limits_for(db, ctx.settings.engine))
-        except QueryError as exc:
-            log.warning("trace %s: export failed (%s): %s", trace_id, exc.kind, exc.message)
-            tell(
-                client,
-                channel,
-                user,
-                thread_ts=thread_ts,
-                text="The database did not answer the export. Try again in a minute.",
-            )
+        export = ctx.askbase.rerun(
+            turn["sql"],
+            database=turn["database"],
+            principal=who,
+            purpose="csv",
+            question=turn["question"],
+            csv_path=path,
+        )
+        if export.status != "answer" or export.exported_rows is None:
+            log.warning("trace %s: export failed (%s): %s", trace_id, export.error_kind, export.error)
+            if export.error_kind == "access":  # whoever clicks must be allowed too
+                text = f"You may not query '{turn['database']}' here."
+            elif export.error_kind in ("guard", "database"):
+                text = "I can't export this result any more; ask the question again."
+            else:
+                text = "The database did not answer the export. Try again in a minute."
+            tell(client, channel, user, thread_ts=thread_ts, text=text)
             return
+        count, truncated = export.exported_rows, export.truncated
         cut = " (cut at the row cap)" if truncated else ""
         client.files_upload_v2(
             channel=channel,

@@ -17,6 +17,7 @@ from core.keyword.plan import Plan
 from core.keyword.ranking import IMPLIED, TEMPORAL_ADJ
 from core.keyword.reader import Decline, Reader
 from core.keyword.shapes import GLUE, Cue
+from core.plurals import plural
 
 
 def check_unsupported(r: Reader) -> None:
@@ -130,7 +131,4 @@ def suggest(lex: Lexicon, plan: Plan, matching: Matching) -> str:
 
 
 def _plural_of(table: str) -> str:
-    words = table.replace("_", " ")
-    if words.endswith(("s", "x", "ch", "sh")):
-        return words + ("es" if not words.endswith("s") else "")
-    return words[:-1] + "ies" if words.endswith("y") and words[-2:-1] not in "aeiou" else words + "s"
+    return plural(table.replace("_", " "))

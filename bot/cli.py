@@ -1,4 +1,4 @@
-"""Command line: `python -m bot ask|console|serve|worker|index|audit ...`.
+"""Command line: `python -m bot ask|console|serve|worker|index|audit ...`, or `askbase ...` when installed.
 
 Exit codes: 0 answered (or asked back), 1 the question failed, 2 bad usage or configuration.
 """
@@ -9,6 +9,7 @@ import argparse
 import json
 import logging
 import sys
+from pathlib import Path
 
 from core.askbase import Askbase
 from core.database import UnknownDatabase
@@ -18,9 +19,7 @@ log = logging.getLogger("askbase")
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m bot", description="Askbase: ask your database questions."
-    )
+    parser = argparse.ArgumentParser(prog=_prog(), description="Askbase: ask your database questions.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -56,8 +55,15 @@ def _parser() -> argparse.ArgumentParser:
 SERVICES = {"serve", "worker"}  # long-running: they log at settings.log_level; one-shot commands stay quiet
 
 
-def main(argv: list[str]) -> int:
-    args = _parser().parse_args(argv)
+def _prog() -> str:
+    """'askbase' for the console script, 'python -m bot' otherwise (usage lines name what was typed)."""
+    name = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else ""
+    return "python -m bot" if name in ("", "-c", "__main__.py") or name.startswith("python") else name
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The entry point of `python -m bot` and of the `askbase` console script (argv: sys.argv[1:])."""
+    args = _parser().parse_args(sys.argv[1:] if argv is None else argv)
     try:
         settings = load_settings()
     except Exception as exc:  # pydantic ValidationError, YAML errors: show what is wrong, not a trace

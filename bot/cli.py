@@ -1,4 +1,4 @@
-"""Command line: `python -m bot ask|console|serve|worker|index|audit ...`, or `askbase ...` when installed.
+"""Command line: `python -m bot ask|console|serve|worker|index|audit|db ...`, or `askbase ...` when installed.
 
 Exit codes: 0 answered (or asked back), 1 the question failed, 2 bad usage or configuration.
 """
@@ -11,6 +11,7 @@ import logging
 import sys
 from pathlib import Path
 
+from bot.db_cmd import run_db, upgrade_at_start
 from core.askbase import Askbase
 from core.database import UnknownDatabase
 from core.settings import load_settings
@@ -46,6 +47,9 @@ def _parser() -> argparse.ArgumentParser:
     index.add_argument("action", choices=["build", "refresh"])
     index.add_argument("--db")
 
+    db = sub.add_parser("db", help="create or upgrade the state database (serve and worker do it at start)")
+    db.add_argument("action", choices=["upgrade", "current"])
+
     audit = sub.add_parser("audit", help="print the audit log")
     audit.add_argument("--since", default="1d", help="e.g. 30m, 12h, 7d")
     audit.add_argument("--json", action="store_true")
@@ -77,6 +81,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     handler = COMMANDS[args.command]
     try:
+        if args.command in SERVICES and upgrade_at_start(settings) != 0:
+            return 1
         return handler(args, settings)
     except UnknownDatabase as exc:
         print(str(exc), file=sys.stderr)
@@ -123,4 +129,5 @@ COMMANDS = {
     "worker": _lazy("bot.worker", "run_worker"),
     "index": _lazy("bot.index_cmd", "run_index"),
     "audit": _lazy("bot.audit_cmd", "run_audit"),
+    "db": run_db,
 }

@@ -1,11 +1,13 @@
-"""Tables of the state database, and opening it."""
+"""Tables of the state database, as the code reads and writes them.
+
+The database itself is created and upgraded by the Alembic revisions in core/state/migrations/
+(core/state/migrate.py), never by `create_all`: a change here needs a revision there, and
+tests/test_state_migrations.py fails until the two agree.
+"""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import sqlalchemy as sa
-from sqlalchemy.engine import make_url
 
 metadata = sa.MetaData()
 
@@ -200,22 +202,3 @@ clarifications = sa.Table(
     sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("answered_at", sa.DateTime(timezone=True)),
 )
-
-
-def open_state(url: str) -> sa.Engine:
-    """Engine for the state database, tables created if missing (SQLite in WAL mode)."""
-    parsed = make_url(url)
-    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
-        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-        engine = sa.create_engine(url, connect_args={"timeout": 30})
-
-        @sa.event.listens_for(engine, "connect")
-        def _pragmas(dbapi_conn, _record):  # type: ignore[no-untyped-def]
-            dbapi_conn.execute("PRAGMA journal_mode=WAL")
-            dbapi_conn.execute("PRAGMA busy_timeout=30000")
-            dbapi_conn.execute("PRAGMA foreign_keys=ON")
-
-    else:
-        engine = sa.create_engine(url, pool_pre_ping=True)
-    metadata.create_all(engine)
-    return engine

@@ -9,7 +9,6 @@ checked against SQL written by hand.
 from __future__ import annotations
 
 import copy
-import time
 
 import pytest
 
@@ -30,33 +29,9 @@ CLIENTS_IN = "SELECT COUNT(*) FROM client JOIN location ON client.loc_id = locat
 
 
 @pytest.fixture
-def make_bot(demo_var, tmp_path, slack):
-    running: list[RunningBot] = []
-
-    def make(**slack_settings) -> RunningBot:
-        settings = load_settings(
-            var_dir=str(demo_var),
-            state_url=f"sqlite:///{tmp_path / 'state.sqlite'}",
-            slack={
-                "bot_token": BOT_TOKEN,
-                "signing_secret": SIGNING_SECRET,
-                "api_base_url": slack.base_url,
-                **slack_settings,
-            },
-        )
-        bot = RunningBot(Askbase(settings), slack)  # no OPENAI_API_KEY: keyword mode
-        assert bot.askbase.llm is None
-        running.append(bot)
-        return bot
-
-    yield make
-    for bot in running:
-        bot.close()
-
-
-@pytest.fixture
 def bot(make_bot) -> RunningBot:
-    return make_bot()
+    """No OPENAI_API_KEY: keyword mode asks back on its own."""
+    return make_bot(llm=False)
 
 
 def clarification_in(slack: FakeSlack, channel: str, thread_ts: str) -> Message:
@@ -172,12 +147,12 @@ def test_a_reply_in_the_thread_is_taken_as_the_answer(bot, slack, demo_var):
 
 
 def test_a_click_after_a_restart_still_answers(make_bot, slack, demo_var):
-    first = make_bot()
+    first = make_bot(llm=False)
     _, ts = first.sender.mention(SINGAPORE)
     question = clarification_in(slack, CHANNEL, ts)
     first.close()
 
-    second = make_bot()  # a new process: nothing but the state database survives
+    second = make_bot(llm=False)  # a new process: nothing but the state database survives
     click_option(second, question, "country", ts)
     assert table_in(slack, CHANNEL, ts)[1:] == [
         [str(n)] for (n,) in hand(demo_var, CLIENTS_IN.format(column="country"))
@@ -203,7 +178,7 @@ def test_only_the_asker_may_answer_and_others_are_told_privately(bot, slack, dem
 
 
 def test_anyone_may_answer_when_the_setting_allows(make_bot, slack, demo_var):
-    bot = make_bot(only_asker_answers=False)
+    bot = make_bot(llm=False, slack_settings={"only_asker_answers": False})
     _, ts = bot.sender.mention(SINGAPORE)
     question = clarification_in(slack, CHANNEL, ts)
     click_option(bot, question, "city", ts, user="U0OTHER")
@@ -213,11 +188,11 @@ def test_anyone_may_answer_when_the_setting_allows(make_bot, slack, demo_var):
     assert "<@U0OTHER> chose" in slack.messages[question.ts].all_text()
 
 
-def test_an_expired_question_says_so_and_answers_nothing(make_bot, slack):
-    bot = make_bot(clarification_ttl_s=1)
+def test_an_expired_question_says_so_and_answers_nothing(make_bot, slack, clock):
+    bot = make_bot(llm=False, slack_settings={"clarification_ttl_s": 60})
     _, ts = bot.sender.mention(SINGAPORE)
     question = clarification_in(slack, CHANNEL, ts)
-    time.sleep(1.2)
+    clock.advance(61)
     click_option(bot, question, "city", ts)
     note = slack.wait_for(lambda s: ephemeral_to(s, USER))
     assert "expired" in note[0]
@@ -228,11 +203,11 @@ def test_an_expired_question_says_so_and_answers_nothing(make_bot, slack):
     assert store.asked_in(bot.state, f"slack:T0001:{CHANNEL}:{ts}")[0].status == store.EXPIRED
 
 
-def test_a_new_question_sweeps_expired_ones_from_other_threads(make_bot, slack):
-    bot = make_bot(clarification_ttl_s=1)
+def test_a_new_question_sweeps_expired_ones_from_other_threads(make_bot, slack, clock):
+    bot = make_bot(llm=False, slack_settings={"clarification_ttl_s": 60})
     _, first = bot.sender.mention(SINGAPORE)
     old = clarification_in(slack, CHANNEL, first)
-    time.sleep(1.2)
+    clock.advance(61)
     _, second = bot.sender.mention("How many clients in 2024?", channel="C0002")
     clarification_in(slack, "C0002", second)
     assert (

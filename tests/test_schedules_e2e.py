@@ -25,6 +25,7 @@ from tests.slack_harness import hand
 from tests.test_slack_serve import ROOT, Served, base_env
 
 CHANNEL = "C0E2E"
+pytestmark = pytest.mark.slow  # two processes and real ticks: `make test-fast` leaves it out
 
 
 class WorkerProcess:

@@ -8,13 +8,11 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
-import uuid
 from collections import Counter
 
 import pytest
 import sqlalchemy as sa
 from slack_sdk import WebClient
-from sqlalchemy.engine import make_url
 
 from bot.worker import JOBS_TABLE, Worker
 from core import schedules as rules
@@ -26,6 +24,7 @@ from tests.slack_requests import BOT_TOKEN
 
 CHANNEL = "C0WORK"
 TIMEOUT = 10
+pytestmark = pytest.mark.slow  # real one-second ticks: `make test-fast` leaves these out
 
 
 @pytest.fixture
@@ -233,25 +232,6 @@ def test_pause_resume_and_delete_reach_the_running_scheduler(start, slack):
     time.sleep(1.6)
     assert len(results(slack)) == gone_at
     assert store.get(a.askbase.state, s.id) is None
-
-
-@pytest.fixture
-def postgres_state():
-    """A fresh PostgreSQL database for the state (what several processes share in production)."""
-    from tests.servers import admin_engine, server_url
-
-    name = f"askbase_sched_{uuid.uuid4().hex[:8]}"
-    admin = admin_engine("ASKBASE_TEST_POSTGRES_URL").execution_options(isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
-    yield (
-        make_url(server_url("ASKBASE_TEST_POSTGRES_URL"))
-        .set(database=name)
-        .render_as_string(hide_password=False)
-    )
-    with admin.connect() as conn:
-        conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-    admin.dispose()
 
 
 @pytest.mark.postgres

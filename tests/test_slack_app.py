@@ -31,36 +31,6 @@ CHANNEL = "C0001"
 USER = "U0001"
 
 
-def make_settings(demo_var, tmp_path, slack: FakeSlack, **overrides):
-    return load_settings(
-        var_dir=str(demo_var),
-        state_url=f"sqlite:///{tmp_path / 'state.sqlite'}",
-        slack={"bot_token": BOT_TOKEN, "signing_secret": SIGNING_SECRET, "api_base_url": slack.base_url},
-        engine={"fallback_to_keyword": False},
-        **overrides,
-    )
-
-
-@pytest.fixture
-def make_bot(demo_var, tmp_path, slack, llm_settings):
-    running: list[RunningBot] = []
-
-    def make(**overrides) -> RunningBot:
-        settings = make_settings(demo_var, tmp_path, slack, **overrides)
-        bot = RunningBot(Askbase(settings, llm=LLM(llm_settings)), slack)
-        running.append(bot)
-        return bot
-
-    yield make
-    for bot in running:
-        bot.close()
-
-
-@pytest.fixture
-def bot(make_bot) -> RunningBot:
-    return make_bot()
-
-
 def answered(slack: FakeSlack, channel: str, thread_ts: str, timeout: float = 15):
     return slack.wait_for(lambda s: s.answer_in(channel, thread_ts), timeout=timeout)
 
@@ -310,19 +280,17 @@ def test_slash_command_where_the_bot_is_not_a_member_says_how_to_fix_it(bot, sla
     assert reply["response_type"] == "ephemeral" and "/invite" in reply["text"]
 
 
-def test_a_workspace_without_table_blocks_gets_monospace(demo_var, tmp_path, llm_settings, plan):
+def test_a_workspace_without_table_blocks_gets_monospace(make_bot, demo_var, plan):
     with FakeSlack(reject_block_types={"table"}) as slack:
-        bot = RunningBot(Askbase(make_settings(demo_var, tmp_path, slack), llm=LLM(llm_settings)), slack)
-        try:
-            plan.sql = "SELECT name FROM {view} ORDER BY name LIMIT 5"
-            _, ts = bot.sender.mention("name five clients")
-            answer = answered(slack, CHANNEL, ts)
-            assert "```" in answer.all_text()
-            for (name,) in hand(demo_var, "SELECT name FROM client ORDER BY name LIMIT 5"):
-                assert name in answer.all_text()
-            assert answer.table() is None
-        finally:
-            bot.close()
+        bot = make_bot(other_slack=slack)
+        plan.sql = "SELECT name FROM {view} ORDER BY name LIMIT 5"
+        _, ts = bot.sender.mention("name five clients")
+        answer = answered(slack, CHANNEL, ts)
+        assert "```" in answer.all_text()
+        for (name,) in hand(demo_var, "SELECT name FROM client ORDER BY name LIMIT 5"):
+            assert name in answer.all_text()
+        assert answer.table() is None
+        bot.close()  # before this fake Slack stops
 
 
 # ---------------------------------------------------------------- buttons
@@ -409,29 +377,21 @@ def test_thumbs_down_asks_what_was_wrong_and_records_it(bot, slack, plan):
 # ---------------------------------------------------------------- keyword mode (no LLM)
 
 
-def test_keyword_mode_answers_a_mention_without_an_llm(demo_var, tmp_path, slack):
-    pytest.importorskip("core.keyword")
-    bot = RunningBot(Askbase(make_settings(demo_var, tmp_path, slack)), slack)
-    try:
-        _, ts = bot.sender.mention("how many clients are there?")
-        answer = answered(slack, CHANNEL, ts)
-        assert "Keyword mode" in answer.all_text()
-        assert answer.table() is not None
-    finally:
-        bot.close()
+def test_keyword_mode_answers_a_mention_without_an_llm(make_bot, slack):
+    bot = make_bot(llm=False, engine={"fallback_to_keyword": False})
+    _, ts = bot.sender.mention("how many clients are there?")
+    answer = answered(slack, CHANNEL, ts)
+    assert "Keyword mode" in answer.all_text()
+    assert answer.table() is not None
 
 
-def test_keyword_mode_large_result_comes_with_a_csv(demo_var, tmp_path, slack):
-    pytest.importorskip("core.keyword")
-    bot = RunningBot(Askbase(make_settings(demo_var, tmp_path, slack)), slack)
-    try:
-        _, ts = bot.sender.mention("list the clients")
-        answer = answered(slack, CHANNEL, ts)
-        assert "Keyword mode" in answer.all_text()
-        csvs = slack.wait_for(lambda s: [f for f in s.files_in(CHANNEL, ts) if f.filename.endswith(".csv")])
-        assert len(read_csv(csvs[0].content)) > 101
-    finally:
-        bot.close()
+def test_keyword_mode_large_result_comes_with_a_csv(make_bot, slack):
+    bot = make_bot(llm=False, engine={"fallback_to_keyword": False})
+    _, ts = bot.sender.mention("list the clients")
+    answer = answered(slack, CHANNEL, ts)
+    assert "Keyword mode" in answer.all_text()
+    csvs = slack.wait_for(lambda s: [f for f in s.files_in(CHANNEL, ts) if f.filename.endswith(".csv")])
+    assert len(read_csv(csvs[0].content)) > 101
 
 
 # ---------------------------------------------------------------- many workspaces

@@ -11,10 +11,8 @@ import datetime as dt
 import fnmatch
 import subprocess
 import sys
-import time
 import tomllib
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +29,6 @@ from core.state import audit, open_state, state_engine
 from core.state.conversations import history
 from core.state.migrate import VERSION_TABLE, current, head
 from core.state.schema import metadata
-from tests.servers import admin_engine, server_url
 
 DATA = Path(__file__).parent / "data"
 AT = dt.datetime(2026, 3, 2, 9, 30, tzinfo=dt.UTC)
@@ -40,21 +37,11 @@ BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
 
 
 @pytest.fixture
-def state_url(request, tmp_path) -> Iterator[str]:
-    """An empty state database: a SQLite file, or a fresh PostgreSQL database on the test server."""
+def state_url(request, tmp_path) -> str:
+    """An empty state database: a SQLite file, or a new PostgreSQL database on the test server."""
     if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'state.sqlite'}"
-        return
-    name = f"askbase_state_{uuid.uuid4().hex[:8]}"
-    admin = admin_engine("ASKBASE_TEST_POSTGRES_URL").execution_options(isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield make_url(server_url("ASKBASE_TEST_POSTGRES_URL")).set(database=name).render_as_string(False)
-    finally:
-        with admin.connect() as conn:
-            conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
+        return f"sqlite:///{tmp_path / 'state.sqlite'}"
+    return request.getfixturevalue("postgres_state")
 
 
 def previous_release(url: str, *, skip: tuple[str, ...] = ()) -> sa.Engine:
@@ -357,21 +344,24 @@ def test_a_database_from_before_a_feature_gets_the_features_tables(tmp_path):
 
 
 RACE = """
-import sys, time
+import pathlib, sys, time
 from core.state import open_state
 from core.state.migrate import current
-time.sleep(max(0.0, float(sys.argv[2]) - time.time()))  # every process starts migrating at once
+print("ready", flush=True)
+while not pathlib.Path(sys.argv[2]).exists():  # every process starts migrating at the same moment
+    time.sleep(0.005)
 print(current(open_state(sys.argv[1])))
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("state_url", BACKENDS, indirect=True)
-def test_processes_starting_at_once_take_turns(state_url):
+def test_processes_starting_at_once_take_turns(state_url, tmp_path):
     """A web process and workers starting together on a new database: each finds it at head, none fails."""
-    start = time.time() + 3.0  # after every interpreter has imported Askbase
+    go = tmp_path / "go"
     procs = [
         subprocess.Popen(
-            [sys.executable, "-c", RACE, state_url, str(start)],
+            [sys.executable, "-c", RACE, state_url, str(go)],
             cwd=ROOT,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -379,6 +369,8 @@ def test_processes_starting_at_once_take_turns(state_url):
         )
         for _ in range(4)
     ]
+    assert [p.stdout.readline().strip() for p in procs if p.stdout] == ["ready"] * 4  # Askbase imported
+    go.touch()
     results = [p.communicate(timeout=60) for p in procs]
     assert [p.returncode for p in procs] == [0] * 4, [err[-2000:] for _, err in results]
     assert [out.strip() for out, _ in results] == [head()] * 4

@@ -16,7 +16,7 @@ from core.conversation import Turn, describe_history
 from core.examples import Example
 from core.joins import View, grain_text, view_ddl
 from core.llm import LLM
-from core.retrieve import Retrieval
+from core.retrieval import Retrieval
 from core.understand import Understanding
 
 DIALECT_NAMES = {"sqlite": "SQLite", "postgres": "PostgreSQL", "mysql": "MySQL"}

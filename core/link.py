@@ -15,7 +15,7 @@ from pydantic import BaseModel
 from core import prompts
 from core.catalog import Catalog
 from core.llm import LLM
-from core.retrieve import Retrieval, SchemaMatch, ValueMatch
+from core.retrieval import Retrieval, SchemaMatch, ValueMatch
 from core.understand import Understanding
 
 SCHEMA_MIN = 0.80  # below this a name match is noise

@@ -361,7 +361,8 @@ def test_plain_keyword_questions_are_not_asked_back(settings, question):
 def candidates_for(db, objects, values, question="q"):
     from core.clarify.candidates import find_candidates
     from core.link import link
-    from core.retrieve import Keywords, retrieve
+    from core.retrieval import Keywords
+    from core.retrieve import retrieve
     from core.understand import Understanding
     from core.view import build_view
 

@@ -27,7 +27,7 @@ from core.clarify.transcript import options_key
 from core.joins import View
 from core.keyword.readings import Reading
 from core.link import SCHEMA_MIN, VALUE_MIN, Linking
-from core.retrieve import Retrieval, SchemaMatch, ValueMatch
+from core.retrieval import Retrieval, SchemaMatch, ValueMatch
 
 VALUE_TIE = 0.03  # two stored values this close for one typed value compete
 SCHEMA_TIE = 0.02  # two schema names this close for one word compete (same kind of match only)

@@ -31,7 +31,8 @@ from core.keyword.readings import Reading, decode_all
 from core.link import LinkError, Linking, link
 from core.llm import LLM, LLMError
 from core.pipeline import Request, sample_rows
-from core.retrieve import Keywords, Retrieval, retrieve
+from core.retrieval import Keywords, Retrieval
+from core.retrieve import retrieve
 from core.settings import EngineSettings
 from core.trace import Trace
 from core.understand import Understanding

@@ -10,17 +10,15 @@ import json
 import logging
 import time
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import sqlalchemy as sa
 
 from core.catalog import Table
 from core.values.columns import ColumnChoice, plan_columns
 from core.values.progress import Progress, ProgressFn, no_progress
+from core.values.source import Source
 from core.values.store import MAX_VALUE_CHARS, folder_bytes, index_path, stored_columns, write_index
-
-if TYPE_CHECKING:
-    from core.database import Database
 
 log = logging.getLogger(__name__)
 
@@ -53,17 +51,17 @@ class IndexStats:
         return {**asdict(self), "bytes_per_value": round(self.bytes_per_value, 1)}
 
 
-def build_index(db: Database, progress: ProgressFn | None = None) -> IndexStats:
+def build_index(db: Source, progress: ProgressFn | None = None) -> IndexStats:
     """Index every chosen column of `db` from scratch."""
     return _update(db, progress, reuse=False)
 
 
-def refresh_index(db: Database, progress: ProgressFn | None = None) -> IndexStats:
+def refresh_index(db: Source, progress: ProgressFn | None = None) -> IndexStats:
     """Bring the index up to date, re-reading only tables that changed (or that are cheap to re-read)."""
     return _update(db, progress, reuse=True)
 
 
-def _update(db: Database, progress: ProgressFn | None, *, reuse: bool) -> IndexStats:
+def _update(db: Source, progress: ProgressFn | None, *, reuse: bool) -> IndexStats:
     """Read the chosen columns (with `reuse`, only those whose table changed) and write the index."""
     start = time.perf_counter()
     progress = progress or no_progress

@@ -10,15 +10,12 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 
 from core.catalog import Column, Table
 from core.values.progress import Progress, ProgressFn, no_progress
-
-if TYPE_CHECKING:
-    from core.database import Database
+from core.values.source import Source
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +44,7 @@ class Access:
     columns: frozenset[str] = frozenset()
 
     @classmethod
-    def of(cls, db: Database) -> Access:
+    def of(cls, db: Source) -> Access:
         cfg = db.config
         return cls(
             tables=frozenset(t.lower() for t in cfg.deny_tables),
@@ -83,7 +80,7 @@ def _looks_like(sample: list[str], pattern: re.Pattern[str]) -> float:
     return sum(1 for s in sample if pattern.search(s)) / len(sample)
 
 
-def plan_columns(db: Database, progress: ProgressFn | None = None) -> list[ColumnChoice]:
+def plan_columns(db: Source, progress: ProgressFn | None = None) -> list[ColumnChoice]:
     """Decide per text column whether to index it, from its name, keys and a small sample of values.
 
     Ids, e-mails, URLs, dates kept as text and long free text are left out; enum-like columns and

@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -29,9 +29,7 @@ from core.catalog import Catalog
 from core.values.columns import Access
 from core.values.folding import SEP, fold_many
 from core.values.progress import Progress, ProgressFn
-
-if TYPE_CHECKING:
-    from core.database import Database
+from core.values.source import Source
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +40,7 @@ SMALL_TOTAL = 50_000
 SEP_BYTE = ord(SEP)
 
 
-def index_path(db: Database) -> Path:
+def index_path(db: Source) -> Path:
     """Where `db`'s index lives: one folder per database name and URL."""
     safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in db.name)[:60] or "db"
     digest = hashlib.sha256(f"{db.name}|{db.config.url}".encode()).hexdigest()[:8]
@@ -235,7 +233,7 @@ def stored_columns(path: Path) -> tuple[dict[str, dict[str, Any]], Callable[[dic
     return {f"{c['table']}.{c['column']}": c for c in meta["columns"]}, read
 
 
-def iter_index_values(db: Database) -> Iterable[tuple[str, str, str]]:
+def iter_index_values(db: Source) -> Iterable[tuple[str, str, str]]:
     """Every (table, column, value) in the index on disk, e.g. for benchmarks and exports."""
     entries, read = stored_columns(index_path(db))
     for entry in entries.values():

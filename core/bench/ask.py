@@ -408,7 +408,8 @@ def percentile(values: Sequence[float], q: float) -> float:
 def run(questions: Sequence[Question], dataset: Path, mode: str, progress: bool = True) -> list[Result]:
     from core.database import Databases
     from core.llm import LLM
-    from core.pipeline import Request, answer
+    from core.pipeline import answer
+    from core.request import Request
     from core.settings import load_settings
 
     settings = load_settings()

@@ -61,7 +61,8 @@ class Database:
                     schema=self.config.schema_name,
                     cache_dir=self.cache_dir,
                 )
-            return self.__dict__["_catalog"]
+            catalog: Catalog = self.__dict__["_catalog"]
+            return catalog
 
     def refresh(self) -> bool:
         """Reload the catalog if the schema changed; True when it did."""

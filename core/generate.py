@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from core import prompts
 from core.conversation import Turn, describe_history
@@ -33,7 +34,7 @@ class Context:
     """Everything the generator and the reviser see besides the question."""
 
     view: View
-    samples: Sequence[tuple] = ()
+    samples: Sequence[tuple[Any, ...]] = ()
     retrieval: Retrieval | None = None
     examples: Sequence[Example] = ()
     history: Sequence[Turn] = ()

@@ -59,8 +59,11 @@ class Retrieval:
     def tables(self) -> list[str]:
         """Tables touched by any match, best first."""
         scored: dict[str, float] = {}
-        for m in [*self.schema, *self.values]:
-            scored[m.table] = max(scored.get(m.table, 0.0), m.score)
+        for table, score in [
+            *((m.table, m.score) for m in self.schema),
+            *((m.table, m.score) for m in self.values),
+        ]:
+            scored[table] = max(scored.get(table, 0.0), score)
         return sorted(scored, key=lambda t: -scored[t])
 
     def summary(self) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from core.catalog import Table
+from core.catalog import Catalog, Table
 from core.values.columns import ColumnChoice, plan_columns
 from core.values.progress import Progress, ProgressFn, no_progress
 from core.values.source import Source
@@ -72,7 +72,7 @@ def _update(db: Source, progress: ProgressFn | None, *, reuse: bool) -> IndexSta
     stats.skipped = {c.key: c.reason for c in choices if not c.index}
     chosen = [c for c in choices if c.index]
     catalog = db.catalog
-    total_rows = sum(min(catalog.table(c.table).row_estimate or 0, SAMPLE_READ_ROWS) for c in chosen)  # type: ignore[union-attr]
+    total_rows = sum(min(_row_estimate(catalog, c.table), SAMPLE_READ_ROWS) for c in chosen)
     columns: list[dict[str, Any]] = []
     values: list[str] = []
     changed = set(old) - {c.key for c in chosen}  # columns no longer indexed
@@ -204,10 +204,17 @@ def _quoted(engine: sa.Engine, name: str) -> str:
     return engine.dialect.identifier_preparer.quote(name)
 
 
-def _select_column(engine: sa.Engine, table: Table, column: str, sample_rows: int | None) -> sa.Select:
+def _row_estimate(catalog: Catalog, name: str) -> int:
+    table = catalog.table(name)
+    return (table.row_estimate or 0) if table is not None else 0
+
+
+def _select_column(
+    engine: sa.Engine, table: Table, column: str, sample_rows: int | None
+) -> sa.Select[tuple[Any]]:
     """SELECT DISTINCT column FROM table [sampled], NULLs left out."""
     t = sa.table(table.name, sa.column(column), schema=table.schema)
-    col = t.c[column]
+    col: sa.ColumnElement[Any] = t.c[column]
     if sample_rows:
         estimate = max(table.row_estimate or sample_rows, 1)
         if engine.dialect.name == "postgresql" and estimate > sample_rows:

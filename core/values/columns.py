@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
+from typing import Any
 
 import sqlalchemy as sa
 
@@ -109,8 +110,12 @@ def _choose(conn: sa.Connection, table: Table, col: Column, access: Access) -> C
     if not access.allows(table.name, col.name):
         return choice(False, "denied")
     id_named = looks_like_id_name(col.name)
-    query = sa.select(sa.column(col.name)).select_from(sa.table(table.name, schema=table.schema))
-    query = query.where(sa.column(col.name).is_not(None)).limit(PLAN_SAMPLE)
+    query: sa.Select[tuple[Any]] = (
+        sa.select(sa.column(col.name))
+        .select_from(sa.table(table.name, schema=table.schema))
+        .where(sa.column(col.name).is_not(None))
+        .limit(PLAN_SAMPLE)
+    )
     try:
         sample = [str(v) for v in conn.execute(query).scalars() if not isinstance(v, bytes | memoryview)]
     except sa.exc.DBAPIError as exc:

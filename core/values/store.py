@@ -55,8 +55,7 @@ def value_grams(compact_joined: bytes) -> tuple[np.ndarray, np.ndarray]:
     b = np.frombuffer(compact_joined, dtype=np.uint8)
     sep = b == SEP_BYTE
     ok = ~sep[1:-1]  # a gram whose middle byte is a separator straddles two values
-    vid = np.cumsum(sep[:-2], dtype=np.int32 if len(b) < 2**31 else np.int64)
-    vid -= 1
+    vid = np.cumsum(sep[:-2], dtype=np.int32 if len(b) < 2**31 else np.int64) - 1
     gram = b[:-2].astype(np.uint32)
     gram <<= 16
     gram |= b[1:-1].astype(np.uint32) << 8
@@ -151,11 +150,14 @@ class LoadedIndex:
     def values(self, vids: Sequence[int] | np.ndarray) -> list[str]:
         ids = np.asarray(vids, dtype=np.int64)
         starts, ends = self.values_off[ids].tolist(), self.values_off[ids + 1].tolist()
-        blob = memoryview(self.values_bin)
+        blob = self.values_bin.data
         return [bytes(blob[a:b]).decode() for a, b in zip(starts, ends, strict=True)]
 
     def column_of(self, vid: int) -> dict[str, Any]:
-        return self.meta["columns"][int(np.searchsorted(self.col_starts, vid, side="right")) - 1]
+        column: dict[str, Any] = self.meta["columns"][
+            int(np.searchsorted(self.col_starts, vid, side="right")) - 1
+        ]
+        return column
 
     def small_columns(self) -> tuple[list[int], list[str], list[str]]:
         """Value ids, folded and compact forms of the smallest columns (states, statuses, semesters).

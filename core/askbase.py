@@ -20,7 +20,7 @@ from typing import Literal
 import sqlalchemy as sa
 
 from core.access import LOCAL_SOURCES, Principal, may_query, refusal
-from core.answer import Outcome
+from core.answer import ErrorKind, Outcome
 from core.clarify.transcript import Transcript
 from core.conversation import Turn
 from core.database import Database, Databases, UnknownDatabase
@@ -134,7 +134,7 @@ class Askbase:
         csv_path: Path | None,
         trace: Trace,
     ) -> Outcome:
-        def failed(kind: str, message: str) -> Outcome:
+        def failed(kind: ErrorKind, message: str) -> Outcome:
             return Outcome(
                 status="error",
                 question=question,

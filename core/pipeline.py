@@ -21,7 +21,7 @@ from dataclasses import replace
 
 import sqlalchemy as sa
 
-from core.answer import Clarification, Mode, Outcome
+from core.answer import Clarification, ErrorKind, Mode, Outcome
 from core.catalog import Catalog
 from core.clarify.candidates import pin
 from core.clarify.policy import (
@@ -67,7 +67,7 @@ def answer(db: Database, request: Request, settings: EngineSettings, llm: LLM | 
     keyword mode (core/keyword), labelled so; the failed LLM attempt stays in the trace."""
     trace = Trace(question=request.question, database=db.name)
 
-    def failed(kind: str, message: str) -> Outcome:
+    def failed(kind: ErrorKind, message: str) -> Outcome:
         return Outcome(
             status="error",
             question=request.question,

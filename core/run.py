@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.answer import Mode, Outcome
+from core.answer import ErrorKind, Mode, Outcome
 from core.database import Database
 from core.execute import Limits, QueryError, ResultSet, execute, export_csv
 from core.expand import ExpandError, expand
@@ -146,7 +146,7 @@ def outcome_of(
     the SQL was written and allowed before, so a refusal means a rule changed since.
     """
 
-    def failed(kind: str, message: str) -> Outcome:
+    def failed(kind: ErrorKind, message: str) -> Outcome:
         return Outcome(
             status="error",
             question=question,

@@ -11,7 +11,7 @@ import datetime as dt
 import logging
 from dataclasses import replace
 
-from core.answer import Clarification, Option, Outcome
+from core.answer import Clarification, ErrorKind, Option, Outcome
 from core.database import Database
 from core.keyword.abstain import understood_words
 from core.keyword.compile import CompileError, compile_plan
@@ -125,5 +125,5 @@ def _answer(db: Database, request: Request, settings: EngineSettings, trace: Tra
     )
 
 
-def _failed(outcome: Outcome, kind: str, message: str) -> Outcome:
+def _failed(outcome: Outcome, kind: ErrorKind, message: str) -> Outcome:
     return replace(outcome, status="error", error_kind=kind, error=message)

@@ -405,12 +405,12 @@ def _ask_after_rejection(
     ctx: BotContext, client: WebClient, trace_id: str, user: str | None, comment: str
 ) -> None:
     turn = conversations.turn_by_trace(ctx.state, trace_id)
-    if not turn or turn["status"] != "answer" or not turn["sql"]:
+    if turn is None or not turn.answered:
         return
-    conversation = turn["conversation_id"]
+    conversation = turn.conversation_id
     place = parse_conversation(conversation)
-    info = conversations.conversation_info(ctx.state, conversation) or {}
-    asker = info.get("user") or turn.get("user")
+    info = conversations.conversation_info(ctx.state, conversation)
+    asker = (info.user if info else None) or turn.user
     if place is None:
         return
     team, channel, thread_ts = place
@@ -420,16 +420,16 @@ def _ask_after_rejection(
     if waiting is not None and not waiting.expired():
         return  # one question at a time in a thread
     trace = conversations.load_trace(ctx.state, trace_id)
-    transcript = transcript_of_trace(trace).rejecting(turn["sql"])
+    transcript = transcript_of_trace(trace).rejecting(turn.sql)
     if comment:
         transcript = transcript.plus(Exchange(question=WRONG, answer=comment, kind=FEEDBACK))
-    question = turn["question"]
+    question = turn.question
     who = slack_principal(
         ctx.settings, client, usergroup_directory(ctx), team=team, channel=channel, user=user
     )
     outcome = ctx.askbase.ask(
         question,
-        db=turn["database"],
+        db=turn.database,
         source="slack",
         principal=who,
         transcript=transcript,

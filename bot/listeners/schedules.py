@@ -596,7 +596,7 @@ def on_schedule_open(
     container = body.get("container") or {}
     trace_id = action.get("value") or ""
     turn = conversations.turn_by_trace(ctx.state, trace_id)
-    if not turn or turn["status"] != "answer" or not turn["sql"]:
+    if turn is None or not turn.answered:
         tell(client, channel, user, "There is no query to schedule on this message; ask the question again.")
         return
     metadata = {
@@ -606,7 +606,7 @@ def on_schedule_open(
     }
     view = schedule_modal(
         standalone_question(ctx, turn),
-        turn["database"],
+        turn.database,
         user_timezone(client, user),
         channel,
         metadata,
@@ -639,12 +639,12 @@ def on_modal_submitted(
         ack(response_action="errors", errors=exc.errors)
         return
     turn = conversations.turn_by_trace(ctx.state, meta.get("t", ""))
-    if not turn or not turn["sql"]:
+    if turn is None or not turn.sql:
         ack(response_action="errors", errors={"how": "I no longer have this answer. Ask the question again."})
         return
     groups = owner_principal(ctx, client, team, channel, user).usergroups
-    if not rules.may_query(ctx.settings, turn["database"], channel=channel, user=user, usergroups=groups):
-        ack(response_action="errors", errors={"channel": f"You may not query `{turn['database']}` there."})
+    if not rules.may_query(ctx.settings, turn.database, channel=channel, user=user, usergroups=groups):
+        ack(response_action="errors", errors={"channel": f"You may not query `{turn.database}` there."})
         return
     ack()
     question = standalone_question(ctx, turn)
@@ -656,8 +656,8 @@ def on_modal_submitted(
             channel=channel,
             owner=user,
             question=question,
-            sql=turn["sql"],
-            database=turn["database"],
+            sql=turn.sql,
+            database=turn.database,
             spec=spec,
             condition=condition,
             source_trace=meta.get("t"),

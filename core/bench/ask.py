@@ -55,6 +55,7 @@ from core.demo import ensure_demo
 from core.llm import LLM
 from core.pipeline import Request, answer
 from core.settings import LLMSettings, load_settings
+from core.trace import Trace
 
 Row = tuple[Any, ...]
 
@@ -462,6 +463,19 @@ def bench_llm(settings: LLMSettings) -> LLM:
     return LLM(settings.model_copy(update={"models": models}))
 
 
+@dataclass(frozen=True)
+class Got:
+    """What one mode made of one question, before it is judged."""
+
+    status: str  # answer | clarify | abstain | error
+    sql: str
+    error: str
+    interpretation: str
+    columns: Sequence[str]
+    rows: Sequence[Row]
+    trace: Trace
+
+
 class Harness:
     """What a run shares across its questions and modes: settings, open databases, the LLM
     client, the gold results and the plain prompt's schema text (both made once per database)."""
@@ -485,48 +499,55 @@ class Harness:
         self._schemas: dict[str, str] = {}
 
     def database(self, q: Question) -> Database:
-        demo = str(self.dataset) == DEMO
-        return self.databases.get(
-            DEMO if demo else str(db_path(self.dataset, q.db_id))
-        )  # the demo with its catalog
+        if str(self.dataset) == DEMO:
+            return self.databases.get(DEMO)  # the demo with its catalog
+        return self.databases.get(str(db_path(self.dataset, q.db_id)))
 
     def ask(self, q: Question, mode: str) -> Result:
         db = self.database(q)
         text = q.question if mode == "keyword" or not q.instructions else f"{q.question}\n{q.instructions}"
-        if mode == "plain":
-            assert self.llm is not None
-            schema = self.plain_schema(q.db_id, db)  # once per database, outside the timing
-            start = time.perf_counter()
-            plain = answer_plain(db, text, self.engine, self.llm, schema=schema)
-            ms = (time.perf_counter() - start) * 1000
-            status, trace = plain.status, plain.trace
-            sql, error, interpretation, columns, rows = plain.sql, plain.error, "", plain.columns, plain.rows
-        else:
-            start = time.perf_counter()
-            outcome = answer(db, Request(text), self.engine, self.llm if mode == "llm" else None)
-            ms = (time.perf_counter() - start) * 1000
-            status, trace = outcome.status, outcome.trace
-            if status == "error" and outcome.error_kind == "keyword_abstain":
-                status = "abstain"
-            sql, error, interpretation = outcome.sql, outcome.error, outcome.interpretation
-            columns, rows = outcome.columns, outcome.rows
-        correct, gold_error = self.judge(q, rows) if status == "answer" else (False, "")
+        schema = self.plain_schema(q.db_id, db) if mode == "plain" else ""  # once per database, untimed
+        start = time.perf_counter()
+        got = self._plain(db, text, schema) if mode == "plain" else self._engine(db, text, mode)
+        ms = (time.perf_counter() - start) * 1000
+        correct, gold_error = self.judge(q, got.rows) if got.status == "answer" else (False, "")
         return Result(
             q=q,
-            status=status,
+            status=got.status,
             correct=correct,
             ms=ms,
-            engine_ms=max(0.0, ms - trace.llm_ms),
-            llm_calls=trace.llm_calls,
-            tokens=trace.tokens,
-            sql=sql,
-            error=error,
-            interpretation=interpretation,
+            engine_ms=max(0.0, ms - got.trace.llm_ms),
+            llm_calls=got.trace.llm_calls,
+            tokens=got.trace.tokens,
+            sql=got.sql,
+            error=got.error,
+            interpretation=got.interpretation,
             gold_error=gold_error,
             mode=mode,
-            columns=tuple(columns),
-            rows=list(rows),
+            columns=tuple(got.columns),
+            rows=list(got.rows),
         )
+
+    def _engine(self, db: Database, text: str, mode: str) -> Got:
+        """Askbase itself, in keyword mode (no LLM) or LLM mode (no keyword fallback)."""
+        outcome = answer(db, Request(text), self.engine, self.llm if mode == "llm" else None)
+        status = outcome.status
+        if status == "error" and outcome.error_kind == "keyword_abstain":
+            status = "abstain"
+        return Got(
+            status,
+            outcome.sql,
+            outcome.error,
+            outcome.interpretation,
+            outcome.columns,
+            outcome.rows,
+            outcome.trace,
+        )
+
+    def _plain(self, db: Database, text: str, schema: str) -> Got:
+        assert self.llm is not None  # made in __init__ for the LLM modes
+        plain = answer_plain(db, text, self.engine, self.llm, schema=schema)
+        return Got(plain.status, plain.sql, plain.error, "", plain.columns, plain.rows, plain.trace)
 
     def plain_schema(self, db_id: str, db: Database) -> str:
         if db_id not in self._schemas:

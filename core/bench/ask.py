@@ -806,7 +806,7 @@ def side_by_side(summaries: Sequence[dict[str, Any]]) -> str:
         ("correct", lambda s: s["correct"]),
         ("EX (correct / questions)", lambda s: pct(s["ex"])),
         ("answered", lambda s: s["answered"]),
-        ("wrong rate (of answered)", lambda s: pct(s["wrong_rate"])),
+        ("wrong rate (of answered)", lambda s: pct(s["wrong_rate"]) if s["answered"] else "-"),
         ("asked back", lambda s: s["clarified"]),
         ("declined (keyword)", lambda s: s["abstained"]),
         ("errors", lambda s: s["failed"]),

@@ -39,6 +39,7 @@ import sys
 import time
 from collections import Counter, defaultdict
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -578,26 +579,39 @@ class Harness:
 
 
 def run_modes(
-    questions: Sequence[Question], dataset: Path, modes: Sequence[str], progress: bool = True
+    questions: Sequence[Question],
+    dataset: Path,
+    modes: Sequence[str],
+    progress: bool = True,
+    workers: int = 1,
 ) -> dict[str, list[Result]]:
     """Every question in each mode, one mode after the other, sharing databases and the LLM client.
 
     One mode at a time (not question by question), so when people or agents stand in for the
     model (the relay) one mode's prompt for a question is not fresh in mind for the other's.
+    `workers` questions of a mode are in flight at once: with several agents behind the relay a
+    run takes 1/workers of the time; results keep the questions' order whatever finishes first.
     """
     harness = Harness(dataset, modes)
     out: dict[str, list[Result]] = {}
     try:
         for mode in modes:
-            results = out.setdefault(mode, [])
-            for n, q in enumerate(questions, 1):
+            done = 0
+
+            def one(q: Question, mode: str = mode) -> Result:
+                nonlocal done
                 r = harness.ask(q, mode)
-                results.append(r)
+                done += 1
                 if progress:
                     mark = "✓" if r.correct else "✗" if r.status == "answer" else MARKS.get(r.status, "!")
                     print(
-                        f"[{mode} {n}/{len(questions)}] {mark} {q.db_id}: {q.question[:80]}", file=sys.stderr
+                        f"[{mode} {done}/{len(questions)}] {mark} {q.db_id}: {q.question[:80]}",
+                        file=sys.stderr,
                     )
+                return r
+
+            with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+                out[mode] = list(pool.map(one, questions))
     finally:
         harness.close()
     return out
@@ -916,6 +930,12 @@ def main(argv: list[str]) -> int:
     )
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON line")
     parser.add_argument("--quiet", action="store_true", help="no per-question progress on stderr")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="questions in flight at once (for an endpoint served by several agents, e.g. the relay)",
+    )
     args = parser.parse_args(argv)
     if args.compare == args.mode:
         parser.error("--compare needs a mode other than --mode")
@@ -937,7 +957,7 @@ def main(argv: list[str]) -> int:
     if args.limit:
         questions = questions[: args.limit]
     modes = [args.mode, *([args.compare] if args.compare else [])]
-    results = run_modes(questions, args.dataset, modes, progress=not args.quiet)
+    results = run_modes(questions, args.dataset, modes, progress=not args.quiet, workers=args.workers)
     gold_ms = gold_baseline_ms(questions, args.dataset)
     summaries = {m: summarize(results[m], gold_ms, m, args.dataset) for m in modes}
     summary = summaries[args.mode]

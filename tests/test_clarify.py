@@ -301,6 +301,26 @@ def test_keyword_questions_follow_the_round_limit_and_the_off_switch(settings):
     assert outcome.status == "answer" and "questions are off" in outcome.interpretation
 
 
+def test_after_a_thumbs_down_keyword_mode_asks_about_a_near_reading_or_says_nothing_is_left(settings):
+    app = Askbase(settings)
+    question = "How many clients in Frankfurt?"
+    first = app.ask(question)
+    assert first.status == "answer" and "city" in first.interpretation
+    rejected = Transcript().rejecting(first.sql)
+    back = app.ask(question, transcript=rejected, after_rejection=True)
+    assert back.status == "clarify" and back.mode == "keyword"
+    assert back.trace.stages[0].name == "clarified"  # the rejected SQL is on record
+    datacenter = next(i for i, o in enumerate(back.clarification.options) if "datacenter" in o.label)
+    chosen = rejected.plus(exchange_for(back.clarification, option=datacenter))
+    again = app.ask(question, transcript=chosen)
+    assert again.status == "answer" and "datacenter" in again.sql.lower() and again.sql != first.sql
+
+    plain = app.ask("How many clients are there?")
+    none = app.ask(plain.question, transcript=Transcript().rejecting(plain.sql), after_rejection=True)
+    assert none.status == "error" and none.error_kind == "clarify_none"
+    assert "nothing else to ask" in none.error
+
+
 def test_own_words_pick_the_option_they_point_at():
     options = (
         Option("customers city is Lyon", Reading("Lyon", "customers", "city", "Lyon").encode()),

@@ -13,8 +13,8 @@ import pytest
 
 from core.askbase import Askbase
 from core.llm import LLM
+from core.schedules import store
 from core.settings import AccessRule, load_settings
-from core.state import schedules as store
 from tests.fakes.slack_api import FakeSlack
 from tests.slack_harness import RunningBot, hand
 from tests.slack_requests import BOT_TOKEN, SIGNING_SECRET

@@ -5,6 +5,7 @@ engines); only one runs the scheduler, and each tick is run once.
 
 from __future__ import annotations
 
+import datetime as dt
 import sqlite3
 import threading
 import time
@@ -17,10 +18,10 @@ from slack_sdk import WebClient
 from sqlalchemy.engine import make_url
 
 from bot.worker import JOBS_TABLE, Worker
-from core import schedules as rules
 from core.askbase import Askbase
+from core.schedules import lease, store
+from core.schedules.triggers import interval_spec
 from core.settings import load_settings
-from core.state import schedules as store
 from tests.fakes.slack_api import FakeSlack
 from tests.slack_requests import BOT_TOKEN
 
@@ -43,7 +44,7 @@ class Running:
     def __init__(self, settings, slack: FakeSlack, name: str) -> None:
         self.askbase = Askbase(settings)
         client = WebClient(token=BOT_TOKEN, base_url=slack.base_url)
-        self.worker = Worker(self.askbase, settings, lambda _team: client, worker_id=name)
+        self.worker = Worker(self.askbase, lambda _team: client, worker_id=name)
         self.stop_event = threading.Event()
         self.crashed = threading.Event()
         self.thread = threading.Thread(target=self._loop, daemon=True)
@@ -121,7 +122,7 @@ def create(r: Running, every: int = 1):
         question="How many incidents?",
         sql="SELECT COUNT(*) AS incidents FROM incidents",
         database="shop",
-        trigger=rules.interval_spec(every),
+        trigger=interval_spec(every),
     )
 
 
@@ -142,7 +143,7 @@ def eventually(predicate) -> None:
 
 def settled(r: Running, schedule_id: int) -> None:
     time.sleep(0.2)
-    eventually(lambda: all(run["status"] != "running" for run in runs(r, schedule_id)))
+    eventually(lambda: all(run.status != "running" for run in runs(r, schedule_id)))
 
 
 def runs(r: Running, schedule_id: int):
@@ -156,7 +157,7 @@ def test_two_workers_run_one_scheduler_and_each_tick_once(start, slack):
     s = create(first)
     wait_results(slack, 3)
     assert not other.worker.leading
-    assert store.lease_holder(first.askbase.state) == first.worker.id
+    assert lease.current_holder(first.askbase.state, now=dt.datetime.now(dt.UTC)) == first.worker.id
 
     # the leader stops (a deploy): the other takes over, and the ticks go on being run once
     first.stop()
@@ -166,10 +167,10 @@ def test_two_workers_run_one_scheduler_and_each_tick_once(start, slack):
     other.stop()
 
     done = runs(other, s.id)
-    ticks = Counter(r["scheduled_for"] for r in done)
+    ticks = Counter(r.scheduled_for for r in done)
     assert max(ticks.values()) == 1
-    assert {r["worker"] for r in done} == {"worker-a", "worker-b"}
-    assert len(results(slack)) == len([r for r in done if r["status"] == "posted"])
+    assert {r.worker for r in done} == {"worker-a", "worker-b"}
+    assert len(results(slack)) == len([r for r in done if r.status == "posted"])
 
 
 def test_a_crashed_leaders_lease_expires_and_another_worker_takes_over(start, slack):
@@ -184,7 +185,7 @@ def test_a_crashed_leaders_lease_expires_and_another_worker_takes_over(start, sl
     assert leader([b]) is b
     count = len(results(slack))
     wait_results(slack, count + 1)
-    assert "worker-b" in {r["worker"] for r in runs(b, s.id)}
+    assert "worker-b" in {r.worker for r in runs(b, s.id)}
 
 
 def test_a_restarted_worker_keeps_its_schedules_and_runs_missed_ticks_once_with_a_note(
@@ -206,7 +207,7 @@ def test_a_restarted_worker_keeps_its_schedules_and_runs_missed_ticks_once_with_
     catch_up = wait_results(slack, posted + 1)
     notes = [m.all_text() for m in catch_up if "was not running" in m.all_text()]
     assert len(notes) == 1 and "this one run covers them" in notes[0]
-    ticks = Counter(r["scheduled_for"] for r in runs(b, s.id))
+    ticks = Counter(r.scheduled_for for r in runs(b, s.id))
     assert max(ticks.values()) == 1
 
 
@@ -272,5 +273,5 @@ def test_two_workers_on_a_postgresql_state_database_run_each_tick_once(postgres_
     finally:
         a.stop()
         b.stop()
-    assert max(Counter(r["scheduled_for"] for r in done).values()) == 1
-    assert {r["worker"] for r in done} == {first.worker.id}
+    assert max(Counter(r.scheduled_for for r in done).values()) == 1
+    assert {r.worker for r in done} == {first.worker.id}

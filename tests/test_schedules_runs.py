@@ -209,6 +209,7 @@ def test_a_tick_runs_once_however_often_it_is_fired(runner, slack, clock):
     assert run_and_post(runner, s.id).status == "duplicate"
     assert len(results(slack)) == 1
     assert len(store.runs(runner.state, s.id)) == 1
+    assert len(audited(runner)) == 1  # the refused repeat reached no database
 
 
 # ---------------------------------------------------------------- when to post
@@ -340,8 +341,9 @@ def test_the_owners_database_permissions_apply_at_run_time(make_runner, slack, c
     clock.advance(60)
     assert run_and_post(runner, s.id).status == "failed"
     (error,) = posts(slack)
-    assert "<@U0INTERN> may no longer query `shop`" in error.text
+    assert f"<@U0INTERN> may no longer query `shop` from <#{CHANNEL}>" in error.text
     assert results(slack) == []
+    assert audited(runner) == [("schedule_run", "U0INTERN", CHANNEL, "error", 0)]  # the refusal, once
 
 
 def test_access_rules_naming_user_groups_are_checked_against_the_owners_groups(make_runner, slack, clock):
@@ -362,8 +364,45 @@ def test_stored_sql_is_guarded_again_before_every_run(runner, slack, shop, clock
         )
     clock.advance(60)
     assert run_and_post(runner, s.id).status == "failed"
-    assert "not allowed any more" in posts(slack)[0].text
+    assert "not allowed any more: it" in posts(slack)[0].text
     assert shop.sql("SELECT COUNT(*) FROM incidents") == [(4,)]
+    assert [(source, status) for source, _, _, status, _ in audited(runner)] == [("schedule_run", "error")]
+
+
+def test_a_schedule_whose_database_is_no_longer_configured_says_so(runner, slack, clock):
+    s = store.create(
+        runner.state,
+        team="T0001",
+        channel=CHANNEL,
+        owner=OWNER,
+        question="How many open incidents per team?",
+        sql=OPEN_BY_TEAM,
+        database="retired",
+        trigger=interval_spec(60),
+        now=clock(),
+    )
+    clock.advance(60)
+    assert run_and_post(runner, s.id).status == "failed"
+    (error,) = posts(slack)
+    assert "The database 'retired' is not configured any more." in error.text and "1 of 3" in error.text
+
+
+def test_a_result_slack_refuses_is_a_failed_run_and_is_posted_at_the_next_tick(runner, slack, clock):
+    s = schedule(runner, condition=Condition("changed"))
+    slack.fail("chat.postMessage", "not_in_channel")
+    clock.advance(60)
+    assert run_and_post(runner, s.id).status == "failed"
+    (error,) = posts(slack)
+    assert f"I could not post in <#{CHANNEL}> (not_in_channel)." in error.text and "1 of 3" in error.text
+    assert [r.status for r in store.runs(runner.state, s.id)] == ["failed"]
+
+    # nobody saw that result, so "only when changed" posts the same result next time
+    clock.advance(60)
+    assert run_and_post(runner, s.id).status == "posted"
+    assert results(slack)[0].table() == [["team", "open"], ["core", "2"], ["web", "1"]]
+    assert "works again" in slack.messages[error.ts].text
+    assert [r.status for r in store.runs(runner.state, s.id)] == ["posted", "failed"]
+    assert [status for _, _, _, status, _ in audited(runner)] == ["answer", "answer"]  # one per run
 
 
 def test_a_deleted_schedule_does_nothing(runner, slack, clock):

@@ -262,7 +262,7 @@ def post_result(runner: Runner, client: WebClient, s: Schedule, result: Result) 
             raise
         message = render.answer_message(outcome, table_rows=table_rows, use_table=False)
         posted = client.chat_postMessage(channel=s.channel, text=text, blocks=blocks(message))
-    ts = posted["ts"]
+    ts = str(posted["ts"])
     files = result_files(outcome, with_csv=message.wants_csv) if outcome.rows else []
     if files:
         try:

@@ -270,7 +270,7 @@ def _option(value: str, text: str) -> dict[str, Any]:
 
 def _input(
     block_id: str, label: str, element: dict[str, Any], *, optional: bool = False, hint: str = ""
-) -> dict:
+) -> dict[str, Any]:
     block: dict[str, Any] = {
         "type": "input",
         "block_id": block_id,
@@ -406,7 +406,7 @@ def read_form(
         except ScheduleError as exc:
             errors["condition"] = str(exc)
     elif when in ("not_empty", "changed"):
-        condition = Condition(when)  # type: ignore[arg-type]
+        condition = Condition(when)
     channel = _value(values, "channel").get("selected_conversation") or ""
     if not channel:
         errors["channel"] = "Choose where to post."

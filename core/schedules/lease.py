@@ -76,4 +76,4 @@ def current_holder(engine: sa.Engine, *, now: dt.datetime, name: str = NAME) -> 
         row = conn.execute(sa.select(scheduler_lease).where(scheduler_lease.c.name == name)).first()
     if row is None or as_utc(row.expires_at) < now:
         return None
-    return row.holder
+    return str(row.holder)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from core.schedules.conditions import Condition, parse_condition
+from core.schedules.conditions import Condition, ConditionKind, parse_condition
 from core.schedules.errors import ScheduleError
 from core.schedules.triggers import (
     TriggerSpec,
@@ -60,7 +60,7 @@ _NO_TIME = re.compile(
     rf"^(?:(?:every|each|on)\s+)?(?:day|daily|weekday|weekdays|weekend|weekly|{_DAY_LIST})\b", re.I
 )
 
-_CONDITION_WORDS: list[tuple[str, re.Pattern[str]]] = [
+_CONDITION_WORDS: list[tuple[ConditionKind, re.Pattern[str]]] = [
     ("changed", re.compile(r"^(?:only\s+)?(?:when|if)\s+(?:it\s+|the\s+result\s+)?(?:has\s+)?(?:changed|changes)\b", re.I)),
     ("not_empty", re.compile(r"^(?:only\s+)?(?:when|if)\s+(?:it\s+|the\s+result\s+)?(?:is\s+)?(?:not\s+empty|non-?empty|has\s+rows|there\s+are\s+rows)\b", re.I)),
     ("column", re.compile(r"^(?:only\s+)?(?:when|if)\s+(?P<cond>[A-Za-z_][\w.]*\s*(?:>=|<=|!=|<>|==|=|>|<)\s*(?:-?\d+(?:\.\d+)?|'[^']*'|\"[^\"]*\"|\w+))", re.I)),
@@ -171,7 +171,7 @@ def split_schedule(text: str, timezone: str = "UTC") -> tuple[TriggerSpec, Condi
     for kind, pattern in _CONDITION_WORDS:
         match = pattern.match(rest)
         if match:
-            condition = parse_condition(match.group("cond")) if kind == "column" else Condition(kind)  # type: ignore[arg-type]
+            condition = parse_condition(match.group("cond")) if kind == "column" else Condition(kind)
             rest = rest[match.end() :]
             break
     question = rest.lstrip(" ,;:-–—").strip()

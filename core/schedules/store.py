@@ -28,6 +28,12 @@ def _now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
 
+def _new_id(inserted: sa.CursorResult[Any]) -> int:
+    key = inserted.inserted_primary_key
+    assert key is not None
+    return int(key[0])
+
+
 def _utc(value: dt.datetime | None) -> dt.datetime | None:
     return as_utc(value) if value is not None else None
 
@@ -133,7 +139,7 @@ def create(
         "updated_at": now,
     }
     with engine.begin() as conn:
-        schedule_id = conn.execute(schedules.insert().values(**values)).inserted_primary_key[0]
+        schedule_id = _new_id(conn.execute(schedules.insert().values(**values)))
     found = get(engine, schedule_id)
     assert found is not None
     return found
@@ -213,16 +219,18 @@ def claim_run(
     """Take the run of one tick; None when another run already has it."""
     try:
         with engine.begin() as conn:
-            run_id = conn.execute(
-                schedule_runs.insert().values(
-                    schedule_id=schedule_id,
-                    scheduled_for=as_utc(scheduled_for),
-                    manual=manual,
-                    worker=worker,
-                    started_at=as_utc(now or _now()),
-                    status="running",
+            run_id = _new_id(
+                conn.execute(
+                    schedule_runs.insert().values(
+                        schedule_id=schedule_id,
+                        scheduled_for=as_utc(scheduled_for),
+                        manual=manual,
+                        worker=worker,
+                        started_at=as_utc(now or _now()),
+                        status="running",
+                    )
                 )
-            ).inserted_primary_key[0]
+            )
     except sa.exc.IntegrityError:
         return None
     _prune_runs(engine, schedule_id)

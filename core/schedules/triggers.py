@@ -321,4 +321,5 @@ def backoff_until(spec: TriggerSpec, tick: dt.datetime, failures: int) -> dt.dat
     tick = as_utc(tick)
     following = next_fire_time(spec, tick)
     period = (following - tick) if following else MAX_BACKOFF
-    return tick + min(period * (2 ** max(0, failures - 1)), MAX_BACKOFF)
+    doubling: int = 2 ** max(0, failures - 1)
+    return tick + min(period * doubling, MAX_BACKOFF)

@@ -115,6 +115,7 @@ def click(served: Served, action_id: str, schedule_id: str, response_url: str) -
     assert served.sender.interaction(payload).status == 200
 
 
+@pytest.mark.slow  # two processes on real time: ~13 s
 @pytest.mark.timeout(180)
 def test_a_schedule_made_in_slack_runs_pauses_resumes_survives_a_worker_restart_and_is_deleted(
     demo_var, tmp_path

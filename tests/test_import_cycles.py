@@ -121,19 +121,7 @@ def describe(found: list[list[str]]) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "package",
-    [
-        "core",
-        pytest.param(
-            "bot",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="schedules package pending: bot.listeners.schedules ↔ bot.slack_app ↔ bot.worker",
-            ),
-        ),
-    ],
-)
+@pytest.mark.parametrize("package", PACKAGES)
 def test_no_import_cycles(package: str) -> None:
     graph = import_graph(ROOT)
     assert any(name.startswith(f"{package}.") for name in graph)  # the walk found the package

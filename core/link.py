@@ -15,7 +15,7 @@ from pydantic import BaseModel
 from core import prompts
 from core.catalog import Catalog
 from core.llm import LLM
-from core.retrieve import Retrieval, SchemaMatch, ValueMatch
+from core.retrieval import Retrieval, SchemaMatch, ValueMatch
 from core.understand import Understanding
 
 SCHEMA_MIN = 0.80  # below this a name match is noise
@@ -72,11 +72,11 @@ def match_tables(retrieval: Retrieval) -> tuple[dict[str, str], dict[str, list[s
     for v in sorted(retrieval.values, key=lambda v: -v.score):
         if v.score >= VALUE_MIN:
             values.setdefault(v.keyword, []).append(v)
-    for matches in values.values():
+    for found in values.values():
         # "active" is client.status 'ACT' and compute.status 'active': the table the question
         # already names wins a tie.
-        alike = [m for m in matches if matches[0].score - m.score <= TIE]
-        v = next((m for m in alike if m.table in reasons), alike[0])
+        close = [m for m in found if found[0].score - m.score <= TIE]
+        v = next((m for m in close if m.table in reasons), close[0])
         take(v.table, v.column, f"value '{v.value}' is stored in {v.table}.{v.column}")
     ambiguous: list[str] = []
     for keyword, alike in tied.items():

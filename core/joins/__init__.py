@@ -23,15 +23,15 @@ Modules, in the order a view is made:
   steiner.py      the minimum-cost tree (pure graph algorithm: knows no catalog)
   constraints.py  Lucy's constraints applied to that tree (C3 bridges, fewer fan-outs, pass-through)
   materialize.py  tree → View: root, one alias per role, INNER or LEFT, columns, grain
-  view.py         View, JoinStep, ViewColumn and the SELECT that defines a view
+  view.py         View, JoinStep, ViewColumn, the SELECT that defines a view, and its grain in words
   identifiers.py  quoting per dialect and safe aliases
-  describe.py     what the SQL writer reads about a view: view_ddl, grain_text, join_summary
+  describe.py     what the SQL writer reads about a view: view_ddl, join_summary
 """
 
-from core.joins.describe import grain_text, join_summary, sample_sql, view_ddl
-from core.joins.identifiers import RESERVED, column_expr, table_expr
+from core.joins.describe import join_summary, sample_sql, view_ddl
+from core.joins.identifiers import RESERVED, table_expr
 from core.joins.synthesize import graph_weights, synthesize_view
-from core.joins.view import JoinStep, View, ViewColumn
+from core.joins.view import JoinStep, View, ViewColumn, column_expr, grain_text
 
 __all__ = [
     "RESERVED",

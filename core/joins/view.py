@@ -12,8 +12,7 @@ from dataclasses import dataclass, field
 
 from sqlglot import exp
 
-from core.joins.describe import grain_text
-from core.joins.identifiers import column_expr, identifier, table_expr
+from core.joins.identifiers import identifier, table_expr
 
 
 @dataclass(frozen=True)
@@ -172,3 +171,36 @@ class View:
             lines.append(f"{s.kind.upper()} JOIN {target} ON {on} — {why}")
         lines.append(grain_text(self))
         return [*lines, *self.notes]
+
+
+def column_expr(view: View, alias: str, column: str, dialect: str | None) -> exp.Column:
+    """`alias.column` of a table instance of the view, quoted only where the dialect needs it."""
+    table = view.aliases.get(alias, alias)
+    qualifier = identifier(table, dialect) if alias == table else identifier(alias, dialect, alias=True)
+    return exp.Column(this=identifier(column, dialect), table=qualifier)
+
+
+def grain_text(view: View) -> str:
+    """One line on what a row of the view is, which rows repeat, and how to count them."""
+    aliases = view.aliases
+
+    def label(a: str) -> str:
+        return aliases[a] if a == aliases[a] else f"{a} ({aliases[a]})"
+
+    if not view.fans_out:
+        return f"grain: one row per {view.root_table}" + (
+            " — the joins add columns, not rows" if view.steps else ""
+        )
+    repeating = [a for a in aliases if not (len(view.grain) == 1 and a == view.grain[0])]
+    counts = []
+    for a in repeating:
+        keys = [c.name for c in view.columns if c.alias == a and c.primary_key]
+        if len(keys) == 1:
+            counts.append(f"COUNT(DISTINCT {keys[0]})")
+    text = (
+        f"grain: one row per {' × '.join(label(a) for a in view.grain)} — "
+        f"rows of {', '.join(label(a) for a in repeating[:6])}{' ...' if len(repeating) > 6 else ''} repeat"
+    )
+    if counts:
+        text += f"; count them with {', '.join(counts[:6])}"
+    return text + "; do not SUM a column of a table whose rows repeat"

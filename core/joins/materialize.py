@@ -254,12 +254,15 @@ def _choose_root(
     only tax amounts, and every supercharge column would be NULL.
     """
 
+    in_view = set(nodes)
+
     def depth(t: str) -> int:
+        """Ancestors of `t` along pattern trees that are in the view too."""
         seen = {t}
         while t in graph.branch_parent and graph.branch_parent[t][0] not in seen:
             t = graph.branch_parent[t][0]
             seen.add(t)
-        return len(seen) - 1
+        return len(seen & in_view) - 1
 
     present = [t for t in requested if t in nodes]
     pool = (

@@ -37,6 +37,7 @@ class RoleCopy:
     code: str
     label: str  # alias of the player's copy: agent, policy_holder
     how: str  # why: "'agent' names code AG", or a guess from the code's letters
+    said: str = ""  # the words of the question that named it
 
 
 def meanings(meaning: str) -> list[str]:
@@ -53,17 +54,17 @@ def named_roles(graph: RelationshipGraph, words: Wording) -> dict[str, list[Role
         copies = []
         for code, meaning in p.codes:
             phrases = meanings(meaning)
-            said = next((m for m in phrases if m != code and words.names(m)), None)
+            said = max((m for m in phrases if m != code and words.names(m)), key=len, default=None)
             if said is not None:
                 copies.append(
-                    RoleCopy(low, p.column, code, safe_name(phrases[0]), f"'{said}' is code {code}")
+                    RoleCopy(low, p.column, code, safe_name(phrases[0]), f"'{said}' is code {code}", said)
                 )
             elif words.names_code(code):
                 label = phrases[0] if phrases and phrases[0] != code else f"role_{code}"
-                copies.append(RoleCopy(low, p.column, code, safe_name(label), f"code {code} named"))
+                copies.append(RoleCopy(low, p.column, code, safe_name(label), f"code {code} named", code))
             elif meaning == code and (guess := words.abbreviates(code)) is not None:
                 how = f"'{guess}' read as code {code} (a guess from its letters: give the codes meanings in the catalog)"
-                copies.append(RoleCopy(low, p.column, code, safe_name(guess), how))
+                copies.append(RoleCopy(low, p.column, code, safe_name(guess), how, guess))
         if copies:
             out[low] = copies
     return out
@@ -80,6 +81,7 @@ def named_tables(
     asked = set(requested)
     near = asked | {n for t in asked for n in graph.neighbors(t)}
     out: dict[str, str] = {}
+    words = words.without([c.said for cs in roles.values() for c in cs if c.said])
     for parent, children in graph.subtypes.items():
         if parent not in near:
             continue
@@ -88,9 +90,14 @@ def named_tables(
             if child not in asked and table is not None and _named(words, table.name, table.synonyms):
                 out.setdefault(child, f"the question names {table.name}, a type of {parent}")
     for role_table, copies in roles.items():
-        sides = {t.lower() for t in graph.roles[role_table].tables}
+        thing, player = (t.lower() for t in graph.roles[role_table].tables)
+        sides = {thing, player, *graph.subtypes.get(thing, ()), *graph.subtypes.get(player, ())}
         if role_table not in asked and (sides | {role_table}) & near and sides & (asked | set(out)):
             out.setdefault(role_table, f"the question names the role {', '.join(c.label for c in copies)}")
+        things = {thing, *graph.subtypes.get(thing, ())}
+        if len(copies) > 1 and (role_table in asked or role_table in out) and not things & (asked | set(out)):
+            # two roles in one agreement: the agreement ties them together
+            out.setdefault(thing, f"it ties the roles {', '.join(c.label for c in copies)} to one {thing}")
     for p in graph.parallel:
         a, b, c = p.root.lower(), p.tables[0].lower(), p.tables[1].lower()
         if a in asked and b in asked and c not in asked:

@@ -44,6 +44,16 @@ class Wording:
     def __bool__(self) -> bool:
         return bool(self.tokens)
 
+    def without(self, phrases: list[str]) -> Wording:
+        """The question with these phrases taken out: words that named a role name nothing else
+        ("insured person" is the insured role, not the person table)."""
+        text = self.text
+        for phrase in sorted(phrases, key=len, reverse=True):
+            words = [re.escape(w) for w in words_of(phrase)]
+            if words:
+                text = re.sub(r"\b" + r"\W*".join(words) + r"\w*", " ", text, flags=re.IGNORECASE)
+        return Wording(text)
+
     def names(self, phrase: str) -> bool:
         """Does the question name `phrase` ('policy holder', 'loss_payment', 'Loss Reserve')?"""
         words = [singular(w) for w in words_of(phrase) if w not in STOP]

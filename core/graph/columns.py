@@ -14,7 +14,7 @@ from collections.abc import Collection
 from typing import Literal
 
 from core.catalog import Column
-from core.graph.names import is_key_like, words_of
+from core.graph.names import KEY_WORDS, is_key_like, words_of
 
 NonKey = Literal["datetime", "flag", "amount", "long text"]
 
@@ -35,8 +35,8 @@ FLAG_VALUES = (
     frozenset({"true", "false"}),
     frozenset({"yes", "no"}),
 )
-LONG_TEXT_AVG = 40  # average characters above which a text column is prose, not a code
-LONG_TEXT_MAX = 120
+LONG_TEXT_AVG = 64  # average characters above which a text column is prose, not a code or a name
+LONG_TEXT_MAX = 200
 _DATE_VALUE = re.compile(
     r"^(\d{4}-\d{1,2}-\d{1,2}([ T]\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?)?|\d{1,2}/\d{1,2}/\d{2,4}|\d{1,2}:\d{2}(:\d{2})?)"
     r"(\s*([AaPp][Mm]|Z|[+-]\d{2}:?\d{2}))?$"
@@ -59,10 +59,11 @@ def non_key_class(column: Column, sample: Collection[str] | None = None) -> NonK
         return "datetime"
     if words and ((words[0] in FLAG_PREFIXES and len(words) > 1) or words[-1] in FLAG_WORDS):
         return "flag"
-    key_like = is_key_like(column.name)
+    # 'msid' and 'paperId' look like keys; 'amount_paid' does not, though it ends in "id"
+    key_like = is_key_like(column.name) and (len(words) == 1 or words[-1] in KEY_WORDS)
     if kind in ("number", "integer") and not key_like and words and words[-1] in AMOUNT_WORDS:
         return "amount"
-    if kind == "number" and _decimal_type(type_name):
+    if kind == "number" and _decimal_type(type_name) and not key_like and not column.primary_key:
         return "amount"
     if kind == "text" and not key_like and words and words[-1] in TEXT_WORDS:
         return "long text"
@@ -73,7 +74,8 @@ def non_key_class(column: Column, sample: Collection[str] | None = None) -> NonK
         lowered = frozenset(v.lower() for v in values)
         if len(lowered) == 2 and lowered in FLAG_VALUES and not (key_like and lowered == FLAG_VALUES[0]):
             return "flag"
-        if kind in ("number", "other") and sum(1 for v in values if _fractional(v)) >= 0.2 * len(values):
+        fractional = sum(1 for v in values if _fractional(v))
+        if kind in ("number", "other") and not column.primary_key and fractional >= 0.2 * len(values):
             return "amount"
         if kind in ("text", "other"):
             lengths = [len(v) for v in values]

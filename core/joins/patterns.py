@@ -127,13 +127,23 @@ def typed_plan(
     """
     present = set(nodes)
     out: dict[str, list[str]] = {}
+    typed = {
+        p.root.lower()
+        for p in graph.patterns
+        if p.kind == "typed_fact" or (p.kind == "subtype" and len(p.tables) > 1)
+    }
     for fact, children in graph.subtypes.items():
-        if fact not in present or not any(
-            p.kind == "typed_fact" and p.root.lower() == fact for p in graph.patterns
-        ):
+        if fact not in present or fact not in typed:
             continue
         chosen = [c for c in children if c in present]
-        owners = [n for n in graph.neighbors(fact) if n in present and n not in children]
+        # the owner: a table of the view the fact belongs to (claim_amount → claim)
+        owners = [
+            n
+            for n, edges in graph.neighbors(fact).items()
+            if n in present
+            and n not in children
+            and any(e.table.lower() == fact and not e.src_unique and not e.via for e in edges)
+        ]
         if not chosen or not owners or (len(chosen) > 1 and fact not in graph.exclusive):
             continue
         if fact in requested and len(chosen) == 1 and not any(o in requested for o in owners):

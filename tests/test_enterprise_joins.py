@@ -238,6 +238,8 @@ def test_the_question_names_phrases_in_order_or_run_together():
     assert not Wording("payment of a loss").names("loss payment")
     assert Wording("agents and the policies they sold").abbreviates("AG") == "agent"
     assert Wording("for every policy holder").abbreviates("PH") == "policy holder"
+    assert Wording("policies including travel").abbreviates("IN") is None  # no role reads 'including'
+    assert Wording("policies of insured people").abbreviates("IN") == "insured"
     assert Wording("where role 'PH' is missing").names_code("PH")
     assert not Wording("graph theory").names_code("PH")
     assert Wording("the insured person").without(["insured person"]).tokens == ("the",)

@@ -159,6 +159,7 @@ def test_subtypes_that_share_rows_are_not_exclusive(tmp_path):
     graph = build_graph(catalog, engine)
     assert any(p.kind == "subtype" and p.root == "accounts" for p in graph.patterns)
     assert "accounts" not in graph.exclusive
+    assert next(p for p in graph.patterns if p.root == "accounts").description.startswith("overlapping")
 
 
 def test_catalog_relationships_and_patterns_join_the_graph(tmp_path):

@@ -27,7 +27,7 @@ from dataclasses import replace
 
 from core.catalog import Catalog, Column, Pattern, Table
 from core.graph.columns import non_key_class
-from core.graph.multigraph import EXCLUSIVE, Edge
+from core.graph.multigraph import EXCLUSIVE, OVERLAPPING, Edge
 from core.graph.names import table_stems, words_of
 from core.graph.profiling import Profiler
 
@@ -238,17 +238,21 @@ def _subtypes(
                 if not e.src_unique and e.ref_table.lower() not in child_set
             }
         )
-        exclusive = len(children) > 1 and profiler is not None and _disjoint(profiler, catalog, edges)
+        split = _disjoint(profiler, catalog, edges) if len(children) > 1 and profiler is not None else None
         if len(children) > 1 and owners:
             note = f"each {parent} row (of a {', '.join(owners)}) is typed by one-to-one tables"
-            if exclusive:
+            if split is True:
                 note = f"{EXCLUSIVE}: each {parent} row is one of them (their keys never overlap); {note}"
+            elif split is False:
+                note = f"{OVERLAPPING}: a {parent} row can be several of them; {note}"
             out.append(Pattern("typed_fact", parent, children, "detected", note))
             continue
         shares = all(_is_whole_key(catalog, e) for e in edges)
         note = "subtypes sharing its primary key" if shares else "one-to-one extensions"
-        if exclusive:
+        if split is True:
             note = f"{EXCLUSIVE}: each {parent} row is at most one of them (their keys never overlap); {note}"
+        elif split is False:
+            note = f"{OVERLAPPING}: a {parent} row can be several of them; {note}"
         out.append(Pattern("subtype", parent, children, "detected", note))
     return out
 
@@ -263,18 +267,23 @@ def _is_whole_key(catalog: Catalog, e: Edge) -> bool:
     } == {c.lower() for c in parent.primary_key}
 
 
-def _disjoint(profiler: Profiler, catalog: Catalog, links: Sequence[Edge]) -> bool:
-    """Do the children's references to the parent never share a value (an exclusive split)?"""
+def _disjoint(profiler: Profiler, catalog: Catalog, links: Sequence[Edge]) -> bool | None:
+    """Do the children's references to the parent never share a value (an exclusive split)?
+
+    True: disjoint; False: some parent row has two of them; None: too few rows to tell.
+    """
     seen: set[str] = set()
+    small = False
     for e in links:
         table = catalog.table(e.table)
         kv = profiler.key_values(table, e.columns[0]) if table is not None and len(e.columns) == 1 else None
-        if kv is None or len(kv[0]) < 5:
-            return False
+        if kv is None:
+            return None
         if seen & kv[0]:
             return False
+        small = small or len(kv[0]) < 5
         seen |= kv[0]
-    return True
+    return None if small else True
 
 
 # ---------------------------------------------------------------------------------------------

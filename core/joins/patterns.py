@@ -22,6 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from core.graph import RelationshipGraph
+from core.graph.multigraph import OVERLAPPING
 from core.graph.names import words_of
 from core.joins.identifiers import safe_name
 from core.joins.steiner import Tree
@@ -122,8 +123,8 @@ def typed_plan(
     """Typed fact → its subtypes in the view that each get their own copy of the fact.
 
     Only when the fact hangs off another table of the view (its owner): alone, one row per amount
-    with the subtypes LEFT JOINed is the view. Two or more copies need an exclusive split (each
-    amount is one type); one copy restricts the amounts to the one type named.
+    with the subtypes LEFT JOINed is the view. Not when the data shows rows of two types at once
+    (a checking and a savings account of one customer): then one row with both is what is meant.
     """
     present = set(nodes)
     out: dict[str, list[str]] = {}
@@ -132,6 +133,8 @@ def typed_plan(
         for p in graph.patterns
         if p.kind == "typed_fact" or (p.kind == "subtype" and len(p.tables) > 1)
     }
+    # copies are right whatever the split; only types that share rows read better as one row each
+    overlapping = {p.root.lower() for p in graph.patterns if p.description.startswith(OVERLAPPING)}
     for fact, children in graph.subtypes.items():
         if fact not in present or fact not in typed:
             continue
@@ -144,7 +147,7 @@ def typed_plan(
             and n not in children
             and any(e.table.lower() == fact and not e.src_unique and not e.via for e in edges)
         ]
-        if not chosen or not owners or (len(chosen) > 1 and fact not in graph.exclusive):
+        if not chosen or not owners or (len(chosen) > 1 and fact in overlapping):
             continue
         if fact in requested and len(chosen) == 1 and not any(o in requested for o in owners):
             continue

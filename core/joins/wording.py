@@ -22,6 +22,8 @@ _STOP = """
     type types code codes kind
 """
 STOP = frozenset(_STOP.split())
+# How the names of roles end: agent, holder, broker, insured, claimant, witness, attorney, payee.
+ROLE_ENDINGS = ("er", "or", "ant", "ent", "ist", "ee", "ian", "ary", "ed", "ess", "ey")
 
 
 @dataclass(frozen=True)
@@ -71,7 +73,8 @@ class Wording:
     def abbreviates(self, code: str) -> str | None:
         """The question's words a bare code abbreviates: 'AG' → 'agent', 'PH' → 'policy holder'.
 
-        Only for codes whose meaning nobody wrote down: a guess, and said to be one.
+        Only for codes whose meaning nobody wrote down, and only words that read as a role (agent,
+        holder, insured, claimant, witness): a guess, and said to be one.
         """
         low = code.lower()
         if not 2 <= len(low) <= 4 or not low.isalpha():
@@ -80,11 +83,16 @@ class Wording:
         for i, w in enumerate(t):
             if w in STOP:
                 continue
-            if len(w) >= 4 and w.startswith(low) and len(low) >= 2:
+            if len(w) >= 4 and w.startswith(low) and w.endswith(ROLE_ENDINGS):
                 return w
             run = t[i : i + len(low)]
             initials = "".join(x[0] for x in run)
-            if len(run) == len(low) and initials == low and all(x not in STOP and len(x) >= 3 for x in run):
+            if (
+                len(run) == len(low)
+                and initials == low
+                and all(x not in STOP and len(x) >= 3 for x in run)
+                and run[-1].endswith(ROLE_ENDINGS)
+            ):
                 return " ".join(run)
         return None
 

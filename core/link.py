@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from core import prompts
 from core.catalog import Catalog
-from core.graph import RelationshipGraph, build_graph
+from core.graph import RelationshipGraph, graph_for
 from core.joins import synthesize_view
 from core.llm import LLM
 from core.retrieve import Retrieval, SchemaMatch, ValueMatch
@@ -109,10 +109,8 @@ def link(
     graph: RelationshipGraph | None = None,
 ) -> Linking:
     """`graph`: the database's relationship graph (restricted to what the asker may see); without
-    one, a graph read from the catalog's keys and column names is built once per catalog."""
-    graph = (
-        graph if graph is not None else catalog.memo("link: relationship graph", lambda: build_graph(catalog))
-    )
+    one, the graph already built for the catalog, else its declared joins (`graph_for`)."""
+    graph = graph if graph is not None else graph_for(catalog)
     reasons, columns, ambiguous = match_tables(retrieval)
     large = len(catalog.tables) >= llm_min_tables
     if llm is not None and (large or not reasons or ambiguous):

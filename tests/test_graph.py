@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -200,14 +201,14 @@ def test_the_graph_is_cached_by_catalog_signature(tmp_path):
         """,
         {"faculty": faculty, "student": [(i, faculty[i % 5][0]) for i in range(20)]},
     )
-    catalog = catalog.__class__(**{**catalog.__dict__, "signature": "sig-1"})
+    catalog = replace(catalog, signature="sig-1")
     cache = tmp_path / "cache"
     first = build_graph(catalog, engine, cache_dir=cache)
     assert first.edges_between("student", "faculty")  # found by values
     # same signature: read back from disk, no engine needed to know what profiling found
     again = build_graph(catalog, None, cache_dir=cache)
     assert again.edges == first.edges
-    changed = catalog.__class__(**{**catalog.__dict__, "signature": "sig-2"})
+    changed = replace(catalog, signature="sig-2")
     assert build_graph(changed, None, cache_dir=cache).edges_between("student", "faculty") == []
 
 
@@ -429,3 +430,30 @@ def test_the_admin_report_round_trips_through_the_catalog_yaml(tmp_path):
     key = lambda g: sorted((p.kind, p.root, p.tables, p.column, p.codes) for p in g.patterns)  # noqa: E731
     assert key(confirmed) == key(detected)
     assert {p.origin for p in confirmed.patterns} == {"catalog"}
+
+
+def test_graph_for_is_the_profiled_graph_once_built_and_declared_joins_before(tmp_path):
+    from core.graph import graph_for
+
+    faculty = [(fid, f"P{fid}") for fid in (1082, 1121, 1148, 4432, 9922)]
+    catalog, engine = make_db(
+        tmp_path / "for.sqlite",
+        """
+        CREATE TABLE faculty (fac_id INTEGER PRIMARY KEY, name TEXT);
+        CREATE TABLE student (id INTEGER PRIMARY KEY, advisor INTEGER);
+        CREATE TABLE course (id INTEGER PRIMARY KEY, teacher_id INTEGER REFERENCES faculty(fac_id));
+        CREATE TABLE staff (staff_id INTEGER PRIMARY KEY);
+        CREATE TABLE shift (id INTEGER PRIMARY KEY, staff_id INTEGER);
+        """,
+        {
+            "faculty": faculty,
+            "student": [(i, faculty[i % 5][0]) for i in range(20)],
+            "staff": [(i,) for i in range(1, 5)],
+            "shift": [(i, 100 + i) for i in range(1, 9)],
+        },
+    )
+    before = graph_for(catalog)
+    # declared joins only: no guess from names (shift.staff_id, which the data rejects), no values
+    assert before.edges_between("course", "faculty") and not before.edges_between("shift", "staff")
+    profiled = build_graph(catalog, engine)
+    assert graph_for(catalog) is profiled and profiled.edges_between("student", "faculty")

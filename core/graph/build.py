@@ -27,6 +27,29 @@ from core.graph.shared_keys import shared_key_edges
 log = logging.getLogger(__name__)
 
 
+def _held(catalog: Catalog) -> dict[str, RelationshipGraph]:
+    """The graphs built for this catalog object (catalogs are immutable, so they never go stale)."""
+    return catalog.memo("relationship graphs", dict)
+
+
+def graph_for(catalog: Catalog) -> RelationshipGraph:
+    """The best graph already built for `catalog` — the profiled one the database uses — or, before
+    there is one, a graph of its declared and catalog joins only (a guess from names could send
+    the path through joins the data would reject)."""
+    held = _held(catalog)
+    if "profiled" in held:
+        return held["profiled"]
+    if "declared" not in held:
+        full = build_graph(catalog)
+        held["declared"] = RelationshipGraph(
+            catalog=catalog,
+            edges=tuple(e for e in full.edges if e.origin != "inferred"),
+            patterns=full.patterns,
+            stats=full.stats,
+        )
+    return held["declared"]
+
+
 def build_graph(
     catalog: Catalog,
     engine: sa.Engine | None = None,
@@ -41,7 +64,10 @@ def build_graph(
         try:
             data = json.loads(cache_file.read_text())
             if data.get("version") == GRAPH_VERSION and data.get("signature") == catalog.signature:
-                return RelationshipGraph.from_dict(catalog, data)
+                graph = RelationshipGraph.from_dict(catalog, data)
+                if data.get("stats", {}).get("profiled_tables"):
+                    _held(catalog)["profiled"] = graph
+                return graph
         except (ValueError, KeyError, TypeError) as exc:
             log.warning("ignoring unreadable graph cache %s: %s", cache_file, exc)
     started = time.perf_counter()
@@ -64,6 +90,8 @@ def build_graph(
         "profile_complete": profiler.complete if profiler else False,
     }
     graph = RelationshipGraph(catalog=catalog, edges=tuple(edges), patterns=tuple(patterns), stats=stats)
+    if profiler is not None:
+        _held(catalog)["profiled"] = graph
     if cache_file and catalog.signature:
         cache_file.parent.mkdir(parents=True, exist_ok=True)
         tmp = cache_file.with_suffix(f".{os.getpid()}.tmp")

@@ -209,6 +209,7 @@ def materialize(
                 steps.append(
                     _step(graph, edge, t, alias, t, child_alias, table, "left", why, True, self_ref=True)
                 )
+    steps += _second_copies(graph, repeated, nodes, root, root_alias, steps, instances, new_alias)
 
     view_columns = _columns(catalog, root_alias, root_table, steps, columns)
     name = root_table.name if not steps else _view_name(catalog, requested)
@@ -231,6 +232,96 @@ def materialize(
     )
     grain = _grain(view)
     return replace(view, grain=tuple(grain), fans_out=grain != [root_alias])
+
+
+def _second_copies(
+    graph: RelationshipGraph,
+    repeated: set[str],
+    nodes: list[str],
+    root: str,
+    root_alias: str,
+    steps: list[JoinStep],
+    instances: dict[str, list[str]],
+    new_alias,  # type: ignore[no-untyped-def]
+) -> list[JoinStep]:
+    """A table asked for twice with no self-reference: a second copy of its branch.
+
+    "Papers written by both A and B": writes and author twice. The second copy of writes hangs
+    where the first does (on the paper), or — when writes is where the view starts and the paper
+    itself is not in the view — on the key the two copies share (writes_2.paper_id =
+    writes.paper_id); the repeated tables below it (author) are copied under it.
+    """
+    out: list[JoinStep] = []
+    by_alias = {s.alias: s for s in steps}
+    table_of = {root_alias: root, **{s.alias: s.table.lower() for s in steps}}
+    for t in sorted(repeated):
+        if graph.self_edges(t) or len(instances.get(t, [])) != 1:
+            continue  # a self-reference made the copy, or roles already did
+        first = instances[t][0]
+        step = by_alias.get(first)
+        if step is not None and table_of[step.parent] in repeated:
+            continue  # copied with the branch above it
+        table = graph.catalog.table(t)
+        assert table is not None
+        copy_alias = new_alias(f"{first}_2")
+        why = f"{table.name} asked for twice: a second copy of its branch"
+        if step is not None:
+            out.append(
+                replace(step, alias=copy_alias, on=_realias(step.on, first, copy_alias), why=why, kind="left")
+            )
+        else:
+            # the view starts at t: hang the copy on what both copies reference — a table of the
+            # view that is not repeated (the paper), else the key itself (writes.paper_id)
+            refs = [
+                e
+                for e in graph.edges
+                if e.table.lower() == t
+                and len(e.columns) == 1
+                and e.ref_unique
+                and not e.via
+                and not e.is_self
+            ]
+            hubs = [e for e in refs if e.ref_table.lower() in nodes and e.ref_table.lower() not in repeated]
+            shared = hubs or [e for e in refs if e.ref_table.lower() not in nodes]
+            if len(shared) != 1:
+                continue
+            edge = shared[0]
+            col = edge.columns[0]
+            key = f"{edge.ref_table}.{edge.ref_columns[0]}"
+            hub = instances[edge.ref_table.lower()][0] if hubs else first
+            on = f"{hub}.{edge.ref_columns[0]}" if hubs else f"{first}.{col}"
+            out.append(
+                JoinStep(
+                    alias=copy_alias,
+                    table=table.name,
+                    kind="inner",
+                    on=((on, f"{copy_alias}.{col}"),),
+                    origin=edge.origin,
+                    reason=f"both copies reference {key}",
+                    schema=table.schema,
+                    parent=hub,
+                    confidence=edge.confidence,
+                    fans_out=True,
+                    why=why + f", on the {key} they share",
+                )
+            )
+        copies = {first: copy_alias}
+        for s in steps:  # the repeated tables below the first copy, in join order
+            if s.parent in copies and s.table.lower() in repeated and s.alias not in copies:
+                copies[s.alias] = new_alias(f"{copy_alias}_{s.table}")
+                on = _realias(_realias(s.on, s.parent, copies[s.parent]), s.alias, copies[s.alias])
+                out.append(
+                    replace(s, alias=copies[s.alias], parent=copies[s.parent], on=on, why=why, kind="left")
+                )
+    return out
+
+
+def _realias(on: tuple[tuple[str, str], ...], old: str, new: str) -> tuple[tuple[str, str], ...]:
+    def swap(ref: str) -> str:
+        alias, col = ref.split(".", 1)
+        return f"{new}.{col}" if alias == old else ref
+
+    return tuple((swap(a), swap(b)) for a, b in on)
 
 
 def _players(graph: RelationshipGraph, role_table: str) -> set[str]:

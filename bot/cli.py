@@ -1,4 +1,4 @@
-"""Command line: `python -m bot ask|console|serve|worker|index|audit ...`.
+"""Command line: `python -m bot ask|console|serve|worker|index|audit|catalog ...`.
 
 Exit codes: 0 answered (or asked back), 1 the question failed, 2 bad usage or configuration.
 """
@@ -52,6 +52,13 @@ def _parser() -> argparse.ArgumentParser:
     index = sub.add_parser("index", help="build or refresh the value index")
     index.add_argument("action", choices=["build", "refresh"])
     index.add_argument("--db")
+
+    catalog = sub.add_parser(
+        "catalog", help="show the join patterns of a database (to correct in its catalog YAML)"
+    )
+    catalog.add_argument("action", choices=["show"])
+    catalog.add_argument("--db")
+    catalog.add_argument("--yaml", action="store_true", help="print only the patterns as catalog YAML")
 
     audit = sub.add_parser("audit", help="print the audit log")
     audit.add_argument("--since", default="1d", help="e.g. 30m, 12h, 7d")
@@ -120,4 +127,5 @@ COMMANDS: dict[str, Command] = {
     "worker": _lazy("bot.worker", "run_worker"),
     "index": _lazy("bot.index_cmd", "run_index"),
     "audit": _lazy("bot.audit_cmd", "run_audit"),
+    "catalog": _lazy("bot.catalog_cmd", "run_catalog"),
 }

@@ -142,9 +142,7 @@ def alt_text(spec: ChartSpec, rows: Sequence[Sequence[Any]]) -> str:
         return f"{spec.title}: no values to chart."
     if spec.kind == "line":
         labels = time_labels([p[0] for p in points]) or [str(p[0]) for p in points]
-        text = (
-            f"Line chart: {_sentence(spec.title)} {measure} {trend(labels, [p[1] for p in points], spec.unit, style)}."
-        )
+        text = f"Line chart: {_sentence(spec.title)} {measure} {trend(labels, [p[1] for p in points], spec.unit, style)}."
     else:
         labels = category_labels(spec, [p[0] for p in points])
         high = max(range(len(points)), key=lambda i: points[i][1])

@@ -11,12 +11,14 @@ series says where it went ("rose from 56 in Jan 2024 to 113 in Jun 2026").
 
 from __future__ import annotations
 
+import csv
 import datetime as dt
 import decimal
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from core.answer import Outcome, json_value
@@ -61,26 +63,59 @@ def _decimals_in(value: decimal.Decimal) -> int:
     return max(0, -exponent) if isinstance(exponent, int) else 0
 
 
-def number_style(values: Sequence[Any], meaning: ColumnMeaning | None = None) -> NumberStyle:
+class _Stats:
+    """What decides a column's rounding, gathered one value at a time (a CSV file can be long)."""
+
+    def __init__(self) -> None:
+        self.numbers = 0
+        self.others = 0
+        self.all_int = True
+        self.real = 0  # most decimals a value really has (binary noise removed)
+        self.largest = decimal.Decimal(0)
+        self.smallest: decimal.Decimal | None = None  # smallest non-zero magnitude
+
+    def add(self, value: Any) -> None:
+        if value is None:
+            return
+        if not _is_number(value):
+            self.others += 1
+            return
+        if not _finite(value):
+            return
+        self.numbers += 1
+        if isinstance(value, int):
+            return
+        self.all_int = False
+        exact = _noise_free(value)
+        self.real = min(MAX_DECIMALS, max(self.real, _decimals_in(exact)))
+        magnitude = abs(exact)
+        self.largest = max(self.largest, magnitude)
+        if magnitude and (self.smallest is None or magnitude < self.smallest):
+            self.smallest = magnitude
+
+    def style(self, meaning: ColumnMeaning | None) -> NumberStyle:
+        if not self.numbers or self.others:
+            return NumberStyle(decimals=None)
+        separators = not (meaning is not None and meaning.identifier)
+        if self.all_int:
+            return NumberStyle(decimals=0, separators=separators)
+        stored = meaning is not None and meaning.column != "" and meaning.aggregate in ("", "min", "max")
+        if stored or self.real == 0:
+            return NumberStyle(decimals=self.real, separators=separators)
+        if self.largest >= 1:
+            return NumberStyle(decimals=min(self.real, 2), separators=separators)
+        smallest = self.smallest if self.smallest is not None else decimal.Decimal(1)
+        wanted = max(2, -smallest.adjusted() + 1)  # two significant digits of the smallest
+        return NumberStyle(decimals=min(self.real, wanted, MAX_DECIMALS), separators=separators)
+
+
+def number_style(values: Iterable[Any], meaning: ColumnMeaning | None = None) -> NumberStyle:
     """One rounding for a column: stored values keep their own precision (up to 6 decimals); computed
     ones (averages, sums of fractions, expressions) get 2 decimals, or 2 significant digits below 1."""
-    numbers = [v for v in values if _finite(v)]
-    if not numbers or any(v is not None and not _is_number(v) for v in values):
-        return NumberStyle(decimals=None)
-    separators = not (meaning is not None and meaning.identifier)
-    if all(isinstance(v, int) for v in numbers):
-        return NumberStyle(decimals=0, separators=separators)
-    exact = [_noise_free(v) for v in numbers]
-    real = min(MAX_DECIMALS, max(_decimals_in(v) for v in exact))
-    stored = meaning is not None and meaning.column != "" and meaning.aggregate in ("", "min", "max")
-    if stored or real == 0:
-        return NumberStyle(decimals=real, separators=separators)
-    largest = max(abs(v) for v in exact)
-    if largest >= 1:
-        return NumberStyle(decimals=min(real, 2), separators=separators)
-    smallest = min((abs(v) for v in exact if v), default=decimal.Decimal(1))
-    wanted = max(2, -smallest.adjusted() + 1)  # two significant digits of the smallest
-    return NumberStyle(decimals=min(real, wanted, MAX_DECIMALS), separators=separators)
+    stats = _Stats()
+    for value in values:
+        stats.add(value)
+    return stats.style(meaning)
 
 
 def rounded(value: Any, style: NumberStyle) -> Any:
@@ -356,3 +391,46 @@ def present(outcome: Outcome, shape: ResultShape | None = None) -> Presentation:
     styles = tuple(number_style([r[i] for r in outcome.rows], shape[i]) for i in range(len(outcome.columns)))
     sentence = summarize(main_task_of(outcome.trace), outcome.columns, outcome.rows, outcome.truncated, shape)
     return Presentation(sentence=sentence, shape=shape, styles=styles)
+
+
+NUMBER_TEXT = re.compile(r"^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
+
+
+def _parsed(text: str) -> Any:
+    """A CSV field back to a value: '' → None, '12' → 12, '1.5' → 1.5, anything else stays text."""
+    if text == "":
+        return None
+    if NUMBER_TEXT.match(text):
+        return int(text) if re.fullmatch(r"-?\d+", text) else float(text)
+    return text
+
+
+def round_csv_file(path: Path, shape: ResultShape | None = None) -> None:
+    """Rewrite a streamed CSV export (header + rows) rounded as the answer's table is, in two passes
+    over the file so a long export never sits in memory."""
+    with path.open(newline="") as f:
+        reader = csv.reader(f)
+        header = next(reader, None)
+        if header is None:
+            return
+        stats = [_Stats() for _ in header]
+        for row in reader:
+            for i, text in enumerate(row[: len(stats)]):
+                stats[i].add(_parsed(text))
+    if shape is None or len(shape) != len(header):
+        shape = plain_shape(header)
+    styles = [s.style(shape[i]) for i, s in enumerate(stats)]
+    if all(s.decimals is None or s.decimals == 0 for s in styles):
+        return  # nothing to round: integers and text are written as they are
+    rounded_path = path.with_name(path.name + ".rounded")
+    with path.open(newline="") as source, rounded_path.open("w", newline="") as target:
+        reader, writer = csv.reader(source), csv.writer(target)
+        writer.writerow(next(reader))
+        for row in reader:
+            writer.writerow(
+                [
+                    rounded(_parsed(text), styles[i]) if i < len(styles) and styles[i].decimals else text
+                    for i, text in enumerate(row)
+                ]
+            )
+    rounded_path.replace(path)

@@ -210,10 +210,7 @@ def _answer(
     if outcome.status == "clarify":  # stored before it is shown, so the first click finds it
         for hook in ctx.extras.get("clarify_hooks", ()):
             hook(ctx, client, ask, outcome)
-    ts = deliver(ctx, client, ask, outcome, progress=progress)
-    if outcome.status == "clarify" and ts:
-        for hook in ctx.extras.get("clarify_posted_hooks", ()):
-            hook(ctx, outcome, ts)
+    deliver(ctx, client, ask, outcome, progress=progress)
     if outcome.status == "error":
         tell_admins(ctx, client, ask.team, failure_of(outcome), outcome.trace.id)
     return outcome
@@ -315,6 +312,9 @@ def deliver(
                 _learn(ctx, ask.team, styles[:i], style)
             message_with_csv = message.wants_csv
             break
+    if outcome.status == "clarify" and ts:  # the question's message shows its answer later
+        for hook in ctx.extras.get("clarify_posted_hooks", ()):
+            hook(ctx, outcome, ts)
     if progress is not None:
         progress.done(ok=outcome.status != "error")
     if outcome.status != "answer" or not outcome.rows:

@@ -22,6 +22,7 @@ import argparse
 import contextlib
 import itertools
 import json
+import re
 import threading
 import time
 from collections import defaultdict, deque
@@ -112,6 +113,17 @@ class Message:
         return next(
             (b["text"]["text"] for b in self.blocks if b.get("type") == "section" and b.get("text")), ""
         )
+
+    def result(self) -> list[list[str]] | None:
+        """The rows an answer shows: its table's body, or the one value its sentence states ("Number of
+        clients: 300." → [["300"]]); None for a message that is not an answer."""
+        table = self.table()
+        if table is not None:
+            return table[1:]
+        if "show_sql" not in self.action_ids():
+            return None
+        match = re.search(r": ([^:]+)\.$", self.sentence())
+        return [[match.group(1)]] if match else None
 
     def feedback_values(self) -> dict[str, str]:
         """{"positive": value, "negative": value} of the message's feedback buttons, when it has them."""

@@ -1,7 +1,7 @@
 """Questions to suggest for a database: what people can ask it, in their own words.
 
 First the catalog's own `examples` (written by whoever knows the data), then questions people
-asked and confirmed with 👍 (core/state/feedback.py), and only when both are short, questions
+asked and confirmed with 👍 (core/state/feedback.py), and only when both give fewer than three, questions
 built from the catalog: a table whose column has documented values ("How many clients are there
 per segment?"), then plain counts of its documented tables. Every suggestion names
 real tables and columns of that database — never a generic "What can you do?". Pure; the chat
@@ -16,6 +16,7 @@ from core.catalog import Catalog, Table
 from core.result_shape import humanize
 
 DEFAULT_LIMIT = 4
+ENOUGH = 3  # written questions below this are topped up with built ones
 MAX_QUESTION = 120
 
 
@@ -57,6 +58,10 @@ def example_questions(
 
     take(catalog.examples)
     take(confirmed)
-    if len(out) < limit:
-        take(_built(catalog))
+    if len(out) < min(ENOUGH, limit):  # questions people wrote beat built ones; top up only when few
+        enough = min(ENOUGH, limit)
+        for question in _built(catalog):
+            if len(out) >= enough:
+                break
+            take([question])
     return out

@@ -173,8 +173,9 @@ def answer(ctx: BotContext, client: WebClient, ask: Ask, progress: Progress | No
         if not engine_outcomes:
             _audit(ctx, ask, outcome)
         _post_quietly(client, ask, render.outcome_message(outcome, asked_by=ask.asked_by))
+        progress.done(ok=False)
     finally:
-        progress.done(ok=True)
+        progress.done(ok=True)  # already closed after the post; this only covers the unexpected
         _react(client, False, ask.channel, ask.message_ts)
     return outcome
 

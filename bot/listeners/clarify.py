@@ -26,6 +26,7 @@ from bot import render
 from bot.answering import Ask, start, usergroup_directory
 from bot.ephemeral import clicking_user, tell
 from bot.slack_context import BotContext
+from bot.slack_text import incoming
 from bot.usergroups import slack_principal
 from core.answer import Clarification, Outcome
 from core.clarify.policy import exchange_for
@@ -321,8 +322,9 @@ def on_other(ctx: BotContext, client: WebClient, body: dict[str, Any], action: d
 
 
 def own_words(view: dict[str, Any]) -> str:
+    """The modal's answer as typed (modal inputs come unescaped: bot.slack_text.incoming)."""
     values = (view.get("state") or {}).get("values") or {}
-    return " ".join((((values.get("answer") or {}).get("answer") or {}).get("value") or "").split())
+    return incoming(((values.get("answer") or {}).get("answer") or {}).get("value") or "", escaped=False)
 
 
 def on_other_submitted(

@@ -1,5 +1,6 @@
 """Recurring questions in Slack: the Schedule button and its modal, `/ask schedule …`,
-`/ask schedules` with Pause / Resume / Run now / Delete, and the App Home list of one's schedules.
+`/ask schedules` with Pause / Resume / Run now / Delete, and the blocks of one's schedules that the
+App Home (bot/listeners/home.py) shows.
 
 This side only writes rows (core/schedules/store.py); the worker process picks them up (see
 bot/worker.py). A schedule always stores SQL that already answered the question once: the button

@@ -87,16 +87,25 @@ def tell_admins(ctx: BotContext, client: WebClient, team: str, failure: Failure,
 def home_notes(ctx: BotContext) -> list[str]:
     """For admins' App Home (mrkdwn lines): what in the setup made questions fail in the last day."""
     notes = []
-    if not ctx.settings.llm.configured:
+    if ctx.askbase.llm is None:
         notes.append(
             "No language model is configured, so questions are answered in keyword mode only. "
             "Set `OPENAI_API_KEY` (and `OPENAI_BASE_URL` for Azure, vLLM or Ollama)."
         )
     try:
-        failed = [e for e in entries_since(ctx.state, SINCE) if e.get("error_kind") in ADVICE]
+        recent = entries_since(ctx.state, SINCE)
     except Exception:
         log.exception("could not read the audit log for App Home")
-        failed = []
+        recent = []
+    failed = [e for e in recent if e.get("error_kind") in ADVICE]
+    fell_back = [e for e in recent if e.get("mode") == "keyword" and e.get("status") == "answer"]
+    if ctx.askbase.llm is not None and fell_back:
+        n = len(fell_back)
+        notes.append(
+            f"{n} question{'s were' if n != 1 else ' was'} answered in keyword mode in the last day although "
+            "a language model is configured: it failed or refused the key (the log says which, under "
+            f"trace `{fell_back[-1].get('trace_id') or '-'}`)."
+        )
     counts = Counter(str(e["error_kind"]) for e in failed)
     latest = {str(e["error_kind"]): e.get("trace_id") for e in sorted(failed, key=lambda e: str(e.get("at")))}
     for kind, n in counts.most_common():

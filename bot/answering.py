@@ -24,7 +24,7 @@ from slack_sdk.errors import SlackApiError
 
 from bot import render
 from bot.admin_notes import tell_admins
-from bot.failures import INTERNAL, Failure, failure_of
+from bot.failures import INTERNAL, Failure, failure_of, setup_problem
 from bot.slack_context import BotContext
 from bot.slack_files import result_files
 from bot.slack_progress import Features, NoProgress, Place, Progress, open_progress
@@ -212,8 +212,9 @@ def _answer(
         for hook in ctx.extras.get("clarify_hooks", ()):
             hook(ctx, client, ask, outcome)
     deliver(ctx, client, ask, outcome, progress=progress)
-    if outcome.status == "error":
-        tell_admins(ctx, client, ask.team, failure_of(outcome), outcome.trace.id)
+    problem = setup_problem(outcome)
+    if problem is not None:
+        tell_admins(ctx, client, ask.team, problem, outcome.trace.id)
     return outcome
 
 

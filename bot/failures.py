@@ -116,3 +116,16 @@ def interpretation_for_people(outcome: Outcome) -> str:
     """Keyword mode's reading, without the LLM failure the engine put in front of it for the log."""
     match = LLM_FALLBACK.match(outcome.interpretation)
     return outcome.interpretation[match.end() :] if match else outcome.interpretation
+
+
+def setup_problem(outcome: Outcome) -> Failure | None:
+    """What the admins should fix after `outcome`, if anything: the failure of an error, or the LLM
+    failure an answer fell back to keyword mode over (the answer went out; the key may be wrong)."""
+    if outcome.status == "error":
+        failure = failure_of(outcome)
+        return failure if failure.admin_note else None
+    for stage in outcome.trace.stages:
+        if stage.name == "fallback":
+            llm = _llm(replace(outcome, error=str(stage.outputs.get("reason") or "")))
+            return llm if llm.admin_note else None
+    return None

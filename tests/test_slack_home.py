@@ -24,12 +24,12 @@ CHANNEL = "C0001"
 def make_bot(demo_var, tmp_path, slack, llm_settings):
     running: list[RunningBot] = []
 
-    def make(*, llm: bool = True) -> RunningBot:
+    def make(*, llm: bool = True, fallback: bool = False) -> RunningBot:
         settings = load_settings(
             var_dir=str(demo_var),
             state_url=f"sqlite:///{tmp_path / 'state.sqlite'}",
             slack={"bot_token": BOT_TOKEN, "signing_secret": SIGNING_SECRET, "api_base_url": slack.base_url},
-            engine={"fallback_to_keyword": False},
+            engine={"fallback_to_keyword": fallback},
         )
         bot = RunningBot(Askbase(settings, llm=LLM(llm_settings) if llm else None), slack)
         running.append(bot)
@@ -106,11 +106,11 @@ def test_recent_questions_can_be_asked_again_and_are_answered_in_the_dm(make_bot
     assert json.loads(again["value"]) == {"q": "how many clients are there?", "db": "demo"}
 
     click_on_home(bot, "home_ask", again["value"])
-    root = slack.wait_for(
-        lambda s: next((m for m in s.messages.values() if m.channel == "D0001" and m.thread_ts is None), None)
+    root = slack.wait_for(  # posted to the user id: Slack's DM between the app and that person
+        lambda s: next((m for m in s.messages.values() if m.channel == USER and m.thread_ts is None), None)
     )
     assert f"<@{USER}> asked: *how many clients are there?*" in root.all_text()
-    answer = slack.wait_for(lambda s: (a := s.answer_in("D0001", root.ts)) is not None and a.result() and a)
+    answer = slack.wait_for(lambda s: (a := s.answer_in(USER, root.ts)) is not None and a.result() and a)
     assert answer.result() == hand(demo_var, "SELECT COUNT(*) FROM client")
 
 
@@ -127,6 +127,21 @@ def test_admins_see_what_in_the_setup_made_questions_fail_and_others_do_not(make
     admin = json.dumps(open_home(bot, slack, "U0ADMIN"))
     assert "Setup" in admin and "1 question failed in the last day" in admin and "OPENAI_API_KEY" in admin
     assert "Setup" not in json.dumps(open_home(bot, slack, USER))
+
+
+def test_a_rejected_key_behind_a_keyword_mode_answer_reaches_admins_not_the_asker(
+    make_bot, slack, plan, fake_llm
+):
+    from tests.fakes.openai_server import Reply
+
+    slack.users["U0ADMIN"] = {"is_admin": True}
+    bot = make_bot(fallback=True)
+    fake_llm.script("understand", *[Reply(status=401)] * 10)
+    _, ts = bot.sender.mention("how many clients are there?")
+    answer = slack.wait_for(lambda s: s.answer_in(CHANNEL, ts))
+    assert "Keyword mode" in answer.all_text()
+    assert "401" not in answer.all_text() and "LLM failed" not in answer.all_text()
+    assert "answered in keyword mode in the last day" in json.dumps(open_home(bot, slack, "U0ADMIN"))
 
 
 def test_without_an_llm_admins_are_told_on_home_not_in_answers(make_bot, slack):

@@ -367,9 +367,7 @@ class FakeSlack:
         if not args.get("channel"):
             return {"ok": False, "error": "channel_not_found"}
         ts = self._next_ts()
-        channel = args["channel"]
-        if channel.startswith(("U", "W")):  # a user id: the app's DM with that person
-            channel = "D" + channel[1:]
+        channel = args["channel"]  # a user id stands for the app's DM with that person
         broadcast = str(args.get("reply_broadcast", "")).lower() in ("true", "1")
         self.messages[ts] = Message(
             channel, ts, args.get("text", ""), blocks, args.get("thread_ts"), broadcast=broadcast

@@ -145,12 +145,12 @@ def db_command(
     elif name not in names:
         ack(
             response_type="ephemeral",
-            text=f"There is no database named '{name}'. Known here: {', '.join(usable)}.",
+            text=f"There is no database named '{render.escape(name)}'. Known here: {', '.join(usable)}.",
         )
     elif name not in usable:
         ack(
             response_type="ephemeral",
-            text=f"This channel may not use '{name}'. It may use: {', '.join(usable)}.",
+            text=f"This channel may not use '{render.escape(name)}'. It may use: {', '.join(usable)}.",
         )
     else:
         set_channel_database(ctx.state, team, channel, name, user)

@@ -199,7 +199,7 @@ def schedule_command(
         spec, condition, question = parse.split_schedule(rest)
         triggers.check_frequency(spec, ctx.settings.schedules.min_interval_s, _now())
     except ScheduleError as exc:
-        ack(response_type="ephemeral", text=str(exc))
+        ack(response_type="ephemeral", text=render.escape(str(exc)))  # it may quote what was typed
         return
     ack()
     if spec.kind == "cron":  # read again in the person's timezone (a timezone in the text still wins)
@@ -485,7 +485,7 @@ def list_message(items: list[Schedule], note: str = "") -> render.Message:
         blocks.append(
             render.section(
                 "No scheduled questions in this channel. Press *Schedule* under an answer, or "
-                "`/ask schedule every weekday at 9:00 <question>`."
+                f"`/ask schedule every weekday at 9:00 {render.escape('<question>')}`."
             )
         )
     else:

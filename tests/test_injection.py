@@ -266,7 +266,8 @@ def shop_app(shop, tmp_path, llm_settings) -> Iterator[Askbase]:
 DENIED_LEAKS = {
     "column list": "SELECT x.t FROM customers AS x(a, b, c, t)",
     "case alias (PostgreSQL)": 'SELECT c.tax_id FROM customers c JOIN orders "C" ON "C".customer_id = c.id',
-    "case alias (MariaDB)": "SELECT c.tax_id FROM orders C JOIN customers c ON C.customer_id = c.id",
+    "case alias (MariaDB)": "SELECT c.tax_id FROM customers c JOIN orders C ON C.customer_id = c.id",
+    "case alias, other order": "SELECT c.tax_id FROM orders C JOIN customers c ON C.customer_id = c.id",
     "case alias (SQLite)": "SELECT c.tax_id FROM customers c, orders C WHERE C.customer_id = c.id",
     "function notation": "SELECT c.row_to_json FROM customers c",
     "whole row": "SELECT to_jsonb(x) FROM customers AS x(a, b, c, t)",
@@ -274,7 +275,7 @@ DENIED_LEAKS = {
 VALID_DENIED = {
     "sqlite": ["case alias (SQLite)"],
     "postgres": ["column list", "case alias (PostgreSQL)", "function notation", "whole row"],
-    "mariadb": ["case alias (MariaDB)"],
+    "mariadb": ["case alias (MariaDB)", "case alias, other order", "case alias (SQLite)"],
 }
 # Each shows customers.email under another name.
 MASKED_LEAKS = {

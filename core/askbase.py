@@ -24,6 +24,7 @@ from core.database import Database, Databases, UnknownDatabase
 from core.execute import QueryError, execute, export_csv
 from core.llm import LLM
 from core.pipeline import Request, StageCallback, answer
+from core.redact import know_secrets
 from core.run import check_for, limits_for, query_error_message
 from core.settings import Settings
 from core.state import audit, feedback, open_state
@@ -40,6 +41,7 @@ class Askbase:
     def __init__(self, settings: Settings, llm: LLM | None = None) -> None:
         self.settings = settings
         self.databases = Databases(settings)
+        know_secrets(self.secrets)  # scrubbed from every trace shown or stored (core/redact.py)
         if llm is not None:
             self.__dict__["llm"] = llm
 

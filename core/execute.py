@@ -41,6 +41,7 @@ import sqlalchemy as sa
 from core import bounds
 from core.access import DataRules, privilege_problems
 from core.database import Database
+from core.db_errors import driver_text, public_text
 from core.masking import MaskPlan, mask_row, plan_for, scrub_error
 
 log = logging.getLogger(__name__)
@@ -89,7 +90,8 @@ class ResultSet:
 
 
 class QueryError(Exception):
-    """A database error with its kind; `message` is the database's text, safe to show the LLM."""
+    """A database error with its kind; `message` is the database's text without hosts, ports or
+    accounts (core/db_errors.py), safe to show a person and the LLM. The log has the full text."""
 
     def __init__(self, kind: ErrorKind, message: str) -> None:
         super().__init__(message)
@@ -107,8 +109,7 @@ _TOO_LARGE = (
 
 
 def _classify(exc: BaseException, limits: Limits) -> QueryError:
-    orig = getattr(exc, "orig", None) or exc
-    text = " ".join(str(orig).split())[:800]
+    text = public_text(driver_text(exc))
     low = text.lower()
     if isinstance(exc, sa.exc.DBAPIError) and exc.connection_invalidated:
         return QueryError("connection", text)
@@ -315,9 +316,11 @@ def _run(db: Database, sql: str, limits: Limits, attempt: Callable[[], T]) -> T:
             error = _classify(exc, limits)
             if error.kind == "connection" and round_no == 1:
                 log.warning(
-                    "database %s: connection lost mid-query (%s); retrying once", db.name, error.message
+                    "database %s: connection lost mid-query (%s); retrying once", db.name, driver_text(exc)
                 )
                 continue
+            level = logging.INFO if error.kind in ("syntax", "other", "too_large") else logging.WARNING
+            log.log(level, "database %s: the query failed (%s): %s", db.name, error.kind, driver_text(exc))
             raise _scrubbed(db, error, sql) from exc
         except QueryError as error:
             raise _scrubbed(db, error, sql) from None

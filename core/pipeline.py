@@ -20,6 +20,7 @@ from core.catalog import Catalog
 from core.clarify.transcript import Exchange, Transcript, describe, with_answers
 from core.conversation import Turn
 from core.database import Database
+from core.db_errors import public_error
 from core.examples import Example, most_similar
 from core.execute import Limits, QueryError, execute
 from core.generate import Context, generate, revise
@@ -226,12 +227,6 @@ def _problem(run: Run, revise_vacuous: bool) -> str:
     return ""
 
 
-def _short(exc: BaseException) -> str:
-    """The first line of a driver error, without the SQL or parameters SQLAlchemy appends."""
-    text = str(getattr(exc, "orig", None) or exc).strip().splitlines()
-    return (text[0] if text else type(exc).__name__)[:300]
-
-
 def answer(db: Database, request: Request, settings: EngineSettings, llm: LLM | None) -> Outcome:
     """Answer with the LLM; without one, or when it fails (and `fallback_to_keyword` is on), in
     keyword mode (core/keyword), labelled so; the failed LLM attempt stays in the trace."""
@@ -258,7 +253,7 @@ def answer(db: Database, request: Request, settings: EngineSettings, llm: LLM | 
         db.catalog  # noqa: B018 — opens the database; a wrong URL or a down server surfaces here
     except (sa.exc.SQLAlchemyError, OSError, ValueError) as exc:
         log.warning("database %s could not be opened: %s", db.name, exc)
-        return failed("database", f"The database '{db.name}' could not be opened: {_short(exc)}")
+        return failed("database", f"The database '{db.name}' could not be opened: {public_error(exc)}")
     try:
         normalize_dialect(db.catalog.dialect)
     except UnknownDialectError:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 import subprocess
 import sys
@@ -13,9 +14,11 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
+from core.askbase import Askbase
 from core.database import Database
+from core.db_errors import public_text
 from core.execute import Limits, QueryError, execute, export_csv
-from core.settings import DatabaseSettings
+from core.settings import DatabaseSettings, load_settings
 from tests.servers import server_url
 
 
@@ -274,3 +277,60 @@ def test_mariadb_cells_are_bounded_by_the_server_and_cut_here(tmp_path):
     assert n == 42 and big["head"] == "x" * 10
     assert big["tail"].endswith("[cut: the value holds 10,000,000 bytes; a cell shows at most 100,000]")
     assert out["max_rss_mb"] < RSS_LIMIT_MB
+
+
+# ---------------------------------------------------------------- errors people see (issue 18 §9)
+
+UNREACHABLE = {
+    "postgres": ("postgresql+psycopg://postgres@127.0.0.1:5999/test", ["127.0.0.1", "5999"]),
+    "postgres account": (
+        "postgresql+psycopg://askbase_nobody_x@127.0.0.1:5432/test",
+        ["askbase_nobody_x", "5432"],
+    ),
+    "mariadb": ("mysql+pymysql://root@127.0.0.1:3999/test", ["127.0.0.1"]),  # MySQL names no port
+    "mariadb account": (
+        "mysql+pymysql://askbase_nobody_x@127.0.0.1:3306/test",
+        ["askbase_nobody_x", "127.0.0.1"],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(UNREACHABLE))
+def test_database_errors_name_no_host_port_or_account_but_the_log_does(case, tmp_path, caplog, demo_var):
+    url, details = UNREACHABLE[case]
+    db = make_db(url, tmp_path)
+    with caplog.at_level(logging.INFO, logger="core.execute"), pytest.raises(QueryError) as info:
+        execute(db, "SELECT 1")
+    db.dispose()
+    assert info.value.kind in ("connection", "permission")
+    assert not [d for d in details if d in info.value.message], info.value.message
+    assert info.value.message  # still says what went wrong
+    logged = " ".join(r.getMessage() for r in caplog.records)
+    assert all(d in logged for d in details)  # the operator finds the full text in the log
+
+    settings = load_settings(
+        var_dir=str(tmp_path / "var"),
+        state_url=f"sqlite:///{tmp_path / 'state.sqlite'}",
+        databases={
+            "demo": DatabaseSettings(url=f"sqlite:///{demo_var / 'demo.sqlite'}"),
+            "far": DatabaseSettings(url=url),
+        },
+    )
+    app = Askbase(settings)
+    try:
+        outcome = app.ask("How many clients are there?", db="far")
+    finally:
+        app.close()
+    assert outcome.status == "error" and "far" in outcome.error
+    assert not [d for d in details if d in json.dumps(outcome.to_json(), default=str)], outcome.error
+
+
+def test_public_error_text_keeps_the_reason():
+    assert public_text(
+        'connection to server at "10.1.2.3", port 6432 failed: FATAL: password authentication '
+        'failed for user "askbase_ro"'
+    ) == ("connection to the database server failed: FATAL: password authentication failed for user …")
+    assert public_text("(1142, \"SELECT command denied to user 'ro'@'10.0.0.7' for table `payroll`\")") == (
+        '(1142, "SELECT command denied to user … for table `payroll`")'
+    )
+    assert public_text('column "emial" does not exist') == 'column "emial" does not exist'

@@ -4,10 +4,11 @@ Why here and not only by counting bytes of fetched rows: a driver hands over a r
 holds all of it, so one cell of 900 MB (`printf('%.*c', 900000000, 'x')`, `repeat('x', 5e8)`)
 used to arrive whole before any cap could look at it. Each database is bounded where it can be:
 
-- SQLite runs inside this process: `SQLITE_LIMIT_LENGTH` makes SQLite itself refuse to build any
-  string or blob longer than the hard limit (the result's byte cap), in the result or on the way
-  (a huge intermediate in `length(printf(...))` is refused too). The query then fails with a clear
-  message: SQLite cannot hand over a part of a value it was not allowed to build.
+- SQLite runs inside this process: `SQLITE_LIMIT_LENGTH` (set by core/execute.py for each query)
+  makes SQLite itself refuse to build any string or blob longer than the result's byte cap, in
+  the result or on the way (a huge intermediate in `length(printf(...))` too): its printf gives
+  NULL, concatenation and group_concat fail the query, with `too_big_message` for the person —
+  SQLite cannot hand over a part of a value it was not allowed to build.
 - PostgreSQL computes the value on the server; `postgres_bounded` wraps the query so the server
   sends at most `cell_cap` characters of any variable-length value (text, bytea, json, arrays,
   rows ...) and the size of what it held back. Columns keep their types and positions: the value
@@ -23,9 +24,7 @@ caps (`fetch_rows`), so a batch of rows is bounded too.
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from typing import Any
 
 FETCH_MEMORY = 64_000_000  # bytes one fetched batch of rows may hold at most
@@ -102,16 +101,6 @@ def fetch_rows(widths: Sequence[int]) -> int:
 
 
 # ------------------------------------------------------------------ SQLite
-
-
-@contextmanager
-def sqlite_length_limit(conn: sqlite3.Connection, limit: int) -> Iterator[None]:
-    """SQLite refuses to build any string or blob longer than `limit` while this is open."""
-    previous = conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, max(1, limit))
-    try:
-        yield
-    finally:
-        conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, previous)
 
 
 def too_big_message(limit: int) -> str:

@@ -183,14 +183,14 @@ def _readonly_transaction(db: Database, limits: Limits) -> Iterator[sa.Connectio
         deadline = time.monotonic() + timeout_s
         raw = conn.connection.dbapi_connection
         mysql = backend in ("mysql", "mariadb")
-        length_limit = None
+        sqlite_length = None
         try:
             if backend == "sqlite":
                 assert isinstance(raw, sqlite3.Connection)
                 raw.set_progress_handler(lambda: 1 if time.monotonic() > deadline else 0, 10_000)
                 raw.set_authorizer(_sqlite_authorizer(DataRules.of(db.config)))
-                length_limit = bounds.sqlite_length_limit(raw, limits.value_limit)
-                length_limit.__enter__()
+                # SQLite builds no string or blob past this (core/bounds.py)
+                sqlite_length = raw.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, limits.value_limit)
             elif backend == "postgresql":
                 conn.exec_driver_sql("SET TRANSACTION READ ONLY")
                 conn.exec_driver_sql(f"SET LOCAL statement_timeout = {max(1, int(timeout_s * 1000))}")
@@ -205,8 +205,8 @@ def _readonly_transaction(db: Database, limits: Limits) -> Iterator[sa.Connectio
             if backend == "sqlite" and isinstance(raw, sqlite3.Connection):
                 raw.set_authorizer(None)
                 raw.set_progress_handler(None, 0)
-                if length_limit is not None:
-                    length_limit.__exit__(None, None, None)
+                if sqlite_length is not None:
+                    raw.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, sqlite_length)
             try:
                 conn.rollback()
                 if mysql and not conn.invalidated:

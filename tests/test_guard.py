@@ -603,7 +603,8 @@ def test_spider_column_rules_match_what_sqlite_reads() -> None:
     """Denying every column a gold query does not read leaves it allowed (no false positive);
     denying one it reads denies it (no false negative). 8,500 real queries, SQLite as the oracle."""
     false_positives, false_negatives = [], []
-    for number, (sql, schema, reads) in enumerate(_spider_reads()):
+    queries = _spider_reads()
+    for number, (sql, schema, reads) in enumerate(queries):
         tables = {t for t, _ in reads} | {
             t for t in schema if re.search(rf"\b{re.escape(t)}\b", sql, re.IGNORECASE)
         }
@@ -616,6 +617,10 @@ def test_spider_column_rules_match_what_sqlite_reads() -> None:
             denied = GuardPolicy(deny_columns=frozenset({f"{table}.{column}"}), table_columns=schema)
             if check(sql, "sqlite", denied).allowed:
                 false_negatives.append((sql, f"{table}.{column}"))
+    print(
+        f"Spider column rules: {len(queries)} gold queries, {len(false_positives)} false positives, "
+        f"{len(false_negatives)} false negatives"
+    )
     assert not false_positives, (len(false_positives), false_positives[:10])
     assert not false_negatives, (len(false_negatives), false_negatives[:10])
 

@@ -239,7 +239,7 @@ DANGEROUS_FUNCTIONS: dict[str, str] = {
 ROW_FUNCTIONS = frozenset(
     _words("""row_to_json to_json to_jsonb json_agg jsonb_agg array_agg json_build_array
     jsonb_build_array json_build_object jsonb_build_object concat quote_literal quote_nullable
-    record_out record_send hstore num_nulls num_nonnulls any_value pg_typeof count""")
+    record_out record_send hstore num_nulls num_nonnulls any_value""")
 )
 
 SYSTEM_SCHEMAS = frozenset(_words("pg_catalog information_schema pg_toast mysql performance_schema sys"))

@@ -171,7 +171,7 @@ def test_a_run_posts_the_result_like_an_answer_with_table_chart_and_buttons(runn
     # the buttons work later: the run is stored as a turn of its own thread
     trace_id = message.button_value("show_sql")
     turn = conversations.turn_by_trace(runner.state, trace_id)
-    assert turn["sql"].startswith("SELECT team") and turn["database"] == "shop"
+    assert turn is not None and turn.sql.startswith("SELECT team") and turn.database == "shop"
     # recorded and audited
     (run,) = store.runs(runner.state, s.id)
     assert (run.status, run.rows, run.scheduled_for, run.message_ts) == (

@@ -32,6 +32,7 @@ from bot.schedule_posts import Runner, run_and_post, schedule_line, slack_time
 from bot.slack_context import BotContext
 from bot.usergroups import slack_principal
 from core.access import Principal
+from core.answer import ErrorKind
 from core.schedules import parse, store, triggers
 from core.schedules.conditions import Condition, parse_condition
 from core.schedules.errors import ScheduleError
@@ -153,7 +154,7 @@ def create_schedule(
     )
 
 
-def _refusal(kind: str, error: str, database: str, channel: str) -> str:
+def _refusal(kind: ErrorKind | None, error: str, database: str, channel: str) -> str:
     """Why a schedule was not made, in mrkdwn: who may not, or the engine's words (escaped)."""
     if kind == "access":
         return f"You may not query `{render.escape(database)}` in <#{channel}>."
@@ -602,7 +603,7 @@ def on_schedule_open(
     container = body.get("container") or {}
     trace_id = action.get("value") or ""
     turn = conversations.turn_by_trace(ctx.state, trace_id)
-    if not turn or turn["status"] != "answer" or not turn["sql"]:
+    if turn is None or not turn.answered:
         tell(client, channel, user, "There is no query to schedule on this message; ask the question again.")
         return
     metadata = {
@@ -612,7 +613,7 @@ def on_schedule_open(
     }
     view = schedule_modal(
         standalone_question(ctx, turn),
-        turn["database"],
+        turn.database,
         user_timezone(client, user),
         channel,
         metadata,
@@ -645,11 +646,11 @@ def on_modal_submitted(
         ack(response_action="errors", errors=exc.errors)
         return
     turn = conversations.turn_by_trace(ctx.state, meta.get("t", ""))
-    if not turn or not turn["sql"]:
+    if turn is None or not turn.sql:
         ack(response_action="errors", errors={"how": "I no longer have this answer. Ask the question again."})
         return
-    if not ctx.askbase.may_query(owner_principal(ctx, client, team, channel, user), turn["database"]):
-        ack(response_action="errors", errors={"channel": f"You may not query `{turn['database']}` there."})
+    if not ctx.askbase.may_query(owner_principal(ctx, client, team, channel, user), turn.database):
+        ack(response_action="errors", errors={"channel": f"You may not query `{turn.database}` there."})
         return
     ack()
     question = standalone_question(ctx, turn)
@@ -661,8 +662,8 @@ def on_modal_submitted(
             channel=channel,
             owner=user,
             question=question,
-            sql=turn["sql"],
-            database=turn["database"],
+            sql=turn.sql,
+            database=turn.database,
             spec=spec,
             condition=condition,
             source_trace=meta.get("t"),

@@ -54,7 +54,8 @@ from core.bench.plain import answer_plain, schema_text
 from core.database import Database, Databases
 from core.demo import ensure_demo
 from core.llm import LLM
-from core.pipeline import Request, answer
+from core.pipeline import answer
+from core.request import Request
 from core.settings import LLMSettings, load_settings
 from core.trace import Trace
 

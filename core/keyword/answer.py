@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+from dataclasses import replace
 
-from core.answer import Clarification, Option, Outcome
+from core.answer import Clarification, ErrorKind, Option, Outcome
 from core.database import Database
 from core.keyword.abstain import understood_words
 from core.keyword.compile import CompileError, compile_plan
@@ -20,10 +21,9 @@ from core.keyword.match import choose, content_words, discover, lexicon
 from core.keyword.plan import Abstain, Ambiguity
 from core.keyword.readings import decode_all
 from core.keyword.shapes import read_shape
-from core.pipeline import Request
-from core.run import query_error_message, run_over_view
+from core.request import Request
+from core.run import outcome_of, run_over_view
 from core.settings import EngineSettings
-from core.summary import summarize
 from core.trace import Trace
 from core.view import build_view
 
@@ -54,7 +54,7 @@ def _answer(db: Database, request: Request, settings: EngineSettings, trace: Tra
     outcome = Outcome(
         status="answer", question=request.question, database=db.name, mode="keyword", trace=trace
     )
-    readings = decode_all(getattr(request, "choices", ()) or ())
+    readings = decode_all(request.transcript.choices)
     lex = lexicon(db)
     with trace.stage("retrieve") as st:
         shape = read_shape(request.question)
@@ -68,7 +68,7 @@ def _answer(db: Database, request: Request, settings: EngineSettings, trace: Tra
             "pinned": [r.encode() for r in readings],
         }
     with trace.stage("interpret") as st:
-        near = bool(getattr(request, "ask_alternatives", False)) or settings.clarify == "always"
+        near = request.after_rejection or settings.clarify == "always"
         plan = make_plan(shape, matching, lex, request.today or dt.date.today(), readings, near=near)
         if isinstance(plan, Abstain):
             st.outputs = {"abstain": plan.reason, "not_understood": list(plan.not_understood)}
@@ -77,24 +77,21 @@ def _answer(db: Database, request: Request, settings: EngineSettings, trace: Tra
         else:
             st.outputs = {"reading": describe(plan), "tables": plan.tables}
     if isinstance(plan, Abstain):
-        outcome.status = "error"
-        outcome.error_kind = "keyword_abstain"
-        outcome.error = abstain_text(plan)
-        outcome.interpretation = "; ".join(plan.understood)
-        return outcome
+        return replace(
+            _failed(outcome, "keyword_abstain", abstain_text(plan)), interpretation="; ".join(plan.understood)
+        )
     if isinstance(plan, Ambiguity):
-        outcome.status = "clarify"
         what = "value" if plan.kind == "AmbValue" else "column"
-        outcome.clarification = Clarification(
+        clarification = Clarification(
             question=f"Which {what} does '{plan.words}' mean?",
             options=tuple(
                 Option(label, r.encode()) for label, r in zip(plan.labels, plan.readings, strict=True)
             ),
             kind=plan.kind,
         )
-        outcome.interpretation = f"'{plan.words}' can be read in {len(plan.readings)} ways"
-        return outcome
-    outcome.interpretation = describe(plan)
+        interpretation = f"'{plan.words}' can be read in {len(plan.readings)} ways"
+        return replace(outcome, status="clarify", clarification=clarification, interpretation=interpretation)
+    outcome = replace(outcome, interpretation=describe(plan))
     dialect = db.catalog.dialect
     with trace.stage("view") as st:
         view = build_view(db, plan.tables)
@@ -118,22 +115,15 @@ def _answer(db: Database, request: Request, settings: EngineSettings, trace: Tra
                 f"Keyword mode could not write this query: {exc}. Try a simpler question.",
             )
     run = run_over_view(db, over_view, view, settings, trace, notify)
-    outcome.sql = run.sql
-    if run.unfit:
-        return _failed(outcome, "sql", f"Keyword mode wrote a query it could not expand: {run.unfit}")
-    if run.refused:
-        return _failed(outcome, "guard", f"The query was refused because it {run.refused}.")
-    if run.error is not None:
-        return _failed(outcome, run.error.kind, query_error_message(run.error))
-    result = run.result
-    assert result is not None
-    outcome.columns, outcome.rows, outcome.truncated = result.columns, result.rows, result.truncated
-    outcome.answer = summarize("", result.columns, result.rows, result.truncated)
-    return outcome
+    return outcome_of(
+        run,
+        question=request.question,
+        database=db.name,
+        trace=trace,
+        mode="keyword",
+        interpretation=outcome.interpretation,
+    )
 
 
-def _failed(outcome: Outcome, kind: str, message: str) -> Outcome:
-    outcome.status = "error"
-    outcome.error_kind = kind
-    outcome.error = message
-    return outcome
+def _failed(outcome: Outcome, kind: ErrorKind, message: str) -> Outcome:
+    return replace(outcome, status="error", error_kind=kind, error=message)

@@ -13,25 +13,21 @@ Reading the question
     match.py         phrases → tables, columns, values; one coherent reading (DANKE matching)
     readings.py      Reading: one reading of some words, as clarification options carry it
 
-From the reading to a plan (interpret.py runs these steps in order, sharing a reader.Reader)
-    plan.py          the plan's types: Ref, Measure, Filter, Having, OrderKey, Plan, Abstain, Ambiguity
+From the reading to a query: passes over an immutable plan (interpret.py lists them in order;
+each is `(Plan, Context) -> Plan`, or declines)
+    plan.py          Plan (the question part-way to SQL), Query (what will be computed), Context
     columns.py       what a column is for: kinds (dates kept as text too), labels, keys, measures
-    walk.py          left to right: each phrase and literal takes its role from the cues before it
-    roles.py         the role of one phrase: filter, measure, group, ranking key, entity, column
-    durations.py     'average session duration in seconds': a row's end minus its start
+    walk.py          left to right: each phrase and literal takes its role from the cues before it;
+                     ratios and durations that claim several words first
     filters.py       comparisons, presence tests, several values of one column
-    date_columns.py  which date a date or time bucket is about (the fact's own, or its parent's)
-    date_filters.py  'in 2025', 'before March', 'last 30 days' → ranges on that date
-    dates.py         the [start, end) of a year, quarter, month, day or period
+    dates.py         which date a date is about, and the [start, end) of a year, month, period
     time_buckets.py  'per month', 'by year', 'which month' → group by a calendar unit
     ranking.py       superlatives and 'top N': which column ranks, how many rows are kept
-    output.py        grouping or projection, and the default order
-    target.py        the table the question is about; the tables the view must join
+    output.py        the target table, grouping or projection, the default order, the tables
     abstain.py       when to decline, and what to say
 
-From the plan to an answer
-    compile.py       the plan as SQL over the view
-    date_sql.py      date arithmetic per dialect: buckets, durations, calendar order
+From the query to an answer
+    compile.py       the query as SQL over the view, date arithmetic per dialect
     explain.py       the reading and the refusal in plain words
     answer.py        the stages, traced: answer_keyword(db, request, settings, trace) -> Outcome
 """

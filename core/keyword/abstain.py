@@ -11,19 +11,18 @@ rephrasing; a wrong answer presented as sure costs far more.
 from __future__ import annotations
 
 from core.keyword.columns import NUMERIC
-from core.keyword.date_columns import date_hint
+from core.keyword.dates import date_hint
 from core.keyword.match import Lexicon, Matching
-from core.keyword.plan import Plan
+from core.keyword.plan import Context, Decline, Plan
 from core.keyword.ranking import IMPLIED, TEMPORAL_ADJ
-from core.keyword.reader import Decline, Reader
 from core.keyword.shapes import GLUE, Cue
 
 
-def check_unsupported(r: Reader) -> None:
+def check_unsupported(plan: Plan, ctx: Context) -> Plan:
     """Wording keyword mode recognises but does not compute (shapes.py lists it)."""
-    cues = r.shape.cues
+    cues = plan.shape.cues
     for k, cue in enumerate(cues):
-        if cue.kind != "unsupported" or cue.start in r.skipped_cues:
+        if cue.kind != "unsupported" or cue.start in plan.skipped_cues:
             continue
         prev = cues[k - 1] if k > 0 else None
         low = cue.words.lower()
@@ -32,18 +31,20 @@ def check_unsupported(r: Reader) -> None:
         raise Decline(
             f"it asks for {cue.arg} ('{cue.words}'), which keyword mode does not compute", [cue.words]
         )
+    return plan
 
 
-def check_words(r: Reader) -> None:
+def check_words(plan: Plan, ctx: Context) -> Plan:
     """Content words that matched nothing, unless they only relate the things named ('published')."""
     unknown: list[str] = []
-    tokens = r.shape.tokens
-    mention_at = {i: m for m in r.matching.mentions for i in range(m.start, m.end)}
-    for i in r.matching.unmatched:
+    hints: list[str] = []
+    tokens = plan.shape.tokens
+    mention_at = {i: m for m in plan.matching.mentions for i in range(m.start, m.end)}
+    for i in plan.matching.unmatched:
         low = tokens[i].low
         if low in GLUE or len(low) <= 2 or low.isdigit():
             continue
-        nxt = next((j for j in range(i + 1, len(tokens)) if r.shape.role[j] != "stop"), None)
+        nxt = next((j for j in range(i + 1, len(tokens)) if plan.shape.role[j] != "stop"), None)
         adjectival = (
             nxt is not None
             and nxt in mention_at
@@ -52,42 +53,45 @@ def check_words(r: Reader) -> None:
         )
         if low.endswith(("ed", "ing")) and not adjectival:
             continue  # 'published in', 'serving': a relation between the things named
-        if date_hint(r, low):
-            r.date_hints.append(low)  # 'predicted to graduate in the last 10 years'
+        if date_hint(plan, ctx, low):
+            hints.append(low)  # 'predicted to graduate in the last 10 years'
             continue
         unknown.append(tokens[i].text)
-    for m in r.matching.mentions:
+    for m in plan.matching.mentions:
         if m.quoted and not m.senses:
             unknown.append(f'"{m.words}"')
     if unknown:
         raise Decline("some words matched nothing in this database", unknown)
+    return plan.but(date_hints=(*plan.date_hints, *hints))
 
 
-def check_leftover(r: Reader, cue: Cue) -> None:
+def check_leftover(plan: Plan, ctx: Context, cue: Cue) -> Plan:
     """A cue still pending at the end of the question: harmless, implied, or not understood."""
     if cue.kind in ("date_prep", "cmp", "by", "list", "and", "or", "between"):
-        return  # prepositions and connectives that governed nothing change nothing
-    if cue.kind == "agg" and any(m.func == "COUNT" for m in r.plan.measures):
-        return  # 'how many papers were published in total'
-    if cue.kind == "order" and (r.order_dir is not None or r.plan.order):
-        return  # 'in descending order'
+        return plan  # prepositions and connectives that governed nothing change nothing
+    if cue.kind == "agg" and any(m.func == "COUNT" for m in plan.query.measures):
+        return plan  # 'how many papers were published in total'
+    if cue.kind == "order" and (plan.order_dir is not None or plan.query.order):
+        return plan  # 'in descending order'
     if cue.kind == "super" and (cue.words.lower() in IMPLIED or cue.words.lower() in TEMPORAL_ADJ):
-        r.superlative = (cue, None)
-        return
-    if cue.kind == "group" and r.plan.groups:
-        return
-    if cue.kind in ("top",) and r.top is not None:
-        return
+        return plan.but(superlative=(cue, None))
+    if cue.kind == "group" and plan.query.groups:
+        return plan
+    if cue.kind in ("top",) and plan.top is not None:
+        return plan
     raise Decline(f"it could not tell what '{cue.words}' refers to", [cue.words])
 
 
-def check_understood(r: Reader) -> None:
+def check_understood(plan: Plan, ctx: Context) -> Plan:
     """Every number and date of the question found its place."""
     unknown = [
-        lit.words for lit in r.shape.literals if lit.kind != "quoted" and lit.start not in r.used_literals
+        lit.words
+        for lit in plan.shape.literals
+        if lit.kind != "quoted" and lit.start not in plan.used_literals
     ]
     if unknown:
         raise Decline("some numbers or dates could not be placed", unknown)
+    return plan
 
 
 def understood_words(matching: Matching) -> list[str]:
@@ -105,10 +109,10 @@ def understood_words(matching: Matching) -> list[str]:
     return out
 
 
-def suggest(lex: Lexicon, plan: Plan, matching: Matching) -> str:
+def suggest(lex: Lexicon, target: str | None, matching: Matching) -> str:
     """A rephrasing keyword mode can answer, built from what it did understand."""
     tables = [m.sense.table for m in matching.mentions if m.sense]
-    table = plan.target or (tables[0] if tables else None)
+    table = target or (tables[0] if tables else None)
     if table is None:
         graph = lex.db.graph
         central = sorted(lex.catalog.tables, key=lambda t: (-len(graph.neighbors(t.name)), t.name))

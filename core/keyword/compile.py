@@ -1,10 +1,17 @@
-"""Write a keyword-mode plan as one SELECT over the view (core/expand.py inlines the view after).
+"""Write a keyword-mode query as one SELECT over the view (core/expand.py inlines the view after).
 
 The view already holds every join (DANKE's Steiner tree under Lucy's constraints), so the query
 only has to pick columns, filter, aggregate, group and order. Two rules keep counts and sums
 right when the view repeats rows (a client joined to its payments repeats the client):
 COUNT counts the counted table's key, DISTINCT; SUM and AVG over a table whose rows repeat first
 take each of its rows once (a DISTINCT subquery on its key), then aggregate.
+
+Date arithmetic is written per dialect at the end of this module. sqlglot transpiles most date
+functions (STRFTIME ↔ TO_CHAR ↔ DATE_FORMAT), so buckets are built as sqlglot expressions; where
+its rendering is wrong or lossy for a dialect (QUARTER() on PostgreSQL, DATEDIFF counting days on
+MySQL, DATE_TRUNC on SQLite) the expression is written by hand for that dialect. Bucket labels
+are text that sorts in time order and reads the same on every database: '2025', '2025-Q1',
+'2025-03', and the Monday a week starts on.
 """
 
 from __future__ import annotations
@@ -15,10 +22,10 @@ import re
 from sqlglot import exp
 
 from core.joins import RESERVED, View, ViewColumn, table_expr
-from core.keyword import date_sql
 from core.keyword.columns import column_kind, label_columns, stored_as_text
 from core.keyword.match import Lexicon
-from core.keyword.plan import Filter, Measure, OrderKey, Plan, Ref
+from core.keyword.plan import Filter, Measure, OrderKey, Query, Ref
+from core.keyword.time_buckets import MONTH_NAMES, WEEKDAY_NAMES
 from core.values import fold
 
 _SAFE = re.compile(r"^[a-z_][a-z0-9_]*$")
@@ -45,12 +52,14 @@ def col(name: str) -> exp.Column:
 
 
 class Compiler:
-    def __init__(self, plan: Plan, view: View, lex: Lexicon, dialect: str) -> None:
-        self.plan = plan
+    """One query's SQL; `aliases` and `output_names` are its own bookkeeping while it writes."""
+
+    def __init__(self, query: Query, view: View, lex: Lexicon, dialect: str) -> None:
+        self.query = query
         self.view = view
         self.lex = lex
         self.dialect = dialect
-        self.aliases: dict[int, str] = {}
+        self.aliases: dict[Measure, str] = {}  # the output name of each measure
         self.output_names: dict[Ref, str] = {}  # group and projection columns, by their output name
 
     # -- columns -------------------------------------------------------------------------------
@@ -66,7 +75,7 @@ class Compiler:
     def c(self, ref: Ref) -> exp.Expression:
         """The view column of `ref`, or its time bucket."""
         column = col(self.vcol(ref).name)
-        return date_sql.bucket(self.as_date(column, ref), ref.bucket, self.dialect) if ref.bucket else column
+        return bucket(self.as_date(column, ref), ref.bucket, self.dialect) if ref.bucket else column
 
     def as_date(self, column: exp.Expression, ref: Ref) -> exp.Expression:
         """A date kept as text, cast for the date functions of servers that will not take text
@@ -168,7 +177,7 @@ class Compiler:
         if f.op == "present":
             return exp.Not(this=exp.Is(this=column, expression=exp.Null()))
         if f.op == "month":
-            month = date_sql.month_number(self.as_date(column, f.ref), self.dialect)
+            month = month_number(self.as_date(column, f.ref), self.dialect)
             return exp.EQ(this=month, expression=exp.Literal.number(int(f.value)))
         raise CompileError(f"unknown filter {f.op}")
 
@@ -176,7 +185,7 @@ class Compiler:
         """A row's end minus its start (durations.py), in `m.unit`."""
         assert m.column is not None and m.since is not None
         end, start = (Ref(m.table, c) for c in (m.column, m.since))
-        return date_sql.duration(
+        return duration(
             self.as_date(self.c(end), end), self.as_date(self.c(start), start), m.unit, self.dialect
         )
 
@@ -188,7 +197,7 @@ class Compiler:
         return exp.Table(this=ident(self.view.name))
 
     def sql(self) -> str:
-        plan = self.plan
+        plan = self.query
         where = [self.condition(f) for f in plan.filters]
         if plan.count_groups:
             return self._count_groups(where).sql(dialect=self.dialect)
@@ -199,7 +208,7 @@ class Compiler:
     def _named(self, ref: Ref, taken: set[str]) -> exp.Expression:
         """A column under a readable name: its own (a bucket's unit), or table_column when taken."""
         name = (ref.bucket or ref.column).lower()
-        if name in taken or (name in ("id", "name") and len({r.table for r in self.plan.all_refs()}) > 1):
+        if name in taken or (name in ("id", "name") and len({r.table for r in self.query.all_refs()}) > 1):
             name = (
                 f"{ref.table}_{ref.column}".lower()
                 if not ref.bucket
@@ -213,7 +222,7 @@ class Compiler:
         return exp.alias_(expr, ident(name))
 
     def _list(self, where: list[exp.Expression]) -> exp.Select:
-        plan = self.plan
+        plan = self.query
         taken: set[str] = set()
         projections = [self._named(r, taken) for r in plan.projection]
         if plan.ratio is not None:
@@ -231,7 +240,7 @@ class Compiler:
     def _list_repeats(self) -> bool:
         """A list shows each thing once: rows of the shown tables repeat through the joins, or the
         shown columns are attributes (cities of restaurants) rather than an entity's name."""
-        plan = self.plan
+        plan = self.query
         if any(self.repeats(r.table) for r in plan.projection):
             return True
         if plan.entity_rows:
@@ -243,15 +252,15 @@ class Compiler:
         return True
 
     def _order_expr(self, o: OrderKey, projections: list[exp.Expression]) -> exp.Ordered:
-        if isinstance(o.key, Measure) and o.key in self.plan.hidden:
+        if isinstance(o.key, Measure) and o.key in self.query.hidden:
             expr: exp.Expression = self.measure(o.key)
         elif isinstance(o.key, Measure):
-            expr = col(self.aliases.get(id(o.key), self.alias(o.key)))
+            expr = col(self.aliases.get(o.key, self.alias(o.key)))
         elif o.key.bucket:
             name = self.output_names.get(o.key)
             expr = col(name) if name else self.c(o.key)
-        elif o.key in self.plan.calendar and self.plan.groups:
-            expr = date_sql.calendar_position(self.c(o.key), self.plan.calendar[o.key])
+        elif o.key in self.query.calendar and self.query.groups:
+            expr = calendar_position(self.c(o.key), self.query.calendar[o.key])
         else:
             vc = self.vcol(o.key)
             expr = col(vc.name)
@@ -261,7 +270,7 @@ class Compiler:
         return exp.Ordered(this=expr, desc=o.desc, nulls_first=False)
 
     def _aggregate(self, where: list[exp.Expression]) -> exp.Select:
-        plan = self.plan
+        plan = self.query
         taken: set[str] = set()
         groups = [self._named(r, taken) for r in plan.groups]
         measures: list[exp.Expression] = []
@@ -272,7 +281,7 @@ class Compiler:
             while name in taken:
                 name += "_2"
             taken.add(name)
-            self.aliases[id(m)] = name
+            self.aliases[m] = name
             measures.append(exp.alias_(self.measure(m), ident(name)))
         source: exp.Expression = self.from_()
         repeated = [m for m in plan.measures if m.func in ("SUM", "AVG") and self.repeats(m.table)]
@@ -291,22 +300,22 @@ class Compiler:
         return exp.and_(
             *(
                 _COMPARE[h.op](this=self.measure(h.measure), expression=exp.Literal.number(h.value))
-                for h in self.plan.having
+                for h in self.query.having
             )
         )
 
     def _order_and_limit(self, query: exp.Select, projections: list[exp.Expression]) -> exp.Select:
-        order = [self._order_expr(o, projections) for o in self.plan.order]
+        order = [self._order_expr(o, projections) for o in self.query.order]
         if order:
             query = query.order_by(*order)
-        if self.plan.limit:
-            query = query.limit(self.plan.limit)
+        if self.query.limit:
+            query = query.limit(self.query.limit)
         return query
 
     def _dedupe(self, repeated: list[Measure], where: list[exp.Expression]) -> tuple[exp.Expression, list]:
         """Each row of the measured table once per group: SELECT DISTINCT group columns, its key
         and the measured columns, filtered, as the source of the aggregate."""
-        plan = self.plan
+        plan = self.query
         tables = {m.table.lower() for m in repeated}
         if len(tables) > 1:
             raise CompileError("sums over two tables whose rows repeat")
@@ -326,7 +335,7 @@ class Compiler:
         return exp.Subquery(this=inner, alias=exp.TableAlias(this=ident("each_row"))), []
 
     def _count_groups(self, where: list[exp.Expression]) -> exp.Select:
-        plan = self.plan
+        plan = self.query
         groups = [self.c(r) for r in plan.groups]
         inner = exp.select(*[g.copy() for g in groups]).from_(self.from_())
         if where:
@@ -346,6 +355,91 @@ def _is_number(text: str) -> bool:
         return False
 
 
-def compile_plan(plan: Plan, view: View, lex: Lexicon, dialect: str) -> str:
-    """The SQL of `plan` over `view` (or over the one table), in `dialect`."""
-    return Compiler(plan, view, lex, dialect).sql()
+def compile_query(query: Query, view: View, lex: Lexicon, dialect: str) -> str:
+    """The SQL of `query` over `view` (or over the one table), in `dialect`."""
+    return Compiler(query, view, lex, dialect).sql()
+
+
+# ---------------------------------------------------------------------------------------------
+# date arithmetic per dialect
+
+FORMATS = {"year": "%Y", "month": "%Y-%m", "day": "%Y-%m-%d"}
+SECONDS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400, "week": 604800}
+
+
+def bucket(column: exp.Expression, unit: str, dialect: str) -> exp.Expression:
+    """The calendar `unit` (year | quarter | month | week | day) of a date, as a text label."""
+    if unit in FORMATS:
+        return exp.TimeToStr(this=column, format=exp.Literal.string(FORMATS[unit]))
+    if unit == "quarter":
+        if dialect == "sqlite":
+            plus = exp.Paren(this=exp.Add(this=month_number(column.copy(), dialect), expression=_number(2)))
+            number: exp.Expression = exp.Div(this=plus, expression=_number(3), typed=True)
+        else:
+            number = exp.Extract(this=exp.var("QUARTER"), expression=column.copy())
+        year = exp.TimeToStr(this=column, format=exp.Literal.string("%Y"))
+        text = exp.Cast(this=number, to=exp.DataType.build("TEXT"))
+        return exp.Concat(expressions=[year, exp.Literal.string("-Q"), text], safe=True)
+    if unit == "week":
+        if dialect == "sqlite":
+            days = [exp.Literal.string("-6 days"), exp.Literal.string("weekday 1")]
+            return exp.Anonymous(this="DATE", expressions=[column, *days])
+        if dialect == "mysql":
+            weekday = exp.Anonymous(this="WEEKDAY", expressions=[column.copy()])
+            monday: exp.Expression = exp.DateSub(this=column, expression=weekday, unit=exp.var("DAY"))
+        else:
+            monday = exp.DateTrunc(unit=exp.Literal.string("WEEK"), this=column)
+        return exp.TimeToStr(this=monday, format=exp.Literal.string("%Y-%m-%d"))
+    raise ValueError(f"unknown time bucket {unit}")
+
+
+def duration(end: exp.Expression, start: exp.Expression, unit: str, dialect: str) -> exp.Expression:
+    """`end` minus `start` in `unit` (second ... week), fractional (sqlglot's DATEDIFF would
+    round to whole units or, on MySQL, count days whatever the unit)."""
+    if dialect == "sqlite" and unit == "day":
+        julian = [exp.Anonymous(this="JULIANDAY", expressions=[e]) for e in (end, start)]
+        return exp.Sub(this=julian[0], expression=julian[1])
+    if dialect == "sqlite":
+        seconds: exp.Expression = exp.Sub(
+            this=_integer(_strftime("%s", end)), expression=_integer(_strftime("%s", start))
+        )
+    elif dialect == "postgres":
+        end, start = (exp.Cast(this=e, to=exp.DataType.build("TIMESTAMP")) for e in (end, start))
+        seconds = exp.Extract(
+            this=exp.var("EPOCH"), expression=exp.Paren(this=exp.Sub(this=end, expression=start))
+        )
+    elif dialect == "mysql":
+        seconds = exp.Anonymous(this="TIMESTAMPDIFF", expressions=[exp.var("SECOND"), start, end])
+    else:
+        seconds = exp.DateDiff(this=end, expression=start, unit=exp.var("SECOND"))
+    if unit == "second":
+        return seconds
+    return exp.Div(this=seconds, expression=exp.Literal.number(f"{SECONDS[unit]}.0"))
+
+
+def month_number(column: exp.Expression, dialect: str) -> exp.Expression:
+    """1 for January ... 12 for December."""
+    if dialect == "sqlite":
+        return _integer(_strftime("%m", column))
+    return exp.Month(this=column)
+
+
+def calendar_position(column: exp.Expression, kind: str) -> exp.Expression:
+    """A month or weekday name's place in the calendar (1 for January or Monday)."""
+    names = MONTH_NAMES if kind == "month" else WEEKDAY_NAMES
+    case = exp.Case()
+    for i, name in enumerate(names, 1):
+        case = case.when(exp.EQ(this=column.copy(), expression=exp.Literal.string(name)), _number(i))
+    return case
+
+
+def _number(n: int) -> exp.Literal:
+    return exp.Literal.number(n)
+
+
+def _strftime(fmt: str, column: exp.Expression) -> exp.Expression:
+    return exp.Anonymous(this="STRFTIME", expressions=[exp.Literal.string(fmt), column])
+
+
+def _integer(e: exp.Expression) -> exp.Expression:
+    return exp.Cast(this=e, to=exp.DataType.build("INTEGER"))

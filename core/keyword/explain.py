@@ -10,7 +10,7 @@ from __future__ import annotations
 import calendar
 import datetime as dt
 
-from core.keyword.plan import Abstain, Filter, Having, Measure, OrderKey, Plan, Ref
+from core.keyword.plan import Abstain, Filter, Having, Measure, OrderKey, Query, Ref
 
 
 def words(name: str) -> str:
@@ -95,7 +95,7 @@ def order_text(o: OrderKey, target: str | None) -> str:
     return f"{'highest' if o.desc else 'lowest'} {what} first"
 
 
-def describe(plan: Plan) -> str:
+def describe(plan: Query) -> str:
     """One or two sentences: what was computed, over which rows, in which order."""
     target = plan.target
     parts: list[str] = []

@@ -14,6 +14,7 @@ from __future__ import annotations
 import calendar
 import datetime as dt
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -77,15 +78,14 @@ class Literal_:
     words: str
 
 
-@dataclass
-class Shape:
-    """The question as tokens, with cue phrases and literals found and the rest left as content."""
+class _Words:
+    """Lookups shared by the finished Shape and the draft it is built from."""
 
     question: str
-    tokens: list[Token]
-    cues: list[Cue] = field(default_factory=list)
-    literals: list[Literal_] = field(default_factory=list)
-    role: list[str] = field(default_factory=list)  # per token: cue | literal | stop | content
+    tokens: Sequence[Token]
+    cues: Sequence[Cue]
+    literals: Sequence[Literal_]
+    role: Sequence[str]
 
     def content_runs(self) -> list[tuple[int, int]]:
         """Maximal runs of content tokens, as (start, end) token indices."""
@@ -112,6 +112,33 @@ class Shape:
 
     def literal_at(self, i: int) -> Literal_ | None:
         return next((lit for lit in self.literals if lit.start <= i < lit.end), None)
+
+
+@dataclass(frozen=True)
+class Shape(_Words):
+    """The question as tokens, with cue phrases and literals found and the rest left as content."""
+
+    question: str
+    tokens: tuple[Token, ...]
+    cues: tuple[Cue, ...] = ()
+    literals: tuple[Literal_, ...] = ()
+    role: tuple[str, ...] = ()  # per token: cue | literal | stop | content
+
+
+@dataclass
+class _Draft(_Words):
+    """The Shape while read_shape finds its cues and literals (local to one call)."""
+
+    question: str
+    tokens: list[Token]
+    cues: list[Cue] = field(default_factory=list)
+    literals: list[Literal_] = field(default_factory=list)
+    role: list[str] = field(default_factory=list)
+
+    def freeze(self) -> Shape:
+        return Shape(
+            self.question, tuple(self.tokens), tuple(self.cues), tuple(self.literals), tuple(self.role)
+        )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -394,7 +421,7 @@ def parse_number(text: str) -> float | None:
 def read_shape(question: str) -> Shape:
     """Tokens, cue phrases and literals of `question`; every other word is content."""
     tokens = tokenize(question)
-    shape = Shape(question=question, tokens=tokens, role=["content"] * len(tokens))
+    shape = _Draft(question=question, tokens=tokens, role=["content"] * len(tokens))
     lows = [t.low for t in tokens]
     _find_literals(shape, lows)
     i = 0
@@ -431,10 +458,10 @@ def read_shape(question: str) -> Shape:
     shape.cues.sort(key=lambda c: c.start)
     _find_periods(shape, lows)
     _find_buckets(shape, lows)
-    return shape
+    return shape.freeze()
 
 
-def _find_buckets(shape: Shape, lows: list[str]) -> None:
+def _find_buckets(shape: _Draft, lows: list[str]) -> None:
     """'per month', 'by the year', 'every week', 'which month', 'monthly' → a bucket cue. Runs
     after the periods, so 'last month' stays a date range. Whether the unit is a calendar bucket of
     a date or a column of its own ('review.month' holding 'January') is decided by the planner."""
@@ -462,14 +489,14 @@ def _find_buckets(shape: Shape, lows: list[str]) -> None:
             _make_bucket(shape, BUCKET_UNITS[low], cue.start, i + 1)
 
 
-def _make_bucket(shape: Shape, unit: str, start: int, end: int) -> None:
+def _make_bucket(shape: _Draft, unit: str, start: int, end: int) -> None:
     shape.cues.append(Cue("bucket", unit, start, end, shape.text(start, end)))
     shape.cues.sort(key=lambda c: c.start)
     for k in range(start, end):
         shape.role[k] = "cue"
 
 
-def _find_periods(shape: Shape, lows: list[str]) -> None:
+def _find_periods(shape: _Draft, lows: list[str]) -> None:
     """'last 30 days', 'past 2 years', 'this month', 'last year', 'today' → a period literal
     (resolved against today's date when the query is built)."""
     for cue in [c for c in shape.cues if c.kind == "relative"]:
@@ -514,7 +541,7 @@ def _next(lows: list[str], i: int) -> str:
     return lows[i + 1] if i + 1 < len(lows) else ""
 
 
-def _quarter(shape: Shape, lows: list[str], i: int) -> Literal_:
+def _quarter(shape: _Draft, lows: list[str], i: int) -> Literal_:
     """'Q1 2023', 'Q3 of 2024', 'the first quarter of 2023', '2023 Q4' (a year just before is merged)."""
     q = QUARTERS.get(lows[i]) or ORDINALS[lows[i]]
     start, end = i, i + 1 if lows[i] in QUARTERS else i + 2
@@ -529,7 +556,7 @@ def _quarter(shape: Shape, lows: list[str], i: int) -> Literal_:
     return Literal_("quarter", (year, q), start, end, shape.text(start, end))
 
 
-def _find_literals(shape: Shape, lows: list[str]) -> None:
+def _find_literals(shape: _Draft, lows: list[str]) -> None:
     tokens = shape.tokens
     i = 0
     while i < len(tokens):

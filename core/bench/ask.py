@@ -39,6 +39,9 @@ from typing import Any
 import sqlglot
 from sqlglot import exp
 
+from core.bench import calibration
+from core.settings import load_settings
+
 Row = tuple[Any, ...]
 
 
@@ -73,6 +76,7 @@ class Result:
     error: str = ""
     interpretation: str = ""
     gold_error: str = ""
+    confidence: float | None = None  # keyword mode's, for its reading (core/bench/calibration.py)
 
 
 @dataclass
@@ -412,8 +416,15 @@ def run(questions: Sequence[Question], dataset: Path, mode: str, progress: bool 
     from core.settings import load_settings
 
     settings = load_settings()
+    # no confidence threshold here: calibration.thresholded applies it afterwards, so the
+    # readings below it are still checked for the reliability table
     engine = settings.engine.model_copy(
-        update={"default_limit": 1_000_000, "row_cap": 1_000_000, "fallback_to_keyword": False}
+        update={
+            "default_limit": 1_000_000,
+            "row_cap": 1_000_000,
+            "fallback_to_keyword": False,
+            "keyword_min_confidence": 0.0,
+        }
     )
     llm = None
     if mode == "llm":
@@ -466,6 +477,7 @@ def run(questions: Sequence[Question], dataset: Path, mode: str, progress: bool 
                     error=outcome.error,
                     interpretation=outcome.interpretation,
                     gold_error=gold_error,
+                    confidence=calibration.confidence_of(trace),
                 )
             )
             if progress:
@@ -566,6 +578,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--details", type=Path, help="write one JSON line per question to this file")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON line")
     parser.add_argument("--quiet", action="store_true", help="no per-question progress on stderr")
+    parser.add_argument(
+        "--min-confidence", type=float, help="keyword mode: this threshold instead of the configured one"
+    )
     args = parser.parse_args(argv)
     if str(args.dataset) == DEMO:
         questions = demo_questions()
@@ -581,6 +596,12 @@ def main(argv: list[str]) -> int:
     if args.limit:
         questions = questions[: args.limit]
     results = run(questions, args.dataset, args.mode, progress=not args.quiet)
+    threshold = load_settings().engine.keyword_min_confidence
+    if args.min_confidence is not None:
+        threshold = args.min_confidence
+    readings = results
+    if args.mode == "keyword":
+        results = calibration.thresholded(results, threshold)
     summary = summarize(results, gold_baseline_ms(questions, args.dataset), args.mode, args.dataset)
     if args.details:
         with args.details.open("w") as fh:
@@ -599,12 +620,17 @@ def main(argv: list[str]) -> int:
                             "interpretation": r.interpretation,
                             "error": r.error,
                             "gold_error": r.gold_error,
+                            "confidence": r.confidence,
                         },
                         ensure_ascii=False,
                     )
                     + "\n"
                 )
+    if args.mode == "keyword":
+        summary["calibration"] = calibration.summary(readings, threshold)
     print(report(summary), file=sys.stderr if args.json else sys.stdout)
+    if args.mode == "keyword":
+        print(calibration.report(readings, threshold), file=sys.stderr if args.json else sys.stdout)
     if args.json:
         print(json.dumps(summary, ensure_ascii=False))
     return 0

@@ -11,11 +11,11 @@ rephrasing; a wrong answer presented as sure costs far more.
 from __future__ import annotations
 
 from core.keyword.columns import NUMERIC
-from core.keyword.dates import date_hint
+from core.keyword.dates import about_dates, date_hint, date_verb
 from core.keyword.match import Lexicon, Matching
 from core.keyword.plan import Context, Decline, Plan
 from core.keyword.ranking import IMPLIED, TEMPORAL_ADJ
-from core.keyword.shapes import GLUE, Cue
+from core.keyword.shapes import FILLERS, MEASURE_UNITS, RECENT_WORDS, RELATION_VERBS, SENTENCE_ENDS, Cue
 
 
 def check_unsupported(plan: Plan, ctx: Context) -> Plan:
@@ -35,14 +35,24 @@ def check_unsupported(plan: Plan, ctx: Context) -> Plan:
 
 
 def check_words(plan: Plan, ctx: Context) -> Plan:
-    """Content words that matched nothing, unless they only relate the things named ('published')."""
+    """Every content word must be placed. A word that matched nothing is only let through when it
+    carries no restriction: a filler ('kind', 'overall'), a unit ('miles'), a known relating verb
+    in a sentence that names what it relates ('authors who wrote papers', 'how many courses does
+    each department offer'), or another verb form standing between two named things ('credits
+    earned by each student'). A verb said of one thing ('flights that were delayed') or an
+    adjective before a table ('cancelled orders') restricts the rows in a way keyword mode cannot
+    read: it declines."""
     unknown: list[str] = []
     hints: list[str] = []
     tokens = plan.shape.tokens
     mention_at = {i: m for m in plan.matching.mentions for i in range(m.start, m.end)}
+    named = {m.start for m in plan.matching.mentions if m.senses}
+    things = named | {lit.start for lit in plan.shape.literals}
+    things |= {c.start for c in plan.shape.cues if c.kind == "bucket"}
+    things |= {i for i, t in enumerate(tokens) if t.low in PRONOUNS}
     for i in plan.matching.unmatched:
         low = tokens[i].low
-        if low in GLUE or len(low) <= 2 or low.isdigit():
+        if low in FILLERS or low in MEASURE_UNITS or len(low) <= 2 or low.isdigit():
             continue
         nxt = next((j for j in range(i + 1, len(tokens)) if plan.shape.role[j] != "stop"), None)
         adjectival = (
@@ -51,8 +61,20 @@ def check_words(plan: Plan, ctx: Context) -> Plan:
             and mention_at[nxt].sense is not None
             and mention_at[nxt].sense.kind == "table"
         )
-        if low.endswith(("ed", "ing")) and not adjectival:
+        before, after = _sentence_around(plan, i)
+        if low in RELATION_VERBS and len([t for t in things if before <= t < after]) >= 2:
             continue  # 'published in', 'serving': a relation between the things named
+        if (
+            low.endswith(("ed", "ing"))
+            and not adjectival
+            and any(before <= t < i for t in named)
+            and any(i < t < after for t in named)
+        ):
+            continue  # 'credits earned by each student'
+        if low.endswith(("ed", "ing")) and not adjectival and date_verb(plan, ctx, i):
+            continue  # 'clients signed up in 2024'
+        if low in RECENT_WORDS and about_dates(plan):
+            continue  # 'new clients per month': the months say when they were new
         if date_hint(plan, ctx, low):
             hints.append(low)  # 'predicted to graduate in the last 10 years'
             continue
@@ -63,6 +85,17 @@ def check_words(plan: Plan, ctx: Context) -> Plan:
     if unknown:
         raise Decline("some words matched nothing in this database", unknown)
     return plan.but(date_hints=(*plan.date_hints, *hints))
+
+
+PRONOUNS = frozenset(["them", "they", "their", "it", "its", "those", "these", "he", "she", "him", "her"])
+
+
+def _sentence_around(plan: Plan, i: int) -> tuple[int, int]:
+    """The token span [start, end) of the sentence holding token i."""
+    tokens = plan.shape.tokens
+    start = max((j + 1 for j in range(i) if tokens[j].text in SENTENCE_ENDS), default=0)
+    end = min((j for j in range(i + 1, len(tokens)) if tokens[j].text in SENTENCE_ENDS), default=len(tokens))
+    return start, end
 
 
 def check_leftover(plan: Plan, ctx: Context, cue: Cue) -> Plan:

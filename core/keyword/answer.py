@@ -16,10 +16,11 @@ from core.answer import Clarification, Option, Outcome
 from core.database import Database
 from core.keyword.abstain import understood_words
 from core.keyword.compile import CompileError, compile_query
-from core.keyword.explain import abstain_text, describe
+from core.keyword.confidence import assess
+from core.keyword.explain import abstain_text, describe, doubt_text
 from core.keyword.interpret import make_plan
 from core.keyword.match import choose, content_words, discover, lexicon, names_over_cues
-from core.keyword.plan import Abstain, Ambiguity
+from core.keyword.plan import Abstain, Ambiguity, Context, Decline
 from core.keyword.readings import decode_all
 from core.keyword.shapes import read_shape
 from core.run import query_error_message, run_over_view
@@ -79,7 +80,8 @@ def _answer(db: Database, request: Asked, settings: EngineSettings, trace: Trace
         }
     with trace.stage("interpret") as st:
         near = request.ask_alternatives or settings.clarify == "always"
-        plan = make_plan(shape, matching, lex, request.today or dt.date.today(), readings, near=near)
+        ctx = Context(lex, request.today or dt.date.today(), tuple(readings))
+        plan = make_plan(shape, matching, ctx, near=near)
         if isinstance(plan, Abstain):
             st.outputs = {"abstain": plan.reason, "not_understood": list(plan.not_understood)}
         elif isinstance(plan, Ambiguity):
@@ -126,6 +128,29 @@ def _answer(db: Database, request: Asked, settings: EngineSettings, trace: Trace
             trace,
             "keyword_abstain",
             f"Keyword mode could not join {', '.join(missing)} to the other tables the question names, so it did not answer. Try asking about fewer things at once.",
+            interpretation=interpretation,
+        )
+    with trace.stage("confidence") as st:
+        try:
+            confidence = assess(plan, view, ctx)
+        except Decline as d:
+            st.outputs = {"declined": d.reason}
+            return _failed(
+                db,
+                request,
+                trace,
+                "keyword_abstain",
+                doubt_text(query, d.reason),
+                interpretation=interpretation,
+            )
+        st.outputs = confidence.trace(settings.keyword_min_confidence)
+    if confidence.score < settings.keyword_min_confidence and confidence.weakest is not None:
+        return _failed(
+            db,
+            request,
+            trace,
+            "keyword_abstain",
+            doubt_text(query, confidence.weakest.says),
             interpretation=interpretation,
         )
     with trace.stage("compile") as st:

@@ -28,7 +28,7 @@ from dateutil.relativedelta import relativedelta
 from core.keyword.columns import NUMERIC, TEMPORAL, column_kind, date_subject
 from core.keyword.match import Lexicon, Mention
 from core.keyword.plan import AmbiguousDate, Context, Decline, Filter, Measure, Plan, Ref
-from core.keyword.shapes import Cue, Literal_
+from core.keyword.shapes import TEMPORAL_ADJ, Cue, Literal_
 from core.values import fold, similarity
 
 PARENT_HOPS = 2  # how far a table without a date looks for the date of the row it belongs to
@@ -173,6 +173,33 @@ def date_hint(plan: Plan, ctx: Context, word: str) -> bool:
     tables = {m.sense.table for m in plan.matching.mentions if m.sense}
     dates = [d for t in tables for d in own_dates(ctx.lex, t) + parent_dates(ctx.lex, t)]
     return any(names_date(word, d) for d in dates)
+
+
+def about_dates(plan: Plan) -> bool:
+    """The question has a date, a period, a time bucket or a 'latest'/'earliest'."""
+    shape = plan.shape
+    return (
+        any(lit.kind not in ("quoted", "number") for lit in shape.literals)
+        or any(c.kind == "bucket" for c in shape.cues)
+        or any(c.kind == "super" and c.words.lower() in TEMPORAL_ADJ for c in shape.cues)
+    )
+
+
+def date_verb(plan: Plan, ctx: Context, i: int) -> bool:
+    """'signed up in 2024', 'opened per year', 'signed up most recently': a verb in a question about
+    a date that names a date column of a table the question names (it says which date, no more)."""
+    if not about_dates(plan):
+        return False
+    shape = plan.shape
+    tables = {m.sense.table for m in plan.matching.mentions if m.sense}
+    dates = [d for t in tables for d in own_dates(ctx.lex, t) + parent_dates(ctx.lex, t)]
+    word = shape.tokens[i].low
+    nxt = shape.tokens[i + 1].low if i + 1 < len(shape.tokens) else ""
+    for d in dates:
+        column = fold(d.column.replace("_", " "))
+        if names_date(word, d) or max(similarity(fold(p), column) for p in (word, f"{word} {nxt}")) >= 0.6:
+            return True
+    return False
 
 
 def chosen_column(ctx: Context, words: str, refs: list[Ref]) -> Ref | None:

@@ -145,15 +145,21 @@ def describe(plan: Query) -> str:
 
 
 def abstain_text(a: Abstain) -> str:
-    lines = [f"Keyword mode (no LLM) could not answer this without guessing: {a.reason}."]
-    if a.understood:
-        lines.append("Understood: " + "; ".join(a.understood) + ".")
-    if a.not_understood:
-        lines.append(
-            "Not understood: "
-            + ", ".join(f"'{w}'" if not w.startswith(("'", '"')) else w for w in a.not_understood)
-            + "."
-        )
-    if a.suggestion:
-        lines.append(a.suggestion)
-    return " ".join(lines)
+    """One sentence: what was understood and which words could not be placed; then what to try."""
+    understood = "; ".join(a.understood)
+    words = ", ".join(f"'{w}'" if not w.startswith(("'", '"')) else w for w in a.not_understood)
+    if understood and words:
+        text = f"Keyword mode (no LLM) understood {understood} but could not place {words} ({a.reason})"
+    elif understood:
+        text = f"Keyword mode (no LLM) understood {understood} but did not answer: {a.reason}"
+    elif words:
+        text = f"Keyword mode (no LLM) could not place {words} ({a.reason})"
+    else:
+        text = f"Keyword mode (no LLM) did not answer: {a.reason}"
+    return f"{text}, so it did not answer." + (f" {a.suggestion}" if a.suggestion else "")
+
+
+def doubt_text(query: Query, reason: str) -> str:
+    """A reading that was complete but not sure enough: what it was, and the doubt."""
+    reading = describe(query).rstrip(".")
+    return f"Keyword mode (no LLM) read this as: {reading} — but did not answer, because {reason}."

@@ -26,12 +26,11 @@ A question is only asked back (Ambiguity) when its plan is otherwise complete: a
 
 from __future__ import annotations
 
-import datetime as dt
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Literal
 
 from core.keyword.abstain import check_understood, check_unsupported, check_words, suggest, understood_words
-from core.keyword.columns import NUMERIC, TEMPORAL, column_kind
+from core.keyword.confidence import fits_role
 from core.keyword.dates import date_filters
 from core.keyword.filters import merge_filters, place_loose_columns
 from core.keyword.match import Lexicon, Matching, Mention, Sense
@@ -66,18 +65,13 @@ PASSES: tuple[Pass, ...] = (
 
 
 def make_plan(
-    shape: Shape,
-    matching: Matching,
-    lex: Lexicon,
-    today: dt.date,
-    readings: Sequence[Reading] = (),
-    near: bool = False,
+    shape: Shape, matching: Matching, ctx: Context, near: bool = False
 ) -> Plan | Abstain | Ambiguity:
     """The plan of the question, or why not (Abstain), or the readings to choose from.
 
     `near` (after the person rejected an answer) also asks about readings that matched less well
     than the chosen one, not only about ties (core/clarify)."""
-    ctx = Context(lex, today, tuple(readings))
+    lex = ctx.lex
     plan = Plan(shape, matching)
     try:
         for step in PASSES:
@@ -108,7 +102,7 @@ def _ambiguity(plan: Plan, lex: Lexicon, near: bool) -> Ambiguity | None:
             continue
         pool = m.alternatives or (_near_senses(m) if near else [])
         alternatives = [
-            a for a in pool if not lex.same_thing(a, m.sense) and _fits_role(lex, a, m.sense, role.kind)
+            a for a in pool if not lex.same_thing(a, m.sense) and fits_role(lex, a, m.sense, role.kind)
         ]
         if alternatives:
             options = [m.sense, *alternatives][:4]
@@ -135,18 +129,6 @@ def _near_senses(m: Mention) -> list[Sense]:
             seen.add((s.table, s.column))
             out.append(s)
     return out[:3]
-
-
-def _fits_role(lex: Lexicon, alt: Sense, chosen: Sense, role: str) -> bool:
-    """Only readings that could play the same part are worth asking about: the date a year is
-    compared with must be a date, what is summed must be a number."""
-    if alt.kind != "column" or not alt.column or not chosen.column:
-        return True
-    a = column_kind(lex, alt.table, alt.column)
-    c = column_kind(lex, chosen.table, chosen.column)
-    if role in ("subject", "measure", "order") and (c in TEMPORAL or c in NUMERIC):
-        return a in TEMPORAL if c in TEMPORAL else a in NUMERIC
-    return True
 
 
 def _sense_label(s: Sense) -> str:

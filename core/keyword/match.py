@@ -48,6 +48,7 @@ JOIN_COST = 0.1  # a reading that needs one more join must match this much bette
 AMBIGUOUS = 0.03  # two readings this close are a question for the person ...
 MATCH_TIE = 0.05  # ... when their words match equally well, too
 BEAM = 64
+ROLE_MISFIT = 0.15  # 'from LAX': a to_*/destination column is this much less likely
 CACHE_SIZE = 4096  # phrases remembered per database
 VALUE_CACHE_S = 60.0
 
@@ -99,6 +100,7 @@ class Mention:
     pinned: bool = False  # settled by the person's choice (a Reading)
     quoted: bool = False
     alternatives: tuple[Sense, ...] = ()  # equally good other readings
+    rivals: tuple[tuple[Sense, float], ...] = ()  # other readings, each with how much worse it fits
     names_value: bool = False  # a column word that only says where the neighbouring value is
     alias: bool = False  # 'Chicago' in 'Chicago (ORD)': the code in brackets stands for it
 
@@ -500,7 +502,7 @@ def _role_fit(x: Sense, role: str) -> Sense:
     words = set(x.column.lower().replace("_", " ").split())
     others = {h for r, hints in ROLE_WORDS.items() if r != role for h in hints} - set(ROLE_WORDS[role])
     if words & others and not words & set(ROLE_WORDS[role]):
-        return replace(x, score=round(x.score - 0.05, 4))
+        return replace(x, score=round(x.score - ROLE_MISFIT, 4))
     return x
 
 
@@ -687,7 +689,9 @@ def choose(matching: Matching, lex: Lexicon, anchor: Sequence[str] = ()) -> Matc
 
     A beam search over the mentions (most certain first); then, for every mention, the best
     reading with that mention forced to another table/column is computed — if it is within
-    AMBIGUOUS of the best, the mention's `alternatives` say so.
+    AMBIGUOUS of the best, the mention's `alternatives` say so. Every other reading tried is kept
+    in `rivals` with its margin (how much lower the best total with it is): the confidence model
+    reads how close the nearest one came.
     """
     mentions = matching.mentions
     open_ = [m for m in mentions if not m.pinned and m.senses]
@@ -717,6 +721,7 @@ def choose(matching: Matching, lex: Lexicon, anchor: Sequence[str] = ()) -> Matc
     best_total, best = search(options)
     chosen_at = {m.start: s for m, s in zip(order, best, strict=True)}
     alternatives: dict[int, list[Sense]] = {}
+    rivals: dict[int, list[tuple[Sense, float]]] = {}
     # ambiguity: the same mention read as another table/column, everything else re-optimised
     for idx, m in enumerate(order):
         chosen = best[idx]
@@ -730,6 +735,7 @@ def choose(matching: Matching, lex: Lexicon, anchor: Sequence[str] = ()) -> Matc
             seen.add((alt.table, alt.column))
             forced = [opts if j != idx else [alt] for j, opts in enumerate(options)]
             alt_total, _ = search(forced)
+            rivals.setdefault(m.start, []).append((alt, round(best_total - alt_total, 4)))
             if alt_total < best_total - AMBIGUOUS:
                 continue
             if abs(alt.score - chosen.score) <= MATCH_TIE:
@@ -738,7 +744,12 @@ def choose(matching: Matching, lex: Lexicon, anchor: Sequence[str] = ()) -> Matc
     return replace(
         matching,
         mentions=tuple(
-            replace(m, sense=chosen_at[m.start], alternatives=tuple(alternatives.get(m.start, ())))
+            replace(
+                m,
+                sense=chosen_at[m.start],
+                alternatives=tuple(alternatives.get(m.start, ())),
+                rivals=tuple(sorted(rivals.get(m.start, ()), key=lambda r: r[1])),
+            )
             if m.start in chosen_at
             else m
             for m in mentions

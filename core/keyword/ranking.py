@@ -11,7 +11,7 @@ from __future__ import annotations
 from core.keyword.columns import date_subject
 from core.keyword.dates import own_dates, pick_date
 from core.keyword.plan import Context, Decline, Measure, OrderKey, Plan, Ref
-from core.keyword.shapes import is_plural
+from core.keyword.shapes import LATER_ADJ, TEMPORAL_ADJ, is_plural
 
 # Nouns an adjective implies when the question names no column ('longest river' → length).
 IMPLIED = {
@@ -38,10 +38,6 @@ IMPLIED = {
     "best": ("rating", "score"),
     "worst": ("rating", "score"),
 }
-TEMPORAL_ADJ = frozenset(
-    ["latest", "newest", "earliest", "oldest", "most recent", "most recently", "least recent", "youngest"]
-)
-LATER_ADJ = frozenset(["latest", "newest", "most recent", "most recently", "youngest"])  # latest date first
 
 
 def implied_superlative(plan: Plan, ctx: Context) -> Plan:

@@ -212,6 +212,12 @@ for _w in _DESC_ADJ.split():
     _add("super", "desc", _w)
 for _w in _ASC_ADJ.split():
     _add("super", "asc", _w)
+TEMPORAL_ADJ = frozenset(
+    ["latest", "newest", "earliest", "oldest", "most recent", "most recently", "least recent", "youngest"]
+)
+LATER_ADJ = frozenset(["latest", "newest", "most recent", "most recently", "youngest"])  # latest date first
+# Words that say how recent a row is: placed by the question's date ('new clients per month').
+RECENT_WORDS = frozenset(["new", "newly", "recent", "recently"])
 _add("super", "desc", "most recent", "most recently", "highest rated", "best rated", "most expensive")
 _add("super", "asc", "least recent", "lowest rated", "least expensive")
 _add("top", "desc", "top")
@@ -306,8 +312,8 @@ STOP = _words(
     """
 )
 
-# Relational verbs and fillers: they link the things a question names without restricting them.
-GLUE = _words(
+# Relational verbs: they link the things a question names without restricting them.
+RELATION_VERBS = _words(
     """
     make made makes making take took taken takes taking have has had get got gets having
     write wrote written writes writing publish published publishes publishing post posted posts posting
@@ -317,19 +323,30 @@ GLUE = _words(
     give gave given gives giving hold held holds holding use used uses using run ran runs running
     work worked works working buy bought buys buying sell sold sells selling pay paid pays paying
     place placed places placing list listed lists record recorded include included includes including
-    involve involved involves involving appear appeared appears appearing exist existed exists existing
+    involve involved involves involving appear appeared appears appearing
     associated linked connected assigned attached present presented presents find found finds
     feature featured features registered register registers operate operated operates operating
     teach taught teaches teaching take attend attended attends attending study studied studies
-    happen happened happens occur occurred occurs occurring done
+    """
+)
+# Fillers: words that name no restriction ('what kind of', 'overall').
+FILLERS = _words(
+    """
     person people thing things item items one ones kind kinds type types sort
+    altogether overall total respectively ever there their they them
+    happen happened happens occur occurred occurs occurring exist existed exists existing done
+    """
+)
+# Units of the numbers a question compares: said of a column, never a restriction of their own.
+MEASURE_UNITS = _words(
+    """
     meter meters metre metres kilometer kilometers kilometre kilometres km mile miles mph kmh
     square sq feet foot inch inches gram grams kilogram kilograms kg pound pounds lb lbs ton tons
     dollar dollars usd euro euros eur cent cents percent unit units
-    altogether overall total respectively currently recently ever new
-    there their they them
     """
 )
+GLUE = RELATION_VERBS | FILLERS | MEASURE_UNITS
+SENTENCE_ENDS = frozenset([".", "?", "!", ";"])
 
 MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
 MONTHS.update({m.lower(): i for i, m in enumerate(calendar.month_abbr) if m})

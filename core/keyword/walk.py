@@ -37,7 +37,7 @@ from core.keyword.filters import compare, numeric_neighbour
 from core.keyword.match import Lexicon, Mention, Sense
 from core.keyword.plan import Context, Decline, Filter, Measure, OrderKey, Plan, Ref, frozen_map
 from core.keyword.ranking import IMPLIED, TEMPORAL_ADJ
-from core.keyword.shapes import GLUE, Cue, Literal_, is_generic, is_plural, singular_phrase
+from core.keyword.shapes import GLUE, SENTENCE_ENDS, Cue, Literal_, is_generic, is_plural, singular_phrase
 from core.values import fold
 
 
@@ -58,8 +58,14 @@ def walk(plan: Plan, ctx: Context) -> Plan:
     list_scope = False  # right after a list cue ('what are the X')
     chained: Mention | None = None  # the last mention a list cue governed ('X and Y' follow it)
     bucket: int | None = None  # the token after a time bucket ('per month' | of the signup date)
+    ends = [i for i, t in enumerate(plan.shape.tokens) if t.text in SENTENCE_ENDS]
     for n, item in enumerate(items):
         after_bucket, bucket = bucket, None
+        if n > 0 and any(items[n - 1].pos < e < item.pos for e in ends):
+            # a new sentence: what the last one left pending governs nothing in this one
+            for cue in pending:
+                plan = check_leftover(plan, ctx, cue)
+            pending, list_scope, chained = [], False, None
         if item.kind == "cue":
             cue = item.cue
             assert cue is not None

@@ -100,7 +100,9 @@ def _sentence_around(plan: Plan, i: int) -> tuple[int, int]:
 
 def check_leftover(plan: Plan, ctx: Context, cue: Cue) -> Plan:
     """A cue still pending at the end of the question: harmless, implied, or not understood."""
-    if cue.kind in ("date_prep", "cmp", "by", "list", "and", "or", "between"):
+    if cue.kind == "cmp":
+        raise Decline(f"it could not tell what '{cue.words}' compares with", [cue.words])
+    if cue.kind in ("date_prep", "by", "list", "and", "or", "between"):
         return plan  # prepositions and connectives that governed nothing change nothing
     if cue.kind == "agg" and any(m.func == "COUNT" for m in plan.query.measures):
         return plan  # 'how many papers were published in total'

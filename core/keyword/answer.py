@@ -7,23 +7,36 @@ execute. Used when no LLM is configured and as the fallback when the LLM fails.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import logging
 from collections.abc import Callable, Sequence
-from typing import Protocol
+from typing import Literal, Protocol
 
 from core.answer import Clarification, Option, Outcome
+from core.conversation import MAX_TURNS, Turn
 from core.database import Database
+from core.expand import ExpandError, expand
 from core.keyword.abstain import understood_words
 from core.keyword.compile import CompileError, compile_query
 from core.keyword.confidence import assess
-from core.keyword.explain import abstain_text, describe, doubt_text
+from core.keyword.explain import abstain_text, describe, doubt_text, follow_up_text, sense_label
+from core.keyword.followup import FollowUp, apply, looks_like_follow_up, self_contained
 from core.keyword.interpret import make_plan
-from core.keyword.match import choose, content_words, discover, lexicon, names_over_cues
-from core.keyword.plan import Abstain, Ambiguity, Context, Decline
-from core.keyword.readings import decode_all
-from core.keyword.shapes import read_shape
-from core.run import query_error_message, run_over_view
+from core.keyword.match import (
+    Lexicon,
+    Matching,
+    Sense,
+    choose,
+    content_words,
+    discover,
+    lexicon,
+    names_over_cues,
+)
+from core.keyword.plan import Abstain, Ambiguity, Context, Decline, Plan
+from core.keyword.readings import Reading, decode_all
+from core.keyword.shapes import Shape, read_shape
+from core.run import check_for, query_error_message, run_over_view
 from core.settings import EngineSettings
 from core.summary import summarize
 from core.trace import Trace
@@ -45,6 +58,8 @@ class Asked(Protocol):
     def choices(self) -> Sequence[str]: ...
     @property
     def ask_alternatives(self) -> bool: ...
+    @property
+    def history(self) -> Sequence[Turn]: ...
 
 
 def answer_keyword(db: Database, request: Asked, settings: EngineSettings, trace: Trace) -> Outcome:
@@ -68,9 +83,10 @@ def _answer(db: Database, request: Asked, settings: EngineSettings, trace: Trace
     notify("keyword")
     readings = decode_all(request.choices)
     lex = lexicon(db)
+    today = request.today or dt.date.today()
+    ctx = Context(lex, today, tuple(readings))
     with trace.stage("retrieve") as st:
-        shape = names_over_cues(read_shape(request.question), lex)
-        matching = choose(discover(shape, lex, readings), lex)
+        shape, matching = _match(request.question, lex, readings)
         st.outputs = {
             "cues": [f"{c.kind}{':' + c.arg if c.arg else ''} '{c.words}'" for c in shape.cues],
             "literals": [f"{lit.kind} '{lit.words}'" for lit in shape.literals],
@@ -78,10 +94,26 @@ def _answer(db: Database, request: Asked, settings: EngineSettings, trace: Trace
             "unmatched": content_words(shape, matching.unmatched),
             "pinned": [r.encode() for r in readings],
         }
+    follow: FollowUp | None = None
+    history = tuple(request.history)
+    if history and looks_like_follow_up(shape, matching):
+        with trace.stage("follow-up") as st:
+            continued = _continue(db, lex, ctx, shape, matching, history, settings)
+            st.outputs = {"previous": history[-1].question}
+            if isinstance(continued, Abstain):
+                st.outputs["declined"] = continued.reason
+            elif continued is not None:
+                st.outputs["change"] = continued.change
+            else:
+                st.outputs["read"] = "on its own"
+        if isinstance(continued, Abstain):
+            return _failed(
+                db, request, trace, "keyword_abstain", follow_up_text(continued, history[-1].question)
+            )
+        follow = continued
     with trace.stage("interpret") as st:
         near = request.ask_alternatives or settings.clarify == "always"
-        ctx = Context(lex, request.today or dt.date.today(), tuple(readings))
-        plan = make_plan(shape, matching, ctx, near=near)
+        plan = follow.plan if follow is not None else make_plan(shape, matching, ctx, near=near)
         if isinstance(plan, Abstain):
             st.outputs = {"abstain": plan.reason, "not_understood": list(plan.not_understood)}
         elif isinstance(plan, Ambiguity):
@@ -98,25 +130,11 @@ def _answer(db: Database, request: Asked, settings: EngineSettings, trace: Trace
             interpretation="; ".join(plan.understood),
         )
     if isinstance(plan, Ambiguity):
-        what = "value" if plan.kind == "AmbValue" else "column"
-        clarification = Clarification(
-            question=f"Which {what} does '{plan.words}' mean?",
-            options=tuple(
-                Option(label, r.encode()) for label, r in zip(plan.labels, plan.readings, strict=True)
-            ),
-            kind=plan.kind,
-        )
-        return Outcome(
-            status="clarify",
-            question=request.question,
-            database=db.name,
-            mode="keyword",
-            clarification=clarification,
-            interpretation=f"'{plan.words}' can be read in {len(plan.readings)} ways",
-            trace=trace,
-        )
+        return _clarify(db, request, trace, plan)
     query = plan.query
     interpretation = describe(query)
+    if follow is not None:
+        interpretation = f"Follow-up to '{history[-1].question}' ({follow.change}): {interpretation}"
     with trace.stage("view") as st:
         view = build_view(db, list(query.tables))
         st.outputs = {"tables": view.tables, "joins": view.explain(), "fans_out": view.fans_out}
@@ -132,7 +150,7 @@ def _answer(db: Database, request: Asked, settings: EngineSettings, trace: Trace
         )
     with trace.stage("confidence") as st:
         try:
-            confidence = assess(plan, view, ctx)
+            confidence = assess(plan, view, ctx, also=(follow.own,) if follow is not None else ())
         except Decline as d:
             st.outputs = {"declined": d.reason}
             return _failed(
@@ -144,6 +162,9 @@ def _answer(db: Database, request: Asked, settings: EngineSettings, trace: Trace
                 interpretation=interpretation,
             )
         st.outputs = confidence.trace(settings.keyword_min_confidence)
+    ask = confidence.askable(settings.keyword_min_confidence)
+    if confidence.score < settings.keyword_min_confidence and ask is not None:
+        return _asked(db, request, trace, ask.words, ask.options, interpretation)
     if confidence.score < settings.keyword_min_confidence and confidence.weakest is not None:
         return _failed(
             db,
@@ -191,6 +212,112 @@ def _answer(db: Database, request: Asked, settings: EngineSettings, trace: Trace
         truncated=result.truncated,
         interpretation=interpretation,
         trace=trace,
+    )
+
+
+def _match(question: str, lex: Lexicon, readings: Sequence[Reading]) -> tuple[Shape, Matching]:
+    shape = names_over_cues(read_shape(question), lex)
+    return shape, choose(discover(shape, lex, readings), lex)
+
+
+def _continue(
+    db: Database,
+    lex: Lexicon,
+    ctx: Context,
+    shape: Shape,
+    matching: Matching,
+    history: Sequence[Turn],
+    settings: EngineSettings,
+) -> FollowUp | Abstain | None:
+    """The follow-up applied to keyword mode's last reading; an Abstain when it cannot be; None
+    when the message reads as a question of its own after all."""
+    previous = _previous(db, lex, ctx.today, history, settings)
+    on_its_own = self_contained(shape, matching)
+    if previous is None:
+        if on_its_own:
+            return None
+        return Abstain(reason="the last answer in this thread is not one keyword mode can continue")
+    try:
+        return apply(previous, shape, matching, ctx)
+    except Decline as d:
+        if on_its_own:
+            return None
+        return Abstain(reason=d.reason, understood=tuple(understood_words(matching)), not_understood=d.words)
+
+
+def _previous(
+    db: Database, lex: Lexicon, today: dt.date, history: Sequence[Turn], settings: EngineSettings
+) -> Plan | None:
+    """Keyword mode's reading of the last answered turn: the thread's questions read again,
+    oldest first, each follow-up on top of the reading before it — trusted only when it gives
+    the SQL the turn was answered with (not an LLM's answer, not one a clarification settled)."""
+    ctx = Context(lex, today)
+    plan: Plan | None = None
+    for turn in history[-MAX_TURNS:]:
+        shape, matching = _match(turn.question, lex, ())
+        candidates: list[Plan] = []
+        if plan is not None and looks_like_follow_up(shape, matching):
+            with contextlib.suppress(Decline):
+                candidates.append(apply(plan, shape, matching, ctx).plan)
+        alone = make_plan(shape, matching, ctx)
+        if isinstance(alone, Plan):
+            candidates.append(alone)
+        want = " ".join(turn.sql.split())
+        plan = next(
+            (c for c in candidates if want and " ".join(_final_sql(db, c, settings).split()) == want), None
+        )
+    return plan
+
+
+def _final_sql(db: Database, plan: Plan, settings: EngineSettings) -> str:
+    """The SQL keyword mode would run for `plan` (compiled, expanded, guarded), without running it."""
+    view = build_view(db, list(plan.query.tables))
+    if {t.lower() for t in plan.query.tables} - {t.lower() for t in view.tables}:
+        return ""
+    dialect = db.catalog.dialect
+    try:
+        expanded = expand(compile_query(plan.query, view, lexicon(db), dialect), view, dialect)
+    except (CompileError, ExpandError):
+        return ""
+    verdict = check_for(db, expanded, settings)
+    return verdict.sql if verdict.allowed else ""
+
+
+def _clarify(
+    db: Database, request: Asked, trace: Trace, plan: Ambiguity, interpretation: str = ""
+) -> Outcome:
+    what = "value" if plan.kind == "AmbValue" else "column"
+    clarification = Clarification(
+        question=f"Which {what} does '{plan.words}' mean?",
+        options=tuple(Option(label, r.encode()) for label, r in zip(plan.labels, plan.readings, strict=True)),
+        kind=plan.kind,
+    )
+    return Outcome(
+        status="clarify",
+        question=request.question,
+        database=db.name,
+        mode="keyword",
+        clarification=clarification,
+        interpretation=interpretation or f"'{plan.words}' can be read in {len(plan.readings)} ways",
+        trace=trace,
+    )
+
+
+def _asked(
+    db: Database, request: Asked, trace: Trace, words: str, options: Sequence[Sense], reading: str
+) -> Outcome:
+    """Ask which of a phrase's close readings was meant (the chosen one first)."""
+    kind: Literal["AmbValue", "AmbTableColumn"] = (
+        "AmbValue" if options[0].kind == "value" else "AmbTableColumn"
+    )
+    ambiguity = Ambiguity(
+        words=words,
+        kind=kind,
+        readings=tuple(s.reading(words) for s in options),
+        labels=tuple(sense_label(s) for s in options),
+    )
+    return _clarify(
+        db, request, trace, ambiguity, f"{reading} ('{words}' can be read in {len(options)} ways)"
     )
 
 

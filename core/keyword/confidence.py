@@ -41,11 +41,15 @@ EvidenceKind = Literal["match", "margin", "joins", "reading"]
 
 @dataclass(frozen=True)
 class Evidence:
-    """One doubt about the reading: how much it lowers the confidence, and why, in plain words."""
+    """One doubt about the reading: how much it lowers the confidence, and why, in plain words.
+    A doubt between concrete readings of a phrase carries them (the chosen one first), so the
+    person can be asked which one they meant."""
 
     kind: EvidenceKind
     score: float  # 1.0: no doubt at all
     says: str
+    words: str = ""
+    options: tuple[Sense, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -57,6 +61,14 @@ class Confidence:
     def weakest(self) -> Evidence | None:
         return min(self.evidence, key=lambda e: e.score, default=None)
 
+    def askable(self, threshold: float) -> Evidence | None:
+        """A doubt between two to four concrete readings of a phrase that, once the person
+        settles it, would leave the reading sure enough to answer: ask instead of declining."""
+        for e in sorted(self.evidence, key=lambda e: e.score):
+            if 2 <= len(e.options) <= 4 and self.score / e.score >= threshold:
+                return e
+        return None
+
     def trace(self, threshold: float) -> dict[str, Any]:
         return {
             "score": round(self.score, 3),
@@ -65,11 +77,12 @@ class Confidence:
         }
 
 
-def assess(plan: Plan, view: View, ctx: Context) -> Confidence:
-    """The confidence of `plan` answered over `view`; raises Decline when a join is unsound."""
+def assess(plan: Plan, view: View, ctx: Context, also: Sequence[Plan] = ()) -> Confidence:
+    """The confidence of `plan` answered over `view`; raises Decline when a join is unsound.
+    `also`: other readings whose words are part of it (a follow-up's own words)."""
     check_joins(plan, view, ctx)
     evidence = [
-        *_match_evidence(plan, ctx.lex),
+        *(e for p in (plan, *also) for e in _match_evidence(p, ctx.lex)),
         *_join_evidence(plan, view, ctx.lex),
         *_reading_evidence(plan, view, ctx.lex),
     ]
@@ -175,7 +188,10 @@ def _rival_tree(plan: Plan, view: View, lex: Lexicon) -> str:
             )
         except ValueError:
             continue
-        if other.dropped or other.cost > view.cost + TREE_SLACK or unsound(plan, other, lex):
+        # as plausible: about as cheap, or no more tables (Lucy's C3 makes a bridge path cheap
+        # by fiat, so cost alone would hide a shorter connection the words may mean)
+        close = other.cost <= view.cost + TREE_SLACK or len(other.tables) <= len(view.tables)
+        if other.dropped or not close or unsound(plan, other, lex):
             continue
         theirs = {t.lower() for t in other.tables}
         if _words_pick(verbs, mine - theirs) and not _words_pick(verbs, theirs - mine):
@@ -229,23 +245,34 @@ def _match_evidence(plan: Plan, lex: Lexicon) -> list[Evidence]:
                 "meaning": "is the meaning of a code in",
             }.get(s.via, "resembles")
             out.append(Evidence("match", round(s.score, 3), f"'{m.words}' only {how} {s.where}"))
-        margin = _margin(m, plan, lex)
-        if margin is not None and margin[1] < CLOSE_RIVAL:
-            rival, gap = margin
+        close = _close_rivals(m, plan, lex)
+        if close:
+            rival, gap = close[0]
             score = round(0.5 + 0.5 * gap / CLOSE_RIVAL, 3)
-            out.append(Evidence("margin", score, f"'{m.words}' could also be {_sense_text(rival)}"))
+            out.append(
+                Evidence(
+                    "margin",
+                    score,
+                    f"'{m.words}' could also be {_sense_text(rival)}",
+                    words=m.words,
+                    options=(s, *(r for r, _ in close[:3])),
+                )
+            )
     return out
 
 
-def _margin(m: Mention, plan: Plan, lex: Lexicon) -> tuple[Sense, float] | None:
-    """The nearest competing reading of a phrase that would change the answer, with its margin."""
+def _close_rivals(m: Mention, plan: Plan, lex: Lexicon) -> list[tuple[Sense, float]]:
+    """Competing readings of a phrase that would change the answer and came within CLOSE_RIVAL
+    of the chosen one, nearest first, with their margins (pinned phrases have none)."""
     assert m.sense is not None
+    if m.pinned:
+        return []
     role = plan.role(m).kind
-    for rival, gap in m.rivals:
-        if lex.same_thing(rival, m.sense) or not fits_role(lex, rival, m.sense, role):
-            continue
-        return rival, gap
-    return None
+    return [
+        (rival, gap)
+        for rival, gap in m.rivals
+        if gap < CLOSE_RIVAL and not lex.same_thing(rival, m.sense) and fits_role(lex, rival, m.sense, role)
+    ]
 
 
 def fits_role(lex: Lexicon, alt: Sense, chosen: Sense, role: str) -> bool:

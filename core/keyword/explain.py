@@ -10,6 +10,7 @@ from __future__ import annotations
 import calendar
 import datetime as dt
 
+from core.keyword.match import Sense
 from core.keyword.plan import Abstain, Filter, Having, Measure, OrderKey, Query, Ref
 
 
@@ -159,7 +160,29 @@ def abstain_text(a: Abstain) -> str:
     return f"{text}, so it did not answer." + (f" {a.suggestion}" if a.suggestion else "")
 
 
+def follow_up_text(a: Abstain, previous: str) -> str:
+    """A follow-up keyword mode could not apply to its last reading: say so, and that it needs an LLM."""
+    words = ", ".join(f"'{w}'" for w in a.not_understood)
+    placed = f" but could not place {words} as a change to it ({a.reason})" if words else f" but {a.reason}"
+    return (
+        f"Keyword mode (no LLM) took this as a follow-up to '{previous}'{placed}; "
+        "follow-ups of this kind need an LLM. Ask the whole question again in one message to get a "
+        "keyword-mode answer."
+    )
+
+
 def doubt_text(query: Query, reason: str) -> str:
     """A reading that was complete but not sure enough: what it was, and the doubt."""
     reading = describe(query).rstrip(".")
     return f"Keyword mode (no LLM) read this as: {reading} — but did not answer, because {reason}."
+
+
+def sense_label(s: Sense) -> str:
+    """A reading of a phrase as a clarification option shows it."""
+    where = f"{s.table} {(s.column or '').replace('_', ' ')}".strip()
+    if s.kind != "value":
+        return where
+    if s.op == "contains":
+        sample = ", ".join(repr(v) for v in s.examples[:2])
+        return f"{where} containing '{s.value}'" + (f" ({sample}…)" if sample else "")
+    return f"{where} = '{s.value}'" + (f" ({s.meaning})" if s.meaning else "")

@@ -9,6 +9,7 @@ are merged into IN here. Whatever number or column none of these rules can place
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from core.keyword.columns import TEMPORAL, column_kind, date_subject, is_numeric, measure_column
@@ -110,7 +111,9 @@ def _dates_it(plan: Plan, m: Mention) -> Plan | None:
 
 
 def merge_filters(plan: Plan, ctx: Context) -> Plan:
-    """Several values of one column: any of them ('grade A or C'), never all at once."""
+    """Several values of one column joined by 'or': any of them ('grade A or C'). Joined by 'and'
+    they could mean either or both ('clients in Berlin and Paris'), or two roles ('from Berlin to
+    Paris'): keyword mode declines rather than pick one."""
     merged: list[Filter] = []
     by_ref: dict[Ref, list[Filter]] = {}
     for f in plan.query.filters:
@@ -118,9 +121,31 @@ def merge_filters(plan: Plan, ctx: Context) -> Plan:
     for ref, fs in by_ref.items():
         eq = [f for f in fs if f.op == "="]
         if len(eq) > 1 and all(isinstance(f.value, str) for f in eq):
+            if not _joined_by_or(plan, ref):
+                words = " and ".join(f"'{f.words}'" for f in eq)
+                raise Decline(
+                    f"it could not tell whether {words} means either of them or both", [f.words for f in eq]
+                )
             values = tuple(dict.fromkeys(f.value for f in eq))
             merged.append(Filter(ref, "in", values, " or ".join(f.words for f in eq)))
             merged.extend(f for f in fs if f.op != "=")
         else:
             merged.extend(fs)
     return plan.with_query(filters=tuple(merged))
+
+
+def _joined_by_or(plan: Plan, ref: Ref) -> bool:
+    """Every two neighbouring values of `ref` in the question have an 'or' between them."""
+    spans = sorted(
+        (m.start, m.end)
+        for m in plan.matching.mentions
+        if m.sense is not None
+        and m.sense.kind == "value"
+        and plan.role(m).kind == "filter"
+        and (m.sense.table, m.sense.column) == (ref.table, ref.column)
+    )
+    tokens = plan.shape.tokens
+    return len(spans) > 1 and all(
+        any(t.low == "or" for t in tokens[a_end:b_start])
+        for (_, a_end), (b_start, _) in itertools.pairwise(spans)
+    )

@@ -32,6 +32,7 @@ from typing import Literal
 from core.keyword.abstain import check_understood, check_unsupported, check_words, suggest, understood_words
 from core.keyword.confidence import fits_role
 from core.keyword.dates import date_filters
+from core.keyword.explain import sense_label
 from core.keyword.filters import merge_filters, place_loose_columns
 from core.keyword.match import Lexicon, Matching, Mention, Sense
 from core.keyword.output import choose_target, joined_tables, shape_output
@@ -113,7 +114,7 @@ def _ambiguity(plan: Plan, lex: Lexicon, near: bool) -> Ambiguity | None:
                 words=m.words,
                 kind=kind,
                 readings=tuple(s.reading(m.words) for s in options),
-                labels=tuple(_sense_label(s) for s in options),
+                labels=tuple(sense_label(s) for s in options),
             )
     return None
 
@@ -129,13 +130,3 @@ def _near_senses(m: Mention) -> list[Sense]:
             seen.add((s.table, s.column))
             out.append(s)
     return out[:3]
-
-
-def _sense_label(s: Sense) -> str:
-    where = f"{s.table} {(s.column or '').replace('_', ' ')}".strip()
-    if s.kind != "value":
-        return where
-    if s.op == "contains":
-        sample = ", ".join(repr(v) for v in s.examples[:2])
-        return f"{where} containing '{s.value}'" + (f" ({sample}…)" if sample else "")
-    return f"{where} = '{s.value}'" + (f" ({s.meaning})" if s.meaning else "")

@@ -278,6 +278,7 @@ _UNSUPPORTED = {
     "don't doesn't didn't isn't aren't wasn't weren't haven't hasn't hadn't won't can't cannot",
     "a median or another statistic": "median variance stddev deviation percentile quartile",
     "a comparison between groups": "both same either respectively another",
+    "a set operation": "union intersect intersection overlap overlapping",
     "a change over time": "change changes changed growth grow grew increase increased decrease decreased trend",
     "a duration": "duration elapsed",
     "a running total": "running cumulative consecutive",
@@ -289,9 +290,14 @@ _add("unsupported", "a duration", "how long", "time between", "days between", "t
 _add("unsupported", "a comparison between groups", "each other", "than the average", "above average")
 _add("unsupported", "a comparison between groups", "below average", "more than the", "less than the")
 _add("unsupported", "a ratio", "rate of", "per cent", "share of")
+_add("unsupported", "a set operation", "in common", "common to", "shared by", "at the same time")
 _add("unsupported", "a negation", "do not", "does not", "did not", "is not", "are not", "has no", "have no")
 _add("unsupported", "a negation", "other than", "apart from", "aside from", "not in", "no longer")
 MAX_CUE_WORDS = max(len(k) for k in CUES)
+
+
+# Comparatives left over once 'more than 3', 'or less' and the like are read as comparisons.
+COMPARATIVES = frozenset(["more", "fewer", "less", "than"])
 
 
 # Words that carry no meaning for the query (the LLM-free reader skips them).
@@ -327,6 +333,7 @@ RELATION_VERBS = _words(
     associated linked connected assigned attached present presented presents find found finds
     feature featured features registered register registers operate operated operates operating
     teach taught teaches teaching take attend attended attends attending study studied studies
+    fly flies flew flown flying travel travels traveled travelled traveling travelling
     """
 )
 # Fillers: words that name no restriction ('what kind of', 'overall').
@@ -472,6 +479,11 @@ def read_shape(question: str) -> Shape:
         if lows[i] in STOP:
             shape.role[i] = "stop"
         i += 1
+    for i, low in enumerate(lows):
+        if low in COMPARATIVES and shape.role[i] == "stop":
+            # 'more clients than Berlin', 'which has more, Zurich or Berlin': not 'more than 3'
+            shape.cues.append(Cue("unsupported", "a comparison between things", i, i + 1, tokens[i].text))
+            shape.role[i] = "cue"
     shape.cues.sort(key=lambda c: c.start)
     _find_periods(shape, lows)
     _find_buckets(shape, lows)

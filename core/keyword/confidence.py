@@ -23,10 +23,12 @@ benchmark prints how often answers in each confidence bucket were right (core/be
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from core.graph import RelationshipGraph
 from core.joins import JoinStep, View, synthesize_view
 from core.keyword.columns import NUMERIC, TEMPORAL, column_kind, is_key, is_pointer, label_columns
 from core.keyword.match import Lexicon, Mention, Sense
@@ -97,40 +99,91 @@ def assess(plan: Plan, view: View, ctx: Context, also: Sequence[Plan] = ()) -> C
 # joins: hard rules
 
 
+@dataclass(frozen=True)
+class JoinNeeds:
+    """What the question asks of the joins, as the join rules read it."""
+
+    read: frozenset[str]  # tables whose rows or columns the query reads (lower case)
+    named: frozenset[str]  # tables the question names in any word
+    words: tuple[str, ...] = ()  # words that name a relation rather than a thing ('written')
+
+    @classmethod
+    def of(cls, plan: Plan, lex: Lexicon) -> JoinNeeds:
+        q = plan.query
+        named = {t.lower() for t in q.tables}
+        named |= {m.sense.table.lower() for m in plan.matching.mentions if m.sense}
+        for t in plan.shape.tokens:
+            if t.kind == "word" and len(t.low) > 2:  # 'business category' names business
+                named |= {x.table.lower() for x in lex.schema(t.low) if x.kind == "table" and x.score >= 0.95}
+        tokens = plan.shape.tokens
+        words = tuple(
+            tokens[i].low
+            for i in plan.matching.unmatched
+            if tokens[i].low in RELATION_VERBS or tokens[i].low.endswith(("ed", "ing", "en"))
+        )
+        read = {r.table.lower() for r in q.all_refs()} | {m.table.lower() for m in q.measures}
+        return cls(frozenset(read), frozenset(named), words)
+
+
 def check_joins(plan: Plan, view: View, ctx: Context) -> None:
     """Decline when the view would join unsoundly or when another join tree is as plausible."""
-    reason = unsound(plan, view, ctx.lex)
+    db = ctx.lex.db
+    reason = join_doubt(
+        view, JoinNeeds.of(plan, ctx.lex), db.graph, db.config.deny_tables, db.config.deny_columns
+    )
     if reason:
         raise Decline(reason)
+
+
+def join_doubt(
+    view: View,
+    needs: JoinNeeds,
+    graph: RelationshipGraph,
+    deny_tables: Sequence[str] = (),
+    deny_columns: Sequence[str] = (),
+) -> str:
+    """Why keyword mode must not answer over `view` ('' when the joins are sound and unique)."""
     if view.single_table:
-        return
-    rival = _rival_tree(plan, view, ctx.lex)
-    if rival:
-        raise Decline(rival)
+        return unsound(view, needs)
+    return (
+        unsound(view, needs)
+        or other_key(view, graph.restricted(deny_tables, deny_columns))
+        or rival_tree(view, needs, graph, deny_tables, deny_columns)
+    )
 
 
-def unsound(plan: Plan, view: View, lex: Lexicon) -> str:
+def unsound(view: View, needs: JoinNeeds) -> str:
     """Why joining along `view` would not mean what the question says ('' when it would)."""
     aliases = view.aliases
     for s in view.steps:
-        if s.fans_out and not s.determines_parent:
+        hub = _passed_through(s)
+        if hub and hub.lower() not in needs.named:
             parent = aliases.get(s.parent, s.parent)
             cols = ", ".join(c.split(".", 1)[1] for pair in s.on for c in pair[:1])
             return (
-                f"{parent} and {s.table} are linked only through a shared {cols}, which matches many "
-                "rows to many"
+                f"{parent} and {s.table} are linked only through a shared {cols} of {hub}, which the "
+                "question does not mention (it matches many rows to many)"
             )
     copies: dict[str, list[str]] = {}
     for alias, table in aliases.items():
         copies.setdefault(table.lower(), []).append(alias)
-    read = {r.table.lower() for r in plan.query.all_refs()} | {m.table.lower() for m in plan.query.measures}
     for table, names in copies.items():
-        if len(names) > 1 and table in read:
+        if len(names) > 1 and table in needs.read:
             return f"{table} is joined in {len(names)} roles and the words do not say which one is meant"
-    hub = _hub(plan, view, lex)
-    if hub:
-        return hub
-    return ""
+    return _hub(view, needs)
+
+
+_PASS_THROUGH = re.compile(r"both reference ([^ ]+)\.[^.\s]+, whose own columns")
+
+
+def _passed_through(step: JoinStep) -> str:
+    """The table a step's join leaves out between two tables that both reference it (view
+    synthesis joins paper_dataset.paper_id = paper_keyphrase.paper_id when paper's own columns are
+    not needed): '' for a join along a key."""
+    if not (step.fans_out and not step.determines_parent):
+        return ""
+    found = _PASS_THROUGH.search(step.reason)
+    return found.group(1) if found else ""
 
 
 def _referrers(view: View) -> dict[str, list[str]]:
@@ -144,73 +197,93 @@ def _referrers(view: View) -> dict[str, list[str]]:
     return out
 
 
-def _hub(plan: Plan, view: View, lex: Lexicon) -> str:
+def _hub(view: View, needs: JoinNeeds) -> str:
     """Two tables joined only because both point at a row of a third that the question never
     names (conferences and publications 'of the same domain') relate in a way the question
     did not ask about."""
-    named = _named_tables(plan, lex)
     aliases = view.aliases
     for alias, refs in _referrers(view).items():
         table = aliases[alias]
-        if len(set(refs)) < 2 or table.lower() in named:
+        if len(set(refs)) < 2 or table.lower() in needs.named:
             continue
         others = sorted({aliases[a] for a in refs})
         return f"{' and '.join(others)} are linked only through {table}, which the question does not mention"
     return ""
 
 
-def _named_tables(plan: Plan, lex: Lexicon) -> set[str]:
-    """Tables the question asks for or names in any word ('business category' names business)."""
-    named = {t.lower() for t in plan.query.tables}
-    named |= {m.sense.table.lower() for m in plan.matching.mentions if m.sense}
-    for t in plan.shape.tokens:
-        if t.kind == "word" and len(t.low) > 2:
-            named |= {x.table.lower() for x in lex.schema(t.low) if x.kind == "table" and x.score >= 0.95}
-    return named
+def other_key(view: View, graph: RelationshipGraph) -> str:
+    """Two parts of the join tree that another foreign key links as directly as the one taken
+    (a student's department, or the department of the student's course?): either tree answers,
+    and they can differ."""
+    aliases = view.aliases
+    children: dict[str, list[str]] = {}
+    for s in view.steps:
+        children.setdefault(s.parent, []).append(s.alias)
+
+    def below(alias: str) -> set[str]:
+        out, todo = {alias}, [alias]
+        while todo:
+            for c in children.get(todo.pop(), []):
+                out.add(c)
+                todo.append(c)
+        return out
+
+    for s in view.steps:
+        if s.role is not None or _passed_through(s):
+            continue
+        inside = below(s.alias)
+        a = {aliases[x].lower() for x in inside}
+        b = {aliases[x].lower() for x in aliases if x not in inside}
+        pair = {aliases[s.parent].lower(), s.table.lower()}
+        taken = 1.15 + 0.5 * (1.0 - s.confidence) if s.origin == "inferred" else 1.0
+        for e in graph.edges:
+            ends = {e.table.lower(), e.ref_table.lower()}
+            if e.is_self or ends == pair or ends & a & b or ends & graph.lookups:
+                continue
+            crosses = (e.table.lower() in a and e.ref_table.lower() in b) or (
+                e.table.lower() in b and e.ref_table.lower() in a
+            )
+            if crosses and e.cost <= taken + TREE_SLACK:
+                return (
+                    f"{e.table} and {e.ref_table} are linked by {', '.join(e.columns)} as well as through "
+                    f"{aliases[s.parent]}–{s.table}, and the words do not say which"
+                )
+    return ""
 
 
-def _rival_tree(plan: Plan, view: View, lex: Lexicon) -> str:
+def rival_tree(
+    view: View,
+    needs: JoinNeeds,
+    graph: RelationshipGraph,
+    deny_tables: Sequence[str] = (),
+    deny_columns: Sequence[str] = (),
+) -> str:
     """Another sound join tree over the same tables, about as cheap, that the words do not rule
     out: the question could mean either connection ('courses taken by students in a program':
     the courses of the program, or the courses on the students' records)."""
-    db = lex.db
     requested = {t.lower() for t in view.requested}
     connectors = [t for t in dict.fromkeys(view.tables) if t.lower() not in requested]
-    verbs = _relation_words(plan)
     mine = {t.lower() for t in view.tables}
     for c in connectors:
         try:
             other = synthesize_view(
-                db.graph,
-                list(view.requested),
-                deny_tables=[*db.config.deny_tables, c],
-                deny_columns=db.config.deny_columns,
+                graph, list(view.requested), deny_tables=[*deny_tables, c], deny_columns=deny_columns
             )
         except ValueError:
             continue
         # as plausible: about as cheap, or no more tables (Lucy's C3 makes a bridge path cheap
         # by fiat, so cost alone would hide a shorter connection the words may mean)
         close = other.cost <= view.cost + TREE_SLACK or len(other.tables) <= len(view.tables)
-        if other.dropped or not close or unsound(plan, other, lex):
+        if other.dropped or not close or unsound(other, needs):
             continue
         theirs = {t.lower() for t in other.tables}
-        if _words_pick(verbs, mine - theirs) and not _words_pick(verbs, theirs - mine):
+        if _words_pick(needs.words, mine - theirs) and not _words_pick(needs.words, theirs - mine):
             continue  # 'authors who have written publications': writes, not the shared domain
         return (
             f"the tables can be joined through {', '.join(sorted(mine - requested))} or through "
             f"{', '.join(sorted(theirs - requested)) or 'a direct key'}, and the words do not say which"
         )
     return ""
-
-
-def _relation_words(plan: Plan) -> list[str]:
-    """Words of the question that name a relation rather than a thing ('written', 'taken')."""
-    tokens = plan.shape.tokens
-    return [
-        tokens[i].low
-        for i in plan.matching.unmatched
-        if tokens[i].low in RELATION_VERBS or tokens[i].low.endswith(("ed", "ing", "en"))
-    ]
 
 
 def _words_pick(words: Sequence[str], tables: set[str]) -> bool:
@@ -304,6 +377,13 @@ def _join_evidence(plan: Plan, view: View, lex: Lexicon) -> list[Evidence]:
                 "joins", round(weakest.confidence, 3), f"the join {weakest.reason.split(' [')[0]} is inferred"
             )
         )
+    for s in view.steps:
+        if s.fans_out and not s.determines_parent and not _passed_through(s):
+            out.append(
+                Evidence(
+                    "joins", 0.6, f"the join {s.reason.split(' [')[0]} is on columns not known to be keys"
+                )
+            )
     q = plan.query
     for m in [*q.measures, *(h.measure for h in q.having)]:
         if m.func != "COUNT" or m.column is not None or not _repeats(view, m.table):

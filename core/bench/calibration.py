@@ -85,7 +85,7 @@ def tradeoff(results: Sequence[Scored], thresholds: Sequence[float] = THRESHOLDS
     n = max(len(results), 1)
     rows = []
     for t in thresholds:
-        kept = [r for r in thresholded(results, t) if r.status == "answer"]  # type: ignore[type-var]
+        kept = [r for r in thresholded(results, t) if r.status == "answer"]
         right = sum(r.correct for r in kept)
         rows.append(
             {

@@ -14,8 +14,16 @@ from core.keyword.columns import NUMERIC
 from core.keyword.dates import about_dates, date_hint, date_verb
 from core.keyword.match import Lexicon, Matching
 from core.keyword.plan import Context, Decline, Plan
-from core.keyword.ranking import IMPLIED, TEMPORAL_ADJ
-from core.keyword.shapes import FILLERS, MEASURE_UNITS, RECENT_WORDS, RELATION_VERBS, SENTENCE_ENDS, Cue
+from core.keyword.ranking import IMPLIED
+from core.keyword.shapes import (
+    FILLERS,
+    MEASURE_UNITS,
+    RECENT_WORDS,
+    RELATION_VERBS,
+    SENTENCE_ENDS,
+    TEMPORAL_ADJ,
+    Cue,
+)
 
 
 def check_unsupported(plan: Plan, ctx: Context) -> Plan:
@@ -55,12 +63,8 @@ def check_words(plan: Plan, ctx: Context) -> Plan:
         if low in FILLERS or low in MEASURE_UNITS or len(low) <= 2 or low.isdigit():
             continue
         nxt = next((j for j in range(i + 1, len(tokens)) if plan.shape.role[j] != "stop"), None)
-        adjectival = (
-            nxt is not None
-            and nxt in mention_at
-            and mention_at[nxt].sense is not None
-            and mention_at[nxt].sense.kind == "table"
-        )
+        following = mention_at.get(nxt) if nxt is not None else None
+        adjectival = following is not None and following.sense is not None and following.sense.kind == "table"
         before, after = _sentence_around(plan, i)
         if low in RELATION_VERBS and len([t for t in things if before <= t < after]) >= 2:
             continue  # 'published in', 'serving': a relation between the things named

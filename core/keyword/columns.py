@@ -21,7 +21,7 @@ def column_kind(lex: Lexicon, table: str, column: str) -> str:
     """The catalog's kind of the column, except that text holding ISO dates counts as a date."""
     t = lex.table(table)
     c = t.column(column) if t else None
-    if c is None:
+    if t is None or c is None:
         return "other"
     if c.kind == "text" and c.name in lex.text_dates(t.name):
         return "date"

@@ -72,12 +72,12 @@ class Compiler:
                 return vc
         raise CompileError(f"the view has no column {ref.table}.{ref.column}")
 
-    def c(self, ref: Ref) -> exp.Expression:
+    def c(self, ref: Ref) -> exp.Expr:
         """The view column of `ref`, or its time bucket."""
         column = col(self.vcol(ref).name)
         return bucket(self.as_date(column, ref), ref.bucket, self.dialect) if ref.bucket else column
 
-    def as_date(self, column: exp.Expression, ref: Ref) -> exp.Expression:
+    def as_date(self, column: exp.Expr, ref: Ref) -> exp.Expr:
         """A date kept as text, cast for the date functions of servers that will not take text
         (SQLite's date functions read ISO text as it is)."""
         if self.dialect == "sqlite" or not stored_as_text(self.lex, ref.raw):
@@ -96,12 +96,11 @@ class Compiler:
 
     # -- expressions ---------------------------------------------------------------------------
 
-    def measure(self, m: Measure, source_has_key: bool = True) -> exp.Expression:
+    def measure(self, m: Measure, source_has_key: bool = True) -> exp.Expr:
         if m.func == "COUNT":
             if m.column is not None:
-                return exp.Count(
-                    this=exp.Distinct(expressions=[self.c(m.ref)]) if m.distinct else self.c(m.ref)
-                )  # type: ignore[arg-type]
+                ref = Ref(m.table, m.column)
+                return exp.Count(this=exp.Distinct(expressions=[self.c(ref)]) if m.distinct else self.c(ref))
             keys = self.key(m.table)
             alone = not self.view.steps or (
                 not self.repeats(m.table) and self.view.root_table.lower() == m.table.lower()
@@ -124,7 +123,7 @@ class Compiler:
             return exp.Min(this=arg)
         return exp.Max(this=arg)
 
-    def ratio(self, a: Ref, b: Ref) -> exp.Expression:
+    def ratio(self, a: Ref, b: Ref) -> exp.Expr:
         """a / b as a real number, NULL where b is 0."""
         real = exp.Cast(this=self.c(a), to=exp.DataType.build("DOUBLE"))
         return exp.Div(this=real, expression=exp.Nullif(this=self.c(b), expression=exp.Literal.number(0)))
@@ -141,11 +140,11 @@ class Compiler:
         name = re.sub(r"[^a-z0-9_]+", "_", fold(f"{base} {what}")).strip("_")
         return name
 
-    def condition(self, f: Filter) -> exp.Expression:
+    def condition(self, f: Filter) -> exp.Expr:
         column = self.c(f.ref)
         kind = column_kind(self.lex, f.ref.table, f.ref.column)
 
-        def lit(v: object) -> exp.Expression:
+        def lit(v: object) -> exp.Expr:
             if isinstance(v, bool):
                 return exp.Boolean(this=v)
             if isinstance(v, int | float) and not isinstance(v, bool):
@@ -166,7 +165,7 @@ class Compiler:
             return exp.Like(this=exp.Lower(this=column), expression=exp.Literal.string(pattern))
         if f.op == "range":
             lo, hi = f.value
-            parts: list[exp.Expression] = []
+            parts: list[exp.Expr] = []
             if lo is not None:
                 parts.append(exp.GTE(this=column.copy(), expression=lit(lo)))
             if hi is not None:
@@ -181,7 +180,7 @@ class Compiler:
             return exp.EQ(this=month, expression=exp.Literal.number(int(f.value)))
         raise CompileError(f"unknown filter {f.op}")
 
-    def duration(self, m: Measure) -> exp.Expression:
+    def duration(self, m: Measure) -> exp.Expr:
         """A row's end minus its start (durations.py), in `m.unit`."""
         assert m.column is not None and m.since is not None
         end, start = (Ref(m.table, c) for c in (m.column, m.since))
@@ -205,7 +204,7 @@ class Compiler:
             return self._aggregate(where).sql(dialect=self.dialect)
         return self._list(where).sql(dialect=self.dialect)
 
-    def _named(self, ref: Ref, taken: set[str]) -> exp.Expression:
+    def _named(self, ref: Ref, taken: set[str]) -> exp.Expr:
         """A column under a readable name: its own (a bucket's unit), or table_column when taken."""
         name = (ref.bucket or ref.column).lower()
         if name in taken or (name in ("id", "name") and len({r.table for r in self.query.all_refs()}) > 1):
@@ -221,7 +220,7 @@ class Compiler:
             return expr
         return exp.alias_(expr, ident(name))
 
-    def _list(self, where: list[exp.Expression]) -> exp.Select:
+    def _list(self, where: list[exp.Expr]) -> exp.Select:
         plan = self.query
         taken: set[str] = set()
         projections = [self._named(r, taken) for r in plan.projection]
@@ -251,9 +250,9 @@ class Compiler:
                 return False
         return True
 
-    def _order_expr(self, o: OrderKey, projections: list[exp.Expression]) -> exp.Ordered:
+    def _order_expr(self, o: OrderKey, projections: list[exp.Expr]) -> exp.Ordered:
         if isinstance(o.key, Measure) and o.key in self.query.hidden:
-            expr: exp.Expression = self.measure(o.key)
+            expr: exp.Expr = self.measure(o.key)
         elif isinstance(o.key, Measure):
             expr = col(self.aliases.get(o.key, self.alias(o.key)))
         elif o.key.bucket:
@@ -269,11 +268,11 @@ class Compiler:
                     expr = col(p.alias)
         return exp.Ordered(this=expr, desc=o.desc, nulls_first=False)
 
-    def _aggregate(self, where: list[exp.Expression]) -> exp.Select:
+    def _aggregate(self, where: list[exp.Expr]) -> exp.Select:
         plan = self.query
         taken: set[str] = set()
         groups = [self._named(r, taken) for r in plan.groups]
-        measures: list[exp.Expression] = []
+        measures: list[exp.Expr] = []
         for m in plan.measures:
             if m in plan.hidden:
                 continue
@@ -283,7 +282,7 @@ class Compiler:
             taken.add(name)
             self.aliases[m] = name
             measures.append(exp.alias_(self.measure(m), ident(name)))
-        source: exp.Expression = self.from_()
+        source: exp.Expr = self.from_()
         repeated = [m for m in plan.measures if m.func in ("SUM", "AVG") and self.repeats(m.table)]
         if repeated:
             source, where = self._dedupe(repeated, where)
@@ -296,7 +295,7 @@ class Compiler:
             query = query.having(self._having())
         return self._order_and_limit(query, groups)
 
-    def _having(self) -> exp.Expression:
+    def _having(self) -> exp.Expr:
         return exp.and_(
             *(
                 _COMPARE[h.op](this=self.measure(h.measure), expression=exp.Literal.number(h.value))
@@ -304,7 +303,7 @@ class Compiler:
             )
         )
 
-    def _order_and_limit(self, query: exp.Select, projections: list[exp.Expression]) -> exp.Select:
+    def _order_and_limit(self, query: exp.Select, projections: list[exp.Expr]) -> exp.Select:
         order = [self._order_expr(o, projections) for o in self.query.order]
         if order:
             query = query.order_by(*order)
@@ -312,7 +311,7 @@ class Compiler:
             query = query.limit(self.query.limit)
         return query
 
-    def _dedupe(self, repeated: list[Measure], where: list[exp.Expression]) -> tuple[exp.Expression, list]:
+    def _dedupe(self, repeated: list[Measure], where: list[exp.Expr]) -> tuple[exp.Expr, list[exp.Expr]]:
         """Each row of the measured table once per group: SELECT DISTINCT group columns, its key
         and the measured columns, filtered, as the source of the aggregate."""
         plan = self.query
@@ -334,7 +333,7 @@ class Compiler:
             inner = inner.where(exp.and_(*where))
         return exp.Subquery(this=inner, alias=exp.TableAlias(this=ident("each_row"))), []
 
-    def _count_groups(self, where: list[exp.Expression]) -> exp.Select:
+    def _count_groups(self, where: list[exp.Expr]) -> exp.Select:
         plan = self.query
         groups = [self.c(r) for r in plan.groups]
         inner = exp.select(*[g.copy() for g in groups]).from_(self.from_())
@@ -367,14 +366,14 @@ FORMATS = {"year": "%Y", "month": "%Y-%m", "day": "%Y-%m-%d"}
 SECONDS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400, "week": 604800}
 
 
-def bucket(column: exp.Expression, unit: str, dialect: str) -> exp.Expression:
+def bucket(column: exp.Expr, unit: str, dialect: str) -> exp.Expr:
     """The calendar `unit` (year | quarter | month | week | day) of a date, as a text label."""
     if unit in FORMATS:
         return exp.TimeToStr(this=column, format=exp.Literal.string(FORMATS[unit]))
     if unit == "quarter":
         if dialect == "sqlite":
             plus = exp.Paren(this=exp.Add(this=month_number(column.copy(), dialect), expression=_number(2)))
-            number: exp.Expression = exp.Div(this=plus, expression=_number(3), typed=True)
+            number: exp.Expr = exp.Div(this=plus, expression=_number(3), typed=True)
         else:
             number = exp.Extract(this=exp.var("QUARTER"), expression=column.copy())
         year = exp.TimeToStr(this=column, format=exp.Literal.string("%Y"))
@@ -386,21 +385,21 @@ def bucket(column: exp.Expression, unit: str, dialect: str) -> exp.Expression:
             return exp.Anonymous(this="DATE", expressions=[column, *days])
         if dialect == "mysql":
             weekday = exp.Anonymous(this="WEEKDAY", expressions=[column.copy()])
-            monday: exp.Expression = exp.DateSub(this=column, expression=weekday, unit=exp.var("DAY"))
+            monday: exp.Expr = exp.DateSub(this=column, expression=weekday, unit=exp.var("DAY"))
         else:
-            monday = exp.DateTrunc(unit=exp.Literal.string("WEEK"), this=column)
+            monday = exp.DateTrunc(unit=exp.Literal.string("WEEK"), this=column)  # type: ignore[no-untyped-call]
         return exp.TimeToStr(this=monday, format=exp.Literal.string("%Y-%m-%d"))
     raise ValueError(f"unknown time bucket {unit}")
 
 
-def duration(end: exp.Expression, start: exp.Expression, unit: str, dialect: str) -> exp.Expression:
+def duration(end: exp.Expr, start: exp.Expr, unit: str, dialect: str) -> exp.Expr:
     """`end` minus `start` in `unit` (second ... week), fractional (sqlglot's DATEDIFF would
     round to whole units or, on MySQL, count days whatever the unit)."""
     if dialect == "sqlite" and unit == "day":
         julian = [exp.Anonymous(this="JULIANDAY", expressions=[e]) for e in (end, start)]
         return exp.Sub(this=julian[0], expression=julian[1])
     if dialect == "sqlite":
-        seconds: exp.Expression = exp.Sub(
+        seconds: exp.Expr = exp.Sub(
             this=_integer(_strftime("%s", end)), expression=_integer(_strftime("%s", start))
         )
     elif dialect == "postgres":
@@ -417,14 +416,14 @@ def duration(end: exp.Expression, start: exp.Expression, unit: str, dialect: str
     return exp.Div(this=seconds, expression=exp.Literal.number(f"{SECONDS[unit]}.0"))
 
 
-def month_number(column: exp.Expression, dialect: str) -> exp.Expression:
+def month_number(column: exp.Expr, dialect: str) -> exp.Expr:
     """1 for January ... 12 for December."""
     if dialect == "sqlite":
         return _integer(_strftime("%m", column))
     return exp.Month(this=column)
 
 
-def calendar_position(column: exp.Expression, kind: str) -> exp.Expression:
+def calendar_position(column: exp.Expr, kind: str) -> exp.Expr:
     """A month or weekday name's place in the calendar (1 for January or Monday)."""
     names = MONTH_NAMES if kind == "month" else WEEKDAY_NAMES
     case = exp.Case()
@@ -433,13 +432,13 @@ def calendar_position(column: exp.Expression, kind: str) -> exp.Expression:
     return case
 
 
-def _number(n: int) -> exp.Literal:
+def _number(n: int) -> exp.Expr:
     return exp.Literal.number(n)
 
 
-def _strftime(fmt: str, column: exp.Expression) -> exp.Expression:
+def _strftime(fmt: str, column: exp.Expr) -> exp.Expr:
     return exp.Anonymous(this="STRFTIME", expressions=[exp.Literal.string(fmt), column])
 
 
-def _integer(e: exp.Expression) -> exp.Expression:
+def _integer(e: exp.Expr) -> exp.Expr:
     return exp.Cast(this=e, to=exp.DataType.build("INTEGER"))

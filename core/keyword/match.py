@@ -170,7 +170,7 @@ class Lexicon:
     # -- lookups -------------------------------------------------------------------------------
 
     def schema(self, phrase: str) -> list[Sense]:
-        cached = _get(self._schema_cache, phrase)
+        cached: list[Sense] | None = _get(self._schema_cache, phrase)
         if cached is not None:
             return cached
         out: dict[tuple[str, str | None], Sense] = {}
@@ -189,14 +189,14 @@ class Lexicon:
         """Stored values the phrase names: equal (folded), meaning of a code, contained in a
         value (a LIKE filter), or a close spelling of one value."""
         key = f"{quoted}\x00{phrase}"
-        cached = _get(self._value_cache, key)
-        if cached is not None and time.monotonic() - cached[0] < VALUE_CACHE_S:
-            return cached[1]
+        stored: tuple[float, list[Sense]] | None = _get(self._value_cache, key)
+        if stored is not None and time.monotonic() - stored[0] < VALUE_CACHE_S:
+            return stored[1]
         folded = fold(phrase)
         senses: list[Sense] = []
         if folded and not (len(folded) < 2 or folded.isdigit()):
             matches = self.db.values.lookup(phrase, k=12, min_score=0.6)
-            by_column: dict[tuple[str, str], list] = {}
+            by_column: dict[tuple[str, str], list[Any]] = {}
             for m in matches:
                 by_column.setdefault((m.table, m.column), []).append(m)
             for ms in by_column.values():
@@ -261,10 +261,11 @@ def _sample_text_dates(db: Database, t: Table | None) -> frozenset[str]:
     texts = [c.name for c in t.columns if c.kind == "text"] if t is not None else []
     if t is None or not texts:
         return frozenset()
-    query = sa.select(*(sa.column(c) for c in texts)).select_from(sa.table(t.name, schema=t.schema))
+    columns: list[sa.ColumnClause[Any]] = [sa.column(c) for c in texts]
     try:
         with db.engine.connect() as conn:
-            rows = conn.execute(query.limit(DATE_SAMPLE)).fetchall()
+            query = sa.select(*columns).select_from(sa.table(t.name, schema=t.schema)).limit(DATE_SAMPLE)
+            rows = conn.execute(query).fetchall()
     except sa.exc.SQLAlchemyError as exc:
         log.warning("cannot sample %s for dates kept as text: %s", t.name, exc)
         return frozenset()
@@ -291,7 +292,7 @@ def lexicon(db: Database) -> Lexicon:
     return cached
 
 
-def _get(cache: OrderedDict, key: str) -> Any:
+def _get(cache: OrderedDict[str, Any], key: str) -> Any:
     with _cache_lock:
         value = cache.get(key)
         if value is not None:
@@ -299,7 +300,7 @@ def _get(cache: OrderedDict, key: str) -> Any:
         return value
 
 
-def _put(cache: OrderedDict, key: str, value: Any) -> None:
+def _put(cache: OrderedDict[str, Any], key: str, value: Any) -> None:
     with _cache_lock:
         cache[key] = value
         cache.move_to_end(key)
@@ -328,7 +329,7 @@ def _dijkstra(weights: dict[str, dict[str, float]], source: str) -> dict[str, fl
 _WORD_EDGE = re.compile(r"\s+")
 
 
-def _value_sense(folded: str, matches: list, quoted: bool) -> Sense | None:
+def _value_sense(folded: str, matches: list[Any], quoted: bool) -> Sense | None:
     """The best reading of `folded` among one column's matching values."""
     best = max(matches, key=lambda m: m.score)
     table, column = best.table, best.column
@@ -655,7 +656,9 @@ def _segment(shape: Shape, lex: Lexicon, start: int, end: int) -> list[tuple[int
         for j in range(i + 1, min(n, i + MAX_PHRASE) + 1):
             senses[(i, j)] = _phrase_senses(shape, lex, start + i, start + j)
     # best[k] = (weight, -phrases, split) for the first k tokens
-    best: list[tuple[float, int, list[tuple[int, int]]]] = [(0.0, 0, [])] + [(-1.0, 0, [])] * n
+    start_split: list[tuple[int, int]] = []
+    best: list[tuple[float, int, list[tuple[int, int]]]] = [(0.0, 0, start_split)]
+    best += [(-1.0, 0, start_split)] * n
     for k in range(1, n + 1):
         for i in range(max(0, k - MAX_PHRASE), k):
             ss = senses[(i, k)]

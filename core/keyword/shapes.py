@@ -283,8 +283,8 @@ _UNSUPPORTED = {
     "a duration": "duration elapsed",
     "a running total": "running cumulative consecutive",
 }
-for _why, _words in _UNSUPPORTED.items():
-    for _w in _words.split():
+for _why, _spelled in _UNSUPPORTED.items():
+    for _w in _spelled.split():
         CUES.setdefault((_w,), ("unsupported", _why))
 _add("unsupported", "a duration", "how long", "time between", "days between", "time from")
 _add("unsupported", "a comparison between groups", "each other", "than the average", "above average")

@@ -36,8 +36,17 @@ from core.keyword.dates import date_literal
 from core.keyword.filters import compare, numeric_neighbour
 from core.keyword.match import Lexicon, Mention, Sense
 from core.keyword.plan import Context, Decline, Filter, Measure, OrderKey, Plan, Ref, frozen_map
-from core.keyword.ranking import IMPLIED, TEMPORAL_ADJ
-from core.keyword.shapes import GLUE, SENTENCE_ENDS, Cue, Literal_, is_generic, is_plural, singular_phrase
+from core.keyword.ranking import IMPLIED
+from core.keyword.shapes import (
+    GLUE,
+    SENTENCE_ENDS,
+    TEMPORAL_ADJ,
+    Cue,
+    Literal_,
+    is_generic,
+    is_plural,
+    singular_phrase,
+)
 from core.values import fold
 
 
@@ -63,8 +72,8 @@ def walk(plan: Plan, ctx: Context) -> Plan:
         after_bucket, bucket = bucket, None
         if n > 0 and any(items[n - 1].pos < e < item.pos for e in ends):
             # a new sentence: what the last one left pending governs nothing in this one
-            for cue in pending:
-                plan = check_leftover(plan, ctx, cue)
+            for left in pending:
+                plan = check_leftover(plan, ctx, left)
             pending, list_scope, chained = [], False, None
         if item.kind == "cue":
             cue = item.cue
@@ -434,7 +443,7 @@ def _named_measure(lex: Lexicon, m: Mention, table: str) -> str | None:
     a word of the phrase names (amount), if exactly one does."""
     candidates = {c.lower(): c for c in measure_columns(lex, table)}
     named = {
-        candidates[x.column.lower()]
+        candidates[(x.column or "").lower()]
         for word in m.words.split()
         for x in lex.schema(word.lower())
         if x.kind == "column"

@@ -268,3 +268,35 @@ def test_a_department_reached_by_two_keys_is_declined(app, tmp_path):
             "SELECT department.name, COUNT(*) FROM student JOIN department ON student.dept_id = department.id GROUP BY department.id",
         ),
     )
+
+
+def test_a_tie_for_the_first_place_is_not_answered_with_one_of_them(app, flights):
+    fewest = ask(app, flights, "Which airline has the fewest flights?")
+    assert declined(fewest)
+    assert "tie" in fewest.error and "Coastal" in fewest.error and "Highland Jet" in fewest.error
+    top = ask(app, flights, "top 2 airlines with the fewest flights")
+    assert top.status == "answer" and len(top.rows) == 2  # both of the tied pair fit
+    most = ask(app, flights, "Which airline has the most flights?")
+    assert most.status == "answer", most.error
+    assert [r[0] for r in most.rows] == ["North Air"]
+
+
+def test_identifiers_are_not_added_up(app, flights):
+    outcome = ask(app, flights, "What is the total flight id per airline?")
+    assert declined(outcome)
+    assert "identifies rows" in outcome.error
+
+
+POLICIES = """
+CREATE TABLE policy (id INTEGER PRIMARY KEY, policy_type TEXT, holder TEXT);
+INSERT INTO policy VALUES (1, 'Car', 'Ann'), (2, 'Car', 'Bo'), (3, 'Life', 'Cy'), (4, 'Travel', 'Di');
+"""
+
+
+def test_how_many_is_a_count_or_nothing(app, tmp_path):
+    path = make_db(tmp_path, "policies", POLICIES)
+    outcome = ask(app, path, "How many car policies are there?")
+    if outcome.status == "answer":
+        assert same_rows(outcome, hand(path, "SELECT COUNT(*) FROM policy WHERE policy_type = 'Car'"))
+    else:
+        assert declined(outcome)  # never a list of policies for 'how many'

@@ -10,10 +10,10 @@ rephrasing; a wrong answer presented as sure costs far more.
 
 from __future__ import annotations
 
-from core.keyword.columns import NUMERIC
+from core.keyword.columns import NUMERIC, counts_something
 from core.keyword.dates import about_dates, date_hint, date_verb
-from core.keyword.match import Lexicon, Matching
-from core.keyword.plan import Context, Decline, Plan
+from core.keyword.match import Lexicon, Matching, Sense
+from core.keyword.plan import Context, Decline, Measure, Plan
 from core.keyword.ranking import IMPLIED
 from core.keyword.shapes import (
     FILLERS,
@@ -130,6 +130,28 @@ def check_understood(plan: Plan, ctx: Context) -> Plan:
     ]
     if unknown:
         raise Decline("some numbers or dates could not be placed", unknown)
+    return plan
+
+
+def check_cues(plan: Plan, ctx: Context) -> Plan:
+    """Every cue that asks for a computation has one in the query: 'how many' a count (or a sum
+    of a column that counts), 'average', 'minimum' and 'maximum' their aggregate. A cue whose
+    phrase was read some other way ('how many car policies' with 'policies' read as the column
+    of 'car') would otherwise be dropped in silence."""
+    q = plan.query
+    measures = [*q.measures, *(h.measure for h in q.having)]
+    measures += [o.key for o in q.order if isinstance(o.key, Measure)]
+    funcs = {m.func for m in measures}
+    counting = any(
+        counts_something(ctx.lex, Sense("column", r.table, r.column)) for r in q.all_refs()
+    )  # 'the highest number of citations' ranked by citation_num
+    for cue in plan.shape.cues:
+        if cue.start in plan.skipped_cues:
+            continue
+        if cue.kind == "count" and not (funcs & {"COUNT", "SUM"} or q.count_groups or counting):
+            raise Decline(f"it asks '{cue.words}' but keyword mode found nothing to count", [cue.words])
+        if cue.kind == "agg" and cue.arg in ("AVG", "MIN", "MAX") and cue.arg not in funcs:
+            raise Decline(f"it could not tell what '{cue.words}' is of", [cue.words])
     return plan
 
 

@@ -11,14 +11,16 @@ import contextlib
 import datetime as dt
 import logging
 from collections.abc import Callable, Sequence
-from typing import Literal, Protocol
+from dataclasses import replace
+from typing import Any, Literal, Protocol
 
 from core.answer import Clarification, Option, Outcome
 from core.conversation import MAX_TURNS, Turn
 from core.database import Database
 from core.expand import ExpandError, expand
+from core.joins import View
 from core.keyword.abstain import understood_words
-from core.keyword.compile import CompileError, compile_query
+from core.keyword.compile import CompileError, compile_query, order_outputs
 from core.keyword.confidence import assess
 from core.keyword.explain import abstain_text, describe, doubt_text, follow_up_text, sense_label
 from core.keyword.followup import FollowUp, apply, looks_like_follow_up, self_contained
@@ -33,7 +35,7 @@ from core.keyword.match import (
     lexicon,
     names_over_cues,
 )
-from core.keyword.plan import Abstain, Ambiguity, Context, Decline, Plan
+from core.keyword.plan import Abstain, Ambiguity, Context, Decline, Plan, Query
 from core.keyword.readings import Reading, decode_all
 from core.keyword.shapes import Shape, read_shape
 from core.run import check_for, query_error_message, run_over_view
@@ -200,6 +202,22 @@ def _answer(db: Database, request: Asked, settings: EngineSettings, trace: Trace
         return _failed(db, request, trace, *problem, interpretation=interpretation, sql=run.sql)
     result = run.result
     assert result is not None
+    tied = _tied_at_limit(db, query, view, lex, over_view, result.rows, settings, trace)
+    asks_when = bool(shape.tokens) and shape.tokens[0].low == "when"  # the date is the answer, tied or not
+    if tied and query.limit == 1 and not asks_when:
+        names = ", ".join(str(r[0]) for r in tied)
+        return _failed(
+            db,
+            request,
+            trace,
+            "keyword_abstain",
+            f"Keyword mode (no LLM) found a tie: {names} share the first place, so 'the first one' has "
+            "no single answer. Ask for the top few instead to see them all.",
+            interpretation=interpretation,
+            sql=run.sql,
+        )
+    if tied:
+        interpretation += f" (More rows tie with the last one shown: {len(tied)} share its value.)"
     return Outcome(
         status="answer",
         question=request.question,
@@ -213,6 +231,41 @@ def _answer(db: Database, request: Asked, settings: EngineSettings, trace: Trace
         interpretation=interpretation,
         trace=trace,
     )
+
+
+def _tied_at_limit(
+    db: Database,
+    query: Query,
+    view: View,
+    lex: Lexicon,
+    sql: str,
+    rows: Sequence[tuple[Any, ...]],
+    settings: EngineSettings,
+    trace: Trace,
+) -> list[tuple[Any, ...]]:
+    """The rows that tie with the last one a LIMIT keeps, when more exist than it keeps ('which
+    aircraft flies the most flights?' when two fly as many): found by asking for one row more."""
+    limit = query.limit
+    dialect = db.catalog.dialect
+    keys = order_outputs(sql, dialect)
+    if not limit or not keys or len(rows) < limit:
+        return []
+    with trace.stage("ties") as st:
+        try:
+            more = compile_query(replace(query, limit=limit + 1), view, lex, dialect)
+        except CompileError:
+            st.outputs = {"checked": False}
+            return []
+        run = run_over_view(db, more, view, settings, Trace(question="", database=db.name))
+        extra = run.result.rows if run.result is not None else []
+        last = extra[limit - 1] if len(extra) > limit else None
+        tied = (
+            [r for r in extra if all(r[k] == last[k] for k in keys)]
+            if last is not None and all(extra[limit][k] == last[k] for k in keys)
+            else []
+        )
+        st.outputs = {"checked": run.result is not None, "tied": len(tied)}
+    return tied
 
 
 def _match(question: str, lex: Lexicon, readings: Sequence[Reading]) -> tuple[Shape, Matching]:

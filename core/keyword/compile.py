@@ -19,6 +19,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 
+import sqlglot
 from sqlglot import exp
 
 from core.joins import RESERVED, View, ViewColumn, table_expr
@@ -290,10 +291,29 @@ class Compiler:
         if where:
             query = query.where(exp.and_(*where))
         if groups:
-            query = query.group_by(*[self.c(r) for r in plan.groups])
+            query = query.group_by(*[self.c(r) for r in [*plan.groups, *self.entity_keys()]])
         if plan.having:
             query = query.having(self._having())
         return self._order_and_limit(query, groups)
+
+    def entity_keys(self) -> list[Ref]:
+        """The keys of the entities whose names group the rows, grouped by too (not shown): two
+        aircraft that share a name are still two aircraft."""
+        out: list[Ref] = []
+        for g in self.query.groups:
+            if g.bucket or g not in self.query.names:
+                continue
+            for k in self.key(g.table):
+                if k not in self.query.groups and k not in out and self._in_view(k):
+                    out.append(k)
+        return out
+
+    def _in_view(self, ref: Ref) -> bool:
+        try:
+            self.vcol(ref)
+        except CompileError:
+            return False
+        return True
 
     def _having(self) -> exp.Expr:
         return exp.and_(
@@ -323,7 +343,14 @@ class Compiler:
         if not keys:
             raise CompileError(f"{table} has no key to take each row once")
         refs = list(
-            dict.fromkeys([*(g.raw for g in plan.groups), *keys, *(r for m in plan.measures for r in m.refs)])
+            dict.fromkeys(
+                [
+                    *(g.raw for g in plan.groups),
+                    *self.entity_keys(),
+                    *keys,
+                    *(r for m in plan.measures for r in m.refs),
+                ]
+            )
         )
         for m in plan.measures:
             if m.func == "COUNT" and m.column is None:
@@ -442,3 +469,23 @@ def _strftime(fmt: str, column: exp.Expr) -> exp.Expr:
 
 def _integer(e: exp.Expr) -> exp.Expr:
     return exp.Cast(this=e, to=exp.DataType.build("INTEGER"))
+
+
+def order_outputs(sql: str, dialect: str) -> list[int] | None:
+    """The output columns (by position) a query orders by, or None when it orders by something
+    it does not show: what two rows at a LIMIT must differ in for the cut to be clean."""
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect)
+    except sqlglot.errors.ParseError:
+        return None
+    order = tree.args.get("order")
+    if not isinstance(tree, exp.Select) or order is None:
+        return None
+    names = [p.alias_or_name.lower() for p in tree.expressions]
+    out = []
+    for o in order.expressions:
+        e = o.this
+        if not isinstance(e, exp.Column) or e.name.lower() not in names:
+            return None
+        out.append(names.index(e.name.lower()))
+    return out

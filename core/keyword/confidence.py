@@ -447,6 +447,17 @@ def _reading_evidence(plan: Plan, view: View, lex: Lexicon) -> list[Evidence]:
                     f"not of {m.table} rows",
                 )
             )
+        if m.func in ("SUM", "AVG") and ref is not None and _identifies(lex, ref):
+            out.append(Evidence("reading", 0.1, f"it would add up {ref.column}, which identifies rows"))
+        if m.func == "AVG" and ref is not None and q.groups and _own_rows(lex, q, m.table):
+            # 'the average amount settled per claim' means over the claims, not each claim alone
+            out.append(
+                Evidence(
+                    "reading",
+                    0.3,
+                    f"grouping by each {m.table} row makes the average of {ref.column} that row's own value",
+                )
+            )
         if m.func in ("SUM", "AVG") and ref is not None and _repeated_parent(view, m.table):
             out.append(
                 Evidence(
@@ -488,6 +499,23 @@ def _reading_evidence(plan: Plan, view: View, lex: Lexicon) -> list[Evidence]:
         if score < 1.0:
             out.append(Evidence("reading", score, note))
     return out
+
+
+def _identifies(lex: Lexicon, ref: Ref) -> bool:
+    """A key, a foreign key, or an id-named column: numbers that name rows, not amounts."""
+    low = ref.column.lower()
+    return (
+        is_key(lex, ref)
+        or is_pointer(lex, ref)
+        or low == "id"
+        or (low.endswith(("_id", "id")) and len(low) <= 12)
+    )
+
+
+def _own_rows(lex: Lexicon, q: Query, table: str) -> bool:
+    """Every group is a column that identifies a row of `table` (its key or its name)."""
+    identifying = {c.lower() for c in (*lex.key_of(table), *label_columns(lex, table))}
+    return all(g.table.lower() == table.lower() and g.column.lower() in identifying for g in q.groups)
 
 
 def _repeated_parent(view: View, table: str) -> bool:

@@ -17,6 +17,7 @@ The passes, in order; each is `(Plan, Context) -> Plan` and raises `Decline` (�
     output.shape_output       groups or projection, and the default order
     time_buckets.calendar_…   month and weekday names in calendar order
     abstain.check_understood  every number and date was used
+    abstain.check_cues        every 'how many', 'average' or 'maximum' has its aggregate
     filters.merge_filters     several values of one column → IN
     output.joined_tables      the tables the view must join
 
@@ -29,7 +30,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Literal
 
-from core.keyword.abstain import check_understood, check_unsupported, check_words, suggest, understood_words
+from core.keyword.abstain import (
+    check_cues,
+    check_understood,
+    check_unsupported,
+    check_words,
+    suggest,
+    understood_words,
+)
 from core.keyword.confidence import fits_role
 from core.keyword.dates import date_filters
 from core.keyword.explain import sense_label
@@ -60,6 +68,7 @@ PASSES: tuple[Pass, ...] = (
     shape_output,
     calendar_order,
     check_understood,
+    check_cues,
     merge_filters,
     joined_tables,
 )

@@ -423,6 +423,18 @@ def _column_mention(plan: Plan, ctx: Context, m: Mention, s: Sense, cues: _Cues,
             )
         measure = Measure(func, ref.table, ref.column, words=f"{agg.words} {m.words}")  # type: ignore[arg-type]
         return _measured(plan, m, measure, sup)
+    if sup is not None and (is_key(lex, ref) or is_pointer(lex, ref)):
+        if sup.words.lower() in ("most", "least", "fewest"):
+            # 'the customer with the most policies' matched Customer_Policies.Policy_ID: count them
+            measure = (
+                Measure("COUNT", ref.table, words=m.words)
+                if is_key(lex, ref)
+                else Measure("COUNT", ref.table, ref.column, True, m.words)
+            )
+            return _ranked(plan, m, measure, sup)
+        raise Decline(
+            f"'{sup.words}' cannot rank by '{m.words}', which identifies rows", [sup.words, m.words]
+        )
     if sup is not None:
         return _ranked(plan, m, ref, sup)
     if count and kind not in NUMERIC:

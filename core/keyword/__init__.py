@@ -4,9 +4,13 @@ The question's words are matched to tables, columns and stored values (the keywo
 and the value index), the matched tables are joined along the Steiner tree of the foreign-key
 graph (the view), matched values become filters, and cue words give the query its shape:
 counts, sums and averages, groups and time buckets, rankings, comparisons and date ranges.
-Every answer carries its reading in plain words; a question it cannot read without guessing is
-declined with what was understood and a rephrasing; equally plausible readings come back as a
-clarification whose options re-ask with a `Reading` pinned (see core/keyword/readings.py).
+
+Right or silent: it answers only when every word of the question is placed, the joins are sound
+and unique, and its confidence in the reading reaches `engine.keyword_min_confidence`; otherwise
+it declines in one sentence (what it understood, which words it could not place or what it
+doubts), or asks back when two to four concrete readings compete (options re-ask with a
+`Reading` pinned, core/keyword/readings.py). In a thread, a follow-up is applied to its last
+reading as a change (a filter, a period, a grouping), or it says that such follow-ups need an LLM.
 
 Reading the question
     shapes.py        cue phrases, literals (numbers, dates, quarters, periods) and content words
@@ -25,6 +29,11 @@ each is `(Plan, Context) -> Plan`, or declines)
     ranking.py       superlatives and 'top N': which column ranks, how many rows are kept
     output.py        the target table, grouping or projection, the default order, the tables
     abstain.py       when to decline, and what to say
+    followup.py      a follow-up in a thread as a change to the last reading
+
+Judging the reading
+    confidence.py    join soundness and uniqueness (hard rules), and the confidence: match
+                     quality, the margin to competing readings, join evidence, doubtful shapes
 
 From the query to an answer
     compile.py       the query as SQL over the view, date arithmetic per dialect

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 
 from core.keyword.abstain import check_words
 from core.keyword.columns import NUMERIC, TEMPORAL, column_kind
-from core.keyword.dates import date_column, date_filters
+from core.keyword.dates import date_filters
 from core.keyword.explain import filter_text, ref_text
 from core.keyword.filters import merge_filters
 from core.keyword.match import Matching
@@ -36,8 +36,7 @@ MARKERS = frozenset(
     ["and", "but", "also", "now", "then", "only", "just", "same", "instead", "again", "about"]
 )
 REFERENCES = frozenset(["those", "these", "them", "they", "ones", "their"])
-# Cues a follow-up may carry: connectives, dates, groupings, comparisons with a number.
-CHANGES = frozenset(["and", "or", "date_prep", "between", "group", "by", "bucket", "cmp", "list"])
+# Cues that change what is computed or ranked: a follow-up carrying one needs an LLM.
 SUBJECT_CUES = frozenset(["count", "agg", "super", "top", "order", "dir", "alpha", "distinct", "text"])
 
 
@@ -148,12 +147,9 @@ def _redated(plan: Plan, own: Plan, ctx: Context) -> tuple[Plan, str]:
     keep = tuple(f for f in q.filters if f not in old)
     time_column = plan.time_column or (old[0].ref.raw if old else None)
     base = plan.with_query(filters=keep).but(pending_dates=own.pending_dates, time_column=time_column)
-    if time_column is None:
-        for lit, _, subject in own.pending_dates:
-            base, _ref = date_column(base, ctx, lit, subject)  # no date yet: the fact's own, or ask
-    dated = date_filters(base, ctx).but(pending_dates=())
+    dated = date_filters(base, ctx).but(pending_dates=())  # no date before: the fact's own, or ask
     added = [f for f in dated.query.filters if f not in keep]
-    return dated, ("in " if not old else "changed to ") + " and ".join(
+    return dated, ("where " if not old else "changed to ") + " and ".join(
         filter_text(f, q.target) for f in added
     )
 

@@ -22,7 +22,7 @@ from bot.slack_context import BotContext
 from bot.slack_files import result_files
 from bot.usergroups import UsergroupDirectory, slack_principal
 from core.access import Principal
-from core.answer import Outcome
+from core.answer import ErrorKind, Outcome
 from core.clarify.transcript import Transcript
 from core.database import UnknownDatabase
 from core.state import conversations
@@ -124,7 +124,9 @@ def start(ctx: BotContext, client: WebClient, ask: Ask) -> bool:
 
 def usergroup_directory(ctx: BotContext) -> UsergroupDirectory:
     """One cache of Slack user groups per app (see bot/usergroups.py)."""
-    return ctx.extras.setdefault("usergroups", UsergroupDirectory())
+    directory = ctx.extras.setdefault("usergroups", UsergroupDirectory())
+    assert isinstance(directory, UsergroupDirectory)
+    return directory
 
 
 def principal_of(ctx: BotContext, client: WebClient, ask: Ask) -> Principal:
@@ -260,7 +262,12 @@ def deliver(ctx: BotContext, client: WebClient, ask: Ask, outcome: Outcome) -> N
 
 
 def _fail(
-    ctx: BotContext, client: WebClient, ask: Ask, error: str, kind: str, database: str | None = None
+    ctx: BotContext,
+    client: WebClient,
+    ask: Ask,
+    error: str,
+    kind: ErrorKind,
+    database: str | None = None,
 ) -> Outcome:
     """An error a person can act on, stored as a turn so Retry can find the question again."""
     outcome = Outcome(

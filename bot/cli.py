@@ -1,4 +1,4 @@
-"""Command line: `python -m bot ask|console|serve|worker|index|audit ...`.
+"""Command line: `python -m bot ask|console|serve|worker|index|audit|catalog ...`.
 
 Exit codes: 0 answered (or asked back), 1 the question failed, 2 bad usage or configuration.
 """
@@ -6,15 +6,21 @@ Exit codes: 0 answered (or asked back), 1 the question failed, 2 bad usage or co
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import logging
 import sys
+from collections.abc import Callable
 
+from bot.console import run_console
+from bot.terminal import render
 from core.askbase import Askbase
 from core.database import UnknownDatabase
-from core.settings import load_settings
+from core.settings import Settings, load_settings
 
 log = logging.getLogger("askbase")
+
+Command = Callable[[argparse.Namespace, Settings], int]
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -46,6 +52,13 @@ def _parser() -> argparse.ArgumentParser:
     index = sub.add_parser("index", help="build or refresh the value index")
     index.add_argument("action", choices=["build", "refresh"])
     index.add_argument("--db")
+
+    catalog = sub.add_parser(
+        "catalog", help="show the join patterns of a database (to correct in its catalog YAML)"
+    )
+    catalog.add_argument("action", choices=["show"])
+    catalog.add_argument("--db")
+    catalog.add_argument("--yaml", action="store_true", help="print only the patterns as catalog YAML")
 
     audit = sub.add_parser("audit", help="print the audit log")
     audit.add_argument("--since", default="1d", help="e.g. 30m, 12h, 7d")
@@ -79,9 +92,7 @@ def main(argv: list[str]) -> int:
         return 130
 
 
-def cmd_ask(args: argparse.Namespace, settings) -> int:  # type: ignore[no-untyped-def]
-    from bot.terminal import render
-
+def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     app = Askbase(settings)
     try:
         outcome = app.ask(args.question, db=args.db)
@@ -95,26 +106,26 @@ def cmd_ask(args: argparse.Namespace, settings) -> int:  # type: ignore[no-untyp
     return 1 if outcome.status == "error" else 0
 
 
-def cmd_console(args: argparse.Namespace, settings) -> int:  # type: ignore[no-untyped-def]
-    from bot.console import run_console
-
+def cmd_console(args: argparse.Namespace, settings: Settings) -> int:
     return run_console(Askbase(settings), db=args.db)
 
 
-def _lazy(module: str, function: str):  # type: ignore[no-untyped-def]
-    def run(args: argparse.Namespace, settings) -> int:  # type: ignore[no-untyped-def]
-        import importlib
+def _lazy(module: str, function: str) -> Command:
+    """A command whose module is imported when it runs: `ask` and `console` start without
+    loading the Slack SDK, the scheduler or matplotlib."""
 
+    def run(args: argparse.Namespace, settings: Settings) -> int:
         return int(getattr(importlib.import_module(module), function)(args, settings) or 0)
 
     return run
 
 
-COMMANDS = {
+COMMANDS: dict[str, Command] = {
     "ask": cmd_ask,
     "console": cmd_console,
     "serve": _lazy("bot.slack_app", "serve"),
     "worker": _lazy("bot.worker", "run_worker"),
     "index": _lazy("bot.index_cmd", "run_index"),
     "audit": _lazy("bot.audit_cmd", "run_audit"),
+    "catalog": _lazy("bot.catalog_cmd", "run_catalog"),
 }

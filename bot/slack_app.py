@@ -28,9 +28,10 @@ from slack_bolt import App, BoltResponse
 from slack_bolt.adapter.wsgi import SlackRequestHandler
 from slack_bolt.oauth.oauth_settings import OAuthSettings
 from slack_sdk import WebClient
-from slack_sdk.http_retry.builtin_handlers import ConnectionErrorRetryHandler, RateLimitErrorRetryHandler
 
 from bot.listeners import actions, clarify, questions, schedules
+from bot.slack_clients import api_base_url, oauth_configured, web_client
+from bot.slack_clients import secret as _secret
 from bot.slack_context import BotContext
 from bot.worker_pool import WorkerPool
 from core.askbase import Askbase
@@ -39,7 +40,6 @@ from core.state import events
 
 log = logging.getLogger("askbase.slack")
 
-DEFAULT_API = "https://slack.com/api/"
 EVENTS_PATH = "/slack/events"
 WARM_UP_S = 45.0  # longest wait for the warm-up before the port opens anyway
 SHUTDOWN_S = 20.0  # in-flight answers get this long to finish on SIGTERM
@@ -57,32 +57,6 @@ BOT_SCOPES = [
     "groups:read",  # the same in private channels
     "usergroups:read",  # access rules may name user groups
 ]
-
-
-def api_base_url(settings: Settings) -> str:
-    base = settings.slack.api_base_url or DEFAULT_API
-    return base if base.endswith("/") else base + "/"
-
-
-def web_client(settings: Settings, token: str | None = None) -> WebClient:
-    """A WebClient on SLACK_API_BASE_URL that waits out rate limits and retries dropped connections."""
-    return WebClient(
-        token=token,
-        base_url=api_base_url(settings),
-        timeout=30,
-        retry_handlers=[
-            ConnectionErrorRetryHandler(max_retry_count=2),
-            RateLimitErrorRetryHandler(max_retry_count=3),
-        ],
-    )
-
-
-def _secret(value: Any) -> str | None:
-    return value.get_secret_value() if value is not None else None
-
-
-def oauth_configured(settings: Settings) -> bool:
-    return bool(settings.slack.client_id and _secret(settings.slack.client_secret))
 
 
 def oauth_settings(settings: Settings, askbase: Askbase) -> OAuthSettings:

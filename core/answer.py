@@ -14,6 +14,38 @@ from core.trace import Trace
 Status = Literal["answer", "clarify", "error"]
 Mode = Literal["llm", "keyword"]
 
+# Why an outcome is an error, for logs, the audit log and adapters that word it their own way.
+# Closed: a new kind is added here first, so every place that branches on kinds can be found.
+ErrorKind = Literal[
+    # before anything runs
+    "question",  # empty or too long
+    "access",  # the asker may not query this database (core/access.py)
+    "database",  # not configured, or could not be opened
+    "dialect",  # no guard for this SQL dialect
+    # writing the SQL
+    "llm",  # the LLM failed and keyword mode was not allowed to answer
+    "llm_refused",  # the LLM declined the question
+    "link",  # no table could be linked to the question
+    "keyword_abstain",  # keyword mode would have to guess, so it declined
+    "keyword_internal",  # keyword mode failed on the question (a bug, logged)
+    "clarify_none",  # after 👎: nothing left to ask
+    # running it (core/run.py)
+    "sql",  # the SQL never fitted the view it was written over
+    "guard",  # the guard refused the SQL
+    # the database failed the query (core.execute.QueryError.kind)
+    "timeout",
+    "syntax",
+    "readonly",
+    "connection",
+    "permission",
+    "other",
+    # the adapters
+    "internal",  # an unexpected failure, logged with the trace id
+    "busy",  # no worker free to answer
+    "condition",  # a schedule's post condition could not be evaluated
+    "slack",  # Slack refused to post the result
+]
+
 
 @dataclass(frozen=True)
 class Option:
@@ -29,8 +61,11 @@ class Clarification:
     id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
 
 
-@dataclass
+@dataclass(frozen=True)
 class Outcome:
+    """What became of a question (or of stored SQL run again); built once, never changed —
+    a step that says more makes a new one with `dataclasses.replace`."""
+
     status: Status
     question: str
     database: str = ""
@@ -43,7 +78,7 @@ class Outcome:
     interpretation: str = ""  # keyword mode: the reading, in plain words
     clarification: Clarification | None = None
     error: str = ""  # for a person: what failed and what to try
-    error_kind: str = ""
+    error_kind: ErrorKind | None = None  # set exactly when status is "error"
     trace: Trace = field(default_factory=Trace)
     exported_rows: int | None = None  # rows streamed to a CSV file (Askbase.rerun with csv_path)
 

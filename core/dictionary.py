@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz, process
 
 from core.catalog import Catalog
-from core.retrieve import SchemaMatch
+from core.retrieval import SchemaMatch
 from core.values import NO_RULES, Access, fold, similarity
 
 # Abbreviations common in column names, read as the words people say.

@@ -10,13 +10,14 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from core import prompts
 from core.conversation import Turn, describe_history
 from core.examples import Example
 from core.joins import View, grain_text, view_ddl
 from core.llm import LLM
-from core.retrieve import Retrieval
+from core.retrieval import Retrieval
 from core.understand import Understanding
 
 DIALECT_NAMES = {"sqlite": "SQLite", "postgres": "PostgreSQL", "mysql": "MySQL"}
@@ -33,7 +34,7 @@ class Context:
     """Everything the generator and the reviser see besides the question."""
 
     view: View
-    samples: Sequence[tuple] = ()
+    samples: Sequence[tuple[Any, ...]] = ()
     retrieval: Retrieval | None = None
     examples: Sequence[Example] = ()
     history: Sequence[Turn] = ()

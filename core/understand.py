@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 from core import prompts
 from core.conversation import Turn, describe_history
 from core.llm import LLM
-from core.retrieve import Keywords
+from core.retrieval import Keywords
 
 
 class Implementation(BaseModel):

@@ -14,12 +14,13 @@ import pytest
 
 from core.answer import Clarification, Option
 from core.askbase import Askbase
-from core.clarify.policy import after_rejection, exchange_for, match_words
+from core.clarify.policy import exchange_for, match_words
 from core.clarify.sra import summarize_review_ask
 from core.clarify.transcript import Exchange, Transcript, options_key
 from core.keyword import Reading
 from core.llm import LLM
-from core.pipeline import Request, answer
+from core.pipeline import answer
+from core.request import Request
 from core.settings import load_settings
 from tests.clarify_fixtures import (
     FIRST_ANSWER,
@@ -51,13 +52,7 @@ def make_app(tmp_path, llm_settings=None, **engine):
 
 def ask(app, db: str, question: str, transcript: Transcript | None = None, **request):
     transcript = transcript or Transcript()
-    req = Request(
-        question,
-        choices=transcript.choices,
-        clarifications=transcript.exchanges,
-        rejected_sql=transcript.rejected_sql,
-        **request,
-    )
+    req = Request(question, transcript=transcript, **request)
     return answer(app.database(db), req, app.settings.engine, app.llm)
 
 
@@ -81,7 +76,7 @@ def test_the_papers_running_example_takes_two_rounds_to_the_right_answer(tmp_pat
 
     # round 1: the person rejects it; the SRA round asks about 'located' (AmbOutput)
     t = Transcript().rejecting(first.sql)
-    asked = after_rejection(app.database("nuclear"), QUESTION, t, app.settings.engine, app.llm)
+    asked = ask(app, "nuclear", QUESTION, t, after_rejection=True)
     c1 = asked.clarification
     assert asked.status == "clarify" and c1.kind == "AmbOutput" and "located" in c1.question
     assert [o.label for o in c1.options] == [
@@ -98,7 +93,7 @@ def test_the_papers_running_example_takes_two_rounds_to_the_right_answer(tmp_pat
 
     # round 2: rejected again; the review sees AmbOutput resolved and asks about 'first'
     t = t.rejecting(second.sql)
-    asked = after_rejection(app.database("nuclear"), QUESTION, t, app.settings.engine, app.llm)
+    asked = ask(app, "nuclear", QUESTION, t, after_rejection=True)
     c2 = asked.clarification
     assert c2.kind == "AmbQuestion" and "first" in c2.question
     assert len(c2.options) == 3 and c2.question != c1.question
@@ -306,6 +301,26 @@ def test_keyword_questions_follow_the_round_limit_and_the_off_switch(settings):
     assert outcome.status == "answer" and "questions are off" in outcome.interpretation
 
 
+def test_after_a_thumbs_down_keyword_mode_asks_about_a_near_reading_or_says_nothing_is_left(settings):
+    app = Askbase(settings)
+    question = "How many clients in Frankfurt?"
+    first = app.ask(question)
+    assert first.status == "answer" and "city" in first.interpretation
+    rejected = Transcript().rejecting(first.sql)
+    back = app.ask(question, transcript=rejected, after_rejection=True)
+    assert back.status == "clarify" and back.mode == "keyword"
+    assert back.trace.stages[0].name == "clarified"  # the rejected SQL is on record
+    datacenter = next(i for i, o in enumerate(back.clarification.options) if "datacenter" in o.label)
+    chosen = rejected.plus(exchange_for(back.clarification, option=datacenter))
+    again = app.ask(question, transcript=chosen)
+    assert again.status == "answer" and "datacenter" in again.sql.lower() and again.sql != first.sql
+
+    plain = app.ask("How many clients are there?")
+    none = app.ask(plain.question, transcript=Transcript().rejecting(plain.sql), after_rejection=True)
+    assert none.status == "error" and none.error_kind == "clarify_none"
+    assert "nothing else to ask" in none.error
+
+
 def test_own_words_pick_the_option_they_point_at():
     options = (
         Option("customers city is Lyon", Reading("Lyon", "customers", "city", "Lyon").encode()),
@@ -361,7 +376,8 @@ def test_plain_keyword_questions_are_not_asked_back(settings, question):
 def candidates_for(db, objects, values, question="q"):
     from core.clarify.candidates import find_candidates
     from core.link import link
-    from core.retrieve import Keywords, retrieve
+    from core.retrieval import Keywords
+    from core.retrieve import retrieve
     from core.understand import Understanding
     from core.view import build_view
 

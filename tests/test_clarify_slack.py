@@ -9,6 +9,7 @@ checked against SQL written by hand.
 from __future__ import annotations
 
 import copy
+import datetime as dt
 import time
 
 import pytest
@@ -17,6 +18,7 @@ from core.askbase import Askbase
 from core.llm import LLM
 from core.settings import load_settings
 from core.state import clarifications as store
+from core.state.audit import entries_since
 from tests.clarify_fixtures import GOLD, LOCATED_ANSWER, nuclear_db, rows, script_paper_model
 from tests.clarify_fixtures import QUESTION as PAPER_QUESTION
 from tests.fakes.slack_api import FakeSlack, Message
@@ -310,6 +312,13 @@ def test_the_papers_running_example_in_slack_two_thumbs_down_two_questions(
         assert prompt.count("ORDER BY") >= 2 and f"answered: {LOCATED_ANSWER}" in prompt
         asked = store.asked_in(bot.state, f"slack:T0001:{CHANNEL}:{ts}")
         assert [p.status for p in asked] == [store.ANSWERED, store.ANSWERED]
+        # each 👎 round went through the engine: audited as the asker, in the thread's channel
+        rounds = [
+            (e["source"], e["user"], e["channel"], e["trace_id"])
+            for e in entries_since(bot.state, dt.timedelta(hours=1))
+            if e["status"] == "clarify"
+        ]
+        assert rounds == [("slack", USER, CHANNEL, p.trace_id) for p in asked]
     finally:
         bot.close()
 

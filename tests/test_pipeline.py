@@ -83,6 +83,17 @@ def test_guard_refusal_is_revised_never_run(app, fake_llm, demo_var):
     assert hand(demo_var, "SELECT COUNT(*) FROM client") == [[300]]
 
 
+def test_sql_the_guard_refuses_every_round_is_never_run_and_the_person_is_told_why(app, fake_llm, demo_var):
+    fake_llm.script("understand", mr.json_fenced(COUNT_CLIENTS))
+    fake_llm.respond("generate", mr.over_view("DELETE FROM client"))
+    fake_llm.respond("revise", mr.over_view("DROP TABLE client"))
+    outcome = app.ask("How many clients are there?")
+    assert outcome.status == "error" and outcome.error_kind == "guard" and not outcome.rows
+    assert "refused" in outcome.error and "DROP" in outcome.error  # the last round's reason
+    assert "execute" not in [s.name for s in outcome.trace.stages]
+    assert hand(demo_var, "SELECT COUNT(*) FROM client") == [[300]]
+
+
 def test_revisions_are_bounded(app, fake_llm):
     fake_llm.script("understand", mr.json_fenced(COUNT_CLIENTS))
     fake_llm.respond("generate", mr.over_view("SELECT nope FROM {view}"))

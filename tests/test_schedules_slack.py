@@ -5,6 +5,7 @@ signed requests; Slack is the fake Web API and the model the fake OpenAI server.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import time
 from typing import Any
@@ -13,8 +14,9 @@ import pytest
 
 from core.askbase import Askbase
 from core.llm import LLM
+from core.schedules import store
 from core.settings import AccessRule, load_settings
-from core.state import schedules as store
+from core.state import audit
 from tests.fakes.slack_api import FakeSlack
 from tests.slack_harness import RunningBot, hand
 from tests.slack_requests import BOT_TOKEN, SIGNING_SECRET
@@ -171,6 +173,27 @@ def test_nothing_is_scheduled_when_the_question_gets_no_answer(bot, slack, plan,
     bot.sender.command("schedule every day at 8:00 how many clients are there?")
     note = thread_text(slack, CHANNEL, "didn't schedule")
     assert "Retry" in note.all_text()
+    assert store.for_channel(bot.state, "T0001", CHANNEL) == []
+
+
+def test_creating_a_schedule_runs_its_sql_once_more_as_the_owner_and_audits_that(bot, slack, plan):
+    schedule_via_command(bot, "every day at 7:00 how many clients are there?")
+    entries = audit.entries_since(bot.state, dt.timedelta(days=1))
+    made = [(e["user"], e["channel"], e["status"], e["rows"]) for e in entries if e["source"] == "schedule"]
+    assert made == [(USER, CHANNEL, "answer", 1)]
+
+
+def test_sql_that_is_no_longer_allowed_is_not_scheduled(make_bot, slack, plan, demo_var):
+    bot = make_bot()
+    _, view = open_modal(bot, slack)
+    # meanwhile an admin denies the table (another web process, the new configuration)
+    demo = {"url": f"sqlite:///{demo_var / 'demo.sqlite'}", "deny_tables": ["client"]}
+    stricter = make_bot(databases={"demo": demo})
+    reply = stricter.sender.view("view_submission", "schedule_create", private_metadata=view["private_metadata"],
+                                 values=modal_values())  # fmt: skip
+    assert reply.status == 200 and not reply.body
+    (note,) = eventually(lambda: ephemeral_notes(slack, USER))
+    assert note.startswith("I didn't schedule it:") and "not allowed" in note and "client" in note
     assert store.for_channel(bot.state, "T0001", CHANNEL) == []
 
 

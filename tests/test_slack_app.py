@@ -23,6 +23,7 @@ from core.settings import AccessRule, DatabaseSettings, load_settings
 from core.state import feedback
 from core.state.audit import entries_since
 from core.state.channel_settings import channel_database
+from core.state.conversations import turn_by_trace
 from tests.fakes.slack_api import FakeSlack
 from tests.slack_harness import RunningBot, hand, read_csv
 from tests.slack_requests import BOT_TOKEN, SIGNING_SECRET
@@ -376,9 +377,9 @@ def test_thumbs_up_teaches_the_generator_a_confirmed_example(bot, slack, plan, f
 
 
 def answer_sql(bot: RunningBot, trace_id: str) -> str:
-    from core.state.conversations import turn_by_trace
-
-    return turn_by_trace(bot.state, trace_id)["sql"]
+    turn = turn_by_trace(bot.state, trace_id)
+    assert turn is not None
+    return turn.sql
 
 
 def test_thumbs_down_asks_what_was_wrong_and_records_it(bot, slack, plan):

@@ -23,6 +23,7 @@ from bot.slack_context import BotContext
 from bot.slack_files import slug
 from bot.usergroups import slack_principal
 from core.state import conversations, feedback
+from core.state.conversations import StoredTurn
 
 log = logging.getLogger(__name__)
 
@@ -37,24 +38,24 @@ def _where(body: dict[str, Any]) -> tuple[str, str | None, str | None]:
     return channel, message_ts, thread_ts
 
 
-def standalone_question(ctx: BotContext, turn: dict[str, Any]) -> str:
+def standalone_question(ctx: BotContext, turn: StoredTurn) -> str:
     """The question as understood on its own ("…in 2024?" after "How many clients?" becomes whole)."""
-    trace = conversations.load_trace(ctx.state, turn["trace_id"]) or {}
+    trace = conversations.load_trace(ctx.state, turn.trace_id) or {}
     for stage in trace.get("stages", []):
         if stage.get("name") == "understand":
             text = (stage.get("outputs") or {}).get("question")
             if text:
                 return str(text)
-    return turn["question"]
+    return turn.question
 
 
 def on_thumbs_up(ctx: BotContext, trace_id: str, user: str | None) -> str:
     """Store the question → SQL pair as a confirmed example; returns the note for the person."""
     turn = conversations.turn_by_trace(ctx.state, trace_id)
-    if not turn or turn["status"] != "answer" or not turn["sql"]:
+    if turn is None or not turn.answered:
         return "There is no query to confirm on this message."
     feedback.record_feedback(ctx.state, trace_id, user, "up")
-    feedback.confirm_example(ctx.state, turn["database"], standalone_question(ctx, turn), turn["sql"], user)
+    feedback.confirm_example(ctx.state, turn.database, standalone_question(ctx, turn), turn.sql, user)
     return "Thanks! I'll use this question and its SQL as an example for similar questions."
 
 
@@ -80,26 +81,26 @@ def send_csv(
 ) -> None:
     """Worker: run the stored, guarded query again straight into a CSV file and upload it."""
     turn = conversations.turn_by_trace(ctx.state, trace_id)
-    if not turn or turn["status"] != "answer" or not turn["sql"]:
+    if turn is None or not turn.answered:
         tell(client, channel, user, thread_ts=thread_ts, text="There is no result to export on this message.")
         return
     who = slack_principal(
         ctx.settings, client, usergroup_directory(ctx), team=team, channel=channel, user=user
     )
     with tempfile.TemporaryDirectory(prefix="askbase-csv-") as tmp:
-        path = Path(tmp) / f"{slug(turn['question'])}-{trace_id}.csv"
+        path = Path(tmp) / f"{slug(turn.question)}-{trace_id}.csv"
         export = ctx.askbase.rerun(
-            turn["sql"],
-            database=turn["database"],
+            turn.sql,
+            database=turn.database,
             principal=who,
             purpose="csv",
-            question=turn["question"],
+            question=turn.question,
             csv_path=path,
         )
         if export.status != "answer" or export.exported_rows is None:
             log.warning("trace %s: export failed (%s): %s", trace_id, export.error_kind, export.error)
             if export.error_kind == "access":  # whoever clicks must be allowed too
-                text = f"You may not query '{turn['database']}' here."
+                text = f"You may not query '{turn.database}' here."
             elif export.error_kind in ("guard", "database"):
                 text = "I can't export this result any more; ask the question again."
             else:
@@ -113,7 +114,7 @@ def send_csv(
             thread_ts=thread_ts,
             file=str(path),
             filename=path.name,
-            title=f"{turn['question'][:200]} ({count:,} rows{cut})",
+            title=f"{turn.question[:200]} ({count:,} rows{cut})",
         )
 
 
@@ -134,7 +135,7 @@ def register(app: App, ctx: BotContext) -> None:
         ack()
         trace_id = action.get("value", "")
         turn = conversations.turn_by_trace(ctx.state, trace_id)
-        _open(client, body.get("trigger_id"), render.sql_modal((turn or {}).get("sql") or "", trace_id))
+        _open(client, body.get("trigger_id"), render.sql_modal(turn.sql if turn else "", trace_id))
 
     @app.action("show_details")
     def show_details(ack: Any, body: dict[str, Any], action: dict[str, Any], client: WebClient) -> None:
@@ -232,7 +233,7 @@ def register(app: App, ctx: BotContext) -> None:
             ctx,
             client,
             Ask(
-                question=turn["question"],
+                question=turn.question,
                 team=team,
                 channel=channel,
                 user=clicking_user(body),

@@ -106,7 +106,7 @@ def on_message_event(
         if not thread_ts or mentions(text, bot_user_id):
             return  # a plain channel message, or an @mention (app_mention answers it)
         info = conversations.conversation_info(ctx.state, conversation_key(team, channel, thread_ts))
-        if info is None or info.get("user") != event["user"]:
+        if info is None or info.user != event["user"]:
             return  # not our thread, or someone else talking in it: mention the bot to ask
     ask = Ask(
         question=question_text(text, bot_user_id),

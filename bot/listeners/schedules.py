@@ -1,11 +1,14 @@
 """Recurring questions in Slack: the Schedule button and its modal, `/ask schedule …`,
 `/ask schedules` with Pause / Resume / Run now / Delete, and the App Home list of one's schedules.
 
-This side only writes rows (core/state/schedules.py); the worker process picks them up (see
+This side only writes rows (core/schedules/store.py); the worker process picks them up (see
 bot/worker.py). A schedule always stores SQL that already answered the question once: the button
 takes it from the answer it sits under, and `/ask schedule` answers the question first, in the
-channel, and schedules it only when that worked. Only the owner or a channel admin — a workspace
-admin or owner (users.info), or the channel's creator (conversations.info) — changes a schedule.
+channel, and schedules it only when that worked. Before it is stored the SQL runs once more
+through the engine (`Askbase.rerun`, as the owner, in the channel it will post in), so a query the
+owner may not run there, or that no longer works, is refused now rather than at its first tick.
+Only the owner or a channel admin — a workspace admin or owner (users.info), or the channel's
+creator (conversations.info) — changes a schedule.
 """
 
 from __future__ import annotations
@@ -25,17 +28,17 @@ from bot import render
 from bot.answering import Ask, answer, start, usergroup_directory
 from bot.ephemeral import tell
 from bot.listeners.actions import standalone_question
+from bot.schedule_posts import Runner, run_and_post, schedule_line, slack_time
 from bot.slack_context import BotContext
 from bot.usergroups import slack_principal
-from bot.worker import Runner, run_schedule, schedule_line, slack_time
-from core import schedules as rules
 from core.access import Principal
-from core.database import UnknownDatabase
-from core.run import check_for
-from core.schedules import Condition, ScheduleError, TriggerSpec
+from core.answer import ErrorKind
+from core.schedules import parse, store, triggers
+from core.schedules.conditions import Condition, parse_condition
+from core.schedules.errors import ScheduleError
+from core.schedules.store import Schedule
+from core.schedules.triggers import TriggerSpec
 from core.state import conversations
-from core.state import schedules as store
-from core.state.schedules import Schedule
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +82,7 @@ def user_timezone(client: WebClient, user: str | None) -> str:
     """The person's Slack timezone, or UTC when Slack does not say."""
     tz = user_info(client, user).get("tz") or "UTC"
     try:
-        return rules.check_timezone(tz)
+        return triggers.check_timezone(tz)
     except ScheduleError:
         return "UTC"
 
@@ -126,33 +129,41 @@ def create_schedule(
     condition: Condition,
     source_trace: str | None = None,
 ) -> Schedule:
-    """Store a schedule for SQL that answered once; ScheduleError says why not."""
-    groups = owner_principal(ctx, client, team, channel, owner).usergroups
-    if not rules.may_query(ctx.settings, database, channel=channel, user=owner, usergroups=groups):
-        raise ScheduleError(f"You may not query `{database}` in <#{channel}>.")
-    try:
-        db = ctx.askbase.database(database)
-    except UnknownDatabase:
-        raise ScheduleError(f"The database `{database}` is not configured any more.") from None
-    verdict = check_for(db, sql, ctx.settings.engine)
-    if not verdict.allowed:
-        raise ScheduleError(f"I can't schedule this query: it {verdict.reason}.")
+    """Store a schedule for SQL that answered once; ScheduleError says why not.
+
+    The SQL runs once through the engine as the owner in `channel` (access → guard → execute →
+    audit): what is stored is the guarded SQL that just worked there.
+    """
+    principal = owner_principal(ctx, client, team, channel, owner)
+    checked = ctx.askbase.rerun(
+        sql, database=database, principal=principal, purpose="schedule", question=question
+    )
+    if checked.status != "answer":
+        raise ScheduleError(_refusal(checked.error_kind, checked.error, database, channel))
     return store.create(
         ctx.state,
         team=team,
         channel=channel,
         owner=owner,
         question=question,
-        sql=verdict.sql,
-        database=db.name,
+        sql=checked.sql,
+        database=checked.database,
         trigger=spec,
         condition=condition,
         source_trace=source_trace,
     )
 
 
+def _refusal(kind: ErrorKind | None, error: str, database: str, channel: str) -> str:
+    """Why a schedule was not made, in mrkdwn: who may not, or the engine's words (escaped)."""
+    if kind == "access":
+        return f"You may not query `{render.escape(database)}` in <#{channel}>."
+    text = render.escape(error.strip()) or "the query did not run."
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
 def confirmation(s: Schedule) -> render.Message:
-    following = rules.next_fire_time(s.trigger, _now())
+    following = triggers.next_fire_time(s.trigger, _now())
     when = f" Next run {slack_time(following)}." if following else ""
     text = (
         f":repeat: <@{s.owner}> scheduled *{render.escape(s.question)}* — "
@@ -173,7 +184,7 @@ def schedule_command(
 ) -> None:
     """`/ask schedule WHEN [only when …] QUESTION`: answer it once now, then schedule that SQL."""
     team, channel, user = command.get("team_id", ""), command["channel_id"], command.get("user_id") or ""
-    if rest.strip() and not rules.looks_like_schedule(rest):  # "/ask schedule of deliveries next week?"
+    if rest.strip() and not parse.looks_like_schedule(rest):  # "/ask schedule of deliveries next week?"
         ack()
         question = " ".join((command.get("text") or "").split())
         if not start(ctx, client, Ask(question, team, channel, user, thread_ts=None, announce=True)):
@@ -183,14 +194,14 @@ def schedule_command(
             )
         return
     try:
-        spec, condition, question = rules.split_schedule(rest)
-        rules.check_frequency(spec, ctx.settings.schedules.min_interval_s, _now())
+        spec, condition, question = parse.split_schedule(rest)
+        triggers.check_frequency(spec, ctx.settings.schedules.min_interval_s, _now())
     except ScheduleError as exc:
         ack(response_type="ephemeral", text=str(exc))
         return
     ack()
     if spec.kind == "cron":  # read again in the person's timezone (a timezone in the text still wins)
-        spec, condition, question = rules.split_schedule(rest, user_timezone(client, user))
+        spec, condition, question = parse.split_schedule(rest, user_timezone(client, user))
     ask = Ask(question=question, team=team, channel=channel, user=user, thread_ts=None, announce=True)
     status = render.status_message(question, "understand" if ctx.pool.idle else "queued", user)
     try:
@@ -260,7 +271,7 @@ def _option(value: str, text: str) -> dict[str, Any]:
 
 def _input(
     block_id: str, label: str, element: dict[str, Any], *, optional: bool = False, hint: str = ""
-) -> dict:
+) -> dict[str, Any]:
     block: dict[str, Any] = {
         "type": "input",
         "block_id": block_id,
@@ -279,7 +290,7 @@ def schedule_modal(
     """How often, timezone, channel, when to post. One form; fields the choice does not use are ignored."""
     how = [_option(k, v) for k, v in HOW.items()]
     when = [_option(k, v) for k, v in WHEN.items()]
-    days = [_option(str(i), name) for i, name in enumerate(rules.DAY_LABELS)]
+    days = [_option(str(i), name) for i, name in enumerate(triggers.DAY_LABELS)]
     smallest = max(1, -(-min_interval_s // 60))
     blocks = [
         render.section(
@@ -356,7 +367,7 @@ def read_form(
     how = (_value(values, "how").get("selected_option") or {}).get("value", "weekdays")
     tz = (_value(values, "tz").get("value") or "UTC").strip()
     try:
-        rules.check_timezone(tz)
+        triggers.check_timezone(tz)
     except ScheduleError as exc:
         errors["tz"] = str(exc)
         tz = "UTC"
@@ -366,24 +377,24 @@ def read_form(
             raw = str(_value(values, "every").get("value") or "").strip()
             if not raw.isdigit() or int(raw) < 1:
                 raise FormErrors({"every": "Enter how many minutes or hours, e.g. 15."})
-            spec = rules.interval_spec(int(raw) * (60 if how == "minutes" else 3600), tz)
+            spec = triggers.interval_spec(int(raw) * (60 if how == "minutes" else 3600), tz)
         elif how == "cron":
-            spec = rules.cron_spec(_value(values, "cron").get("value") or "", tz)
+            spec = triggers.cron_spec(_value(values, "cron").get("value") or "", tz)
         else:
             at = _value(values, "at").get("selected_time") or ""
             hour, _, minute = at.partition(":")
             if not (hour.isdigit() and minute.isdigit()):
                 raise FormErrors({"at": "Pick a time of day."})
             if how == "daily":
-                spec = rules.daily_spec(int(hour), int(minute), tz)
+                spec = triggers.daily_spec(int(hour), int(minute), tz)
             elif how == "weekdays":
-                spec = rules.weekly_spec(range(5), int(hour), int(minute), tz)
+                spec = triggers.weekly_spec(range(5), int(hour), int(minute), tz)
             else:
                 chosen = [int(o["value"]) for o in _value(values, "days").get("selected_options") or []]
                 if not chosen:
                     raise FormErrors({"days": "Choose at least one day."})
-                spec = rules.weekly_spec(chosen, int(hour), int(minute), tz)
-        rules.check_frequency(spec, min_interval_s, now)
+                spec = triggers.weekly_spec(chosen, int(hour), int(minute), tz)
+        triggers.check_frequency(spec, min_interval_s, now)
     except FormErrors as exc:
         errors.update(exc.errors)
     except ScheduleError as exc:
@@ -392,11 +403,11 @@ def read_form(
     condition = Condition()
     if when == "condition":
         try:
-            condition = rules.parse_condition(_value(values, "condition").get("value") or "")
+            condition = parse_condition(_value(values, "condition").get("value") or "")
         except ScheduleError as exc:
             errors["condition"] = str(exc)
     elif when in ("not_empty", "changed"):
-        condition = Condition(when)  # type: ignore[arg-type]
+        condition = Condition(when)
     channel = _value(values, "channel").get("selected_conversation") or ""
     if not channel:
         errors["channel"] = "Choose where to post."
@@ -415,7 +426,7 @@ def _status_line(s: Schedule, now: dt.datetime) -> str:
             f":double_vertical_bar: Paused{' — ' + s.paused_reason if s.paused_reason else ''}"  # our mrkdwn
         )
     else:
-        following = rules.next_fire_time(s.trigger, now)
+        following = triggers.next_fire_time(s.trigger, now)
         parts.append(f"Next run {slack_time(following)}" if following else "No further runs")
         if s.failures:
             parts.append(f":warning: {s.failures} failed run{'s' if s.failures != 1 else ''} in a row")
@@ -534,14 +545,10 @@ def _clicked(body: dict[str, Any]) -> tuple[str, str, str, bool, bool]:
 
 def run_now(ctx: BotContext, client: WebClient, schedule_id: int, user: str, channel: str) -> None:
     """Worker thread: run a schedule once in this process; failures go to whoever clicked."""
-    report = run_schedule(
-        Runner(ctx.askbase, ctx.settings, lambda _team: client, worker_id="web"),
-        schedule_id,
-        manual=True,
-        by=user,
-    )
-    if report.status == "failed":
-        tell(client, channel, user, f":warning: The run failed: {render.escape(report.detail)}")
+    runner = Runner(ctx.askbase, lambda _team: client, worker_id="web", usergroups=usergroup_directory(ctx))
+    done = run_and_post(runner, schedule_id, manual_by=user)
+    if done.status == "failed":
+        tell(client, channel, user, f":warning: The run failed. {done.detail}")  # mrkdwn already
 
 
 def on_schedule_button(
@@ -562,7 +569,7 @@ def on_schedule_button(
         note = f"Paused *{render.escape(s.question)}*. It won't post until it is resumed."
     elif op == "resume":
         resumed = store.resume(ctx.state, s.id)
-        following = rules.next_fire_time(resumed.trigger, _now()) if resumed else None
+        following = triggers.next_fire_time(resumed.trigger, _now()) if resumed else None
         when = f" Next run {slack_time(following)}." if following else ""
         note = f"Resumed *{render.escape(s.question)}*.{when}"
     elif op == "delete":
@@ -596,7 +603,7 @@ def on_schedule_open(
     container = body.get("container") or {}
     trace_id = action.get("value") or ""
     turn = conversations.turn_by_trace(ctx.state, trace_id)
-    if not turn or turn["status"] != "answer" or not turn["sql"]:
+    if turn is None or not turn.answered:
         tell(client, channel, user, "There is no query to schedule on this message; ask the question again.")
         return
     metadata = {
@@ -606,7 +613,7 @@ def on_schedule_open(
     }
     view = schedule_modal(
         standalone_question(ctx, turn),
-        turn["database"],
+        turn.database,
         user_timezone(client, user),
         channel,
         metadata,
@@ -639,12 +646,11 @@ def on_modal_submitted(
         ack(response_action="errors", errors=exc.errors)
         return
     turn = conversations.turn_by_trace(ctx.state, meta.get("t", ""))
-    if not turn or not turn["sql"]:
+    if turn is None or not turn.sql:
         ack(response_action="errors", errors={"how": "I no longer have this answer. Ask the question again."})
         return
-    groups = owner_principal(ctx, client, team, channel, user).usergroups
-    if not rules.may_query(ctx.settings, turn["database"], channel=channel, user=user, usergroups=groups):
-        ack(response_action="errors", errors={"channel": f"You may not query `{turn['database']}` there."})
+    if not ctx.askbase.may_query(owner_principal(ctx, client, team, channel, user), turn.database):
+        ack(response_action="errors", errors={"channel": f"You may not query `{turn.database}` there."})
         return
     ack()
     question = standalone_question(ctx, turn)
@@ -656,8 +662,8 @@ def on_modal_submitted(
             channel=channel,
             owner=user,
             question=question,
-            sql=turn["sql"],
-            database=turn["database"],
+            sql=turn.sql,
+            database=turn.database,
             spec=spec,
             condition=condition,
             source_trace=meta.get("t"),

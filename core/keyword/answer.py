@@ -10,11 +10,11 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
-from core.answer import Clarification, Option, Outcome
+from core.answer import Clarification, ErrorKind, Option, Outcome
 from core.conversation import MAX_TURNS, Turn
 from core.database import Database
 from core.expand import ExpandError, expand
@@ -38,33 +38,16 @@ from core.keyword.match import (
 from core.keyword.plan import Abstain, Ambiguity, Context, Decline, Plan, Query
 from core.keyword.readings import Reading, decode_all
 from core.keyword.shapes import Shape, read_shape
-from core.run import check_for, query_error_message, run_over_view
+from core.request import Request
+from core.run import check_for, outcome_of, run_over_view
 from core.settings import EngineSettings
-from core.summary import summarize
 from core.trace import Trace
 from core.view import build_view
 
 log = logging.getLogger(__name__)
 
 
-class Asked(Protocol):
-    """What keyword mode reads of a request (core.pipeline.Request has it all)."""
-
-    @property
-    def question(self) -> str: ...
-    @property
-    def today(self) -> dt.date | None: ...
-    @property
-    def on_stage(self) -> Callable[[str], None] | None: ...
-    @property
-    def choices(self) -> Sequence[str]: ...
-    @property
-    def ask_alternatives(self) -> bool: ...
-    @property
-    def history(self) -> Sequence[Turn]: ...
-
-
-def answer_keyword(db: Database, request: Asked, settings: EngineSettings, trace: Trace) -> Outcome:
+def answer_keyword(db: Database, request: Request, settings: EngineSettings, trace: Trace) -> Outcome:
     """The keyword-mode outcome: an answer labelled with its reading, a clarifying question, or a
     refusal that says what was understood (status "error", error_kind "keyword_abstain")."""
     try:
@@ -80,10 +63,10 @@ def answer_keyword(db: Database, request: Asked, settings: EngineSettings, trace
         )
 
 
-def _answer(db: Database, request: Asked, settings: EngineSettings, trace: Trace) -> Outcome:
+def _answer(db: Database, request: Request, settings: EngineSettings, trace: Trace) -> Outcome:
     notify = request.on_stage or (lambda _stage: None)
     notify("keyword")
-    readings = decode_all(request.choices)
+    readings = decode_all(request.transcript.choices)
     lex = lexicon(db)
     today = request.today or dt.date.today()
     ctx = Context(lex, today, tuple(readings))
@@ -114,7 +97,7 @@ def _answer(db: Database, request: Asked, settings: EngineSettings, trace: Trace
             )
         follow = continued
     with trace.stage("interpret") as st:
-        near = request.ask_alternatives or settings.clarify == "always"
+        near = request.after_rejection or settings.clarify == "always"
         plan = follow.plan if follow is not None else make_plan(shape, matching, ctx, near=near)
         if isinstance(plan, Abstain):
             st.outputs = {"abstain": plan.reason, "not_understood": list(plan.not_understood)}
@@ -191,17 +174,16 @@ def _answer(db: Database, request: Asked, settings: EngineSettings, trace: Trace
                 interpretation=interpretation,
             )
     run = run_over_view(db, over_view, view, settings, trace, notify)
-    problem: tuple[str, str] | None = None
-    if run.unfit:
-        problem = ("sql", f"Keyword mode wrote a query it could not expand: {run.unfit}")
-    elif run.refused:
-        problem = ("guard", f"The query was refused because it {run.refused}.")
-    elif run.error is not None:
-        problem = (run.error.kind, query_error_message(run.error))
-    if problem is not None:
-        return _failed(db, request, trace, *problem, interpretation=interpretation, sql=run.sql)
     result = run.result
-    assert result is not None
+    if result is None:
+        return outcome_of(
+            run,
+            question=request.question,
+            database=db.name,
+            trace=trace,
+            mode="keyword",
+            interpretation=interpretation,
+        )
     tied = _tied_at_limit(db, query, view, lex, over_view, result.rows, settings, trace)
     asks_when = bool(shape.tokens) and shape.tokens[0].low == "when"  # the date is the answer, tied or not
     if tied and query.limit == 1 and not asks_when:
@@ -218,18 +200,13 @@ def _answer(db: Database, request: Asked, settings: EngineSettings, trace: Trace
         )
     if tied:
         interpretation += f" (More rows tie with the last one shown: {len(tied)} share its value.)"
-    return Outcome(
-        status="answer",
+    return outcome_of(
+        run,
         question=request.question,
         database=db.name,
-        mode="keyword",
-        answer=summarize("", result.columns, result.rows, result.truncated),
-        sql=run.sql,
-        columns=result.columns,
-        rows=result.rows,
-        truncated=result.truncated,
-        interpretation=interpretation,
         trace=trace,
+        mode="keyword",
+        interpretation=interpretation,
     )
 
 
@@ -337,7 +314,7 @@ def _final_sql(db: Database, plan: Plan, settings: EngineSettings) -> str:
 
 
 def _clarify(
-    db: Database, request: Asked, trace: Trace, plan: Ambiguity, interpretation: str = ""
+    db: Database, request: Request, trace: Trace, plan: Ambiguity, interpretation: str = ""
 ) -> Outcome:
     what = "value" if plan.kind == "AmbValue" else "column"
     clarification = Clarification(
@@ -357,7 +334,7 @@ def _clarify(
 
 
 def _asked(
-    db: Database, request: Asked, trace: Trace, words: str, options: Sequence[Sense], reading: str
+    db: Database, request: Request, trace: Trace, words: str, options: Sequence[Sense], reading: str
 ) -> Outcome:
     """Ask which of a phrase's close readings was meant (the chosen one first)."""
     kind: Literal["AmbValue", "AmbTableColumn"] = (
@@ -376,9 +353,9 @@ def _asked(
 
 def _failed(
     db: Database,
-    request: Asked,
+    request: Request,
     trace: Trace,
-    kind: str,
+    kind: ErrorKind,
     message: str,
     *,
     interpretation: str = "",

@@ -279,6 +279,12 @@ def rival_tree(
         theirs = {t.lower() for t in other.tables}
         if _words_pick(needs.words, mine - theirs) and not _words_pick(needs.words, theirs - mine):
             continue  # 'authors who have written publications': writes, not the shared domain
+        bridges = {b for bs in graph.bridges.values() for b in bs}
+        if not needs.words and (mine - theirs) & bridges and not (theirs - mine) & bridges:
+            # Lucy's C3: with no verb naming an event ('taken', 'bought'), two things are related
+            # through their bridge ('clients in the Frankfurt datacenter': assigned pools), not
+            # through a table of events that also links them (usage)
+            continue
         return (
             f"the tables can be joined through {', '.join(sorted(mine - requested))} or through "
             f"{', '.join(sorted(theirs - requested)) or 'a direct key'}, and the words do not say which"

@@ -1,9 +1,9 @@
-"""Scheduled questions, their runs, and the lease that lets one worker run the scheduler.
+"""Scheduled questions and their runs, in the state database.
 
-The Slack app (any web process) creates, pauses, resumes and deletes rows here; the worker that
-holds the lease turns the active rows into APScheduler jobs and records every run. A run first
-*claims* its tick — (schedule, scheduled time) is unique — so two workers that both believe they
-lead still give one run per tick.
+A chat adapter (any web process) creates, pauses, resumes and deletes rows here; the worker that
+holds the lease (lease.py) turns the active rows into APScheduler jobs, and every run is recorded
+here (tick.py). A run first *claims* its tick — (schedule, scheduled time) is unique — so two
+workers that both believe they lead still give one run per tick.
 
 All times are stored in UTC. SQLite hands them back naive; `as_utc` makes them aware again.
 """
@@ -16,15 +16,22 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from core.schedules import Condition, Snapshot, TriggerSpec, as_utc
-from core.state.schema import schedule_runs, scheduler_lease, schedules
+from core.schedules.conditions import Condition
+from core.schedules.results import Snapshot
+from core.schedules.triggers import TriggerSpec, as_utc
+from core.state.schema import schedule_runs, schedules
 
-LEASE = "scheduler"
 RUNS_KEPT = 500  # per schedule; older run records are pruned as new ones are claimed
 
 
 def _now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
+
+
+def _new_id(inserted: sa.CursorResult[Any]) -> int:
+    key = inserted.inserted_primary_key
+    assert key is not None
+    return int(key[0])
 
 
 def _utc(value: dt.datetime | None) -> dt.datetime | None:
@@ -132,7 +139,7 @@ def create(
         "updated_at": now,
     }
     with engine.begin() as conn:
-        schedule_id = conn.execute(schedules.insert().values(**values)).inserted_primary_key[0]
+        schedule_id = _new_id(conn.execute(schedules.insert().values(**values)))
     found = get(engine, schedule_id)
     assert found is not None
     return found
@@ -212,16 +219,18 @@ def claim_run(
     """Take the run of one tick; None when another run already has it."""
     try:
         with engine.begin() as conn:
-            run_id = conn.execute(
-                schedule_runs.insert().values(
-                    schedule_id=schedule_id,
-                    scheduled_for=as_utc(scheduled_for),
-                    manual=manual,
-                    worker=worker,
-                    started_at=as_utc(now or _now()),
-                    status="running",
+            run_id = _new_id(
+                conn.execute(
+                    schedule_runs.insert().values(
+                        schedule_id=schedule_id,
+                        scheduled_for=as_utc(scheduled_for),
+                        manual=manual,
+                        worker=worker,
+                        started_at=as_utc(now or _now()),
+                        status="running",
+                    )
                 )
-            ).inserted_primary_key[0]
+            )
     except sa.exc.IntegrityError:
         return None
     _prune_runs(engine, schedule_id)
@@ -276,7 +285,27 @@ def finish_run(
         )
 
 
-def runs(engine: sa.Engine, schedule_id: int, limit: int = 50) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class Run:
+    """One run of a schedule, as recorded: the tick it stood for and how it ended."""
+
+    id: int
+    schedule_id: int
+    scheduled_for: dt.datetime  # the tick (or, for a manual run, the click)
+    manual: bool
+    worker: str
+    started_at: dt.datetime
+    finished_at: dt.datetime | None
+    status: str  # running | posted | quiet | failed
+    rows: int | None
+    ms: float | None
+    error: str | None
+    note: str | None
+    trace_id: str | None
+    message_ts: str | None
+
+
+def runs(engine: sa.Engine, schedule_id: int, limit: int = 50) -> list[Run]:
     """The latest runs first."""
     with engine.connect() as conn:
         rows = conn.execute(
@@ -285,13 +314,25 @@ def runs(engine: sa.Engine, schedule_id: int, limit: int = 50) -> list[dict[str,
             .order_by(schedule_runs.c.scheduled_for.desc(), schedule_runs.c.id.desc())
             .limit(limit)
         ).all()
-    out = []
-    for r in rows:
-        item = dict(r._mapping)
-        for key in ("scheduled_for", "started_at", "finished_at"):
-            item[key] = _utc(item[key])
-        out.append(item)
-    return out
+    return [
+        Run(
+            id=m["id"],
+            schedule_id=m["schedule_id"],
+            scheduled_for=as_utc(m["scheduled_for"]),
+            manual=bool(m["manual"]),
+            worker=m["worker"] or "",
+            started_at=as_utc(m["started_at"]),
+            finished_at=_utc(m["finished_at"]),
+            status=m["status"],
+            rows=m["rows"],
+            ms=m["ms"],
+            error=m["error"],
+            note=m["note"],
+            trace_id=m["trace_id"],
+            message_ts=m["message_ts"],
+        )
+        for m in (r._mapping for r in rows)
+    ]
 
 
 def record_success(
@@ -358,70 +399,3 @@ def record_failure(
 def set_error_message(engine: sa.Engine, schedule_id: int, ts: str | None) -> None:
     with engine.begin() as conn:
         conn.execute(schedules.update().where(schedules.c.id == schedule_id).values(error_ts=ts))
-
-
-# ---------------------------------------------------------------- the scheduler lease
-
-
-def acquire_lease(
-    engine: sa.Engine, holder: str, ttl_s: float, *, name: str = LEASE, now: dt.datetime | None = None
-) -> bool:
-    """Become (or stay) the one worker that runs the scheduler, unless another holds a live lease."""
-    now = as_utc(now or _now())
-    expires = now + dt.timedelta(seconds=ttl_s)
-    with engine.begin() as conn:
-        taken = conn.execute(
-            scheduler_lease.update()
-            .where(
-                scheduler_lease.c.name == name,
-                sa.or_(scheduler_lease.c.holder == holder, scheduler_lease.c.expires_at < now),
-            )
-            .values(holder=holder, acquired_at=now, expires_at=expires)
-        ).rowcount
-        if taken:
-            return True
-        try:
-            with conn.begin_nested():
-                conn.execute(
-                    scheduler_lease.insert().values(
-                        name=name, holder=holder, acquired_at=now, expires_at=expires
-                    )
-                )
-            return True
-        except sa.exc.IntegrityError:  # the row exists and someone else's lease is live
-            return False
-
-
-def renew_lease(
-    engine: sa.Engine, holder: str, ttl_s: float, *, name: str = LEASE, now: dt.datetime | None = None
-) -> bool:
-    """The heartbeat; False means the lease went to another worker (stop scheduling at once)."""
-    now = as_utc(now or _now())
-    with engine.begin() as conn:
-        return bool(
-            conn.execute(
-                scheduler_lease.update()
-                .where(scheduler_lease.c.name == name, scheduler_lease.c.holder == holder)
-                .values(expires_at=now + dt.timedelta(seconds=ttl_s))
-            ).rowcount
-        )
-
-
-def release_lease(engine: sa.Engine, holder: str, *, name: str = LEASE) -> None:
-    """Hand over at once on a clean shutdown (a crashed worker's lease simply expires)."""
-    with engine.begin() as conn:
-        conn.execute(
-            scheduler_lease.update()
-            .where(scheduler_lease.c.name == name, scheduler_lease.c.holder == holder)
-            .values(expires_at=dt.datetime(1970, 1, 1, tzinfo=dt.UTC))
-        )
-
-
-def lease_holder(engine: sa.Engine, *, name: str = LEASE, now: dt.datetime | None = None) -> str | None:
-    """Who runs the scheduler now (None when nobody holds a live lease)."""
-    now = as_utc(now or _now())
-    with engine.connect() as conn:
-        row = conn.execute(sa.select(scheduler_lease).where(scheduler_lease.c.name == name)).first()
-    if row is None or as_utc(row.expires_at) < now:
-        return None
-    return row.holder

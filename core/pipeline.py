@@ -157,7 +157,12 @@ def _with_llm(db: Database, llm: LLM, request: Request, settings: EngineSettings
     with trace.stage("link") as st:
         try:
             linking = link(
-                understanding, retrieval, catalog, llm, llm_min_tables=settings.link_llm_min_tables
+                understanding,
+                retrieval,
+                catalog,
+                llm,
+                llm_min_tables=settings.link_llm_min_tables,
+                graph=db.graph.restricted(db.config.deny_tables, db.config.deny_columns),
             )
         except LinkError as exc:
             st.outputs = {"error": str(exc)}
@@ -176,7 +181,9 @@ def _with_llm(db: Database, llm: LLM, request: Request, settings: EngineSettings
             "used_llm": linking.used_llm,
         }
     with trace.stage("view") as st:
-        view = build_view(db, linking.tables, _pruned_columns(catalog, linking))
+        view = build_view(
+            db, linking.tables, _pruned_columns(catalog, linking), question=understanding.question
+        )
         samples = sample_rows(db, view, settings.sample_rows)
         st.outputs = {"tables": view.tables, "joins": view.explain(), "fans_out": view.fans_out}
     clarification = before_generating(
@@ -356,7 +363,7 @@ def _rejection_round(
     if not tables:
         return None
     with trace.stage("view") as st:
-        view = build_view(db, tables)
+        view = build_view(db, tables, question=question)
         samples = sample_rows(db, view, settings.sample_rows)
         st.outputs = {"tables": view.tables, "joins": view.explain()}
     return ask_about_rejection(

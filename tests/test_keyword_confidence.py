@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from core.askbase import Askbase
+from core.insurance_demo import build_insurance
+from core.settings import DatabaseSettings
 
 FLIGHTS = """
 CREATE TABLE airline (id INTEGER PRIMARY KEY, name TEXT);
@@ -300,3 +302,52 @@ def test_how_many_is_a_count_or_nothing(app, tmp_path):
         assert same_rows(outcome, hand(path, "SELECT COUNT(*) FROM policy WHERE policy_type = 'Car'"))
     else:
         assert declined(outcome)  # never a list of policies for 'how many'
+
+
+# ---------------------------------------------------------------------------------------------
+# an enterprise model: party roles and typed facts (the insurance demo and its catalog)
+
+
+@pytest.fixture
+def insurance(settings, tmp_path):
+    path = build_insurance(tmp_path / "insurance.sqlite")
+    catalog = Path(__file__).resolve().parents[1] / "config" / "insurance_catalog.yaml"
+    config = DatabaseSettings(url=f"sqlite:///{path}", catalog=str(catalog))
+    app = Askbase(settings.model_copy(update={"databases": {"insurance": config}}))
+    yield app, path
+    app.close()
+
+
+def test_a_party_role_the_words_do_not_name_is_declined(insurance):
+    app, _ = insurance
+    outcome = app.ask(
+        "Which industries are the organisations that hold business policies in?", db="insurance"
+    )
+    assert declined(outcome)
+    assert "which role" in outcome.error  # agent, broker, holder … all play a role in a policy
+
+
+def test_a_value_asked_for_as_the_things_to_list_is_declined(insurance):
+    app, _ = insurance
+    outcome = app.ask("Which repairers worked on claims for Volkswagen vehicles?", db="insurance")
+    assert declined(outcome)  # not a list of claims filtered by the role name 'repairer'
+    assert "'repairers'" in outcome.error
+
+
+def test_several_things_to_count_at_once_are_declined(insurance):
+    app, _ = insurance
+    outcome = app.ask("How many loss payments and loss reserves does each claim have?", db="insurance")
+    assert declined(outcome)
+    assert "at once" in outcome.error
+
+
+def test_a_role_the_words_name_is_answered(insurance):
+    app, path = insurance
+    outcome = app.ask("Number of claims per claimant city.", db="insurance")
+    assert outcome.status == "answer", outcome.error
+    want = hand(
+        path,
+        "SELECT p.city, COUNT(DISTINCT c.claim_id) FROM claim c JOIN claim_party_role r ON r.claim_id = c.claim_id "
+        "AND r.role_code = 'CL' JOIN party p ON p.party_id = r.party_id GROUP BY p.city",
+    )
+    assert same_rows(outcome, want)

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-from core.bench.joins import covered, gold_cases
+from core.bench.join_gold import covered, gold_cases
 from core.catalog import reflect
 from core.connect import readonly_engine
 from core.graph import build_graph
@@ -120,6 +120,9 @@ def _kind_of(doubt: str) -> str:
         ("does not mention", "through an unnamed table"),
         ("can be joined through", "another join tree"),
         ("as well as through", "another key between the same parts"),
+        ("two equally good ways", "a tie in view synthesis"),
+        ("which role", "a role table, no role named"),
+        ("which kind of", "a typed fact, no type named"),
     ):
         if marker in doubt:
             return kind

@@ -121,7 +121,8 @@ def _answer(db: Database, request: Request, settings: EngineSettings, trace: Tra
     if follow is not None:
         interpretation = f"Follow-up to '{history[-1].question}' ({follow.change}): {interpretation}"
     with trace.stage("view") as st:
-        view = build_view(db, list(query.tables))
+        words = request.question if follow is None else f"{history[-1].question} {request.question}"
+        view = build_view(db, list(query.tables), question=words)
         st.outputs = {"tables": view.tables, "joins": view.explain(), "fans_out": view.fans_out}
         missing = [t for t in query.tables if t.lower() not in {x.lower() for x in view.tables}]
     if missing:
@@ -135,7 +136,9 @@ def _answer(db: Database, request: Request, settings: EngineSettings, trace: Tra
         )
     with trace.stage("confidence") as st:
         try:
-            confidence = assess(plan, view, ctx, also=(follow.own,) if follow is not None else ())
+            confidence = assess(
+                plan, view, ctx, also=(follow.own,) if follow is not None else (), question=words
+            )
         except Decline as d:
             st.outputs = {"declined": d.reason}
             return _failed(
@@ -294,14 +297,19 @@ def _previous(
             candidates.append(alone)
         want = " ".join(turn.sql.split())
         plan = next(
-            (c for c in candidates if want and " ".join(_final_sql(db, c, settings).split()) == want), None
+            (
+                c
+                for c in candidates
+                if want and " ".join(_final_sql(db, c, settings, turn.question).split()) == want
+            ),
+            None,
         )
     return plan
 
 
-def _final_sql(db: Database, plan: Plan, settings: EngineSettings) -> str:
+def _final_sql(db: Database, plan: Plan, settings: EngineSettings, question: str) -> str:
     """The SQL keyword mode would run for `plan` (compiled, expanded, guarded), without running it."""
-    view = build_view(db, list(plan.query.tables))
+    view = build_view(db, list(plan.query.tables), question=question)
     if {t.lower() for t in plan.query.tables} - {t.lower() for t in view.tables}:
         return ""
     dialect = db.catalog.dialect

@@ -79,10 +79,11 @@ class Confidence:
         }
 
 
-def assess(plan: Plan, view: View, ctx: Context, also: Sequence[Plan] = ()) -> Confidence:
+def assess(plan: Plan, view: View, ctx: Context, also: Sequence[Plan] = (), question: str = "") -> Confidence:
     """The confidence of `plan` answered over `view`; raises Decline when a join is unsound.
-    `also`: other readings whose words are part of it (a follow-up's own words)."""
-    check_joins(plan, view, ctx)
+    `also`: other readings whose words are part of it (a follow-up's own words); `question`: the
+    words the view was synthesized with."""
+    check_joins(plan, view, ctx, question)
     evidence = [
         *(e for p in (plan, *also) for e in _match_evidence(p, ctx.lex)),
         *_join_evidence(plan, view, ctx.lex),
@@ -106,9 +107,11 @@ class JoinNeeds:
     read: frozenset[str]  # tables whose rows or columns the query reads (lower case)
     named: frozenset[str]  # tables the question names in any word
     words: tuple[str, ...] = ()  # words that name a relation rather than a thing ('written')
+    question: str = ""  # the words view synthesis reads roles, types and paths from
+    filtered: frozenset[tuple[str, str]] = frozenset()  # (table, column) the query filters on
 
     @classmethod
-    def of(cls, plan: Plan, lex: Lexicon) -> JoinNeeds:
+    def of(cls, plan: Plan, lex: Lexicon, question: str = "") -> JoinNeeds:
         q = plan.query
         named = {t.lower() for t in q.tables}
         named |= {m.sense.table.lower() for m in plan.matching.mentions if m.sense}
@@ -122,14 +125,15 @@ class JoinNeeds:
             if tokens[i].low in RELATION_VERBS or tokens[i].low.endswith(("ed", "ing", "en"))
         )
         read = {r.table.lower() for r in q.all_refs()} | {m.table.lower() for m in q.measures}
-        return cls(frozenset(read), frozenset(named), words)
+        filtered = frozenset((f.ref.table.lower(), f.ref.column.lower()) for f in q.filters)
+        return cls(frozenset(read), frozenset(named), words, question or plan.shape.question, filtered)
 
 
-def check_joins(plan: Plan, view: View, ctx: Context) -> None:
+def check_joins(plan: Plan, view: View, ctx: Context, question: str = "") -> None:
     """Decline when the view would join unsoundly or when another join tree is as plausible."""
     db = ctx.lex.db
     reason = join_doubt(
-        view, JoinNeeds.of(plan, ctx.lex), db.graph, db.config.deny_tables, db.config.deny_columns
+        view, JoinNeeds.of(plan, ctx.lex, question), db.graph, db.config.deny_tables, db.config.deny_columns
     )
     if reason:
         raise Decline(reason)
@@ -144,16 +148,39 @@ def join_doubt(
 ) -> str:
     """Why keyword mode must not answer over `view` ('' when the joins are sound and unique)."""
     if view.single_table:
-        return unsound(view, needs)
+        return unsound(view, needs) or unnamed_kind(view, needs, graph)
     return (
         unsound(view, needs)
+        or unnamed_kind(view, needs, graph)
         or other_key(view, graph.restricted(deny_tables, deny_columns))
         or rival_tree(view, needs, graph, deny_tables, deny_columns)
     )
 
 
+def unnamed_kind(view: View, needs: JoinNeeds, graph: RelationshipGraph) -> str:
+    """A role table joined for no role ('the organisations that hold business policies' joined
+    through every party role — agent, broker, holder alike), or the amounts of a typed fact read
+    across all its types (loss payments and reserves added together): the words name neither,
+    so keyword mode cannot tell which rows are meant."""
+    for p in graph.patterns:
+        root = p.root.lower()
+        if p.kind == "role":
+            joined = [s for s in view.steps if s.table.lower() == root]
+            unnamed = (view.root_table.lower() == root or joined) and not any(s.role for s in joined)
+            if unnamed and (root, p.column.lower()) not in needs.filtered:
+                codes = ", ".join(meaning or code for code, meaning in p.codes[:5])
+                return f"it does not say which role {p.tables[-1]} plays in {p.tables[0]} ({codes})"
+        if p.kind == "typed_fact" and root in needs.read:
+            types = {t.lower() for t in p.tables}
+            if not types & {t.lower() for t in view.tables}:
+                return f"it does not say which kind of {p.root} is meant ({', '.join(p.tables)})"
+    return ""
+
+
 def unsound(view: View, needs: JoinNeeds) -> str:
     """Why joining along `view` would not mean what the question says ('' when it would)."""
+    if view.ties:
+        return f"the tables can be joined in two equally good ways ({view.ties[0]}), and the words do not say which"
     aliases = view.aliases
     for s in view.steps:
         hub = _passed_through(s)
@@ -267,7 +294,11 @@ def rival_tree(
     for c in connectors:
         try:
             other = synthesize_view(
-                graph, list(view.requested), deny_tables=[*deny_tables, c], deny_columns=deny_columns
+                graph,
+                list(view.requested),
+                deny_tables=[*deny_tables, c],
+                deny_columns=deny_columns,
+                question=needs.question,
             )
         except ValueError:
             continue

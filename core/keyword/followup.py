@@ -71,6 +71,8 @@ def apply(previous: Plan, shape: Shape, matching: Matching, ctx: Context) -> Fol
     could not place as a change."""
     # the words that say 'this continues' are read: they are no unknown words
     quiet = tuple(i for i in matching.unmatched if shape.tokens[i].low not in MARKERS | REFERENCES)
+    # 'what about France?': the question word asks for nothing new, the last answer says what
+    shape = replace(shape, cues=tuple(c for c in shape.cues if c.kind != "list"))
     own = Plan(shape, replace(matching, unmatched=quiet))
     for cue in shape.cues:
         if cue.kind == "unsupported" and cue.words.lower() not in MARKERS:

@@ -66,6 +66,7 @@ def walk(plan: Plan, ctx: Context) -> Plan:
     last: Mention | None = None
     list_scope = False  # right after a list cue ('what are the X')
     chained: Mention | None = None  # the last mention a list cue governed ('X and Y' follow it)
+    counted: Mention | None = None  # the last table counted ('how many X, Y and Z' would count all three)
     bucket: int | None = None  # the token after a time bucket ('per month' | of the signup date)
     ends = [i for i, t in enumerate(plan.shape.tokens) if t.text in SENTENCE_ENDS]
     for n, item in enumerate(items):
@@ -124,10 +125,27 @@ def walk(plan: Plan, ctx: Context) -> Plan:
                 # the head and takes the cues; the words before it only qualify it
                 plan = _modifier(plan, m)
                 continue
+            if counted is not None and m.sense.kind == "table" and _chained(plan, counted, m):
+                # 'how many loss payments, loss reserves and expense payments': one count each
+                raise Decline(
+                    f"it asks to count '{counted.words}' and '{m.words}' at once, which keyword mode "
+                    "does not compute",
+                    [m.words],
+                )
             governed = list_scope or any(c.kind == "list" for c in pending)
             if not governed and chained is not None and _chained(plan, chained, m):
                 governed = True
+            if governed and m.sense.kind == "value" and not _qualifies_next(m, items, n):
+                # 'which repairers worked on …' matched the role name 'repairer': the question
+                # lists the parties in that role, and a filter on it would list something else
+                raise Decline(
+                    f"it asks which '{m.words}', and keyword mode can only filter by '{m.words}', "
+                    "not list them",
+                    [m.words],
+                )
             plan = read_mention(plan, ctx, m, pending, governed)
+            if m.sense.kind == "table":
+                counted = m if plan.role(m).kind == "measure" else None
             list_scope = False
             if m.sense.kind == "value":
                 # 'how many active clients': the value qualifies what follows, cues carry over;
@@ -233,6 +251,20 @@ def _superlative_next(plan: Plan, lit: Literal_) -> bool:
 
 # ---------------------------------------------------------------------------------------------
 # neighbouring phrases
+
+
+def _qualifies_next(m: Mention, items: list[_Item], n: int) -> bool:
+    """A stored value right before a table or column qualifies it ('which active clients');
+    a value followed by anything else is what the question is about ('which repairers worked')."""
+    nxt = items[n + 1] if n + 1 < len(items) else None
+    return (
+        nxt is not None
+        and nxt.kind == "mention"
+        and nxt.mention is not None
+        and nxt.mention.start == m.end
+        and nxt.mention.sense is not None
+        and nxt.mention.sense.kind in ("table", "column", "value")
+    )
 
 
 def _clause_start(plan: Plan, i: int) -> bool:

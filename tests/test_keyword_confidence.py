@@ -351,3 +351,11 @@ def test_a_role_the_words_name_is_answered(insurance):
         "AND r.role_code = 'CL' JOIN party p ON p.party_id = r.party_id GROUP BY p.city",
     )
     assert same_rows(outcome, want)
+
+
+def test_a_word_that_names_a_table_and_a_stored_value_alike_is_asked_back(insurance):
+    app, _ = insurance
+    first = app.ask("Total premium per policy number.", db="insurance")
+    assert first.status == "clarify" and first.mode == "keyword"  # all amounts, or the premiums?
+    options = first.clarification.options
+    assert len(options) == 2 and any("premium" in o.label and "amount type" in o.label for o in options)

@@ -38,6 +38,7 @@ from core.values import fold, similarity
 
 TREE_SLACK = 0.5  # another join tree this close in cost is as plausible (one more table costs ≥ 1)
 CLOSE_RIVAL = 0.15  # a competing reading of a phrase this close in total score is a real doubt
+MATCH_TIE = 0.05  # a reading of another kind (a value against a table or column) this close
 EvidenceKind = Literal["match", "margin", "joins", "reading"]
 
 
@@ -355,6 +356,17 @@ def _match_evidence(plan: Plan, lex: Lexicon) -> list[Evidence]:
                 "meaning": "is the meaning of a code in",
             }.get(s.via, "resembles")
             out.append(Evidence("match", round(s.score, 3), f"'{m.words}' only {how} {s.where}"))
+        other_kind = _other_kind(m)
+        if other_kind is not None:
+            out.append(
+                Evidence(
+                    "margin",
+                    0.4,
+                    f"'{m.words}' could also be {_sense_text(other_kind)}",
+                    words=m.words,
+                    options=(s, other_kind),
+                )
+            )
         close = _close_rivals(m, plan, lex)
         if close:
             rival, gap = close[0]
@@ -369,6 +381,19 @@ def _match_evidence(plan: Plan, lex: Lexicon) -> list[Evidence]:
                 )
             )
     return out
+
+
+def _other_kind(m: Mention) -> Sense | None:
+    """A reading of another kind about as good: 'premium' names the table of amounts by a synonym
+    and is also a stored amount type — all the amounts, or only the premiums?"""
+    assert m.sense is not None
+    if m.pinned:
+        return None
+    chosen = m.sense
+    for s in m.senses:
+        if (s.kind == "value") != (chosen.kind == "value") and s.score >= chosen.score - MATCH_TIE:
+            return s
+    return None
 
 
 def _close_rivals(m: Mention, plan: Plan, lex: Lexicon) -> list[tuple[Sense, float]]:

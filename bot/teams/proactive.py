@@ -25,11 +25,13 @@ Callback = Callable[[TurnContext], Awaitable[Any]]
 
 def card_activity(content: dict[str, Any], summary: str = "") -> Activity:
     """A message carrying one Adaptive Card; `summary` is what notifications show."""
-    return Activity(
+    activity = Activity(
         type=ActivityTypes.message,
-        summary=cards.clip(summary, 300) or None,
         attachments=[Attachment(content_type=cards.CONTENT_TYPE, content=content)],
     )
+    if summary:
+        activity.summary = cards.clip(summary, 300)
+    return activity
 
 
 def reference_json(reference: ConversationReference) -> dict[str, Any]:

@@ -336,7 +336,7 @@ class TeamsClient:
         where = place or self.place()
         body: dict[str, Any] = {
             "type": kind,
-            "id": activity_id or f"{int(time.time() * 1000)}{uuid.uuid4().int % 1000:03d}",
+            "id": activity_id or f"{int(time.time() * 1000)}{uuid.uuid4().int % 10**6:06d}",
             "timestamp": time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime()),
             "serviceUrl": self.service_url,
             "channelId": "msteams",

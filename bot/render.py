@@ -15,6 +15,7 @@ Slack's reference documents it for messages) else the `table` block else monospa
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -182,7 +183,12 @@ def data_table_block(
     csv_rows = [presentation.csv_row(row[:width]) for row, _ in body]
 
     def cell(i: int, text: str, value: Any) -> dict[str, Any]:
-        if numeric[i] and isinstance(value, int | float) and not isinstance(value, bool):
+        if (
+            numeric[i]
+            and isinstance(value, int | float)
+            and not isinstance(value, bool)
+            and math.isfinite(value)
+        ):
             return {"type": "raw_number", "value": value, "text": text}
         return {"type": "raw_text", "text": text}
 

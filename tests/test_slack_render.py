@@ -325,3 +325,11 @@ def test_the_question_is_the_message_without_the_bots_mention():
     # an app_mention always addresses the bot, even if auth.test named another id
     assert question_text("<@UOTHER> how many clients?", "UBOT", addressed=True) == "how many clients?"
     assert question_text("<@UBOT>", "UBOT") == ""
+
+
+def test_a_number_json_cannot_carry_stays_text_in_the_data_table():
+    rows = [("a", 1.5), ("b", float("nan")), ("c", float("inf"))]
+    message = render.answer_message(outcome(["k", "v"], rows), style=render.Style("data_table", "buttons"))
+    block = next(b for b in message.blocks if b["type"] == "data_table")
+    assert [c["type"] for c in (r[1] for r in block["rows"][1:])] == ["raw_number", "raw_text", "raw_text"]
+    json.dumps(block, allow_nan=False)  # Slack takes strict JSON only

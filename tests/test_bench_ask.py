@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from core.bench.ask import Gold, Question, Result, compare, main, order_keys, same_result, stratified_sample
-from core.bench.plain import schema_text
+from core.schema_text import schema_text
 from core.database import Databases
 from core.settings import load_settings
 from tests.fakes import model_replies as mr

@@ -41,7 +41,6 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -50,12 +49,14 @@ from sqlglot import exp
 
 from core.answer import json_value
 from core.bench.plain import TASK as PLAIN_TASK
-from core.bench.plain import answer_plain, schema_text
+from core.bench.plain import answer_plain
 from core.database import Database, Databases
 from core.demo import ensure_demo
 from core.llm import LLM
 from core.pipeline import answer
 from core.request import Request
+from core.results import same_rows
+from core.schema_text import schema_text
 from core.settings import LLMSettings, load_settings
 from core.trace import Trace
 
@@ -378,67 +379,10 @@ def _output_index(e: exp.Expression, projections: Sequence[exp.Expression]) -> i
 # comparing results
 
 
-def norm(v: Any) -> Any:
-    if v is None:
-        return None
-    if isinstance(v, bool):
-        return float(v)
-    if isinstance(v, int | float | Decimal):
-        f = float(v)
-        return float(f"{f:.10g}")
-    if isinstance(v, bytes | bytearray | memoryview):
-        return bytes(v).hex()
-    if hasattr(v, "isoformat"):
-        return v.isoformat()
-    return str(v)
-
-
 def same_result(pred: Sequence[Row], gold: Gold) -> bool:
-    """Rows equal as a multiset (or in order when the gold orders), columns in any order."""
-    g = [tuple(norm(v) for v in r) for r in gold.rows]
-    p = [tuple(norm(v) for v in r) for r in pred]
-    if len(g) != len(p):
-        return False
-    if not g:
-        return True
-    width = len(g[0])
-    if any(len(r) != width for r in p):
-        return False
-    sig_g = [Counter(r[i] for r in g) for i in range(width)]
-    sig_p = [Counter(r[i] for r in p) for i in range(width)]
-    options = [[j for j in range(width) if sig_p[j] == sig_g[i]] for i in range(width)]
-    if any(not o for o in options):
-        return False
-
-    def assignments(i: int, used: set[int]) -> Any:
-        if i == width:
-            yield []
-            return
-        for j in options[i]:
-            if j not in used:
-                for rest in assignments(i + 1, used | {j}):
-                    yield [j, *rest]
-
-    for perm in assignments(0, set()):
-        rows = [tuple(r[j] for j in perm) for r in p]
-        if _rows_equal(rows, g, gold):
-            return True
-    return False
-
-
-def _rows_equal(p: list[Row], g: list[Row], gold: Gold) -> bool:
-    if not gold.ordered:
-        return Counter(p) == Counter(g)
-    if gold.tie_keys is None:
-        return p == g
-    keys = gold.tie_keys
-    start = 0
-    for end in range(1, len(g) + 1):
-        if end == len(g) or tuple(g[end][k] for k in keys) != tuple(g[start][k] for k in keys):
-            if Counter(p[start:end]) != Counter(g[start:end]):
-                return False
-            start = end
-    return True
+    """Rows equal as a multiset (or in order when the gold orders), columns in any order
+    (core/results.py: the comparison the engine uses for its own candidates)."""
+    return same_rows(pred, gold.rows, ordered=gold.ordered, tie_keys=gold.tie_keys)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -39,6 +39,8 @@ log = logging.getLogger(__name__)
 
 CHARS_PER_TOKEN = 4  # what budgets assume of a tokenizer: English and SQL run 3.5–4.5 characters a token
 MAX_MEANINGS = 8  # stored codes and their meanings shown in a column's comment
+EXAMPLES = 2  # distinct example values per column, from the sampled rows
+EXAMPLES_NOTE = "-- A comment of values alone lists example values of its column."
 
 
 @dataclass(frozen=True)
@@ -51,7 +53,7 @@ class SchemaStyle:
 
 
 PLAIN = SchemaStyle()
-ASKBASE = SchemaStyle(cell_chars=40, knowledge=True)
+ASKBASE = SchemaStyle(cell_chars=32, knowledge=True)
 
 
 def tokens(text: str) -> int:
@@ -102,6 +104,8 @@ def _render(
         parts.append(
             ddl + ("\n" + sample_comment(table.name, columns, rows, style.cell_chars) if rows else "")
         )
+    if style.knowledge and style.sample_rows > 0:
+        return EXAMPLES_NOTE + "\n" + "\n\n".join(parts)
     return "\n\n".join(parts)
 
 
@@ -118,15 +122,27 @@ def ddl_text(db: Database, style: SchemaStyle = PLAIN, tables: Sequence[str] | N
 def estimated_tokens(db: Database, style: SchemaStyle = PLAIN, tables: Sequence[str] | None = None) -> int:
     """What `schema_text` would cost, without reading a row: the statements, plus example rows
     estimated at a short cell per column."""
-    wanted = None if tables is None else tuple(sorted({t.lower() for t in tables}))
+    sizes = table_tokens(db, style)
+    if tables is None:
+        return sum(sizes.values())
+    return sum(sizes.get(t.lower(), 0) for t in set(tables))
 
-    def estimate() -> int:
-        shown = [(t, cols) for t, cols in visible(db) if wanted is None or t.name.lower() in wanted]
+
+def table_tokens(db: Database, style: SchemaStyle = PLAIN) -> dict[str, int]:
+    """Each visible table's estimated share of `schema_text` (lower-case names), built once."""
+
+    def estimate() -> dict[str, int]:
+        shown = visible(db)
+        names = {t.name.lower() for t, _ in shown}
         cell = min(style.cell_chars, 10) + 3
-        rows = sum(style.sample_rows * len(cols) * cell + (0 if style.knowledge else 40) for _, cols in shown)
-        return tokens(ddl_text(db, style, wanted)) + rows // CHARS_PER_TOKEN
+        out = {}
+        for t, cols in shown:
+            ddl = annotated_table(db, t, cols, names) if style.knowledge else create_table(db, t, cols, names)
+            rows = style.sample_rows * len(cols) * cell + (0 if style.knowledge else 40)
+            out[t.name.lower()] = tokens(ddl) + rows // CHARS_PER_TOKEN + 1
+        return out
 
-    return db.catalog.memo(("schema_tokens", db.name, style, wanted), estimate)
+    return db.catalog.memo(("table_tokens", db.name, style), estimate)
 
 
 def create_table(db: Database | Catalog, table: Table, columns: Sequence[str], shown: set[str]) -> str:
@@ -174,12 +190,14 @@ def annotated_table(
 
         CREATE TABLE client ( -- Customers of the service
           id INTEGER NOT NULL PRIMARY KEY,
-          status TEXT, -- values: 'ACT' = active, 'CHN' = churned; e.g. 'ACT', 'CHN'
-          loc_id INTEGER REFERENCES location(id), -- inferred join
-          signup_date TEXT -- e.g. '2024-03-01', '2023-11-17'
+          status TEXT, -- values: 'ACT' = active, 'CHN' = churned
+          loc_id INTEGER REFERENCES location(id),
+          signup_date TEXT -- '2024-03-01', '2023-11-17'
         );
 
-    Example values come from `rows` (in `columns` order); key columns get none.
+    Example values (a comment of quoted values and numbers alone: `EXAMPLES_NOTE` says so once,
+    above the schema) come from `rows`, in `columns` order; key columns and coded columns whose
+    meanings are listed get none.
     """
     catalog = db if isinstance(db, Catalog) else db.catalog
     dialect = catalog.dialect
@@ -211,13 +229,11 @@ def annotated_table(
         ref = refs.get(low)
         if ref is not None:
             definition += f" REFERENCES {name(ref.ref_table)}({name(ref.ref_columns[0])})"
-            if ref.origin == "inferred":
-                notes.append("inferred join")
         if c.values:
             codes = ", ".join(f"'{k}' = {v}" for k, v in list(c.values.items())[:MAX_MEANINGS])
             notes.append(f"values: {codes}")
         if rows and low not in pk and ref is None and not c.values and low in index and not _key_like(c):
-            notes.append("e.g. " + _examples([row[index[low]] for row in rows], cell_chars))
+            notes.append(_examples([row[index[low]] for row in rows], cell_chars))
         lines.append((definition, "; ".join(n for n in notes if n)))
     if table.primary_key and not single_pk and all(k in kept for k in pk):
         lines.append((f"  PRIMARY KEY ({', '.join(name(k) for k in table.primary_key)})", ""))
@@ -250,9 +266,10 @@ def _key_like(c: Column) -> bool:
 
 
 def _examples(values: Sequence[Any], chars: int) -> str:
-    distinct = list(dict.fromkeys(values))
-    shown = [v for v in distinct if v is not None] or [None]
-    return ", ".join(_literal(v, chars) for v in shown)
+    """Two distinct values: enough to show a column's spelling, case and format (the question's
+    own values get their stored spelling in the value hints, core/hints.py)."""
+    distinct = [v for v in dict.fromkeys(values) if v is not None] or [None]
+    return ", ".join(_literal(v, chars) for v in distinct[:EXAMPLES])
 
 
 def _literal(value: Any, chars: int) -> str:

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from tests.fakes import model_replies as mr
-from tests.fakes.model_replies import view_name
 from tests.fakes.openai_server import FakeOpenAI, Reply
 
 PLANTS = [
@@ -111,11 +110,10 @@ def script_paper_model(fake: FakeOpenAI) -> None:
 
     def generate(body: dict[str, Any]) -> Reply:
         prompt = "\n".join(m["content"] for m in body["messages"])
-        view = view_name(body)
         output = "Latitude, Longitude" if answered(prompt, LOCATED_ANSWER) else "Country, Name"
         order = "ConstructionStartAt" if answered(prompt, FIRST_ANSWER) else "OperationalFrom"
-        sql = f"SELECT {output} FROM {view} WHERE ReactorType = 'BWR' ORDER BY {order} ASC LIMIT 1"
-        return Reply(content=mr.sql_fenced(sql))
+        sql = f"SELECT {output} FROM nuclear_power_plants WHERE ReactorType = 'BWR' ORDER BY {order} ASC LIMIT 1"
+        return Reply(content=mr.candidates(sql, task="The first BWR plant"))
 
     fake.respond("generate", generate)
 

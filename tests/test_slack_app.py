@@ -77,7 +77,7 @@ def settle(bot: RunningBot) -> None:
 
 def test_mention_gets_a_threaded_status_then_a_table_answer_and_a_chart(bot, slack, plan, demo_var):
     plan.main_task = "Count the clients per segment"
-    plan.sql = "SELECT segment, COUNT(*) AS clients FROM {view} GROUP BY segment ORDER BY segment"
+    plan.sql = "SELECT segment, COUNT(*) AS clients FROM client GROUP BY segment ORDER BY segment"
     response, ts = bot.sender.mention("how many clients per segment?")
     assert response.status == 200
 
@@ -108,7 +108,7 @@ def test_mention_gets_a_threaded_status_then_a_table_answer_and_a_chart(bot, sla
 
 def test_a_result_larger_than_the_table_comes_with_the_whole_csv(bot, slack, plan, demo_var):
     plan.main_task = "List the clients"
-    plan.sql = "SELECT name, segment FROM {view} ORDER BY name"
+    plan.sql = "SELECT name, segment FROM client ORDER BY name"
     _, ts = bot.sender.mention("list all clients with their segment")
     answer = answered(slack, CHANNEL, ts)
     expected = hand(demo_var, "SELECT name, segment FROM client ORDER BY name")
@@ -193,7 +193,7 @@ def test_follow_up_in_the_thread_continues_the_conversation(bot, slack, plan, fa
     _, ts = bot.sender.mention("how many clients are there?")
     answered(slack, CHANNEL, ts)
     plan.main_task = "Count the clients who signed up in 2024"
-    plan.sql = "SELECT COUNT(*) AS clients FROM {view} WHERE signup_date LIKE '2024%'"
+    plan.sql = "SELECT COUNT(*) AS clients FROM client WHERE signup_date LIKE '2024%'"
     bot.sender.message(
         "and only those who signed up in 2024?", channel=CHANNEL, channel_type="channel", thread_ts=ts
     )
@@ -288,7 +288,7 @@ def test_the_answer_still_arrives_when_the_status_message_cannot_be_edited(bot, 
 
 
 def test_a_failed_upload_never_takes_the_answer_away(bot, slack, plan, demo_var):
-    plan.sql = "SELECT name FROM {view} ORDER BY name"
+    plan.sql = "SELECT name FROM client ORDER BY name"
     slack.fail("files.completeUploadExternal", "invalid_channel")
     _, ts = bot.sender.mention("list the client names")
     answer = answered(slack, CHANNEL, ts)
@@ -315,7 +315,7 @@ def test_a_workspace_without_table_blocks_gets_monospace(demo_var, tmp_path, llm
     with FakeSlack(reject_block_types={"table"}) as slack:
         bot = RunningBot(Askbase(make_settings(demo_var, tmp_path, slack), llm=LLM(llm_settings)), slack)
         try:
-            plan.sql = "SELECT name FROM {view} ORDER BY name LIMIT 5"
+            plan.sql = "SELECT name FROM client ORDER BY name LIMIT 5"
             _, ts = bot.sender.mention("name five clients")
             answer = answered(slack, CHANNEL, ts)
             assert "```" in answer.all_text()
@@ -347,7 +347,7 @@ def test_show_sql_and_details_open_modals(bot, slack, plan):
 
 
 def test_csv_button_uploads_the_result(bot, slack, plan, demo_var):
-    plan.sql = "SELECT name FROM {view} ORDER BY name"
+    plan.sql = "SELECT name FROM client ORDER BY name"
     answer, trace_id, ts = _answer_for(bot, "list the client names")
     slack.wait_for(lambda s: s.files_in(CHANNEL, ts))
     before = len(slack.files_in(CHANNEL, ts))

@@ -82,6 +82,9 @@ class EngineSettings(BaseModel):
     fallback_to_keyword: bool = True  # answer in keyword mode when the LLM fails
     clarify: Literal["off", "auto", "always"] = "auto"
     clarify_max_rounds: int = 4
+    # keyword mode answers only readings at least this sure (core/keyword/confidence.py); the
+    # trade-off measured on the benchmarks is in config/README.md
+    keyword_min_confidence: float = 0.5
 
 
 class SlackSettings(BaseModel):

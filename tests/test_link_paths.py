@@ -6,7 +6,7 @@ from core.catalog import Catalog, Column, Pattern, Relationship, Table
 from core.graph import build_graph
 from core.link import link
 from core.llm import LLM
-from core.retrieve import Retrieval, SchemaMatch
+from core.retrieval import Retrieval, SchemaMatch
 from core.understand import Understanding
 from tests.fakes import model_replies as mr
 

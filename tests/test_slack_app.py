@@ -200,7 +200,7 @@ def test_follow_up_in_the_thread_continues_the_conversation(bot, slack, plan, fa
     slack.wait_for(lambda s: len(s.thread(CHANNEL, ts)) == 2 and s.thread(CHANNEL, ts)[1].table())
     answer = slack.thread(CHANNEL, ts)[1]  # the follow-up's own answer, in the same thread
     assert answer.table()[1:] == hand(demo_var, "SELECT COUNT(*) FROM client WHERE signup_date LIKE '2024%'")
-    follow_up_prompt = fake_llm.calls("understand")[-1].user
+    follow_up_prompt = fake_llm.calls("generate")[-1].user
     assert "how many clients are there?" in follow_up_prompt  # the earlier turn is the context
 
 
@@ -238,7 +238,7 @@ def test_direct_message_is_answered_in_a_thread(bot, slack, plan, demo_var):
 def test_a_failure_says_what_to_try_offers_retry_and_retry_answers(bot, slack, plan, fake_llm, demo_var):
     from tests.fakes.openai_server import Reply
 
-    fake_llm.script("understand", *[Reply(status=500)] * 10)
+    fake_llm.script("generate", *[Reply(status=500)] * 10)
     _, ts = bot.sender.mention("how many clients are there?")
     failed = answered(slack, CHANNEL, ts)
     text = failed.all_text()
@@ -246,7 +246,7 @@ def test_a_failure_says_what_to_try_offers_retry_and_retry_answers(bot, slack, p
     assert "Traceback" not in text and BOT_TOKEN not in text and "test-key" not in text
     assert failed.table() is None
 
-    fake_llm.queues["understand"].clear()
+    fake_llm.queues["generate"].clear()
     bot.sender.click(
         "retry", failed.button_value("retry"), channel=CHANNEL, message_ts=failed.ts, thread_ts=ts
     )
@@ -342,7 +342,7 @@ def test_show_sql_and_details_open_modals(bot, slack, plan):
     views = slack.wait_for(lambda s: len(s.calls_to("views.open")) == 2 and s.calls_to("views.open"))
     sql_view, details_view = (json.dumps(c.args["view"]) for c in views)
     assert "COUNT(*)" in sql_view and "FROM client" in sql_view
-    for stage in ("understand", "retrieve", "generate", "execute"):
+    for stage in ("retrieve", "scope", "generate", "execute", "select"):
         assert stage in details_view
 
 

@@ -25,6 +25,7 @@ from core.joins.identifiers import safe_name
 
 log = logging.getLogger(__name__)
 
+
 def build_view(
     db: Database,
     tables: Sequence[str],

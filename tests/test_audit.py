@@ -35,7 +35,9 @@ def scripted(fake_llm) -> None:
         "understand",
         lambda body: Reply(content=mr.json_fenced(mr.understanding("Count the clients", [], ["clients"]))),
     )
-    fake_llm.respond("generate", mr.writing("SELECT COUNT(*) AS clients FROM client", task="Number of clients"))
+    fake_llm.respond(
+        "generate", mr.writing("SELECT COUNT(*) AS clients FROM client", task="Number of clients")
+    )
 
 
 @pytest.fixture

@@ -93,7 +93,9 @@ def answer_plain(
     keyword fallback off.
     """
     trace = Trace(question=question, database=db.name)
-    messages = messages_for(db, question, schema if schema is not None else schema_text(db, settings, PLAIN), today)
+    messages = messages_for(
+        db, question, schema if schema is not None else schema_text(db, settings, PLAIN), today
+    )
     retried = False
     try:
         attempt = _attempt(db, llm, TASK, messages, settings, trace)

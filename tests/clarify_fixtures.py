@@ -171,3 +171,48 @@ def sra_reply(**fields: Any) -> str:
 
 def dumps(obj: Any) -> str:
     return json.dumps(obj)
+
+
+# ---------------------------------------------------------------- LLM mode: two readings of 'Lyon'
+
+BY_CUSTOMER = (
+    "SELECT COUNT(*) AS orders FROM orders JOIN customers ON customers.id = orders.customer_id "
+    "WHERE customers.city = 'Lyon'"
+)
+BY_SUPPLIER = (
+    "SELECT COUNT(*) AS orders FROM orders JOIN suppliers ON suppliers.id = orders.supplier_id "
+    "WHERE suppliers.city = 'Lyon'"
+)
+LYON = "How many orders came from Lyon?"
+
+
+def script_two_readings(fake_llm, ambiguous: bool = True) -> None:
+    """A writer that, told 'Lyon' is stored in two places, writes both readings; a judge that
+    calls the question ambiguous (or picks the supplier's reading)."""
+
+    def generate(body):
+        told = "'Lyon' is stored in" in body["messages"][0]["content"]
+        return Reply(
+            content=mr.candidates(
+                BY_CUSTOMER,
+                BY_SUPPLIER if told else None,
+                task="Orders from Lyon",
+                reading="orders whose supplier is in Lyon",
+            )
+        )
+
+    fake_llm.respond("generate", generate)
+    fake_llm.respond(
+        "judge",
+        lambda body: Reply(
+            content=mr.json_fenced(
+                {
+                    "choice": "B",
+                    "ambiguous": ambiguous,
+                    "question": "Orders from Lyon: whose city should be Lyon?",
+                    "readings": ["the customer's city", "the supplier's city"],
+                    "why": "Both customers and suppliers have a city.",
+                }
+            )
+        ),
+    )

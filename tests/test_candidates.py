@@ -19,7 +19,7 @@ from core.clarify.policy import exchange_for
 from core.clarify.transcript import Transcript
 from core.llm import LLM
 from core.settings import load_settings
-from tests.clarify_fixtures import rows, shop_db
+from tests.clarify_fixtures import BY_CUSTOMER, BY_SUPPLIER, LYON, rows, script_two_readings, shop_db
 from tests.fakes import model_replies as mr
 from tests.fakes.openai_server import Reply
 
@@ -145,49 +145,6 @@ def shop_app(tmp_path: Path, llm_settings, **engine) -> Askbase:
         engine={"fallback_to_keyword": False, **engine},
     )
     return Askbase(settings, llm=LLM(llm_settings))
-
-
-BY_CUSTOMER = (
-    "SELECT COUNT(*) AS orders FROM orders JOIN customers ON customers.id = orders.customer_id "
-    "WHERE customers.city = 'Lyon'"
-)
-BY_SUPPLIER = (
-    "SELECT COUNT(*) AS orders FROM orders JOIN suppliers ON suppliers.id = orders.supplier_id "
-    "WHERE suppliers.city = 'Lyon'"
-)
-LYON = "How many orders came from Lyon?"
-
-
-def script_two_readings(fake_llm, ambiguous: bool = True) -> None:
-    """A writer that, told 'Lyon' is stored in two places, writes both readings; a judge that
-    calls the question ambiguous (or picks the supplier's reading)."""
-
-    def generate(body):
-        told = "'Lyon' is stored in" in body["messages"][0]["content"]
-        return Reply(
-            content=mr.candidates(
-                BY_CUSTOMER,
-                BY_SUPPLIER if told else None,
-                task="Orders from Lyon",
-                reading="orders whose supplier is in Lyon",
-            )
-        )
-
-    fake_llm.respond("generate", generate)
-    fake_llm.respond(
-        "judge",
-        lambda body: Reply(
-            content=mr.json_fenced(
-                {
-                    "choice": "B",
-                    "ambiguous": ambiguous,
-                    "question": "Orders from Lyon: whose city should be Lyon?",
-                    "readings": ["the customer's city", "the supplier's city"],
-                    "why": "Both customers and suppliers have a city.",
-                }
-            )
-        ),
-    )
 
 
 def test_two_readings_with_different_results_are_asked_and_the_choice_runs_its_query(

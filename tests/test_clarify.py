@@ -23,6 +23,8 @@ from core.pipeline import answer
 from core.request import Request
 from core.settings import load_settings
 from tests.clarify_fixtures import (
+    BY_CUSTOMER,
+    BY_SUPPLIER,
     FIRST_ANSWER,
     GOLD,
     LOCATED_ANSWER,
@@ -107,16 +109,6 @@ def test_the_papers_running_example_takes_two_rounds_to_the_right_answer(tmp_pat
 
 
 # ---------------------------------------------------------------- grounded candidates, LLM mode
-
-
-BY_CUSTOMER = (
-    "SELECT COUNT(*) AS orders FROM orders JOIN customers ON customers.id = orders.customer_id "
-    "WHERE customers.city = 'Lyon'"
-)
-BY_SUPPLIER = (
-    "SELECT COUNT(*) AS orders FROM orders JOIN suppliers ON suppliers.id = orders.supplier_id "
-    "WHERE suppliers.city = 'Lyon'"
-)
 
 
 def script_orders(fake_llm) -> None:

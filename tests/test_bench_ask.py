@@ -154,6 +154,32 @@ def test_llm_mode_uses_the_configured_endpoint_and_the_instructions(dataset, cap
     assert not any("Amounts are in euros." in p for p in prompts[:1])
 
 
+def test_llm_mode_reports_how_its_candidates_were_chosen(dataset, capsys, fake_llm, monkeypatch, tmp_path):
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    monkeypatch.setenv("OPENAI_BASE_URL", fake_llm.base_url)
+    # the primary counts orders, the alternative customers: they disagree, the judge picks B
+    fake_llm.respond(
+        "generate", mr.writing("SELECT COUNT(*) FROM orders", "SELECT COUNT(*) AS n FROM customer")
+    )
+    fake_llm.respond(
+        "judge",
+        lambda body: Reply(content=mr.json_fenced({"choice": "B", "ambiguous": False, "why": "customers"})),
+    )
+    details = tmp_path / "llm.jsonl"
+    assert main(["--dataset", str(dataset), "--mode", "llm", "--limit", "1", "--details", str(details)]) == 0
+    text = capsys.readouterr().out
+    assert "candidates: disagree 1 (right 1); judged 1: picked right 1, the other was right 0" in text
+    line = json.loads(details.read_text())
+    assert line["correct"] and line["llm_calls"] == 2
+    assert line["candidates"] == {
+        "decision": "disagree",
+        "judged": True,
+        "asked": False,
+        "other_right": False,
+        "revised": 0,
+    }
+
+
 # ---------------------------------------------------------------------------------------------
 # plain mode: the baseline people compare Askbase with
 

@@ -49,6 +49,8 @@ from sqlglot import exp
 
 from core.answer import json_value
 from core.bench import calibration
+from core.bench.candidates import CandidateRecord, record_of, tally
+from core.bench.candidates import text as candidates_text
 from core.bench.plain import TASK as PLAIN_TASK
 from core.bench.plain import answer_plain
 from core.database import Database, Databases
@@ -99,6 +101,7 @@ class Result:
     columns: tuple[str, ...] = ()
     rows: list[Row] = field(default_factory=list)
     confidence: float | None = None  # keyword mode's, for its reading (core/bench/calibration.py)
+    candidates: CandidateRecord | None = None  # llm mode: how its candidates were chosen
 
 
 @dataclass
@@ -482,7 +485,16 @@ class Harness:
             columns=tuple(got.columns),
             rows=list(got.rows),
             confidence=calibration.confidence_of(got.trace) if mode == "keyword" else None,
+            candidates=record_of(got.trace, lambda sql: self.right(q, sql)) if mode == "llm" else None,
         )
+
+    def right(self, q: Question, sql: str) -> bool:
+        """Would `sql` (a candidate LLM mode did not choose) have answered `q` correctly?"""
+        try:
+            rows = run_gold(db_path(self.dataset, q.db_id), sql).rows
+        except sqlite3.Error:
+            return False
+        return self.judge(q, rows)[0]
 
     def _engine(self, db: Database, text: str, mode: str) -> Got:
         """Askbase itself, in keyword mode (no LLM) or LLM mode (no keyword fallback)."""
@@ -628,6 +640,9 @@ def summarize(
             "per_category": {c: figures(t) for c, t in sorted(by_cat.items())},
         }
     )
+    records = [(r.candidates, r.correct) for r in results if r.candidates is not None]
+    if records:
+        out["candidates"] = tally(records)
     return out
 
 
@@ -655,6 +670,8 @@ def report(summary: dict[str, Any]) -> str:
         f"LLM calls per question: {summary['llm_calls_per_question']}, tokens per question: "
         f"{summary['tokens_per_question']} ({summary['mode']} mode)"
     )
+    if "candidates" in summary:
+        lines.append(candidates_text(summary["candidates"]))
     return "\n".join(lines)
 
 
@@ -839,6 +856,7 @@ def detail_line(r: Result) -> dict[str, Any]:
         "error": r.error,
         "gold_error": r.gold_error,
         "confidence": r.confidence,
+        "candidates": r.candidates.to_json() if r.candidates is not None else None,
     }
 
 

@@ -238,19 +238,34 @@ def column_shape(db: Database, table: str, column: str, settings: EngineSettings
 
 
 def hints_text(hints: Hints) -> str:
-    """The prompt's section on stored values (empty when there is nothing to say)."""
+    """The prompt's section on stored values (empty when there is nothing to say). One line per
+    typed word and stored spelling, naming every column that holds it:
+
+        - fare.from_airport, fare.to_airport = 'LAX' (TEXT; e.g. 'JFK', 'LAX', 'ORD')
+        - client.status = 'ACT' for 'active' (TEXT; 'ACT' means active)
+        - 'Lyon' is stored in customers.city and suppliers.city (TEXT; e.g. 'Lille', 'Lyon', 'Madrid')
+    """
     if not hints.hints:
         return ""
-    lines = ["### Values found in the data"]
+    tied = {(t.typed.casefold(), h.table.lower(), h.column.lower()) for t in hints.ties for h in t.hints}
+    groups: dict[tuple[str, str], list[ValueHint]] = {}
     for h in hints.hints:
-        if h.meaning and h.meaning.lower() != h.value.lower():
-            about = f"'{h.value}' means {h.meaning}"
+        groups.setdefault((h.typed.casefold(), h.value), []).append(h)
+    lines = ["### Values found in the data"]
+    for (word, value), same in groups.items():
+        first = same[0]
+        if first.meaning and first.meaning.lower() != value.lower():
+            about = f"'{value}' means {first.meaning}"
         else:
-            about = "e.g. " + ", ".join(f"'{v}'" for v in h.neighbours) if len(h.neighbours) > 1 else ""
-        typed = f" for '{h.typed}'" if h.typed != h.value else ""
-        details = "; ".join(x for x in (h.type, about) if x)
-        lines.append(f"- {h.table}.{h.column} = '{h.value}'{typed}" + (f" ({details})" if details else ""))
-    for tie in hints.ties:
-        places = " and ".join(f"{h.table}.{h.column}" for h in tie.hints)
-        lines.append(f"- '{tie.typed}' is stored in {places}.")
+            about = (
+                "e.g. " + ", ".join(f"'{v}'" for v in first.neighbours) if len(first.neighbours) > 1 else ""
+            )
+        details = "; ".join(x for x in (first.type, about) if x)
+        tail = f" ({details})" if details else ""
+        places = [f"{h.table}.{h.column}" for h in same]
+        if len(same) > 1 and any((word, h.table.lower(), h.column.lower()) in tied for h in same):
+            lines.append(f"- '{first.typed}' is stored in {' and '.join(places)}{tail}")
+            continue
+        typed = f" for '{first.typed}'" if first.typed != value else ""
+        lines.append(f"- {', '.join(places)} = '{value}'{typed}{tail}")
     return "\n".join(lines) + "\n"

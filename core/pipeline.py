@@ -1,9 +1,15 @@
 """The question pipeline, and the only place that orchestrates one: it checks the question, picks
 the mode, runs it, and asks back (core/clarify/policy.py) as one of its steps.
 
-- LLM mode: understand → retrieve → link → view → [ask back] → generate → expand → guard →
-  execute → revise (on error or empty result) → Outcome. LLM calls on the happy path: understand
-  and generate (plus link on large or ambiguous schemas), so at most 3.
+- LLM mode (issue 13): retrieve (the question's own words, no LLM) → scope (the whole schema when
+  it fits `schema_token_budget`, else recall-first pruning with one linking call) → recipe (the
+  join reasoner's view as a hint CTE, and value hints) → generate (one call: a plan and two
+  candidates) → expand → guard → execute, each candidate → select: they agree, or one answers —
+  done; they disagree — a judge call picks one, or the person is asked with both readings;
+  none answers — revise with every candidate's problem. The happy path is one LLM call (two
+  above the budget); a judge or a revision adds one.
+- A reading chosen from such a question (`core/clarify/choice.py`) runs its own query again:
+  guard → execute, no LLM.
 - Keyword mode (no LLM, or the LLM failed; core/keyword): its tied readings are asked about, or
   settled with the best one when the clarification rules say not to ask.
 - After a 👎 (`Request.after_rejection`): retrieve → link → view over what the question and the

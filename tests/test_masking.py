@@ -241,7 +241,7 @@ def test_denied_and_masked_values_never_reach_a_prompt_and_answers_are_masked(sh
     assert "invoice_no" not in generate_prompt and "gift" not in generate_prompt.lower()
     assert "***@" in generate_prompt  # sample rows show e-mails masked
     offered = generate_prompt.partition("### Values found in the data")[2].partition("###")[0]
-    stored = re.findall(r"^- \S+ = '([^']*)'", offered, re.M)  # values offered as stored data
+    stored = re.findall(r"'([^']*)'", offered)  # every value offered as stored data, neighbours too
     assert not [v for v in stored if "INV-" in v or "@" in v]
 
     assert "invoice_no" not in [c.lower() for c in outcome.columns]

@@ -197,7 +197,8 @@ def _with_llm(db: Database, llm: LLM, request: Request, settings: EngineSettings
             db, retrieval, understanding.keywords, settings, named=scoped.named, visible=scoped.tables
         )
         style = replace(ASKBASE, sample_rows=settings.sample_rows)
-        schema = schema_text(db, settings, style, None if scoped.whole else scoped.tables)
+        described = scoped.described | {(h.table.lower(), h.column.lower()) for h in hints.hints}
+        schema = schema_text(db, settings, style, None if scoped.whole else scoped.tables, described)
         st.outputs = {
             "recipe": recipe.explain() if recipe is not None else None,
             "hints": [f"{h.typed!r} → {h.table}.{h.column} = {h.value!r}" for h in hints.hints],

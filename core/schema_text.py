@@ -6,12 +6,13 @@ nothing else:
 - the plain-prompt baseline (core/bench/plain.py, `PLAIN`): what a competent engineer pastes
   without Askbase — the database's own CREATE TABLE with the primary and foreign keys it
   declares, and 3 example rows per table (Rajkumar et al. 2022, "CreateTable + SelectRow");
-- Askbase's SQL writer (core/generate.py, `ASKBASE`): the same statements and the same example
-  rows, plus what Askbase knows that the database does not say — catalog descriptions and code
-  meanings, relationships from the catalog file, inferred joins (marked so) — laid out so the
-  extra knowledge costs no extra tokens: a column's example values sit on its own line as a
-  comment (no header row repeating the names, no example values for key columns, whose numbers
-  say nothing), and long cells are cut shorter.
+- Askbase's SQL writer (core/generate.py, `ASKBASE`): the same statements from the same example
+  rows, plus what Askbase knows that the database does not say — code meanings, relationships
+  from the catalog file and inferred joins (as REFERENCES), table descriptions, and the column
+  descriptions the question touches (CHESS retrieves context rather than pasting all of it) —
+  laid out so the knowledge costs no extra tokens: a column's example values sit on its own line
+  as a comment (no header row repeating the names, none for keys, whose numbers say nothing,
+  two distinct values each), and long cells and descriptions are cut short.
 
 Denied tables and columns are neither described nor sampled; example rows go through the guard
 and the read-only executor, so masking applies to them as to any answer.
@@ -40,6 +41,8 @@ log = logging.getLogger(__name__)
 CHARS_PER_TOKEN = 4  # what budgets assume of a tokenizer: English and SQL run 3.5–4.5 characters a token
 MAX_MEANINGS = 8  # stored codes and their meanings shown in a column's comment
 EXAMPLES = 2  # distinct example values per column, from the sampled rows
+DESCRIPTION_CHARS = 70  # of a table's or column's description (its first clause when longer)
+MEANING_CHARS = 30  # of a stored code's meaning
 EXAMPLES_NOTE = "-- A comment of values alone lists example values of its column."
 
 
@@ -74,31 +77,43 @@ def visible(db: Database) -> list[tuple[Table, list[str]]]:
     return out
 
 
+Described = frozenset[tuple[str, str]]  # (table, column), lower case: whose descriptions to show
+
+
 def schema_text(
     db: Database,
     settings: EngineSettings,
     style: SchemaStyle = PLAIN,
     tables: Sequence[str] | None = None,
+    described: Described | None = None,
 ) -> str:
     """CREATE TABLE with keys, then a few example rows, for every visible table (or `tables`).
 
-    Built once per database, style and table set (example rows are read from the database).
+    `described` (Askbase's style): the columns whose catalog descriptions the question needs —
+    CHESS shows the descriptions retrieval found relevant, not all of them (papers/chess.txt
+    §3.1); None shows every description. Example rows are read once per table and database.
     """
     wanted = None if tables is None else tuple(sorted({t.lower() for t in tables}))
+    if described is not None:
+        return _render(db, settings, style, wanted, described)
     key = ("schema_text", db.name, style, wanted)
-    return db.catalog.memo(key, lambda: _render(db, settings, style, wanted))
+    return db.catalog.memo(key, lambda: _render(db, settings, style, wanted, None))
 
 
 def _render(
-    db: Database, settings: EngineSettings, style: SchemaStyle, wanted: tuple[str, ...] | None
+    db: Database,
+    settings: EngineSettings,
+    style: SchemaStyle,
+    wanted: tuple[str, ...] | None,
+    described: Described | None,
 ) -> str:
     shown = [(t, cols) for t, cols in visible(db) if wanted is None or t.name.lower() in wanted]
     names = {t.name.lower() for t, _ in shown}
     parts = []
     for table, columns in shown:
-        rows = sample(db, table, columns, settings, style.sample_rows)
+        rows = _sampled(db, table, columns, settings, style.sample_rows)
         if style.knowledge:
-            parts.append(annotated_table(db, table, columns, names, rows, style.cell_chars))
+            parts.append(annotated_table(db, table, columns, names, rows, style.cell_chars, described))
             continue
         ddl = create_table(db, table, columns, names)
         parts.append(
@@ -107,6 +122,13 @@ def _render(
     if style.knowledge and style.sample_rows > 0:
         return EXAMPLES_NOTE + "\n" + "\n\n".join(parts)
     return "\n\n".join(parts)
+
+
+def _sampled(
+    db: Database, table: Table, columns: Sequence[str], settings: EngineSettings, n: int
+) -> list[tuple[Any, ...]]:
+    key = ("sample", db.name, table.name.lower(), tuple(c.lower() for c in columns), n)
+    return db.catalog.memo(key, lambda: sample(db, table, columns, settings, n))
 
 
 def ddl_text(db: Database, style: SchemaStyle = PLAIN, tables: Sequence[str] | None = None) -> str:
@@ -185,6 +207,7 @@ def annotated_table(
     shown: set[str],
     rows: Sequence[Sequence[Any]] = (),
     cell_chars: int = ASKBASE.cell_chars,
+    described: Described | None = None,
 ) -> str:
     """CREATE TABLE with what Askbase knows, one column a line, each with its comment:
 
@@ -223,14 +246,19 @@ def annotated_table(
     for c in keep:
         low = c.name.lower()
         definition = f"  {name(c.name)} {c.type or 'TEXT'}{'' if c.nullable else ' NOT NULL'}"
-        notes = [_one_line(c.description).rstrip(".")] if c.description else []
         if single_pk and low in pk:
             definition += " PRIMARY KEY"
         ref = refs.get(low)
         if ref is not None:
             definition += f" REFERENCES {name(ref.ref_table)}({name(ref.ref_columns[0])})"
+        # a key's description says what its REFERENCES or PRIMARY KEY already says
+        keyish = low in pk or ref is not None or _key_like(c)
+        shows = described is None or (table.name.lower(), low) in described
+        notes = [_short(c.description)] if c.description and shows and not keyish else []
         if c.values:
-            codes = ", ".join(f"'{k}' = {v}" for k, v in list(c.values.items())[:MAX_MEANINGS])
+            codes = ", ".join(
+                f"'{k}' {_short(v, MEANING_CHARS)}" for k, v in list(c.values.items())[:MAX_MEANINGS]
+            )
             notes.append(f"values: {codes}")
         if rows and low not in pk and ref is None and not c.values and low in index and not _key_like(c):
             notes.append(_examples([row[index[low]] for row in rows], cell_chars))
@@ -246,7 +274,7 @@ def annotated_table(
             )
         )
     head = table_expr(table.name, table.schema, table.name, dialect).sql(dialect=dialect)
-    described = f" -- {_one_line(table.description).rstrip('.')}" if table.description else ""
+    described = f" -- {_short(table.description)}" if table.description else ""
     body = []
     for i, (definition, note) in enumerate(lines):
         comma = "," if i < len(lines) - 1 else ""
@@ -312,6 +340,18 @@ def _relationships(db: Database | Catalog, table: Table, knowledge: bool) -> lis
 
 def _one_line(text: str) -> str:
     return " ".join(text.split())
+
+
+def _short(text: str, chars: int = DESCRIPTION_CHARS) -> str:
+    """A description on one line, its first clause when long: what a column is, not its history."""
+    line = _one_line(text).rstrip(".")
+    if len(line) <= chars:
+        return line
+    cut = line[:chars]
+    for stop in (";", ". ", " ("):
+        if stop in cut[chars // 3 :]:
+            return cut[: cut.rindex(stop)].rstrip()
+    return cut[: cut.rfind(" ")].rstrip() + "..."
 
 
 def sample_comment(

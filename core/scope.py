@@ -39,6 +39,7 @@ class Scope:
     tokens: int  # estimated size of the schema text shown
     used_llm: bool = False
     reasons: dict[str, str] = field(default_factory=dict)  # table → why it is in (pruned scopes only)
+    described: frozenset[tuple[str, str]] = frozenset()  # columns whose descriptions the question needs
 
     def trace(self) -> dict[str, object]:
         out: dict[str, object] = {
@@ -56,6 +57,17 @@ class Scope:
 
 def restricted_graph(db: Database) -> RelationshipGraph:
     return db.graph.restricted(db.config.deny_tables, db.config.deny_columns)
+
+
+def described_columns(retrieval: Retrieval) -> frozenset[tuple[str, str]]:
+    """(table, column) the question's words matched by name or by description: their catalog
+    descriptions are worth the writer's tokens (CHESS retrieves context, it does not dump it)."""
+    out = {
+        (m.table.lower(), m.column.lower()) for m in retrieval.schema if m.column and m.score >= SCHEMA_MIN
+    }
+    out |= {(d.table.lower(), d.column.lower()) for d in retrieval.descriptions if d.column}
+    out |= {(v.table.lower(), v.column.lower()) for v in retrieval.values if v.score >= VALUE_MIN}
+    return frozenset(out)
 
 
 def named_tables(retrieval: Retrieval) -> list[str]:
@@ -96,7 +108,13 @@ def scope(
     with_path = [*named, *join_path(graph, named, understanding.question)]
     total = sum(sizes.values())
     if total <= settings.schema_token_budget:
-        return Scope(tables=tuple(everything), named=tuple(with_path), whole=True, tokens=total)
+        return Scope(
+            tables=tuple(everything),
+            named=tuple(with_path),
+            whole=True,
+            tokens=total,
+            described=described_columns(retrieval),
+        )
     return _pruned(db, retrieval, understanding, settings, llm, graph, sizes, everything)
 
 
@@ -151,6 +169,7 @@ def _pruned(
         tokens=spent,
         used_llm=used_llm,
         reasons={t: reasons[t] for t in everything if t in chosen and t in reasons},
+        described=described_columns(retrieval),
     )
 
 

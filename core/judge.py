@@ -98,7 +98,7 @@ def _candidate(letter: str, s: Shown) -> str:
     lines = [
         f"Query {letter}" + (f" ({s.note})" if s.note else "") + ":",
         f"```sql\n{s.sql}\n```",
-        f"Result: {len(r.rows)}{'+' if r.truncated else ''} rows{more}",
+        f"Result: {len(r.rows)}{'+' if r.truncated else ''} row{'' if len(r.rows) == 1 else 's'}{more}",
         " | ".join(r.columns),
         *(" | ".join(cell(v, PREVIEW_CELL) for v in row) for row in r.rows[:PREVIEW_ROWS]),
     ]

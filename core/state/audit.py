@@ -75,6 +75,8 @@ def secrets_of(settings: Settings) -> frozenset[str]:
         settings.slack.app_token,
         settings.slack.client_secret,
         settings.slack.state_secret,
+        settings.teams.app_password,
+        settings.teams.link_secret,
     ]
     found = {v.get_secret_value() for v in values if v is not None}
     for db in settings.databases.values():

@@ -143,12 +143,14 @@ def read_draft(completion: Completion, follow_up: bool = False) -> Draft:
         blocks = blocks[:-1]  # the last block was cut off: a half query must not be run
         cut = True
     candidates: list[Candidate] = []
-    for i, (block, _closed) in enumerate(blocks):
-        label, reading, sql = _labelled(block, first=i == 0)
+    for i, (block, _closed, before) in enumerate(blocks):
+        label, reading, sql = _labelled(block, before, first=i == 0)
         if sql and not any(_same_sql(sql, c.sql) for c in candidates):
             candidates.append(Candidate(sql=sql, label=label, reading=reading, note=text[:MAX_NOTE]))
         if len(candidates) == 2:
             break
+    # the one the writer calls primary first, wherever it put it (a tie keeps the reply's order)
+    candidates.sort(key=lambda c: c.label != PRIMARY)
     if not candidates:
         try:
             candidates = [Candidate(sql=extract_sql(text), note=text[:MAX_NOTE])]
@@ -167,21 +169,31 @@ def read_draft(completion: Completion, follow_up: bool = False) -> Draft:
     )
 
 
-def _sql_blocks(body: str) -> list[tuple[str, bool]]:
-    """Fenced blocks holding SQL, in order, each with whether its fence was closed."""
+def _sql_blocks(body: str) -> list[tuple[str, bool, str]]:
+    """Fenced blocks holding SQL, in order: each with whether its fence was closed, and the last
+    line of prose before it (where some models put the label: "**Alternative** (other reading: …)")."""
     out = []
-    for lang, block, end in _BLOCK.findall(body):
-        lang = lang.lower()
+    end_of_last = 0
+    for match in _BLOCK.finditer(body):
+        lang, block, end = match.group(1).lower(), match.group(2), match.group(3)
+        before = body[end_of_last : match.start()].strip().splitlines()
+        end_of_last = match.end()
         if lang in _SQL_LANGS or (lang == "" and SQL_START.search(block)):
-            out.append((block.strip(), bool(end)))
+            out.append((block.strip(), bool(end), before[-1] if before else ""))
     return out
 
 
-def _labelled(block: str, first: bool) -> tuple[str, str, str]:
+def _labelled(block: str, before: str, first: bool) -> tuple[str, str, str]:
     """(label, the other reading if it says so, the SQL) of one block."""
     lines = block.strip().splitlines()
     label = PRIMARY if first else ALTERNATIVE
-    reading = ""
+    said = before.strip("*_#:> ").lower()
+    if said.startswith(ALTERNATIVE):
+        label = ALTERNATIVE
+    elif said.startswith(PRIMARY):
+        label = PRIMARY
+    found = _READING.search(before)
+    reading = _reading(found.group(1)) if found else ""
     while lines and _LABEL.match(lines[0]) and not SQL_START.match(lines[0]):
         said = _LABEL.match(lines[0]).group(1).strip()  # type: ignore[union-attr]
         if said.lower().startswith(ALTERNATIVE):
@@ -190,12 +202,16 @@ def _labelled(block: str, first: bool) -> tuple[str, str, str]:
             label = PRIMARY
         found = _READING.search(said)
         if found:
-            reading = found.group(1).strip().strip("`'\"").rstrip(".")
+            reading = _reading(found.group(1))
         lines = lines[1:]
     sql = "\n".join(lines).strip()
     while sql.endswith(";"):
         sql = sql[:-1].rstrip()
     return label, reading, sql
+
+
+def _reading(text: str) -> str:
+    return text.strip().rstrip(":.").strip("`'\"*() ").rstrip(".")
 
 
 def _same_sql(a: str, b: str) -> bool:

@@ -26,7 +26,6 @@ def app(settings, llm_settings):
     app.close()
 
 
-COUNT_CLIENTS = mr.understanding("Count the clients", [], ["clients"])
 
 
 def test_happy_path_answers_with_sql_rows_and_a_full_trace(app, fake_llm, demo_var):

@@ -158,3 +158,13 @@ def test_selection_rules():
 
 def test_the_judges_choice_is_read_however_it_is_written():
     assert [_index(x, 2) for x in ("A", "b", "Query B", 2, "1", "neither", 7)] == [0, 1, 1, 1, 0, 0, 0]
+
+
+def test_labels_outside_the_blocks_and_a_primary_given_second_are_read():
+    text = (
+        "Task: orders from Lyon\n\n**Alternative** (other reading: the supplier's city):\n"
+        "```sql\nSELECT 2\n```\n\n**Primary:**\n```sql\nSELECT 1\n```\n"
+    )
+    draft = read_draft(completion(text))
+    assert [(c.label, c.sql) for c in draft.candidates] == [(PRIMARY, "SELECT 1"), (ALTERNATIVE, "SELECT 2")]
+    assert draft.candidates[1].reading == "the supplier's city"

@@ -26,8 +26,6 @@ def app(settings, llm_settings):
     app.close()
 
 
-
-
 def test_happy_path_answers_with_sql_rows_and_a_full_trace(app, fake_llm, demo_var):
     fake_llm.respond(
         "generate",

@@ -289,8 +289,9 @@ def columns_in(columns: Sequence[str], keep: Sequence[Column]) -> list[Column]:
 
 
 def _key_like(c: Column) -> bool:
-    """An integer column named like an identifier: its example numbers say nothing."""
-    return c.kind == "integer" and looks_like_id_name(c.name)
+    """An integer column named like an identifier (customer_id, CustomerId, authorid): its
+    example numbers say nothing."""
+    return c.kind == "integer" and (looks_like_id_name(c.name) or c.name.lower().endswith("id"))
 
 
 def _examples(values: Sequence[Any], chars: int) -> str:

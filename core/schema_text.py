@@ -274,12 +274,12 @@ def annotated_table(
             )
         )
     head = table_expr(table.name, table.schema, table.name, dialect).sql(dialect=dialect)
-    described = f" -- {_short(table.description)}" if table.description else ""
+    about = f" -- {_short(table.description)}" if table.description else ""
     body = []
     for i, (definition, note) in enumerate(lines):
         comma = "," if i < len(lines) - 1 else ""
         body.append(f"{definition}{comma}" + (f" -- {note}" if note else ""))
-    return "\n".join([f"CREATE TABLE {head} ({described}", *body, ");"])
+    return "\n".join([f"CREATE TABLE {head} ({about}", *body, ");"])
 
 
 def columns_in(columns: Sequence[str], keep: Sequence[Column]) -> list[Column]:

@@ -41,7 +41,8 @@ log = logging.getLogger(__name__)
 CHARS_PER_TOKEN = 4  # what budgets assume of a tokenizer: English and SQL run 3.5–4.5 characters a token
 MAX_MEANINGS = 8  # stored codes and their meanings shown in a column's comment
 EXAMPLES = 2  # distinct example values per column, from the sampled rows
-DESCRIPTION_CHARS = 70  # of a table's or column's description (its first clause when longer)
+DESCRIPTION_CHARS = 70  # of a column's description (its first clause when longer)
+TABLE_DESCRIPTION_CHARS = 50  # of a table's: what it holds, not everything it records
 MEANING_CHARS = 30  # of a stored code's meaning
 EXAMPLES_NOTE = "-- A comment of values alone lists example values of its column."
 
@@ -274,7 +275,7 @@ def annotated_table(
             )
         )
     head = table_expr(table.name, table.schema, table.name, dialect).sql(dialect=dialect)
-    about = f" -- {_short(table.description)}" if table.description else ""
+    about = f" -- {_short(table.description, TABLE_DESCRIPTION_CHARS)}" if table.description else ""
     body = []
     for i, (definition, note) in enumerate(lines):
         comma = "," if i < len(lines) - 1 else ""

@@ -71,8 +71,13 @@ class EngineSettings(BaseModel):
     byte_cap: int = 20_000_000  # bytes of result kept per question
     default_limit: int = 1000  # LIMIT added by the guard when the SQL has none
     statement_timeout_s: float = 30.0
-    sample_rows: int = 3  # example rows of the view shown to the LLM
+    sample_rows: int = 3  # example rows per table shown to the LLM
     link_llm_min_tables: int = 25  # ask the LLM to link tables only for schemas at least this large
+    # LLM mode: the writer sees the whole schema when it fits this many tokens (estimated at 4
+    # characters a token); above it the schema is pruned for recall, with an LLM linking call.
+    schema_token_budget: int = 6000
+    understand: Literal["folded", "separate"] = "folded"  # separate: an LLM call before retrieval
+    recipe_max_tables: int = 4  # join recipes with more table copies are not shown (0: never)
     few_shot_examples: int = 3  # confirmed examples shown to the generator
     fallback_to_keyword: bool = True  # answer in keyword mode when the LLM fails
     clarify: Literal["off", "auto", "always"] = "auto"

@@ -28,6 +28,7 @@ from core.database import UnknownDatabase
 from core.state import conversations
 from core.state.channel_settings import channel_database
 from core.trace import Trace
+from core.verified.analysts import configured as analysts_configured
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +49,7 @@ class Ask:
     status_ts: str | None = None  # a message of ours to replace (Retry), instead of posting one
     announce: bool = False  # repeat "<@user> asked: …" (the question is not visible otherwise)
     transcript: Transcript | None = None  # answers to clarifying questions so far (listeners/clarify.py)
+    refresh: bool = False  # the Refresh button under a cached answer: ask anew, past the cache
 
     @property
     def conversation(self) -> str:
@@ -190,7 +192,8 @@ def _answer(ctx: BotContext, client: WebClient, ask: Ask, engine_outcomes: list[
     conversations.ensure_conversation(
         ctx.state, ask.conversation, db.name, channel=ask.channel, user=ask.user
     )
-    history = conversations.history(ctx.state, ask.conversation)
+    # Refresh repeats a question that was answered on its own (only those are cached): no history
+    history = [] if ask.refresh else conversations.history(ctx.state, ask.conversation)
     shown: list[str] = []
 
     def progress(stage: str) -> None:
@@ -211,6 +214,7 @@ def _answer(ctx: BotContext, client: WebClient, ask: Ask, engine_outcomes: list[
         source="slack",
         principal=principal_of(ctx, client, ask),  # the engine refuses (and audits) what it may not query
         transcript=ask.transcript,
+        refresh=ask.refresh,
     )
     engine_outcomes.append(outcome)
     if outcome.status == "error":
@@ -220,12 +224,17 @@ def _answer(ctx: BotContext, client: WebClient, ask: Ask, engine_outcomes: list[
         for hook in ctx.extras.get("clarify_hooks", ()):
             hook(ctx, client, ask, outcome)
     deliver(ctx, client, ask, outcome)
+    for after in ctx.extras.get("answer_hooks", ()):  # e.g. tell verifiers of stale queries (verified.py)
+        after(ctx, client, ask, outcome)
     return outcome
 
 
 def deliver(ctx: BotContext, client: WebClient, ask: Ask, outcome: Outcome) -> None:
     """Replace the status message with the outcome; attach the CSV and chart of an answer."""
-    message = render.outcome_message(outcome, table_rows=ctx.table_rows, asked_by=ask.asked_by)
+    can_verify = analysts_configured(ctx.settings)
+    message = render.outcome_message(
+        outcome, table_rows=ctx.table_rows, asked_by=ask.asked_by, can_verify=can_verify
+    )
     try:
         _show(client, ask, message)
     except SlackApiError as exc:
@@ -237,7 +246,7 @@ def deliver(ctx: BotContext, client: WebClient, ask: Ask, outcome: Outcome) -> N
             exc.response.get("error"),
         )
         message = render.answer_message(
-            outcome, table_rows=ctx.table_rows, use_table=False, asked_by=ask.asked_by
+            outcome, table_rows=ctx.table_rows, use_table=False, asked_by=ask.asked_by, can_verify=can_verify
         )
         _show(client, ask, message)
     if outcome.status != "answer" or not outcome.rows:

@@ -9,6 +9,7 @@ renders the same rows as monospace text.
 
 from __future__ import annotations
 
+import datetime as dt
 import decimal
 import json
 from collections.abc import Iterable, Mapping, Sequence
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.terminal import table as text_table
-from core.answer import Outcome
+from core.answer import Outcome, Reuse
 from core.summary import display
 
 MAX_BLOCKS = 50
@@ -170,7 +171,12 @@ def status_message(question: str, stage: str | None = None, asked_by: str | None
     return Message(text=f"{label}…", blocks=blocks)
 
 
-def answer_buttons(trace_id: str) -> dict[str, Any]:
+def answer_buttons(trace_id: str, *, verify: bool = False, refresh: bool = False) -> dict[str, Any]:
+    extra = []  # handled by bot/listeners/verified.py (issue 19)
+    if refresh:
+        extra.append(button("Refresh", "answer_refresh", trace_id))
+    if verify:
+        extra.append(button("✅ Verify", "verified_verify", trace_id))
     return actions(
         f"answer:{trace_id}",
         button("Show SQL", "show_sql", trace_id),
@@ -179,7 +185,27 @@ def answer_buttons(trace_id: str) -> dict[str, Any]:
         button(":thumbsup:", "feedback_up", trace_id),
         button(":thumbsdown:", "feedback_down", trace_id),
         button("Schedule", "schedule_open", trace_id),  # handled by bot/listeners/schedules.py (issue 8)
+        *extra,
     )
+
+
+def slack_date(when: dt.datetime, token: str, fallback: str) -> str:
+    """A time every reader sees in their own timezone (`<!date^…>`), with a UTC fallback."""
+    return f"<!date^{int(when.timestamp())}^{token}|{when.astimezone(dt.UTC).strftime(fallback)}>"
+
+
+def reuse_line(reuse: Reuse) -> str:
+    """Where an answer came from when no SQL was written for it (issue 19)."""
+    parts = []
+    if reuse.verified:
+        when = f" on {slack_date(reuse.verified_at, '{date_short}', '%Y-%m-%d')}" if reuse.verified_at else ""
+        parts.append(f"✅ Verified by <@{reuse.verified_by}>{when}")
+    if reuse.cached_at is not None:
+        parts.append(
+            f":repeat: As of {slack_date(reuse.cached_at, '{time}', '%H:%M UTC')}: this question was just "
+            "answered — *Refresh* runs it again"
+        )
+    return " · ".join(parts)
 
 
 def _row_note(outcome: Outcome, shown: int, hidden_columns: int, wants_csv: bool) -> str:
@@ -202,6 +228,7 @@ def answer_message(
     table_rows: int = 20,
     use_table: bool = True,
     asked_by: str | None = None,
+    can_verify: bool = False,
 ) -> Message:
     blocks: list[dict[str, Any]] = []
     if asked_by:
@@ -210,6 +237,8 @@ def answer_message(
         "No rows match the question." if not outcome.rows else "Here is the result."
     )
     blocks.append(section(escape(sentence)))
+    if outcome.reuse is not None:
+        blocks.append(context(reuse_line(outcome.reuse)))
     if outcome.mode == "keyword":
         reading = f": {escape(outcome.interpretation)}" if outcome.interpretation else ""
         blocks.append(context(f":mag: *Keyword mode* (no LLM){reading}"))
@@ -226,7 +255,15 @@ def answer_message(
     wants_csv = bool(outcome.rows) and (shown < outcome.row_count or outcome.truncated or hidden_columns > 0)
     note = _row_note(outcome, shown, hidden_columns, wants_csv)
     blocks.append(context(f"{note} · `{escape(outcome.database)}` · trace `{outcome.trace.id}`"))
-    blocks.append(answer_buttons(outcome.trace.id))
+    reuse = outcome.reuse
+    verified = reuse is not None and reuse.verified
+    blocks.append(
+        answer_buttons(
+            outcome.trace.id,
+            verify=can_verify and bool(outcome.sql) and not verified,
+            refresh=reuse is not None and reuse.cached,
+        )
+    )
     return Message(text=clip(sentence, MAX_TEXT), blocks=blocks[:MAX_BLOCKS], wants_csv=wants_csv)
 
 
@@ -268,7 +305,12 @@ def clarification_message(outcome: Outcome, asked_by: str | None = None) -> Mess
 
 
 def outcome_message(
-    outcome: Outcome, *, table_rows: int = 20, use_table: bool = True, asked_by: str | None = None
+    outcome: Outcome,
+    *,
+    table_rows: int = 20,
+    use_table: bool = True,
+    asked_by: str | None = None,
+    can_verify: bool = False,
 ) -> Message:
     if outcome.status == "clarify" and outcome.clarification is not None:
         return clarification_message(outcome, asked_by)
@@ -276,7 +318,9 @@ def outcome_message(
         return error_message(
             outcome.error or INTERNAL_ERROR, outcome.trace.id, question=outcome.question, asked_by=asked_by
         )
-    return answer_message(outcome, table_rows=table_rows, use_table=use_table, asked_by=asked_by)
+    return answer_message(
+        outcome, table_rows=table_rows, use_table=use_table, asked_by=asked_by, can_verify=can_verify
+    )
 
 
 def help_message(databases: Sequence[str], current: str, command: str = "/ask") -> Message:
@@ -290,6 +334,7 @@ def help_message(databases: Sequence[str], current: str, command: str = "/ask") 
         f"• `{command} db` lists the databases this channel may use; `{command} db NAME` picks one.\n"
         f"• `{command} schedule every weekday at 9:00 <question>` posts fresh results on time; "
         f"`{command} schedules` lists this channel's schedules (or use *Schedule* under an answer).\n"
+        f"• ✅ marks an answer given from a query an analyst verified; `{command} verified` lists them.\n"
         f"This channel asks about `{escape(current)}`. Databases here: {names}."
     )
     return Message(text="How to use Askbase", blocks=[section(text)])

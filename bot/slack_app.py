@@ -29,7 +29,7 @@ from slack_bolt.adapter.wsgi import SlackRequestHandler
 from slack_bolt.oauth.oauth_settings import OAuthSettings
 from slack_sdk import WebClient
 
-from bot.listeners import actions, clarify, questions, schedules
+from bot.listeners import actions, clarify, questions, schedules, verified
 from bot.slack_clients import api_base_url, oauth_configured, web_client
 from bot.slack_clients import secret as _secret
 from bot.slack_context import BotContext
@@ -114,7 +114,7 @@ class SlackBot:
 
 
 # A feature with listeners adds its module here (one line).
-LISTENERS = (questions, actions, schedules, clarify)
+LISTENERS = (questions, actions, schedules, clarify, verified)
 
 
 def create_bot(

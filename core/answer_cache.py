@@ -54,14 +54,20 @@ def access_key(settings: Settings, who: Principal, database: str) -> str:
     return f"rules {list(matched)} {_digest(rules)}" if governed else "open"
 
 
+def rules_digest(config: DatabaseSettings) -> str:
+    """The database's own rules (denied and masked columns) in a few characters."""
+    return _digest([sorted(config.deny_tables), sorted(config.deny_columns), sorted(config.mask_columns)])
+
+
 def key_for(
     settings: Settings, who: Principal, database: str, config: DatabaseSettings, question: str, signature: str
 ) -> CacheKey:
-    data_rules = _digest(
-        [sorted(config.deny_tables), sorted(config.deny_columns), sorted(config.mask_columns)]
-    )
     return CacheKey(
-        database, normalize_question(question), signature, data_rules, access_key(settings, who, database)
+        database,
+        normalize_question(question),
+        signature,
+        rules_digest(config),
+        access_key(settings, who, database),
     )
 
 

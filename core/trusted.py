@@ -26,11 +26,12 @@ from typing import Literal, Protocol
 
 import sqlalchemy as sa
 import sqlglot
+from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from core.access import Principal
 from core.answer import ErrorKind, Outcome, Reuse
-from core.answer_cache import CacheKey, enabled, keepable, key_for, replay
+from core.answer_cache import CacheKey, enabled, keepable, key_for, replay, rules_digest
 from core.database import Database
 from core.examples import Example
 from core.schema_watch import SchemaWatch
@@ -50,6 +51,7 @@ MAX_QUESTION_CHARS = 2000  # longer questions go to the pipeline, which says why
 # Errors of verified SQL that mean it is broken, not that the database had a bad moment.
 STALE_KINDS: frozenset[ErrorKind] = frozenset({"guard", "syntax", "other", "permission", "sql"})
 CHECK_PURPOSE = "verified_check"
+MAX_PROBES = 50  # verified queries probed by one question after a schema change (the rest: next time)
 
 
 class Rerun(Protocol):
@@ -75,7 +77,7 @@ class Plan:
     sql: str = ""
     examples: tuple[Example, ...] = ()  # near verified queries, for the SQL writer
     key: CacheKey | None = None  # where the answer goes in the cache (None: not cached)
-    signature: str = ""
+    signature: str = ""  # Trusted.stamp: the schema and rules a reused verified query ran under
     trace: Trace | None = None
 
 
@@ -113,6 +115,11 @@ class Trusted:
     def state(self) -> sa.Engine:
         return self._state()
 
+    def stamp(self, db: Database) -> str:
+        """What a verified query last ran under: the schema signature and the database's rules;
+        when either moves, the query is checked again before it is reused."""
+        return f"{self.watch.signature(db)}/{rules_digest(db.config)}"
+
     # ------------------------------------------------------------------ answering
 
     def before(self, question: str, db: Database, who: Principal, *, refresh: bool = False) -> Plan:
@@ -121,6 +128,7 @@ class Trusted:
             return NOTHING
         try:
             signature = self.watch.signature(db)
+            stamp = f"{signature}/{rules_digest(db.config)}"
             dialect = db.catalog.dialect
         except (sa.exc.SQLAlchemyError, OSError, ValueError) as exc:  # the pipeline reports it
             log.info("no trusted answers for %s: %s", db.name, exc)
@@ -141,20 +149,32 @@ class Trusted:
                             "hit": f"the same question on the same schema, answered at {hit.computed_at:%H:%M:%S} UTC",
                             "repeats": hit.trace_id,
                         }
-                    return Plan(cached=replay(hit, question, trace), key=None, signature=signature)
+                    return Plan(cached=replay(hit, question, trace), key=None, signature=stamp)
             if not self.settings.verified.reuse:
-                return Plan(key=key, signature=signature)
+                return Plan(key=key, signature=stamp)
             queries = [q for q in verified_store.active(self.state, db.name) if q.dialect == dialect]
+            queries = self._still_working(queries, who, stamp)
         except sa.exc.SQLAlchemyError:
             log.exception("the state database failed; answering without the cache or verified queries")
             return NOTHING
         if not queries:
-            return Plan(key=key, signature=signature)
+            return Plan(key=key, signature=stamp)
         try:
-            return self._verified(question, db, queries, trace, key, signature)
+            return self._verified(question, db, queries, trace, key, stamp)
         except (sa.exc.SQLAlchemyError, OSError) as exc:  # the value index could not be read
             log.warning("verified-query matching failed on %s: %s", db.name, exc)
-            return Plan(key=key, signature=signature)
+            return Plan(key=key, signature=stamp)
+
+    def _still_working(
+        self, queries: list[VerifiedQuery], who: Principal, signature: str
+    ) -> list[VerifiedQuery]:
+        """After a schema or rules change, probe the verified queries last run under other ones (the
+        guard checks them, the database plans them without reading a row); flag what fails."""
+        changed = [q for q in queries if q.signature != signature][:MAX_PROBES]
+        if not changed:
+            return queries
+        broken = {q.id for q in changed if not self.check(q, who, signature=signature, probe=True).ok}
+        return [q for q in queries if q.id not in broken]
 
     def _verified(
         self,
@@ -246,7 +266,7 @@ class Trusted:
         """Record `question` → `sql` as verified by `verifier`, with its parameters. The same
         question read the same way replaces what was verified before (a fix of a stale query)."""
         lexicon = lexicon_for(db)
-        signature = self.watch.signature(db)
+        signature = self.stamp(db)
         catalog = db.catalog
         found = detect(question, sql, catalog.dialect, lexicon, [t.name for t in catalog.tables])
         new = VerifiedQuery(
@@ -265,7 +285,7 @@ class Trusted:
             channel=channel,
         )
         existing = verified_store.active(self.state, db.name, include_stale=True)
-        same, same_sql = _same_question(new, existing, lexicon)
+        same, same_sql = _same_question(new, existing, lexicon, self.settings.engine.default_limit)
         if same is not None and same_sql and not same.stale:
             return Verification(same, "already")
         if same is not None:
@@ -283,16 +303,23 @@ class Trusted:
             cache_store.clear(self.state, q.database)
         return q
 
-    def check(self, q: VerifiedQuery, who: Principal, db: Database | None = None) -> Check:
-        """Run a verified query again (guard included) and flag it, or clear its flag."""
-        ran = self._rerun(
-            q.sql, database=q.database, principal=who, purpose=CHECK_PURPOSE, question=q.question
-        )
+    def check(
+        self,
+        q: VerifiedQuery,
+        who: Principal,
+        db: Database | None = None,
+        *,
+        signature: str = "",
+        probe: bool = False,
+    ) -> Check:
+        """Run a verified query again (guard included) and flag it, or clear its flag. `probe`:
+        only plan it (wrapped in LIMIT 0), which is enough to see that it still runs."""
+        sql = _probe(q.sql, q.dialect) if probe else q.sql
+        ran = self._rerun(sql, database=q.database, principal=who, purpose=CHECK_PURPOSE, question=q.question)
         if ran.status == "answer":
-            signature = ""
-            if db is not None:
+            if not signature and db is not None:
                 try:
-                    signature = self.watch.signature(db)
+                    signature = self.stamp(db)
                 except (sa.exc.SQLAlchemyError, OSError, ValueError):
                     signature = ""
             verified_store.checked(self.state, q.id, signature or q.signature)
@@ -311,6 +338,15 @@ class Trusted:
             log.exception("could not flag verified query #%s as stale", q.id)
 
 
+def _probe(sql: str, dialect: str) -> str:
+    """`sql` as a derived table read with LIMIT 0: planned (names checked) but no row read."""
+    try:
+        inner = sqlglot.parse_one(sql, read=dialect)
+    except SqlglotError:
+        return sql  # the guard will say what is wrong with it
+    return sqlglot.select("*").from_(inner.subquery("verified_probe")).limit(0).sql(dialect=dialect)
+
+
 def _templates(lexicon: DatabaseLexicon) -> Callable[[VerifiedQuery], Template]:
     def get(q: VerifiedQuery) -> Template:
         return lexicon.memo(("template", q), lambda: template(q, lexicon))
@@ -319,7 +355,7 @@ def _templates(lexicon: DatabaseLexicon) -> Callable[[VerifiedQuery], Template]:
 
 
 def _same_question(
-    new: VerifiedQuery, existing: list[VerifiedQuery], lexicon: DatabaseLexicon
+    new: VerifiedQuery, existing: list[VerifiedQuery], lexicon: DatabaseLexicon, default_limit: int
 ) -> tuple[VerifiedQuery | None, bool]:
     """The verified query `new` asks again, if any, and whether it already gives `new`'s SQL."""
     from_text = next(
@@ -327,19 +363,31 @@ def _same_question(
     )
     m = match(new.question, [q for q in existing if q.reusable], lexicon, templates=_templates(lexicon))
     if m.reuse is None:
-        return from_text, from_text is not None and _same_sql(from_text.sql, new.sql, new.dialect)
+        return from_text, from_text is not None and _same_sql(
+            from_text.sql, new.sql, new.dialect, default_limit
+        )
     try:
         theirs = substitute(m.reuse.query.sql, m.reuse.query.dialect, m.reuse.bindings)
     except SubstitutionError:
         return m.reuse.query, False
-    return m.reuse.query, _same_sql(theirs, new.sql, new.dialect)
+    return m.reuse.query, _same_sql(theirs, new.sql, new.dialect, default_limit)
 
 
-def _same_sql(a: str, b: str, dialect: str) -> bool:
+def _same_sql(a: str, b: str, dialect: str, default_limit: int) -> bool:
+    """The same query, whatever the formatting and the LIMIT the guard adds to every query."""
+    return _canonical(a, dialect, default_limit) == _canonical(b, dialect, default_limit)
+
+
+def _canonical(sql: str, dialect: str, default_limit: int) -> str:
     try:
-        return (
-            sqlglot.transpile(a, read=dialect, write=dialect)[0]
-            == sqlglot.transpile(b, read=dialect, write=dialect)[0]
-        )
-    except (SqlglotError, IndexError):
-        return " ".join(a.split()) == " ".join(b.split())
+        tree = sqlglot.parse_one(sql, read=dialect)
+    except SqlglotError:
+        return " ".join(sql.split())
+    limit = tree.args.get("limit")
+    if (
+        isinstance(limit, exp.Limit)
+        and limit.expression is not None
+        and limit.expression.name == str(default_limit)
+    ):
+        tree.set("limit", None)
+    return tree.sql(dialect=dialect)

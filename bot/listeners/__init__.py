@@ -2,4 +2,5 @@
 
 questions — @mentions, DMs, follow-ups in our threads, `/ask` (+ help, db)
 actions   — the buttons under an answer (Show SQL, Details, CSV, 👍, 👎, Retry) and the 👎 modal
+verified  — Verify / Unverify / Recheck, `/ask verified`, Refresh under a cached answer, stale notes
 """

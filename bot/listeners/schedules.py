@@ -16,6 +16,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
+from collections.abc import Sequence
 from dataclasses import replace
 from functools import partial
 from typing import Any
@@ -491,7 +492,7 @@ def list_message(items: list[Schedule], note: str = "") -> render.Message:
     return render.Message(text=f"{len(items)} scheduled question(s)", blocks=blocks[: render.MAX_BLOCKS])
 
 
-def home_view(items: list[Schedule], note: str = "") -> dict[str, Any]:
+def home_view(items: list[Schedule], note: str = "", extra: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
     now = _now()
     blocks: list[dict[str, Any]] = [render.section("*Your scheduled questions*")]
     if note:
@@ -512,13 +513,15 @@ def home_view(items: list[Schedule], note: str = "") -> dict[str, Any]:
                 f"… and {len(items) - HOME_LIMIT} more; `/ask schedules` in a channel lists its own."
             )
         )
-    return {"type": "home", "blocks": blocks[:100]}
+    return {"type": "home", "blocks": [*blocks[: 100 - len(extra)], *extra][:100]}
 
 
 def publish_home(ctx: BotContext, client: WebClient, user: str, team: str, note: str = "") -> None:
+    # Other features add their sections below the schedules (verified queries: bot/listeners/verified.py).
+    extra = [b for section in ctx.extras.get("home_sections", ()) for b in section(ctx, client, user, team)]
     try:
         client.views_publish(
-            user_id=user, view=home_view(store.for_owner(ctx.state, user, team or None), note)
+            user_id=user, view=home_view(store.for_owner(ctx.state, user, team or None), note, extra)
         )
     except SlackApiError as exc:
         log.info("views.publish for %s failed: %s", user, exc.response.get("error"))

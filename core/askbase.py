@@ -104,8 +104,10 @@ class Askbase:
             clarified = transcript is not None and bool(transcript.exchanges or transcript.rejected_sql)
             fresh = not history and not clarified and not after_rejection
             plan = self.trusted.before(question, database, who, refresh=refresh) if fresh else NOTHING
-            outcome = plan.cached or self._reuse(plan, database.name, who, question)
-            if outcome is None:
+            trusted = plan.cached or self._reuse(plan, database.name, who, question)
+            if trusted is not None:
+                outcome = trusted
+            else:
                 request = Request(
                     question=question,
                     history=history,

@@ -50,7 +50,7 @@ log = logging.getLogger(__name__)
 MAX_QUESTION_CHARS = 2000  # longer questions go to the pipeline, which says why it will not answer
 # Errors of verified SQL that mean it is broken, not that the database had a bad moment.
 STALE_KINDS: frozenset[ErrorKind] = frozenset({"guard", "syntax", "other", "permission", "sql"})
-CHECK_PURPOSE = "verified_check"
+CHECK_PURPOSE: Literal["verified_check"] = "verified_check"
 MAX_PROBES = 50  # verified queries probed by one question after a schema change (the rest: next time)
 
 
@@ -344,6 +344,8 @@ def _probe(sql: str, dialect: str) -> str:
         inner = sqlglot.parse_one(sql, read=dialect)
     except SqlglotError:
         return sql  # the guard will say what is wrong with it
+    if not isinstance(inner, exp.Query):
+        return sql
     return sqlglot.select("*").from_(inner.subquery("verified_probe")).limit(0).sql(dialect=dialect)
 
 

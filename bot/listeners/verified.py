@@ -123,7 +123,7 @@ def on_verify(ctx: BotContext, client: WebClient, body: dict[str, Any], trace_id
         return "already"
     note = verified_note(result, user)
     try:
-        kwargs = {"thread_ts": thread} if thread else {}
+        kwargs: dict[str, Any] = {"thread_ts": thread} if thread else {}
         client.chat_postMessage(channel=channel, text=note.text, blocks=note.blocks, **kwargs)
     except SlackApiError as exc:
         log.info("could not post the verification in %s: %s", channel, exc.response.get("error"))

@@ -48,7 +48,7 @@ def _query(row: Any) -> VerifiedQuery:
 
 def add(engine: sa.Engine, q: VerifiedQuery, *, source_trace: str = "") -> VerifiedQuery:
     with engine.begin() as conn:
-        new_id = conn.execute(
+        key = conn.execute(
             vq.insert().values(
                 database=q.database,
                 question=q.question,
@@ -66,8 +66,9 @@ def add(engine: sa.Engine, q: VerifiedQuery, *, source_trace: str = "") -> Verif
                 active=True,
                 reuse_count=0,
             )
-        ).inserted_primary_key[0]
-    found = get(engine, int(new_id))
+        ).inserted_primary_key
+    assert key is not None
+    found = get(engine, int(key[0]))
     assert found is not None
     return found
 

@@ -36,14 +36,14 @@ class Literal:
     positional: bool  # ORDER BY 1 / GROUP BY 1: a position, never a value
 
 
-def literal_nodes(tree: exp.Expression) -> list[exp.Literal]:
+def literal_nodes(tree: exp.Expr) -> list[exp.Literal]:
     return list(tree.find_all(exp.Literal, bfs=False))
 
 
 PREDICATES = (exp.EQ, exp.NEQ, exp.In, exp.Like, exp.ILike, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Between)
 
 
-def literals_of(tree: exp.Expression) -> list[Literal]:
+def literals_of(tree: exp.Expr) -> list[Literal]:
     aliases = {t.alias_or_name.lower(): t.name.lower() for t in tree.find_all(exp.Table)}
     found = []
     for i, node in enumerate(literal_nodes(tree)):
@@ -54,7 +54,7 @@ def literals_of(tree: exp.Expression) -> list[Literal]:
 
 
 def _compared_column(node: exp.Literal, aliases: dict[str, str]) -> tuple[str | None, str | None]:
-    child: exp.Expression = node
+    child: exp.Expr = node
     parent = node.parent
     while parent is not None and not isinstance(parent, PREDICATES):
         if isinstance(parent, exp.Select | exp.Where | exp.Join | exp.Having | exp.Connector):

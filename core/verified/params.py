@@ -143,7 +143,7 @@ def _resolve(claims: list[_Claim]) -> list[_Claim]:
     return [c for c in kept if all(owners[lit.index] == 1 for lit in c.literals)]
 
 
-def _named(claims: list[_Claim], tree: exp.Expression) -> tuple[Param, ...]:
+def _named(claims: list[_Claim], tree: exp.Expr) -> tuple[Param, ...]:
     limits = {
         i
         for i, node in enumerate(tree.find_all(exp.Literal, bfs=False))

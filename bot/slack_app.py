@@ -186,6 +186,7 @@ def warm_up(askbase: Askbase, settings: Settings) -> None:
         events.prune(askbase.state)  # processed event ids older than Slack's retry window
         db = askbase.database(settings.default_db)
         db.catalog  # noqa: B018
+        askbase.trusted.watch.signature(db)  # notes the schema's fingerprint (core/schema_watch.py)
         db.graph  # noqa: B018
         db.values  # noqa: B018
         import matplotlib.figure  # noqa: F401 — the first chart is drawn without this wait

@@ -14,6 +14,7 @@ import sqlite3
 
 import pytest
 
+from bot.terminal import render
 from core.access import Principal
 from core.answer import Outcome
 from core.askbase import Askbase
@@ -85,6 +86,7 @@ def test_reuse_runs_the_verified_sql_with_the_new_value(make, demo_var):
     assert [s.name for s in out.trace.stages] == ["verified", "guard", "execute"]  # access → guard → execute
     (row,) = [e for e in entries_since(askbase.state, dt.timedelta(hours=1)) if e["trace_id"] == out.trace.id]
     assert row["reused_from"] == f"verified #{n}" and row["user"] == "U1"
+    assert f"✅ verified query #{n} (verified by U0ANALYST" in render(out)  # the CLI and console say so too
 
 
 def test_follow_ups_and_clarified_questions_never_take_a_shortcut(make):

@@ -4,7 +4,9 @@ Schema words come from the keyword dictionary (core/dictionary.py: names, catalo
 plurals), values from the value index (core/values/). Both answers are remembered, so a question
 costs a few dictionary and index lookups the first time its words are seen and nearly nothing after.
 One lexicon per catalog object (a changed schema is a new catalog, hence a new lexicon); looked-up
-values are forgotten after VALUES_TTL_S, so new rows in the database are seen.
+values are forgotten after VALUES_TTL_S, so new rows in the database are seen. Without a value
+index (a large database nobody indexed yet) no word is looked up as a value: verified queries are
+then reused only for questions whose values are the same words.
 """
 
 from __future__ import annotations
@@ -108,7 +110,10 @@ def lexicon_for(db: Database) -> DatabaseLexicon:
     access = Access.of(db)
 
     def lookup(text: str) -> list[ValueMatch]:
-        return db.values.lookup(text, k=VALUES_PER_TEXT, min_score=VALUE_MIN)
+        index = db.values
+        if index.mode == "direct":  # no index built: scanning the tables for every word costs seconds
+            return []
+        return index.lookup(text, k=VALUES_PER_TEXT, min_score=VALUE_MIN)
 
     return catalog.memo(
         ("verified_lexicon", access), lambda: DatabaseLexicon(keyword_dictionary(catalog, access), lookup)

@@ -41,10 +41,13 @@ def _parser() -> argparse.ArgumentParser:
     console = sub.add_parser("console", help="interactive questions with follow-ups")
     console.add_argument("--db")
 
-    serve = sub.add_parser("serve", help="run the Slack app")
+    serve = sub.add_parser("serve", help="run the Slack app (or, with --teams, the Teams adapter)")
     mode = serve.add_mutually_exclusive_group()
     mode.add_argument("--socket", action="store_true", help="Socket Mode (needs SLACK_APP_TOKEN)")
     mode.add_argument("--http", action="store_true", help="HTTP on --port at /slack/events")
+    mode.add_argument(
+        "--teams", action="store_true", help="the Microsoft Teams adapter on --port at /api/messages"
+    )
     serve.add_argument("--port", type=int)
 
     sub.add_parser("worker", help="run the scheduler for recurring questions")
@@ -120,10 +123,19 @@ def _lazy(module: str, function: str) -> Command:
     return run
 
 
+_SERVE_SLACK = _lazy("bot.slack_app", "serve")
+_SERVE_TEAMS = _lazy("bot.teams.server", "serve")
+
+
+def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
+    """Slack by default; `--teams` loads the Microsoft 365 Agents SDK instead of Bolt."""
+    return (_SERVE_TEAMS if getattr(args, "teams", False) else _SERVE_SLACK)(args, settings)
+
+
 COMMANDS: dict[str, Command] = {
     "ask": cmd_ask,
     "console": cmd_console,
-    "serve": _lazy("bot.slack_app", "serve"),
+    "serve": cmd_serve,
     "worker": _lazy("bot.worker", "run_worker"),
     "index": _lazy("bot.index_cmd", "run_index"),
     "audit": _lazy("bot.audit_cmd", "run_audit"),

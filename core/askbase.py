@@ -27,6 +27,7 @@ from core.conversation import Turn
 from core.database import Database, Databases, UnknownDatabase
 from core.llm import LLM
 from core.pipeline import answer
+from core.redact import know_secrets
 from core.request import Request, StageCallback
 from core.run import outcome_of, run_stored
 from core.settings import Settings
@@ -44,6 +45,7 @@ class Askbase:
     def __init__(self, settings: Settings, llm: LLM | None = None) -> None:
         self.settings = settings
         self.databases = Databases(settings)
+        know_secrets(self.secrets)  # scrubbed from every trace shown or stored (core/redact.py)
         if llm is not None:
             self.__dict__["llm"] = llm
 

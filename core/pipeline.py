@@ -36,6 +36,7 @@ from core.clarify.policy import (
 )
 from core.clarify.transcript import Transcript, describe, with_answers
 from core.database import Database
+from core.db_errors import public_error
 from core.examples import most_similar
 from core.generate import Context, generate, revise
 from core.guard import UnknownDialectError, normalize_dialect
@@ -88,7 +89,7 @@ def answer(db: Database, request: Request, settings: EngineSettings, llm: LLM | 
         db.catalog  # noqa: B018 — opens the database; a wrong URL or a down server surfaces here
     except (sa.exc.SQLAlchemyError, OSError, ValueError) as exc:
         log.warning("database %s could not be opened: %s", db.name, exc)
-        return failed("database", f"The database '{db.name}' could not be opened: {_short(exc)}")
+        return failed("database", f"The database '{db.name}' could not be opened: {public_error(exc)}")
     try:
         normalize_dialect(db.catalog.dialect)
     except UnknownDialectError:
@@ -395,9 +396,3 @@ def _asking(db: Database, question: str, clarification: Clarification, mode: Mod
 
 def _quiet(_stage: str) -> None:
     """No progress reporting (the CLI, benchmarks)."""
-
-
-def _short(exc: BaseException) -> str:
-    """The first line of a driver error, without the SQL or parameters SQLAlchemy appends."""
-    text = str(getattr(exc, "orig", None) or exc).strip().splitlines()
-    return (text[0] if text else type(exc).__name__)[:300]

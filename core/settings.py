@@ -77,6 +77,9 @@ class EngineSettings(BaseModel):
     fallback_to_keyword: bool = True  # answer in keyword mode when the LLM fails
     clarify: Literal["off", "auto", "always"] = "auto"
     clarify_max_rounds: int = 4
+    # keyword mode answers only readings at least this sure (core/keyword/confidence.py); the
+    # trade-off measured on the benchmarks is in config/README.md
+    keyword_min_confidence: float = 0.5
 
 
 class SlackSettings(BaseModel):
@@ -94,13 +97,48 @@ class SlackSettings(BaseModel):
     only_asker_answers: bool = True
 
 
+class TeamsSettings(BaseModel):
+    """The Microsoft Teams adapter (bot/teams/, `python -m bot serve --teams`).
+
+    The Entra ID app registration is read the way the Microsoft 365 Agents SDK documents it
+    (CONNECTIONS__SERVICE_CONNECTION__SETTINGS__CLIENTID / CLIENTSECRET / TENANTID / AUTHTYPE /
+    CERTPFXFILE, see PLATFORM_ENV), or from `teams:` in the YAML / ASKBASE_TEAMS__*.
+    """
+
+    app_id: str | None = None  # the bot's Entra ID application (client) id
+    app_password: SecretStr | None = None  # its client secret (auth_type ClientSecret)
+    tenant_id: str | None = None  # the tenant of a single-tenant bot
+    auth_type: str | None = None  # SDK AuthTypes: ClientSecret (default), certificate, SystemManagedIdentity…
+    cert_pfx_file: str | None = None  # auth_type certificate
+    allow_anonymous: bool = False  # no app id: accept unsigned requests (local development only)
+    openid_metadata_url: str | None = None  # where the keys of incoming JWTs are published (sovereign clouds)
+    public_url: str | None = (
+        None  # https://host the bot is reached at (download links); else the request's host
+    )
+    link_secret: SecretStr | None = None  # signs download links; else derived from app_password / var/
+    link_ttl_s: int = 3600  # a CSV or chart link works this long
+    port: int = 3978  # ASKBASE_TEAMS__PORT, or --port
+    workers: int = 4  # questions answered at once per process
+    table_rows: int = 10  # rows shown in the card's table (the CSV has the rest)
+    clarification_ttl_s: int = 3600
+    only_asker_answers: bool = True
+
+
 class AccessRule(BaseModel):
-    """Who may query which databases. Empty lists mean everyone."""
+    """Who may query which databases. Empty lists mean everyone.
+
+    Slack fields (channels, users, usergroups) match Slack askers, Teams fields (teams_users,
+    teams_teams, teams_channels) match Teams askers; inside a platform the lists combine with AND.
+    A rule that names only one platform's fields never matches the other platform's askers.
+    """
 
     databases: list[str]
-    channels: list[str] = []
-    users: list[str] = []
-    usergroups: list[str] = []
+    channels: list[str] = []  # Slack channel ids
+    users: list[str] = []  # Slack user ids
+    usergroups: list[str] = []  # Slack user group ids or @handles
+    teams_users: list[str] = []  # Entra ID (AAD) object ids of Teams users
+    teams_teams: list[str] = []  # Teams team ids (the team's General channel id, 19:…@thread.tacv2)
+    teams_channels: list[str] = []  # Teams channel ids, or group chat ids (19:…@thread.v2)
 
 
 class AccessSettings(BaseModel):
@@ -118,10 +156,8 @@ class ScheduleSettings(BaseModel):
 class AnalystSettings(BaseModel):
     """Who may verify answers (and unverify them). Empty: nobody, and no Verify button is shown."""
 
-    users: list[str] = []  # Slack user ids (U…), Teams user (AAD object) ids
-    usergroups: list[
-        str
-    ] = []  # Slack user-group ids or handles; Teams group ids, as the adapter resolves them
+    users: list[str] = []  # Slack user ids (U…), Teams users' Entra ID object ids
+    usergroups: list[str] = []  # Slack user-group ids or handles (the adapter resolves membership)
 
 
 class VerifiedSettings(BaseModel):
@@ -151,6 +187,7 @@ class Settings(BaseSettings):
     llm: LLMSettings = LLMSettings()
     engine: EngineSettings = EngineSettings()
     slack: SlackSettings = SlackSettings()
+    teams: TeamsSettings = TeamsSettings()
     access: AccessSettings = AccessSettings()
     schedules: ScheduleSettings = ScheduleSettings()
     verified: VerifiedSettings = VerifiedSettings()
@@ -193,6 +230,12 @@ PLATFORM_ENV: dict[str, tuple[str, str]] = {
     "SLACK_CLIENT_SECRET": ("slack", "client_secret"),
     "SLACK_STATE_SECRET": ("slack", "state_secret"),
     "PORT": ("slack", "port"),
+    # The Microsoft 365 Agents SDK's own names for the bot's Entra ID app registration
+    "CONNECTIONS__SERVICE_CONNECTION__SETTINGS__CLIENTID": ("teams", "app_id"),
+    "CONNECTIONS__SERVICE_CONNECTION__SETTINGS__CLIENTSECRET": ("teams", "app_password"),
+    "CONNECTIONS__SERVICE_CONNECTION__SETTINGS__TENANTID": ("teams", "tenant_id"),
+    "CONNECTIONS__SERVICE_CONNECTION__SETTINGS__AUTHTYPE": ("teams", "auth_type"),
+    "CONNECTIONS__SERVICE_CONNECTION__SETTINGS__CERTPFXFILE": ("teams", "cert_pfx_file"),
 }
 
 

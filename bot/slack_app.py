@@ -29,7 +29,7 @@ from slack_bolt.adapter.wsgi import SlackRequestHandler
 from slack_bolt.oauth.oauth_settings import OAuthSettings
 from slack_sdk import WebClient
 
-from bot.listeners import actions, clarify, questions, schedules, verified
+from bot.listeners import actions, assistant, clarify, home, questions, schedules, verified
 from bot.slack_clients import api_base_url, oauth_configured, web_client
 from bot.slack_clients import secret as _secret
 from bot.slack_context import BotContext
@@ -45,18 +45,23 @@ WARM_UP_S = 45.0  # longest wait for the warm-up before the port opens anyway
 SHUTDOWN_S = 20.0  # in-flight answers get this long to finish on SIGTERM
 BOT_SCOPES = [
     "app_mentions:read",
-    "channels:history",
-    "groups:history",
-    "im:history",
+    "im:history",  # DMs and the assistant panel
     "chat:write",
     "commands",
     "reactions:write",
     "files:write",
+    "assistant:write",  # the assistant panel: suggested prompts, thread titles, status
     "users:read",  # schedules: the person's timezone, and whether they are a workspace admin
     "channels:read",  # schedules: a channel's creator may change its schedules
     "groups:read",  # the same in private channels
     "usergroups:read",  # access rules may name user groups
 ]
+# With `slack.thread_followups`: replies in our channel threads without a mention (message.channels/groups).
+FOLLOWUP_SCOPES = ["channels:history", "groups:history"]
+
+
+def bot_scopes(settings: Settings) -> list[str]:
+    return BOT_SCOPES + (FOLLOWUP_SCOPES if settings.slack.thread_followups else [])
 
 
 def oauth_settings(settings: Settings, askbase: Askbase) -> OAuthSettings:
@@ -74,7 +79,7 @@ def oauth_settings(settings: Settings, askbase: Askbase) -> OAuthSettings:
     return OAuthSettings(
         client_id=client_id,
         client_secret=_secret(settings.slack.client_secret),
-        scopes=BOT_SCOPES,
+        scopes=bot_scopes(settings),
         installation_store=installations,
         state_store=states,
         authorization_url=f"{site}oauth/v2/authorize",
@@ -114,7 +119,7 @@ class SlackBot:
 
 
 # A feature with listeners adds its module here (one line).
-LISTENERS = (questions, actions, schedules, clarify, verified)
+LISTENERS = (questions, assistant, actions, schedules, home, clarify, verified)
 
 
 def create_bot(

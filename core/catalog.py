@@ -46,6 +46,8 @@ class Column:
     description: str = ""
     synonyms: tuple[str, ...] = ()
     values: Mapping[str, str] = field(default_factory=dict)  # stored value → what it means
+    unit: str = ""  # unit of measure of its values ("€", "MHz"), for headers, sentences and charts
+    label: str = ""  # a short header for people ("Credit"), when the name alone reads badly
 
 
 @dataclass(frozen=True)
@@ -116,6 +118,7 @@ class Catalog:
     patterns: tuple[Pattern, ...] = ()
     description: str = ""
     signature: str = ""
+    examples: tuple[str, ...] = ()  # questions people ask of it (suggested prompts, App Home)
 
     def table(self, name: str) -> Table | None:
         return self.memo("tables_by_name", lambda: {t.name.lower(): t for t in self.tables}).get(name.lower())
@@ -182,6 +185,7 @@ class Catalog:
             patterns=patterns,
             description=data.get("description", ""),
             signature=data.get("signature", ""),
+            examples=tuple(data.get("examples") or ()),
         )
 
 
@@ -469,6 +473,8 @@ def overlay(catalog: Catalog, data: Mapping[str, Any]) -> Catalog:
                     description=cn.get("description", c.description) or "",
                     synonyms=_as_tuple(cn.get("synonyms")),
                     values=values,
+                    unit=str(cn.get("unit") or c.unit),
+                    label=str(cn.get("label") or c.label),
                 )
             columns.append(c)
         tables.append(
@@ -537,6 +543,7 @@ def overlay(catalog: Catalog, data: Mapping[str, Any]) -> Catalog:
         relationships=tuple(rels),
         patterns=tuple(patterns),
         description=data.get("description", catalog.description) or "",
+        examples=tuple(str(q).strip() for q in data.get("examples") or () if str(q).strip()),
     )
 
 

@@ -155,6 +155,7 @@ def _with_llm(db: Database, llm: LLM, request: Request, settings: EngineSettings
             retrieve(understanding.question, understanding.keywords, db), decode_all(transcript.choices)
         )
         st.outputs = retrieval.summary()
+    notify("link")
     with trace.stage("link") as st:
         try:
             linking = link(
@@ -181,6 +182,7 @@ def _with_llm(db: Database, llm: LLM, request: Request, settings: EngineSettings
             "reasons": linking.reasons,
             "used_llm": linking.used_llm,
         }
+    notify("view")
     with trace.stage("view") as st:
         view = build_view(
             db, linking.tables, _pruned_columns(catalog, linking), question=understanding.question

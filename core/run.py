@@ -110,6 +110,8 @@ def _guarded(
     notify: Callable[[str], None] | None = None,
     csv_path: Path | None = None,
 ) -> Run:
+    if notify is not None:
+        notify("guard")
     with trace.stage("guard") as st:
         verdict = check_for(db, sql, settings)
         st.outputs = {"allowed": verdict.allowed, "reason": verdict.reason}

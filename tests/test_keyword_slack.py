@@ -44,7 +44,7 @@ def test_a_keyword_follow_up_in_a_thread_answers_about_the_same_entity(bot, slac
     first = reply(slack, ts, 1)
     assert first.table()[1:] and "Keyword mode" in first.all_text()
 
-    bot.sender.message("and only those in Germany?", channel=CHANNEL, channel_type="channel", thread_ts=ts)
+    bot.sender.mention("and only those in Germany?", channel=CHANNEL, thread_ts=ts)  # a follow-up mentions
     second = reply(slack, ts, 2)
     table = second.table()
     assert table is not None, second.all_text()
@@ -60,7 +60,7 @@ def test_a_keyword_follow_up_in_a_thread_answers_about_the_same_entity(bot, slac
 def test_a_keyword_follow_up_it_cannot_place_says_so_in_the_thread(bot, slack):
     _, ts = bot.sender.mention("How many clients per segment?", channel=CHANNEL)
     reply(slack, ts, 1)
-    bot.sender.message("and the top 5 by cost?", channel=CHANNEL, channel_type="channel", thread_ts=ts)
+    bot.sender.mention("and the top 5 by cost?", channel=CHANNEL, thread_ts=ts)
     second = reply(slack, ts, 2)
     assert second.table() is None
     assert "need an LLM" in second.all_text()

@@ -22,7 +22,7 @@ from core.settings import AccessRule, DatabaseSettings, load_settings
 from core.state import verified as verified_store
 from core.state.audit import entries_since
 from core.state.conversations import load_trace
-from tests.fakes.slack_api import Message
+from tests.fakes.slack_api import FakeSlack, Message
 from tests.slack_harness import Plan, RunningBot, hand
 from tests.slack_requests import BOT_TOKEN, SIGNING_SECRET
 
@@ -37,16 +37,17 @@ COUNT_IN = "SELECT COUNT(*) FROM client c JOIN location l ON l.id = c.loc_id WHE
 def make_bot(demo_var, tmp_path, slack, llm_settings):
     running: list[RunningBot] = []
 
-    def make(**overrides: Any) -> RunningBot:
+    def make(*, slack_api: FakeSlack | None = None, **overrides: Any) -> RunningBot:
+        api = slack_api or slack
         overrides.setdefault("verified", {"analysts": {"users": [ANALYST]}, "schema_check_s": 0})
         settings = load_settings(
             var_dir=str(demo_var),
             state_url=f"sqlite:///{tmp_path / 'state.sqlite'}",
-            slack={"bot_token": BOT_TOKEN, "signing_secret": SIGNING_SECRET, "api_base_url": slack.base_url},
+            slack={"bot_token": BOT_TOKEN, "signing_secret": SIGNING_SECRET, "api_base_url": api.base_url},
             engine={"fallback_to_keyword": False},
             **overrides,
         )
-        bot = RunningBot(Askbase(settings, llm=LLM(llm_settings)), slack)
+        bot = RunningBot(Askbase(settings, llm=LLM(llm_settings)), api)
         running.append(bot)
         return bot
 
@@ -56,7 +57,7 @@ def make_bot(demo_var, tmp_path, slack, llm_settings):
 
 
 def ask(bot: RunningBot, question: str, *, user: str = ASKER, channel: str = CHANNEL) -> Message:
-    """Mention the bot in a new thread; the answer that replaces the status message."""
+    """Mention the bot in a new thread; the answer, a new message in that thread."""
     _, ts = bot.sender.mention(question, user=user, channel=channel)
     return bot.slack.wait_for(lambda s: s.answer_in(channel, ts), timeout=20)
 
@@ -121,7 +122,7 @@ def test_a_verified_answer_answers_the_same_question_and_another_city_with_no_ll
     bot = make_bot()
     city_plan(plan, "Lyon")
     first = ask(bot, "How many clients are in Lyon?")
-    assert first.table() == [["clients"], *hand(demo_var, COUNT_IN % "Lyon")]
+    assert first.result() == hand(demo_var, COUNT_IN % "Lyon")  # one value: said in a sentence
     assert not verified_label(first)
     assert llm_calls(fake_llm) >= 2  # understand + generate wrote that SQL
 
@@ -134,8 +135,8 @@ def test_a_verified_answer_answers_the_same_question_and_another_city_with_no_ll
     paraphrase = ask(bot, "How many customers are based in Paris?", user="U0003")
     assert llm_calls(fake_llm) == before, [r.task for r in fake_llm.requests[before:]]
 
-    assert again.table() == [["clients"], *hand(demo_var, COUNT_IN % "Lyon")]
-    assert paraphrase.table() == [["clients"], *hand(demo_var, COUNT_IN % "Paris")]
+    assert again.result() == hand(demo_var, COUNT_IN % "Lyon")
+    assert paraphrase.result() == hand(demo_var, COUNT_IN % "Paris")
     for message in (again, paraphrase):
         assert verified_label(message)
         assert "verified_verify" not in message.action_ids()  # nothing left to verify
@@ -186,7 +187,7 @@ def test_a_near_miss_is_not_reused_but_shown_to_the_sql_writer(make_bot, slack, 
         "SELECT COUNT(*) FROM client c JOIN location l ON l.id = c.loc_id "
         "WHERE l.city = 'Lyon' AND c.segment = 'enterprise'",
     )
-    assert near.table() == [["clients"], *want]
+    assert near.result() == want
     generated = [r for r in fake_llm.requests[before:] if r.task.startswith("generate")]
     assert generated, "the near miss was answered without writing SQL"
     assert "How many clients are in Lyon?" in generated[0].user + generated[0].system  # a pinned example
@@ -258,6 +259,57 @@ def test_the_home_tab_lists_verified_queries_and_analysts_can_unverify_there(mak
     assert verified_store.active(bot.state) == []
 
 
+@pytest.fixture
+def refusing_slack(request):
+    """A fake Slack that refuses some block types (a workspace without them); it outlives the bot."""
+    with FakeSlack(reject_block_types=request.param) as fake:
+        yield fake
+
+
+@pytest.mark.parametrize(
+    ("refusing_slack", "kind"),
+    [(set(), "data_table"), ({"data_table"}, "table"), ({"data_table", "table"}, "text")],
+    indirect=["refusing_slack"],
+)
+def test_the_label_and_buttons_survive_every_fallback_style(
+    refusing_slack, make_bot, plan, fake_llm, demo_var, kind
+):
+    """A workspace without `data_table` (or without any table block) still sees ✅, Verify, As of and
+    Refresh: they belong to the answer, not to one way of laying out its rows."""
+    names_in = (
+        "SELECT c.name FROM client c JOIN location l ON l.id = c.loc_id WHERE l.city = '%s' ORDER BY c.name"
+    )
+
+    def shows(message: Message, city: str) -> None:
+        want = hand(demo_var, names_in % city)
+        assert len(want) > 1  # a list, so the rows are laid out in the style under test
+        if kind == "text":
+            assert message.table() is None and "```" in message.all_text()
+            assert all(name in message.all_text() for (name,) in want)
+        else:
+            assert kind in message.block_types() and message.result() == want
+
+    bot = make_bot(slack_api=refusing_slack)
+    plan.main_task = "List the clients in Lyon"
+    plan.objects = ["clients", "city"]
+    plan.sql = "SELECT client_name AS name FROM {view} WHERE location_city = 'Lyon' ORDER BY client_name"
+    first = ask(bot, "Which clients are in Lyon?")
+    shows(first, "Lyon")
+    assert "verified_verify" in first.action_ids() and not verified_label(first)
+    verify(bot, first)
+
+    before = llm_calls(fake_llm)
+    plan.sql = "SELECT client_name AS name FROM {view} WHERE location_city = 'Nowhere'"
+    reused = ask(bot, "Which clients are in Paris?", user="U0002")
+    shows(reused, "Paris")
+    assert verified_label(reused) and "verified_verify" not in reused.action_ids()
+
+    cached = ask(bot, "Which clients are in Paris?", user="U0003")
+    shows(cached, "Paris")
+    assert "As of" in cached.all_text() and "answer_refresh" in cached.action_ids()
+    assert llm_calls(fake_llm) == before
+
+
 # ---------------------------------------------------------------- staleness
 
 
@@ -313,35 +365,45 @@ def test_a_repeated_question_gets_the_cached_answer_but_never_across_access_rule
         }
     )
     plan.sql = "SELECT COUNT(*) AS clients FROM {view}"
-    want = [["clients"], *hand(demo_var, "SELECT COUNT(*) FROM client")]
+    want = hand(demo_var, "SELECT COUNT(*) FROM client")
 
     first = ask(bot, "How many clients are there?", channel="C0001")
-    assert first.table() == want and "As of" not in first.all_text()
+    assert first.result() == want and "As of" not in first.all_text()
 
     before = llm_calls(fake_llm)
     hit = ask(bot, "how many clients are there", user="U0002", channel="C0001")
     assert llm_calls(fake_llm) == before
-    assert hit.table() == want and "As of" in hit.all_text() and "answer_refresh" in hit.action_ids()
+    assert hit.result() == want and "As of" in hit.all_text() and "answer_refresh" in hit.action_ids()
 
     other_rules = ask(bot, "How many clients are there?", user="U0003", channel="C0002")
     assert llm_calls(fake_llm) > before and "As of" not in other_rules.all_text()
 
     refused = ask(bot, "How many clients are there?", user="U0004", channel="C0009")
-    assert "may not query" in refused.all_text() and refused.table() is None
+    assert "may not query" in refused.all_text() and refused.result() is None
 
     rows = {e["trace_id"]: e for e in entries_since(bot.state, dt.timedelta(hours=1))}
     assert (
         rows[hit.button_value("show_details")]["reused_from"] == f"cache {first.button_value('show_details')}"
     )
 
-    # Refresh asks again past the cache, and the new answer replaces the cached one
+    # Refresh asks again past the cache; the fresh answer is a new message below the cached one,
+    # which stays as it was (answers are never edits: edits do not notify)
     before, seen = llm_calls(fake_llm), slack.messages[hit.ts].updates
     click(bot, "answer_refresh", hit.button_value("answer_refresh"), hit, user="U0002")
     fresh = slack.wait_for(
-        lambda s: (m := s.messages[hit.ts]).updates > seen and ":hourglass" not in m.all_text() and m,
+        lambda s: next(
+            (
+                m
+                for m in s.thread(CHANNEL, hit.thread_ts or hit.ts)
+                if float(m.ts) > float(hit.ts) and not m.streamed and m.result() is not None
+            ),
+            None,
+        ),
         timeout=20,
     )
-    assert fresh.table() == want and "As of" not in fresh.all_text() and llm_calls(fake_llm) > before
+    assert fresh.result() == want and "As of" not in fresh.all_text() and llm_calls(fake_llm) > before
+    assert "answer_refresh" not in fresh.action_ids()
+    assert slack.messages[hit.ts].updates == seen and "As of" in slack.messages[hit.ts].all_text()
 
 
 def test_the_cache_can_be_off_for_a_database(make_bot, plan, fake_llm):

@@ -318,7 +318,9 @@ def on_recheck(ctx: BotContext, client: WebClient, body: dict[str, Any], action:
 
 
 def on_refresh(ctx: BotContext, client: WebClient, body: dict[str, Any], trace_id: str) -> None:
-    """Ask a cached answer's question again, past the cache; the new answer replaces the message."""
+    """Ask a cached answer's question again, past the cache. The fresh answer is a new message in
+    the same thread (bot/answering.py never edits an answer in place: edits do not notify), so the
+    cached one stays above it for comparison."""
     user, team, channel, message_ts, thread_ts, _, _ = _clicked(body)
     turn = conversations.turn_by_trace(ctx.state, trace_id)
     if turn is None or not message_ts:
@@ -335,8 +337,6 @@ def on_refresh(ctx: BotContext, client: WebClient, body: dict[str, Any], trace_i
             channel=channel,
             user=user or None,
             thread_ts=thread_ts or message_ts,
-            status_ts=message_ts,
-            announce=thread_ts is None,  # a top-level answer came from /ask
             refresh=True,
         ),
     )

@@ -161,6 +161,27 @@ class ScheduleSettings(BaseModel):
     lease_s: float = 30.0  # a dead worker's scheduler lease expires after this; another takes over
 
 
+class AnalystSettings(BaseModel):
+    """Who may verify answers (and unverify them). Empty: nobody, and no Verify button is shown."""
+
+    users: list[str] = []  # Slack user ids (U…), Teams users' Entra ID object ids
+    usergroups: list[str] = []  # Slack user-group ids or handles (the adapter resolves membership)
+
+
+class VerifiedSettings(BaseModel):
+    analysts: AnalystSettings = AnalystSettings()
+    reuse: bool = True  # answer a question that matches a verified one from its SQL (no LLM)
+    schema_check_s: float = 60.0  # how often a running process re-reads each schema's signature
+
+
+class CacheSettings(BaseModel):
+    window_s: int = 600  # a repeated question within this many seconds gets the cached answer; 0: off
+    max_entries: int = 1000  # across all databases; the oldest go first
+    max_rows: int = 5000  # larger results are not cached
+    max_bytes: int = 2_000_000  # per cached answer (rows as JSON)
+    off: list[str] = []  # databases whose answers are never cached
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="ASKBASE_", env_nested_delimiter="__", extra="ignore", populate_by_name=True
@@ -177,6 +198,8 @@ class Settings(BaseSettings):
     teams: TeamsSettings = TeamsSettings()
     access: AccessSettings = AccessSettings()
     schedules: ScheduleSettings = ScheduleSettings()
+    verified: VerifiedSettings = VerifiedSettings()
+    cache: CacheSettings = CacheSettings()
 
     @property
     def state_database_url(self) -> str:

@@ -7,8 +7,16 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from tests.fakes import model_replies as mr
 from tests.fakes.openai_server import Reply
+
+
+@pytest.fixture(autouse=True)
+def own_state(monkeypatch, tmp_path):
+    """Each test its own state database: an answer one test cached must not answer another's."""
+    monkeypatch.setenv("ASKBASE_STATE_URL", f"sqlite:///{tmp_path / 'state.sqlite'}")
 
 
 def run(args: list[str], env: dict[str, str], stdin: str | None = None) -> subprocess.CompletedProcess[str]:

@@ -1,4 +1,5 @@
-"""Command line: `python -m bot ask|console|serve|worker|index|audit|db ...`, or `askbase ...` when installed.
+"""Command line: `python -m bot ask|console|serve|worker|index|audit|catalog|db ...`, or `askbase ...`
+when installed.
 
 Exit codes: 0 answered (or asked back), 1 the question failed, 2 bad usage or configuration.
 """
@@ -6,17 +7,23 @@ Exit codes: 0 answered (or asked back), 1 the question failed, 2 bad usage or co
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import logging
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
+from bot.console import run_console
 from bot.db_cmd import run_db, upgrade_at_start
+from bot.terminal import render
 from core.askbase import Askbase
 from core.database import UnknownDatabase
-from core.settings import load_settings
+from core.settings import Settings, load_settings
 
 log = logging.getLogger("askbase")
+
+Command = Callable[[argparse.Namespace, Settings], int]
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -35,10 +42,13 @@ def _parser() -> argparse.ArgumentParser:
     console = sub.add_parser("console", help="interactive questions with follow-ups")
     console.add_argument("--db")
 
-    serve = sub.add_parser("serve", help="run the Slack app")
+    serve = sub.add_parser("serve", help="run the Slack app (or, with --teams, the Teams adapter)")
     mode = serve.add_mutually_exclusive_group()
     mode.add_argument("--socket", action="store_true", help="Socket Mode (needs SLACK_APP_TOKEN)")
     mode.add_argument("--http", action="store_true", help="HTTP on --port at /slack/events")
+    mode.add_argument(
+        "--teams", action="store_true", help="the Microsoft Teams adapter on --port at /api/messages"
+    )
     serve.add_argument("--port", type=int)
 
     sub.add_parser("worker", help="run the scheduler for recurring questions")
@@ -49,6 +59,13 @@ def _parser() -> argparse.ArgumentParser:
 
     db = sub.add_parser("db", help="create or upgrade the state database (serve and worker do it at start)")
     db.add_argument("action", choices=["upgrade", "current"])
+
+    catalog = sub.add_parser(
+        "catalog", help="show the join patterns of a database (to correct in its catalog YAML)"
+    )
+    catalog.add_argument("action", choices=["show"])
+    catalog.add_argument("--db")
+    catalog.add_argument("--yaml", action="store_true", help="print only the patterns as catalog YAML")
 
     audit = sub.add_parser("audit", help="print the audit log")
     audit.add_argument("--since", default="1d", help="e.g. 30m, 12h, 7d")
@@ -91,9 +108,7 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
-def cmd_ask(args: argparse.Namespace, settings) -> int:  # type: ignore[no-untyped-def]
-    from bot.terminal import render
-
+def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     app = Askbase(settings)
     try:
         outcome = app.ask(args.question, db=args.db)
@@ -107,27 +122,36 @@ def cmd_ask(args: argparse.Namespace, settings) -> int:  # type: ignore[no-untyp
     return 1 if outcome.status == "error" else 0
 
 
-def cmd_console(args: argparse.Namespace, settings) -> int:  # type: ignore[no-untyped-def]
-    from bot.console import run_console
-
+def cmd_console(args: argparse.Namespace, settings: Settings) -> int:
     return run_console(Askbase(settings), db=args.db)
 
 
-def _lazy(module: str, function: str):  # type: ignore[no-untyped-def]
-    def run(args: argparse.Namespace, settings) -> int:  # type: ignore[no-untyped-def]
-        import importlib
+def _lazy(module: str, function: str) -> Command:
+    """A command whose module is imported when it runs: `ask` and `console` start without
+    loading the Slack SDK, the scheduler or matplotlib."""
 
+    def run(args: argparse.Namespace, settings: Settings) -> int:
         return int(getattr(importlib.import_module(module), function)(args, settings) or 0)
 
     return run
 
 
-COMMANDS = {
+_SERVE_SLACK = _lazy("bot.slack_app", "serve")
+_SERVE_TEAMS = _lazy("bot.teams.server", "serve")
+
+
+def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
+    """Slack by default; `--teams` loads the Microsoft 365 Agents SDK instead of Bolt."""
+    return (_SERVE_TEAMS if getattr(args, "teams", False) else _SERVE_SLACK)(args, settings)
+
+
+COMMANDS: dict[str, Command] = {
     "ask": cmd_ask,
     "console": cmd_console,
-    "serve": _lazy("bot.slack_app", "serve"),
+    "serve": cmd_serve,
     "worker": _lazy("bot.worker", "run_worker"),
     "index": _lazy("bot.index_cmd", "run_index"),
     "audit": _lazy("bot.audit_cmd", "run_audit"),
     "db": run_db,
+    "catalog": _lazy("bot.catalog_cmd", "run_catalog"),
 }

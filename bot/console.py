@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TextIO
 
 from bot.terminal import render, trace_text
@@ -18,7 +18,7 @@ When I ask back, answer with an option's number or in your own words (:skip drop
 Commands: :new (start over)  :sql (last SQL)  :trace (last trace)  :db NAME (switch database)  :quit"""
 
 
-@dataclass
+@dataclass(frozen=True)
 class Asking:
     """A clarifying question waiting for the person's answer."""
 
@@ -88,7 +88,7 @@ def run_console(
             if asking is not None:
                 exchange = console_answer(text, asking, app.llm is None)
                 if exchange is None:
-                    asking.own_words = True
+                    asking = replace(asking, own_words=True)
                     say("Type your answer:")
                     continue
                 question, transcript = asking.question, asking.transcript.plus(exchange)

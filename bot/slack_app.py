@@ -28,9 +28,10 @@ from slack_bolt import App, BoltResponse
 from slack_bolt.adapter.wsgi import SlackRequestHandler
 from slack_bolt.oauth.oauth_settings import OAuthSettings
 from slack_sdk import WebClient
-from slack_sdk.http_retry.builtin_handlers import ConnectionErrorRetryHandler, RateLimitErrorRetryHandler
 
-from bot.listeners import actions, clarify, questions, schedules
+from bot.listeners import actions, assistant, clarify, home, questions, schedules, verified
+from bot.slack_clients import api_base_url, oauth_configured, web_client
+from bot.slack_clients import secret as _secret
 from bot.slack_context import BotContext
 from bot.worker_pool import WorkerPool
 from core.askbase import Askbase
@@ -39,50 +40,28 @@ from core.state import events
 
 log = logging.getLogger("askbase.slack")
 
-DEFAULT_API = "https://slack.com/api/"
 EVENTS_PATH = "/slack/events"
 WARM_UP_S = 45.0  # longest wait for the warm-up before the port opens anyway
 SHUTDOWN_S = 20.0  # in-flight answers get this long to finish on SIGTERM
 BOT_SCOPES = [
     "app_mentions:read",
-    "channels:history",
-    "groups:history",
-    "im:history",
+    "im:history",  # DMs and the assistant panel
     "chat:write",
     "commands",
     "reactions:write",
     "files:write",
+    "assistant:write",  # the assistant panel: suggested prompts, thread titles, status
     "users:read",  # schedules: the person's timezone, and whether they are a workspace admin
     "channels:read",  # schedules: a channel's creator may change its schedules
     "groups:read",  # the same in private channels
     "usergroups:read",  # access rules may name user groups
 ]
+# With `slack.thread_followups`: replies in our channel threads without a mention (message.channels/groups).
+FOLLOWUP_SCOPES = ["channels:history", "groups:history"]
 
 
-def api_base_url(settings: Settings) -> str:
-    base = settings.slack.api_base_url or DEFAULT_API
-    return base if base.endswith("/") else base + "/"
-
-
-def web_client(settings: Settings, token: str | None = None) -> WebClient:
-    """A WebClient on SLACK_API_BASE_URL that waits out rate limits and retries dropped connections."""
-    return WebClient(
-        token=token,
-        base_url=api_base_url(settings),
-        timeout=30,
-        retry_handlers=[
-            ConnectionErrorRetryHandler(max_retry_count=2),
-            RateLimitErrorRetryHandler(max_retry_count=3),
-        ],
-    )
-
-
-def _secret(value: Any) -> str | None:
-    return value.get_secret_value() if value is not None else None
-
-
-def oauth_configured(settings: Settings) -> bool:
-    return bool(settings.slack.client_id and _secret(settings.slack.client_secret))
+def bot_scopes(settings: Settings) -> list[str]:
+    return BOT_SCOPES + (FOLLOWUP_SCOPES if settings.slack.thread_followups else [])
 
 
 def oauth_settings(settings: Settings, askbase: Askbase) -> OAuthSettings:
@@ -100,7 +79,7 @@ def oauth_settings(settings: Settings, askbase: Askbase) -> OAuthSettings:
     return OAuthSettings(
         client_id=client_id,
         client_secret=_secret(settings.slack.client_secret),
-        scopes=BOT_SCOPES,
+        scopes=bot_scopes(settings),
         installation_store=installations,
         state_store=states,
         authorization_url=f"{site}oauth/v2/authorize",
@@ -140,7 +119,7 @@ class SlackBot:
 
 
 # A feature with listeners adds its module here (one line).
-LISTENERS = (questions, actions, schedules, clarify)
+LISTENERS = (questions, assistant, actions, schedules, home, clarify, verified)
 
 
 def create_bot(
@@ -212,6 +191,7 @@ def warm_up(askbase: Askbase, settings: Settings) -> None:
         events.prune(askbase.state)  # processed event ids older than Slack's retry window
         db = askbase.database(settings.default_db)
         db.catalog  # noqa: B018
+        askbase.trusted.watch.signature(db)  # notes the schema's fingerprint (core/schema_watch.py)
         db.graph  # noqa: B018
         db.values  # noqa: B018
         import matplotlib.figure  # noqa: F401 — the first chart is drawn without this wait

@@ -14,6 +14,39 @@ from core.trace import Trace
 Status = Literal["answer", "clarify", "error"]
 Mode = Literal["llm", "keyword"]
 
+# Why an outcome is an error, for logs, the audit log and adapters that word it their own way.
+# Closed: a new kind is added here first, so every place that branches on kinds can be found.
+ErrorKind = Literal[
+    # before anything runs
+    "question",  # empty or too long
+    "access",  # the asker may not query this database (core/access.py)
+    "database",  # not configured, or could not be opened
+    "dialect",  # no guard for this SQL dialect
+    # writing the SQL
+    "llm",  # the LLM failed and keyword mode was not allowed to answer
+    "llm_refused",  # the LLM declined the question
+    "link",  # no table could be linked to the question
+    "keyword_abstain",  # keyword mode would have to guess, so it declined
+    "keyword_internal",  # keyword mode failed on the question (a bug, logged)
+    "clarify_none",  # after 👎: nothing left to ask
+    # running it (core/run.py)
+    "sql",  # the SQL never fitted the view it was written over
+    "guard",  # the guard refused the SQL
+    # the database failed the query (core.execute.QueryError.kind)
+    "timeout",
+    "syntax",
+    "readonly",
+    "connection",
+    "permission",
+    "too_large",  # a value larger than a result may hold (core/bounds.py)
+    "other",
+    # the adapters
+    "internal",  # an unexpected failure, logged with the trace id
+    "busy",  # no worker free to answer
+    "condition",  # a schedule's post condition could not be evaluated
+    "slack",  # Slack refused to post the result
+]
+
 
 @dataclass(frozen=True)
 class Option:
@@ -29,8 +62,51 @@ class Clarification:
     id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
 
 
-@dataclass
+@dataclass(frozen=True)
+class Reuse:
+    """Where an answer came from when no SQL was written for it (core/trusted.py): a verified
+    query's SQL (with the new question's values), and/or the cached result of the same question."""
+
+    verified_id: int | None = None
+    verified_by: str = ""  # the adapter's user id of the analyst
+    verified_at: dt.datetime | None = None
+    match: str = ""  # how the question matched the verified one, for Details
+    cached_at: dt.datetime | None = None  # a repeated question: when the result was computed
+    cached_from: str = ""  # the trace id of the answer it repeats
+
+    @property
+    def verified(self) -> bool:
+        return self.verified_id is not None
+
+    @property
+    def cached(self) -> bool:
+        return self.cached_at is not None
+
+    def audit_text(self) -> str:
+        """The audit log's `reused_from`: 'verified #3', 'cache 1a2b3c4d5e6f', or both."""
+        parts = []
+        if self.cached:
+            parts.append(f"cache {self.cached_from}".strip())
+        if self.verified:
+            parts.append(f"verified #{self.verified_id}")
+        return " of ".join(parts)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "verified_id": self.verified_id,
+            "verified_by": self.verified_by or None,
+            "verified_at": self.verified_at.isoformat() if self.verified_at else None,
+            "match": self.match or None,
+            "cached_at": self.cached_at.isoformat() if self.cached_at else None,
+            "cached_from": self.cached_from or None,
+        }
+
+
+@dataclass(frozen=True)
 class Outcome:
+    """What became of a question (or of stored SQL run again); built once, never changed —
+    a step that says more makes a new one with `dataclasses.replace`."""
+
     status: Status
     question: str
     database: str = ""
@@ -43,9 +119,10 @@ class Outcome:
     interpretation: str = ""  # keyword mode: the reading, in plain words
     clarification: Clarification | None = None
     error: str = ""  # for a person: what failed and what to try
-    error_kind: str = ""
+    error_kind: ErrorKind | None = None  # set exactly when status is "error"
     trace: Trace = field(default_factory=Trace)
     exported_rows: int | None = None  # rows streamed to a CSV file (Askbase.rerun with csv_path)
+    reuse: Reuse | None = None  # answered from a verified query or the answer cache, not by new SQL
 
     @property
     def row_count(self) -> int:
@@ -67,6 +144,7 @@ class Outcome:
             "interpretation": self.interpretation,
             "clarification": None,
             "error": self.error or None,
+            "reuse": self.reuse.to_json() if self.reuse else None,
         }
         if self.clarification:
             c = self.clarification

@@ -1,9 +1,13 @@
 """The composition root every adapter (CLI, console, Slack, worker) starts from.
 
 It owns the process-wide pieces — settings, the open databases, the LLM client, the state
-database — and answers a question by handing them to the pipeline, then writes the audit log.
-Nothing here decides how a question is answered; whether the asker may query the database at
-all is decided here, before anything runs (core/access.py), so no adapter can forget it.
+database — and is the one way in for everything that runs SQL on a database people ask about:
+`ask` for a question (a new one, a clarified one, or one asked back about after a 👎), `rerun`
+for SQL written before (a CSV export, a schedule, a verified query's check). Nothing here decides
+how a question is answered (core/pipeline.py does; a verified query or the answer cache may answer
+first, core/trusted.py); whether the asker may query the database at all is decided
+here, before anything runs (core/access.py), and every call leaves an audit row, so no adapter
+can forget either.
 """
 
 from __future__ import annotations
@@ -17,29 +21,31 @@ from typing import Literal
 import sqlalchemy as sa
 
 from core.access import LOCAL_SOURCES, Principal, may_query, refusal
-from core.answer import Outcome
+from core.answer import ErrorKind, Outcome
 from core.clarify.transcript import Transcript
 from core.conversation import Turn
 from core.database import Database, Databases, UnknownDatabase
-from core.execute import QueryError, execute, export_csv
 from core.llm import LLM
-from core.pipeline import Request, StageCallback, answer
-from core.run import check_for, limits_for, query_error_message
+from core.pipeline import answer
+from core.redact import know_secrets
+from core.request import Request, StageCallback
+from core.run import outcome_of, run_stored
 from core.settings import Settings
 from core.state import audit, feedback, open_state
-from core.summary import summarize
 from core.trace import Trace
+from core.trusted import NOTHING, Plan, Trusted
 
 log = logging.getLogger(__name__)
 
 # Why SQL that was written before runs again; recorded as the audit row's source.
-Purpose = Literal["csv", "schedule", "schedule_run", "rerun"]
+Purpose = Literal["csv", "schedule", "schedule_run", "rerun", "verified_check"]
 
 
 class Askbase:
     def __init__(self, settings: Settings, llm: LLM | None = None) -> None:
         self.settings = settings
         self.databases = Databases(settings)
+        know_secrets(self.secrets)  # scrubbed from every trace shown or stored (core/redact.py)
         if llm is not None:
             self.__dict__["llm"] = llm
 
@@ -55,6 +61,11 @@ class Askbase:
     def database(self, name_or_url: str | None = None) -> Database:
         return self.databases.get(name_or_url)
 
+    @cached_property
+    def trusted(self) -> Trusted:
+        """Verified queries and the answer cache (core/trusted.py)."""
+        return Trusted(self.settings, lambda: self.state, self.rerun)
+
     def ask(
         self,
         question: str,
@@ -67,12 +78,18 @@ class Askbase:
         channel: str | None = None,
         principal: Principal | None = None,
         transcript: Transcript | None = None,
+        after_rejection: bool = False,
+        refresh: bool = False,
     ) -> Outcome:
         """Answer `question` for `principal` (who asks, where); every call leaves an audit row.
 
         Without a principal: `user`/`channel` make one; with neither, the CLI and the console
         ask as the operator, any other source as nobody in particular (rules still apply).
         `transcript`: the person's answers to clarifying questions about this question so far.
+        `after_rejection`: the person rejected the answer whose SQL ends `transcript.rejected_sql`;
+        the outcome is a clarifying question about it, or an error that nothing is left to ask.
+        A fresh question (no history, no clarification) is first tried against the answer cache
+        (unless `refresh`) and the verified queries (core/trusted.py).
         """
         who = principal or _principal(source, user, channel)
         database = db if isinstance(db, Database) else self.database(db)
@@ -86,18 +103,33 @@ class Askbase:
                 trace=Trace(question=question, database=database.name),
             )
         else:
-            request = Request(
-                question=question,
-                history=history,
-                examples=feedback.examples_for(self.state, database.name),
-                on_stage=on_stage,
-                choices=transcript.choices if transcript else (),
-                clarifications=transcript.exchanges if transcript else (),
-                rejected_sql=transcript.rejected_sql if transcript else (),
-            )
-            outcome = answer(database, request, self.settings.engine, self.llm)
+            clarified = transcript is not None and bool(transcript.exchanges or transcript.rejected_sql)
+            fresh = not history and not clarified and not after_rejection
+            plan = self.trusted.before(question, database, who, refresh=refresh) if fresh else NOTHING
+            trusted = plan.cached or self._reuse(plan, database.name, who, question)
+            if trusted is not None:
+                outcome = trusted
+            else:
+                request = Request(
+                    question=question,
+                    history=history,
+                    examples=[*plan.examples, *feedback.examples_for(self.state, database.name)],
+                    on_stage=on_stage,
+                    transcript=transcript or Transcript(),
+                    after_rejection=after_rejection,
+                )
+                outcome = answer(database, request, self.settings.engine, self.llm)
+            self.trusted.after(plan, outcome)
         self.audit(outcome, source=source, principal=who)
         return outcome
+
+    def _reuse(self, plan: Plan, database: str, who: Principal, question: str) -> Outcome | None:
+        """Answer from a verified query (its SQL with the question's values) like stored SQL:
+        access → guard → execute, same rules and masking; None when it turned out stale."""
+        if plan.reuse is None or plan.trace is None:
+            return None
+        ran = self._rerun(plan.sql, database, who, question, None, plan.trace)
+        return self.trusted.reused(plan, ran)
 
     def rerun(
         self,
@@ -130,12 +162,12 @@ class Askbase:
         csv_path: Path | None,
         trace: Trace,
     ) -> Outcome:
-        def failed(kind: str, message: str, ran: str = sql) -> Outcome:
+        def failed(kind: ErrorKind, message: str) -> Outcome:
             return Outcome(
                 status="error",
                 question=question,
                 database=database,
-                sql=ran,
+                sql=sql,
                 error=message,
                 error_kind=kind,
                 trace=trace,
@@ -151,42 +183,8 @@ class Askbase:
         except (sa.exc.SQLAlchemyError, OSError, ValueError) as exc:
             log.warning("database %s could not be opened for a rerun: %s", database, exc)
             return failed("database", f"The database '{database}' could not be opened.")
-        with trace.stage("guard") as st:
-            verdict = check_for(db, sql, self.settings.engine)
-            st.outputs = {"allowed": verdict.allowed, "reason": verdict.reason}
-        if not verdict.allowed:
-            return failed("guard", f"The query is not allowed any more: it {verdict.reason}.")
-        limits = limits_for(db, self.settings.engine)
-        with trace.stage("execute") as st:
-            try:
-                if csv_path is not None:
-                    count, truncated = export_csv(db, verdict.sql, csv_path, limits)
-                    st.outputs = {"rows": count, "truncated": truncated, "csv": True}
-                    return Outcome(
-                        status="answer",
-                        question=question,
-                        database=db.name,
-                        sql=verdict.sql,
-                        truncated=truncated,
-                        exported_rows=count,
-                        trace=trace,
-                    )
-                result = execute(db, verdict.sql, limits)
-            except QueryError as exc:
-                st.outputs = {"error": exc.message, "kind": exc.kind}
-                return failed(exc.kind, query_error_message(exc), verdict.sql)
-            st.outputs = {"rows": result.row_count, "truncated": result.truncated}
-        return Outcome(
-            status="answer",
-            question=question,
-            database=db.name,
-            answer=summarize("", result.columns, result.rows, result.truncated),
-            sql=verdict.sql,
-            columns=result.columns,
-            rows=result.rows,
-            truncated=result.truncated,
-            trace=trace,
-        )
+        run = run_stored(db, sql, self.settings.engine, trace, csv_path)
+        return outcome_of(run, question=question, database=db.name, trace=trace, stored=True)
 
     def may_query(self, principal: Principal, database: str) -> bool:
         return may_query(self.settings, principal, database)

@@ -10,18 +10,16 @@ import threading
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
 from core.catalog import Catalog, load_catalog
 from core.connect import readonly_engine, redact
+from core.demo import demo_settings
+from core.graph import RelationshipGraph, build_graph
 from core.settings import DEMO_DB, DatabaseSettings, Settings
-
-if TYPE_CHECKING:
-    from core.graph import RelationshipGraph
-    from core.values import ValueIndex
+from core.values import ValueIndex, open_index
 
 
 class UnknownDatabase(LookupError):
@@ -63,7 +61,8 @@ class Database:
                     schema=self.config.schema_name,
                     cache_dir=self.cache_dir,
                 )
-            return self.__dict__["_catalog"]
+            catalog: Catalog = self.__dict__["_catalog"]
+            return catalog
 
     def refresh(self) -> bool:
         """Reload the catalog if the schema changed; True when it did."""
@@ -79,14 +78,10 @@ class Database:
 
     @cached_property
     def graph(self) -> RelationshipGraph:
-        from core.graph import build_graph
-
         return build_graph(self.catalog, self.engine, cache_dir=self.cache_dir)
 
     @cached_property
     def values(self) -> ValueIndex:
-        from core.values import open_index
-
         return open_index(self)
 
     def dispose(self) -> None:
@@ -103,8 +98,6 @@ def database_config(name_or_url: str, settings: Settings) -> tuple[str, Database
     if name_or_url in settings.databases:
         return name_or_url, settings.databases[name_or_url]
     if name_or_url == DEMO_DB:
-        from core.demo import demo_settings
-
         return DEMO_DB, demo_settings(Path(settings.var_dir))
     if _looks_like_url(name_or_url):
         return redact(name_or_url), DatabaseSettings(url=name_or_url)

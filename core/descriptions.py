@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from core.catalog import Catalog
 from core.dictionary import STOPWORDS, split_identifier, stem, words
-from core.retrieve import DescriptionHit
+from core.retrieval import DescriptionHit
 from core.values import NO_RULES, Access
 
 K1 = 1.2

@@ -20,7 +20,7 @@ from rapidfuzz import fuzz, process
 
 from core.catalog import Catalog
 from core.plurals import singular
-from core.retrieve import SchemaMatch
+from core.retrieval import SchemaMatch
 from core.values import NO_RULES, Access, fold, similarity
 
 # Abbreviations common in column names, read as the words people say.

@@ -1,235 +1,81 @@
-"""The question pipeline: understand → retrieve → link → view → generate → expand → guard → execute
-→ revise (on error or empty result) → Outcome.
+"""The question pipeline, and the only place that orchestrates one: it checks the question, picks
+the mode, runs it, and asks back (core/clarify/policy.py) as one of its steps.
+
+- LLM mode (issue 13): retrieve (the question's own words, no LLM) → scope (the whole schema when
+  it fits `schema_token_budget`, else recall-first pruning with one linking call) → recipe (the
+  join reasoner's view as a hint CTE, and value hints) → generate (one call: a plan and two
+  candidates) → expand → guard → execute, each candidate → select: they agree, or one answers —
+  done; they disagree — a judge call picks one, or the person is asked with both readings;
+  none answers — revise with every candidate's problem. The happy path is one LLM call (two
+  above the budget); a judge or a revision adds one.
+- A reading chosen from such a question (`core/clarify/choice.py`) runs its own query again:
+  guard → execute, no LLM.
+- Keyword mode (no LLM, or the LLM failed; core/keyword): its tied readings are asked about, or
+  settled with the best one when the clarification rules say not to ask.
+- After a 👎 (`Request.after_rejection`): retrieve → link → view over what the question and the
+  rejected SQL touched, then one Summarize–Review–Ask round (LLM), or keyword mode's near
+  readings (no LLM) — a clarifying question, or "nothing left to ask".
 
 Each stage is a plain function in its own module; this module only wires them, records the trace,
-and turns failures into outcomes a person can act on. LLM calls on the happy path: understand and
-generate (plus link on large or ambiguous schemas), so at most 3.
+and turns failures into outcomes a person can act on.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import logging
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import replace
 
 import sqlalchemy as sa
 
-from core.answer import Outcome
-from core.catalog import Catalog
-from core.clarify.transcript import Exchange, Transcript, describe, with_answers
+from core.answer import Clarification, ErrorKind, Mode, Outcome
+from core.clarify.candidates import pin
+from core.clarify.choice import Reading, already_asked, chosen_sql, two_readings
+from core.clarify.policy import (
+    MAX_SETTLED,
+    NOTHING_TO_ASK,
+    ask_about_rejection,
+    before_generating,
+    may_ask,
+    sql_tables,
+    why_not_ask,
+    with_own_words,
+)
+from core.clarify.transcript import Transcript, describe, with_answers
 from core.conversation import Turn
 from core.database import Database
-from core.examples import Example, most_similar
-from core.execute import Limits, QueryError, execute
-from core.generate import Context, generate, revise
+from core.db_errors import public_error
+from core.examples import most_similar
+from core.execute import ResultSet
+from core.generate import Candidate, Context, generate, revise
 from core.guard import UnknownDialectError, normalize_dialect
+from core.hints import hints_text, value_hints
 from core.joins import View
+from core.judge import Shown, judge
+from core.keyword import answer_keyword
+from core.keyword.readings import decode_all
 from core.link import LinkError, Linking, link
 from core.llm import LLM, LLMError, LLMRefused
-from core.retrieve import retrieve
-from core.run import Run, query_error_message, run_over_view
+from core.request import Request, StageCallback
+from core.retrieval import Keywords
+from core.retrieve import guess_keywords, retrieve
+from core.run import Run, outcome_of, run_over_view, run_stored
+from core.schema_text import ASKBASE, ddl_text, schema_text
+from core.scope import scope
+from core.select import Selection, Tried, select
 from core.settings import EngineSettings
-from core.summary import summarize
 from core.trace import Trace
-from core.understand import understand
-from core.view import build_view
+from core.understand import Understanding, understand
+from core.view import build_view, recipe_text, recipe_view, sample_rows
 
 log = logging.getLogger(__name__)
 
-StageCallback = Callable[[str], None]
 MAX_QUESTION_CHARS = 2000
-MAX_VIEW_COLUMNS = 120  # beyond this the view keeps only the columns the question matched
-
-
-@dataclass(frozen=True)
-class Request:
-    """A question and everything around it that is not the database."""
-
-    question: str
-    history: Sequence[Turn] = ()
-    examples: Sequence[Example] = ()
-    today: dt.date | None = None
-    on_stage: StageCallback | None = None  # progress for chat adapters ("writing SQL…")
-    # Option values of clarifications the person already answered (core/keyword/readings.py):
-    # keyword mode pins those words to the chosen reading and does not ask about them again.
-    choices: Sequence[str] = ()
-    # The clarification transcript (core/clarify): questions asked back with the answers, and
-    # SQL the person rejected (👎). The SQL writer sees both; no question is asked twice.
-    clarifications: Sequence[Exchange] = ()
-    rejected_sql: Sequence[str] = ()
-    # Ask about near (not only tied) readings too: after 👎 in keyword mode (core/clarify).
-    ask_alternatives: bool = False
-
-
-def _pruned_columns(catalog: Catalog, linking: Linking) -> dict[str, tuple[str, ...]] | None:
-    """All columns of the linked tables when they fit in a prompt; only the matched ones (plus keys)
-    for very wide tables, as CHESS prunes its schema."""
-    width = sum(len(t.columns) for t in (catalog.table(n) for n in linking.tables) if t is not None)
-    return None if width <= MAX_VIEW_COLUMNS else dict(linking.columns)
-
-
-def sample_rows(db: Database, view: View, n: int) -> list[tuple]:
-    """A few rows of the view for the prompt; a slow or failing sample never stops the question."""
-    if n <= 0:
-        return []
-    dialect = db.catalog.dialect
-    try:
-        return execute(db, view.select().limit(n).sql(dialect=dialect), Limits(row_cap=n, timeout_s=5)).rows
-    except QueryError as exc:
-        log.info("no sample rows for the view: %s", exc.message)
-        return []
-
-
-def answer_with_llm(
-    db: Database, llm: LLM, request: Request, settings: EngineSettings, trace: Trace
-) -> Outcome:
-    """Run the LLM pipeline. Raises LLMError when the LLM fails, so the caller can fall back."""
-    catalog = db.catalog
-    dialect = catalog.dialect
-    notify = request.on_stage or (lambda _stage: None)
-
-    notify("understand")
-    with trace.stage("understand") as st:
-        asked = with_answers(request.question, request.clarifications)
-        understanding = understand(asked, request.history, llm, catalog.description)
-        st.outputs = {
-            "question": understanding.question,
-            "main_task": list(understanding.main_task),
-            "sub_tasks": list(understanding.sub_tasks),
-            "objects": list(understanding.keywords.objects),
-            "values": list(understanding.keywords.values),
-        }
-    notify("retrieve")
-    with trace.stage("retrieve") as st:
-        retrieval = retrieve(understanding.question, understanding.keywords, db)
-        if request.choices:  # the person's clarification choices are the only readings of their words
-            from core.clarify.candidates import pin
-            from core.keyword.readings import decode_all
-
-            retrieval = pin(retrieval, decode_all(request.choices))
-        st.outputs = retrieval.summary()
-    with trace.stage("link") as st:
-        try:
-            linking = link(
-                understanding, retrieval, catalog, llm, llm_min_tables=settings.link_llm_min_tables
-            )
-        except LinkError as exc:
-            st.outputs = {"error": str(exc)}
-            return Outcome(
-                status="error",
-                question=request.question,
-                database=db.name,
-                error=f"I could not tell which data the question is about: {exc}. "
-                "Try naming what you want counted or listed, e.g. 'clients' or 'payments'.",
-                error_kind="link",
-                trace=trace,
-            )
-        st.outputs = {
-            "tables": list(linking.tables),
-            "reasons": linking.reasons,
-            "used_llm": linking.used_llm,
-        }
-    with trace.stage("view") as st:
-        view = build_view(db, linking.tables, _pruned_columns(catalog, linking))
-        samples = sample_rows(db, view, settings.sample_rows)
-        st.outputs = {"tables": view.tables, "joins": view.explain(), "fans_out": view.fans_out}
-    if settings.clarify != "off":
-        from core.clarify.policy import before_generating
-
-        clarification = before_generating(
-            request,
-            settings,
-            llm,
-            db=db,
-            understanding=understanding,
-            retrieval=retrieval,
-            linking=linking,
-            view=view,
-            samples=samples,
-            trace=trace,
-        )
-        if clarification is not None:
-            return Outcome(
-                status="clarify",
-                question=request.question,
-                database=db.name,
-                mode="llm",
-                clarification=clarification,
-                trace=trace,
-            )
-    ctx = Context(
-        view=view,
-        samples=samples,
-        retrieval=retrieval,
-        examples=most_similar(understanding.question, request.examples, settings.few_shot_examples),
-        history=request.history,
-        dialect=dialect,
-        today=request.today,
-        clarifications=describe(request.clarifications, request.rejected_sql),
-    )
-    notify("generate")
-    with trace.stage("generate") as st:
-        candidate = generate(understanding, ctx, llm)
-        st.outputs = {"sql": candidate.sql}
-
-    for round_no in range(settings.max_revisions + 1):
-        run = run_over_view(db, candidate.sql, view, settings, trace, notify)
-        problem = _problem(run, settings.revise_on_empty)
-        if not problem or round_no == settings.max_revisions:
-            break
-        if run.error is not None and run.error.kind in ("connection", "timeout", "permission"):
-            break  # rewriting the SQL will not fix these
-        notify("revise")
-        with trace.stage("revise") as st:
-            revised = revise(understanding, ctx, candidate, problem, llm)
-            st.outputs = {"round": round_no + 1, "problem": problem, "sql": revised.sql}
-        if run.result is not None and revised.sql.strip() == candidate.sql.strip():
-            break  # the model holds that the empty result is the answer
-        candidate = revised
-
-    outcome = Outcome(status="answer", question=request.question, database=db.name, mode="llm", trace=trace)
-    outcome.sql = run.sql
-    if run.result is None:
-        outcome.status = "error"
-        if run.error is not None:
-            outcome.error_kind = run.error.kind
-            outcome.error = query_error_message(run.error)
-        else:
-            outcome.error_kind = "sql"
-            outcome.error = (
-                "I could not write a query that runs for this question. Try rephrasing it more specifically."
-            )
-        return outcome
-    result = run.result
-    outcome.columns, outcome.rows, outcome.truncated = result.columns, result.rows, result.truncated
-    outcome.answer = summarize(
-        "; ".join(understanding.main_task), result.columns, result.rows, result.truncated
-    )
-    return outcome
-
-
-def _problem(run: Run, revise_vacuous: bool) -> str:
-    """What the reviser is told about a run; empty when the run is the answer."""
-    if run.unfit:
-        return f"The query does not fit the table: {run.unfit}"
-    if run.refused:
-        return f"The query was refused because it {run.refused}. Only one read-only SELECT is allowed."
-    if run.error is not None:
-        return f"Running it failed with this error: {run.error.message}"
-    if run.result is not None and run.result.vacuous and revise_vacuous:
-        got = "no rows" if run.result.empty else "only zero or NULL"
-        return (
-            f"It ran but returned {got}. Check the filters against the stored values and the join "
-            "semantics; if that is truly the right answer, return the same query unchanged."
-        )
-    return ""
-
-
-def _short(exc: BaseException) -> str:
-    """The first line of a driver error, without the SQL or parameters SQLAlchemy appends."""
-    text = str(getattr(exc, "orig", None) or exc).strip().splitlines()
-    return (text[0] if text else type(exc).__name__)[:300]
+UNFIXABLE = ("connection", "timeout", "permission")  # failures rewriting the SQL will not fix
+NO_LLM_NOTE = (
+    " With an LLM configured (set OPENAI_API_KEY, and OPENAI_BASE_URL for Azure, vLLM or "
+    "Ollama) Askbase can answer free-form questions like this one."
+)
 
 
 def answer(db: Database, request: Request, settings: EngineSettings, llm: LLM | None) -> Outcome:
@@ -237,7 +83,7 @@ def answer(db: Database, request: Request, settings: EngineSettings, llm: LLM | 
     keyword mode (core/keyword), labelled so; the failed LLM attempt stays in the trace."""
     trace = Trace(question=request.question, database=db.name)
 
-    def failed(kind: str, message: str) -> Outcome:
+    def failed(kind: ErrorKind, message: str) -> Outcome:
         return Outcome(
             status="error",
             question=request.question,
@@ -258,7 +104,7 @@ def answer(db: Database, request: Request, settings: EngineSettings, llm: LLM | 
         db.catalog  # noqa: B018 — opens the database; a wrong URL or a down server surfaces here
     except (sa.exc.SQLAlchemyError, OSError, ValueError) as exc:
         log.warning("database %s could not be opened: %s", db.name, exc)
-        return failed("database", f"The database '{db.name}' could not be opened: {_short(exc)}")
+        return failed("database", f"The database '{db.name}' could not be opened: {public_error(exc)}")
     try:
         normalize_dialect(db.catalog.dialect)
     except UnknownDialectError:
@@ -267,23 +113,23 @@ def answer(db: Database, request: Request, settings: EngineSettings, llm: LLM | 
             f"Askbase cannot check SQL for the '{db.catalog.dialect}' dialect yet, so it runs no query on "
             f"'{db.name}'. Supported: SQLite, PostgreSQL, MySQL/MariaDB.",
         )
-    from core.clarify.policy import keyword_answer
-    from core.keyword import answer_keyword  # keyword mode builds on this module's helpers
-
-    if request.clarifications or request.rejected_sql:
+    transcript = request.transcript
+    if transcript.exchanges or transcript.rejected_sql:
         with trace.stage("clarified") as st:  # read back when this answer gets a 👎 (core/clarify)
-            st.outputs = {"transcript": Transcript.of(request.clarifications, request.rejected_sql).to_json()}
+            st.outputs = {"transcript": transcript.to_json()}
 
+    if request.after_rejection:
+        return _after_rejection(db, request, settings, llm, trace)
+    chosen = chosen_sql(transcript)
+    if chosen is not None:  # the person chose between two readings: run that one's query
+        return _chosen(db, request, chosen, settings, trace)
     if llm is None:
-        outcome = keyword_answer(db, request, settings, trace, answer_keyword)
+        outcome = _keyword(db, request, settings, trace)
         if outcome.error_kind == "keyword_abstain":
-            outcome.error += (
-                " With an LLM configured (set OPENAI_API_KEY, and OPENAI_BASE_URL for Azure, vLLM or "
-                "Ollama) Askbase can answer free-form questions like this one."
-            )
+            return replace(outcome, error=outcome.error + NO_LLM_NOTE)
         return outcome
     try:
-        return answer_with_llm(db, llm, request, settings, trace)
+        return _with_llm(db, llm, request, settings, trace)
     except LLMRefused as exc:
         return failed("llm_refused", str(exc))
     except LLMError as exc:
@@ -292,10 +138,394 @@ def answer(db: Database, request: Request, settings: EngineSettings, llm: LLM | 
         log.warning("LLM failed (%s); answering in keyword mode", exc)
         with trace.stage("fallback") as st:
             st.outputs = {"reason": str(exc), "mode": "keyword"}
-        outcome = keyword_answer(db, request, settings, trace, answer_keyword)
+        outcome = _keyword(db, request, settings, trace)
         why = f"The LLM failed ({exc}), so this was answered in keyword mode."
         if outcome.status == "error":
-            outcome.error = f"{why} {outcome.error}"
+            return replace(outcome, error=f"{why} {outcome.error}")
+        return replace(outcome, interpretation=f"{why} {outcome.interpretation}".strip())
+
+
+# ---------------------------------------------------------------------------------------------
+# LLM mode
+
+
+def _with_llm(db: Database, llm: LLM, request: Request, settings: EngineSettings, trace: Trace) -> Outcome:
+    """Run the LLM pipeline. Raises LLMError when the LLM fails, so the caller can fall back."""
+    catalog = db.catalog
+    transcript = request.transcript
+    notify = request.on_stage or _quiet
+    question = request.question
+
+    if settings.understand == "separate":
+        notify("understand")
+        with trace.stage("understand") as st:
+            asked = with_answers(question, transcript.exchanges)
+            understanding = understand(asked, request.history, llm, catalog.description)
+            st.outputs = {
+                "question": understanding.question,
+                "main_task": list(understanding.main_task),
+                "sub_tasks": list(understanding.sub_tasks),
+                "objects": list(understanding.keywords.objects),
+                "values": list(understanding.keywords.values),
+            }
+    else:  # folded into the writer's reply: the question's own words are the keywords
+        understanding = Understanding(question=question, keywords=_own_words(question, request.history))
+    notify("retrieve")
+    with trace.stage("retrieve") as st:
+        # the person's clarification choices are the only readings of their words
+        found = retrieve(understanding.question, understanding.keywords, db, every_object_as_value=True)
+        retrieval = pin(found, decode_all(transcript.choices))
+        st.outputs = retrieval.summary()
+    notify("link")
+    with trace.stage("scope") as st:
+        try:
+            scoped = scope(db, retrieval, understanding, settings, llm)
+        except LinkError as exc:
+            st.outputs = {"error": str(exc)}
+            return Outcome(
+                status="error",
+                question=question,
+                database=db.name,
+                error=f"I could not tell which data the question is about: {exc}. "
+                "Try naming what you want counted or listed, e.g. 'clients' or 'payments'.",
+                error_kind="link",
+                trace=trace,
+            )
+        st.outputs = scoped.trace()
+    notify("view")
+    with trace.stage("recipe") as st:
+        recipe = recipe_view(db, scoped.named, understanding.question, settings.recipe_max_tables)
+        hints = value_hints(
+            db, retrieval, understanding.keywords, settings, named=scoped.named, visible=scoped.tables
+        )
+        style = replace(ASKBASE, sample_rows=settings.sample_rows)
+        described = scoped.described | {(h.table.lower(), h.column.lower()) for h in hints.hints}
+        schema = schema_text(db, settings, style, None if scoped.whole else scoped.tables, described)
+        st.outputs = {
+            "recipe": recipe.explain() if recipe is not None else None,
+            "hints": [f"{h.typed!r} → {h.table}.{h.column} = {h.value!r}" for h in hints.hints],
+            "ties": [
+                f"{t.typed!r}: " + ", ".join(f"{h.table}.{h.column}" for h in t.hints) for t in hints.ties
+            ],
+            "not_hinted": list(hints.dropped),
+        }
+    clarification = before_generating(
+        question,
+        transcript,
+        settings,
+        llm,
+        catalog=catalog,
+        understanding=understanding,
+        retrieval=retrieval,
+        linking=Linking(tables=scoped.named),
+        view=recipe,
+        schema=schema,
+        trace=trace,
+    )
+    if clarification is not None:
+        return _asking(db, question, clarification, "llm", trace)
+    ctx = Context(
+        schema=schema,
+        recipe=recipe_text(recipe, catalog, catalog.dialect) if recipe is not None else "",
+        recipe_name=recipe.name if recipe is not None else "",
+        values=hints_text(hints),
+        examples=most_similar(question, request.examples, settings.few_shot_examples),
+        history=request.history,
+        dialect=catalog.dialect,
+        today=request.today,
+        clarifications=describe(transcript.exchanges, transcript.rejected_sql),
+    )
+    notify("generate")
+    with trace.stage("generate") as st:
+        draft = generate(question, ctx, llm)
+        st.outputs = {
+            "task": draft.task,
+            "plan": draft.plan,
+            "candidates": [_described(c) for c in draft.candidates],
+        }
+        if draft.question:
+            st.outputs["question"] = draft.question
+        if draft.cut:
+            st.outputs["cut"] = "a candidate cut off at the token limit was dropped"
+    tried = [Tried(c, run_over_view(db, c.sql, recipe, settings, trace, notify)) for c in draft.candidates]
+    with trace.stage("select") as st:
+        selection = select(tried)
+        st.outputs = selection.trace()
+    chosen = selection.chosen
+    if selection.decision == "disagree":
+        settled = _settle(db, question, tried, transcript, settings, llm, trace, notify)
+        if isinstance(settled, Clarification):
+            return _asking(db, question, settled, "llm", trace)
+        chosen = settled
+    elif selection.decision in ("failed", "vacuous"):
+        chosen = _revised(db, question, ctx, recipe, selection, settings, llm, trace, notify)
+    run = chosen.run if chosen is not None else tried[0].run
+    return outcome_of(run, question=question, database=db.name, trace=trace, mode="llm", task=draft.task)
+
+
+def _own_words(question: str, history: Sequence[Turn]) -> Keywords:
+    """Keywords from the question's own words (no LLM); a follow-up borrows the last question's,
+    since 'and only for 2024?' names nothing itself."""
+    own = guess_keywords(question)
+    if not history:
+        return own
+    before = guess_keywords(history[-1].question)
+    return Keywords(
+        objects=tuple(dict.fromkeys([*own.objects, *before.objects])),
+        values=tuple(dict.fromkeys([*own.values, *before.values])),
+    )
+
+
+def _described(c: Candidate) -> dict[str, str]:
+    out = {"label": c.label, "sql": c.sql}
+    if c.reading:
+        out["reading"] = c.reading
+    return out
+
+
+def _settle(
+    db: Database,
+    question: str,
+    tried: Sequence[Tried],
+    transcript: Transcript,
+    settings: EngineSettings,
+    llm: LLM,
+    trace: Trace,
+    notify: StageCallback,
+) -> Tried | Clarification:
+    """Two candidates returned different rows: the judge picks one, or — when the question itself
+    has both readings — the person is asked, with each reading's result on its button."""
+    pair = [t for t in tried if t.answers][:2]
+    shown = [Shown(sql=t.run.sql, result=_result(t), note=_reading_note(t.candidate)) for t in pair]
+    notify("judge")
+    with trace.stage("judge") as st:
+        tables = ddl_text(db, ASKBASE, sql_tables([t.run.sql for t in pair], db.catalog))
+        try:
+            verdict = judge(question, shown, tables, llm)
+        except LLMError as exc:  # choosing is a courtesy: a failed call must not cost the answer
+            log.warning("the judge call failed: %s", exc)
+            st.outputs = {"error": str(exc), "took": pair[0].candidate.label}
+            return pair[0]
+        st.outputs = verdict.trace()
+        chosen = pair[verdict.choice]
+        if not verdict.ambiguous:
+            return chosen
+        clarification = two_readings(
+            verdict.question,
+            [Reading(verdict.readings[i], t.run.sql, _result(t)) for i, t in enumerate(pair)],
+        )
+        if clarification is None:
+            st.outputs["not_asked"] = "the readings could not be shown as buttons"
+        elif not may_ask(settings, transcript):
+            st.outputs["not_asked"] = "clarifying is off or the question limit is reached"
+        elif already_asked(clarification, transcript):
+            st.outputs["not_asked"] = "asked already"
         else:
-            outcome.interpretation = f"{why} {outcome.interpretation}".strip()
+            return clarification
+        return chosen
+
+
+def _result(t: Tried) -> ResultSet:
+    assert t.run.result is not None  # only candidates that ran are compared
+    return t.run.result
+
+
+def _reading_note(c: Candidate) -> str:
+    return f"the writer's other reading: {c.reading}" if c.reading else ""
+
+
+def _revised(
+    db: Database,
+    question: str,
+    ctx: Context,
+    recipe: View | None,
+    selection: Selection,
+    settings: EngineSettings,
+    llm: LLM,
+    trace: Trace,
+    notify: StageCallback,
+) -> Tried:
+    """No candidate answered: revise with every candidate's problem, a round at a time."""
+    best = selection.chosen or selection.tried[-1]
+    if selection.decision == "vacuous" and not settings.revise_on_empty:
+        return best
+    failures = [(t.candidate, _problem(t.run)) for t in selection.tried]
+    stuck = any(t.run.error is not None and t.run.error.kind in UNFIXABLE for t in selection.tried)
+    for round_no in range(0 if stuck else settings.max_revisions):
+        notify("revise")
+        with trace.stage("revise") as st:
+            revised = revise(question, ctx, failures, llm)
+            st.outputs = {"round": round_no + 1, "problems": [p for _, p in failures], "sql": revised.sql}
+        attempt = Tried(revised, run_over_view(db, revised.sql, recipe, settings, trace, notify))
+        if attempt.answers:
+            return attempt
+        if attempt.ran and any(_same_sql(revised.sql, c.sql) for c, _ in failures):
+            return attempt  # the model holds that the empty result is the answer
+        if attempt.ran or not best.ran:
+            best = attempt
+        if attempt.run.error is not None and attempt.run.error.kind in UNFIXABLE:
+            break  # rewriting the SQL will not fix these
+        failures = [(revised, _problem(attempt.run))]
+    return best
+
+
+def _same_sql(a: str, b: str) -> bool:
+    return " ".join(a.lower().split()) == " ".join(b.lower().split())
+
+
+def _problem(run: Run) -> str:
+    """What the reviser is told about a run."""
+    if run.unfit:
+        return f"It could not be read: {run.unfit}"
+    if run.refused:
+        return f"The query was refused because it {run.refused}. Only one read-only SELECT is allowed."
+    if run.error is not None:
+        return f"Running it failed with this error: {run.error.message}"
+    if run.result is not None and run.result.vacuous:
+        got = "no rows" if run.result.empty else "only zero or NULL"
+        return (
+            f"It ran but returned {got}. Check the filters against the stored values and the join "
+            "semantics; if that is truly the right answer, return the same query unchanged."
+        )
+    return ""
+
+
+def _chosen(db: Database, request: Request, sql: str, settings: EngineSettings, trace: Trace) -> Outcome:
+    """The person chose one of two readings: run its query (guarded again), write nothing new."""
+    with trace.stage("chosen") as st:
+        st.outputs = {"sql": sql, "answer": request.transcript.exchanges[-1].answer}
+    run = run_stored(db, sql, settings, trace)
+    return outcome_of(run, question=request.question, database=db.name, trace=trace, mode="llm")
+
+
+# ---------------------------------------------------------------------------------------------
+# keyword mode
+
+
+def _keyword(db: Database, request: Request, settings: EngineSettings, trace: Trace) -> Outcome:
+    """Keyword mode with the clarification rules applied.
+
+    Answers given in the person's own words that matched no option are added to the question, so
+    keyword mode reads them; when that does not help, the question is read alone. A question the
+    rules say not to ask (clarifying is off, past the round limit, asked already) is answered with
+    its first reading instead, and the answer says which reading it took.
+    """
+    worded = with_own_words(request.question, request.transcript)
+    asked = replace(request, question=worded) if worded != request.question else request
+    outcome = answer_keyword(db, asked, settings, trace)
+    if asked is not request and outcome.status == "error":
+        asked = request  # the words did not help: read the question alone
+        outcome = answer_keyword(db, asked, settings, trace)
+    outcome = replace(outcome, question=request.question)
+    taken: list[str] = []
+    for _ in range(MAX_SETTLED):
+        c = outcome.clarification
+        if outcome.status != "clarify" or c is None or not c.options:
+            break
+        why = why_not_ask(c, asked.transcript, settings)
+        if why is None:
+            break
+        first = c.options[0]
+        taken.append(f"I took {first.label} ({why})")
+        with trace.stage("clarify") as st:
+            st.outputs = {"not_asked": c.question, "took": first.label, "why": why}
+        asked = replace(asked, transcript=asked.transcript.assuming(first.value))
+        outcome = replace(answer_keyword(db, asked, settings, trace), question=request.question)
+    if taken and outcome.status == "answer":
+        said = " ".join([outcome.interpretation, *(f"{t}." for t in taken)]).strip()
+        outcome = replace(outcome, interpretation=said)
+    return outcome
+
+
+# ---------------------------------------------------------------------------------------------
+# after 👎
+
+
+def _after_rejection(
+    db: Database, request: Request, settings: EngineSettings, llm: LLM | None, trace: Trace
+) -> Outcome:
+    """A clarifying question about the rejected answer (status "clarify"), or that there is
+    nothing left to ask (status "error", error_kind "clarify_none")."""
+
+    def nothing(mode: Mode) -> Outcome:
+        return Outcome(
+            status="error",
+            question=request.question,
+            database=db.name,
+            mode=mode,
+            error=NOTHING_TO_ASK,
+            error_kind="clarify_none",
+            trace=trace,
+        )
+
+    if not may_ask(settings, request.transcript):
+        with trace.stage("clarify") as st:
+            st.outputs = {"stopped": "clarifying is off or the question limit is reached"}
+        return nothing("llm" if llm is not None else "keyword")
+    if llm is not None:
+        try:
+            clarification = _rejection_round(db, request.question, request.transcript, settings, llm, trace)
+        except LLMError as exc:
+            log.warning("clarification after a rejection failed: %s", exc)
+        else:
+            if clarification is None:
+                return nothing("llm")
+            return _asking(db, request.question, clarification, "llm", trace)
+    # no LLM (or it failed): keyword mode asks about the nearest other reading of a word
+    outcome = _keyword(db, request, settings, trace)
+    if outcome.status == "clarify" and outcome.clarification is not None:
         return outcome
+    return nothing("keyword")
+
+
+def _rejection_round(
+    db: Database, question: str, transcript: Transcript, settings: EngineSettings, llm: LLM, trace: Trace
+) -> Clarification | None:
+    """retrieve → link → view over the tables the question and the rejected SQL touched, then
+    one Summarize–Review–Ask round about them."""
+    catalog = db.catalog
+    with trace.stage("retrieve") as st:
+        retrieval = pin(retrieve(question, Keywords(), db), decode_all(transcript.choices))
+        st.outputs = retrieval.summary()
+    with trace.stage("link") as st:
+        try:
+            linking = link(Understanding(question=question), retrieval, catalog, None)
+        except LinkError:
+            linking = Linking(tables=())
+        tables = list(dict.fromkeys([*linking.tables, *sql_tables(transcript.rejected_sql, catalog)]))
+        st.outputs = {"tables": tables}
+    if not tables:
+        return None
+    with trace.stage("view") as st:
+        view = build_view(db, tables, question=question)
+        samples = sample_rows(db, view, settings.sample_rows)
+        st.outputs = {"tables": view.tables, "joins": view.explain()}
+    return ask_about_rejection(
+        question,
+        transcript,
+        llm,
+        catalog=catalog,
+        retrieval=retrieval,
+        linking=linking,
+        view=view,
+        samples=samples,
+        trace=trace,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def _asking(db: Database, question: str, clarification: Clarification, mode: Mode, trace: Trace) -> Outcome:
+    return Outcome(
+        status="clarify",
+        question=question,
+        database=db.name,
+        mode=mode,
+        clarification=clarification,
+        trace=trace,
+    )
+
+
+def _quiet(_stage: str) -> None:
+    """No progress reporting (the CLI, benchmarks)."""

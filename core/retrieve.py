@@ -14,90 +14,18 @@ are guessed from the question.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from typing import Any
 
 from core.database import Database
+from core.descriptions import description_index
+from core.dictionary import STOPWORDS, keyword_dictionary
+from core.retrieval import Keywords, Retrieval, ValueMatch
+from core.values import Access
 
 VALUES_PER_KEYWORD = 5
 VALUE_FLOOR = 0.7  # weaker value matches mislead more than they help
 VALUE_SPREAD = 0.08  # matches this close to a keyword's best are kept as alternatives
 OBJECT_AS_VALUE_MIN = 0.85  # an object keyword that names no table may still be a stored value
 NAMED_MIN = 0.8
-
-
-@dataclass(frozen=True)
-class Keywords:
-    """What to look up: object words (tables/columns) and filter values (LAIA-SQL §4.1)."""
-
-    objects: tuple[str, ...] = ()
-    values: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class SchemaMatch:
-    keyword: str
-    table: str
-    column: str | None  # None: the table itself
-    score: float  # 0..1
-    via: str = "name"  # name | synonym | description
-
-
-@dataclass(frozen=True)
-class ValueMatch:
-    keyword: str
-    table: str
-    column: str
-    value: str  # the stored spelling
-    score: float  # 0..1
-    via: str = "value"  # value: found among stored values | meaning: the catalog says the code means this
-    meaning: str = ""  # for via="meaning": the catalog's meaning of the stored code
-
-
-@dataclass(frozen=True)
-class DescriptionHit:
-    table: str
-    column: str | None
-    text: str
-    score: float
-    value: str | None = None  # set when the text explains one stored value (a code's meaning)
-
-
-@dataclass
-class Retrieval:
-    schema: list[SchemaMatch] = field(default_factory=list)
-    values: list[ValueMatch] = field(default_factory=list)
-    descriptions: list[DescriptionHit] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)  # e.g. "no value index: searched directly"
-
-    def tables(self) -> list[str]:
-        """Tables touched by any match, best first."""
-        scored: dict[str, float] = {}
-        for m in [*self.schema, *self.values]:
-            scored[m.table] = max(scored.get(m.table, 0.0), m.score)
-        return sorted(scored, key=lambda t: -scored[t])
-
-    def summary(self) -> dict[str, Any]:
-        """What matched and how well, in words, for the trace."""
-
-        def where(table: str, column: str | None) -> str:
-            return f"{table}.{column}" if column else table
-
-        return {
-            "schema": [
-                f"{m.keyword!r} → {where(m.table, m.column)} ({m.via}, {m.score:.2f})" for m in self.schema
-            ],
-            "values": [
-                f"{m.keyword!r} → {m.table}.{m.column} = {m.value!r}"
-                + (f" ('{m.meaning}')" if m.meaning else "")
-                + f" ({m.via}, {m.score:.2f})"
-                for m in self.values
-            ],
-            "descriptions": [
-                f"{where(d.table, d.column)}: {d.text} ({d.score:.2f})" for d in self.descriptions
-            ],
-            "notes": list(self.notes),
-        }
 
 
 # ---------------------------------------------------------------------------------------------
@@ -115,8 +43,6 @@ def guess_keywords(question: str) -> Keywords:
     capitalised words past the first word ('New York'). Objects: the other content words and
     pairs of neighbouring ones ('resource pool').
     """
-    from core.dictionary import STOPWORDS
-
     values: list[str] = [m.strip() for m in _QUOTED.findall(question) if m.strip()]
     rest = _QUOTED.sub(" ", question)
     objects: list[str] = []
@@ -162,13 +88,18 @@ def _close_to_best(matches: list[ValueMatch]) -> list[ValueMatch]:
     return [m for m in matches if m.score >= floor]
 
 
-def retrieve(question: str, keywords: Keywords, db: Database) -> Retrieval:
+def retrieve(
+    question: str, keywords: Keywords, db: Database, *, every_object_as_value: bool = False
+) -> Retrieval:
     """Schema matches for the object keywords, stored values for the filter values, descriptions
-    for the question; nothing the database's access rules deny."""
-    from core.descriptions import description_index
-    from core.dictionary import keyword_dictionary
-    from core.values import Access
+    for the question; nothing the database's access rules deny.
 
+    `every_object_as_value`: look every object keyword up among stored values, not only those
+    that name no table or column ('active' names a status column and is also the meaning of
+    client.status 'ACT'). LLM mode asks for it: its keywords are the question's own words, and
+    core/hints.py decides which matches are worth showing. Without a value index (a large
+    database searched directly) only the words that name nothing are looked up, as otherwise.
+    """
     catalog = db.catalog
     access = Access.of(db)
     notes: list[str] = []
@@ -190,7 +121,9 @@ def retrieve(question: str, keywords: Keywords, db: Database) -> Retrieval:
     # An object keyword that names no table or column may be a stored value ('Frankfurt servers').
     named = {m.keyword for m in schema if m.score >= NAMED_MIN}
     for kw in dict.fromkeys(keywords.objects):
-        if kw not in named and kw not in keywords.values:
+        # every object word only with an index: direct searches are slow, keep them to the few
+        wide = every_object_as_value and index.mode != "direct"
+        if (wide or kw not in named) and kw not in keywords.values:
             values.extend(m for m in _close_to_best(index.lookup(kw, k=3)) if m.score >= OBJECT_AS_VALUE_MIN)
     if index.mode == "direct":
         notes.append("no value index yet: values were searched directly (run `python -m bot index build`)")

@@ -1,29 +1,41 @@
-"""Running SQL safely: the guard with the database's policy, then the read-only executor.
+"""Running SQL safely, and what a person is told about the run.
 
-Every path that runs SQL comes through here — the LLM pipeline, keyword mode, scheduled runs and
-CSV downloads — so the guard policy and the limits are built one way, and SQL written over a view
-goes through the same expand → guard → execute stages, recorded the same way in every trace.
+Every path that runs SQL comes through here — the LLM pipeline, keyword mode, and stored SQL run
+again (CSV downloads, schedules; core/askbase.py `Askbase.rerun`) — so the guard policy and the
+limits are built one way, each run is recorded the same way in the trace (expand → guard →
+execute), and one mapping (`outcome_of`) turns every kind of run into the Outcome a person sees.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
+from core.answer import ErrorKind, Mode, Outcome
 from core.database import Database
-from core.execute import Limits, QueryError, ResultSet, execute
+from core.execute import Limits, QueryError, ResultSet, execute, export_csv
 from core.expand import ExpandError, expand
 from core.guard import GuardPolicy, Verdict, check
 from core.joins import View
 from core.settings import EngineSettings
+from core.summary import summarize
 from core.trace import Trace
+
+UNWRITABLE = "I could not write a query that runs for this question"
 
 
 def guard_policy(db: Database, settings: EngineSettings) -> GuardPolicy:
+    catalog = db.catalog
     return GuardPolicy(
         limit=settings.default_limit,
         deny_tables=frozenset(t.lower() for t in db.config.deny_tables),
         deny_columns=frozenset(c.lower() for c in db.config.deny_columns),
+        # the columns in order: the guard resolves column lists (`AS x(a, b)`) with them
+        table_columns=catalog.memo(
+            "guard_table_columns",
+            lambda: {t.name.lower(): tuple(c.name.lower() for c in t.columns) for t in catalog.tables},
+        ),
     )
 
 
@@ -41,11 +53,20 @@ def check_for(db: Database, sql: str, settings: EngineSettings) -> Verdict:
 
 
 @dataclass(frozen=True)
+class Exported:
+    """A result streamed to a CSV file instead of memory."""
+
+    rows: int
+    truncated: bool
+
+
+@dataclass(frozen=True)
 class Run:
-    """What became of SQL written over a view. Exactly one of the last four says how it ended."""
+    """What became of some SQL. Exactly one of the last five says how it ended."""
 
     sql: str  # the SQL as far as it got: expanded, or guarded and run
     result: ResultSet | None = None  # it ran (possibly with no rows)
+    exported: Exported | None = None  # it ran into a CSV file
     error: QueryError | None = None  # the database refused or failed it
     refused: str = ""  # the guard's reason ("writes data (DELETE)")
     unfit: str = ""  # it does not fit the view (unknown column, unparsable)
@@ -54,30 +75,59 @@ class Run:
 def run_over_view(
     db: Database,
     sql: str,
-    view: View,
+    view: View | None,
     settings: EngineSettings,
     trace: Trace,
     notify: Callable[[str], None] | None = None,
 ) -> Run:
-    """expand → guard → execute SQL written over `view`, one trace stage each."""
-    dialect = db.catalog.dialect
+    """expand → guard → execute SQL written over base tables and/or `view` (the join recipe,
+    whose name is expanded where used), one trace stage each."""
     with trace.stage("expand") as st:
         try:
-            expanded = expand(sql, view, dialect)
+            expanded = expand(sql, view, db.catalog.dialect)
             st.outputs = {"sql": expanded}
         except ExpandError as exc:
             st.outputs = {"error": str(exc)}
             return Run(sql=sql, unfit=str(exc))
+    return _guarded(db, expanded, settings, trace, notify)
+
+
+def run_stored(
+    db: Database, sql: str, settings: EngineSettings, trace: Trace, csv_path: Path | None = None
+) -> Run:
+    """guard → execute SQL written before over the base tables (a stored answer, a schedule).
+
+    The stored SQL is never trusted: the guard checks it again, so a rule added since applies.
+    With `csv_path` the rows stream to that file instead of memory.
+    """
+    return _guarded(db, sql, settings, trace, csv_path=csv_path)
+
+
+def _guarded(
+    db: Database,
+    sql: str,
+    settings: EngineSettings,
+    trace: Trace,
+    notify: Callable[[str], None] | None = None,
+    csv_path: Path | None = None,
+) -> Run:
+    if notify is not None:
+        notify("guard")
     with trace.stage("guard") as st:
-        verdict = check(expanded, dialect, guard_policy(db, settings))
+        verdict = check_for(db, sql, settings)
         st.outputs = {"allowed": verdict.allowed, "reason": verdict.reason}
     if not verdict.allowed:
-        return Run(sql=expanded, refused=verdict.reason)
+        return Run(sql=sql, refused=verdict.reason)
     if notify is not None:
         notify("execute")
+    limits = limits_for(db, settings)
     with trace.stage("execute") as st:
         try:
-            result = execute(db, verdict.sql, limits_for(db, settings))
+            if csv_path is not None:
+                count, truncated = export_csv(db, verdict.sql, csv_path, limits)
+                st.outputs = {"rows": count, "truncated": truncated, "csv": True}
+                return Run(sql=verdict.sql, exported=Exported(count, truncated))
+            result = execute(db, verdict.sql, limits)
         except QueryError as exc:
             st.outputs = {"error": exc.message, "kind": exc.kind}
             return Run(sql=verdict.sql, error=exc)
@@ -85,6 +135,73 @@ def run_over_view(
         if result.masked:
             st.outputs["masked"] = list(result.masked)
     return Run(sql=verdict.sql, result=result)
+
+
+def outcome_of(
+    run: Run,
+    *,
+    question: str,
+    database: str,
+    trace: Trace,
+    mode: Mode = "llm",
+    task: str = "",
+    interpretation: str = "",
+    stored: bool = False,
+) -> Outcome:
+    """What a person is told about a run, whichever mode wrote the SQL.
+
+    `task` is what the answer sentence is about (the LLM's main task); `interpretation` is the
+    reading keyword mode took, kept on errors too so the person sees what was tried; `stored`:
+    the SQL was written and allowed before, so a refusal means a rule changed since.
+    """
+
+    def failed(kind: ErrorKind, message: str) -> Outcome:
+        return Outcome(
+            status="error",
+            question=question,
+            database=database,
+            mode=mode,
+            sql=run.sql,
+            interpretation=interpretation,
+            error=message,
+            error_kind=kind,
+            trace=trace,
+        )
+
+    if run.result is not None:
+        result = run.result
+        return Outcome(
+            status="answer",
+            question=question,
+            database=database,
+            mode=mode,
+            answer=summarize(task, result.columns, result.rows, result.truncated),
+            sql=run.sql,
+            columns=result.columns,
+            rows=result.rows,
+            truncated=result.truncated,
+            interpretation=interpretation,
+            trace=trace,
+        )
+    if run.exported is not None:
+        return Outcome(
+            status="answer",
+            question=question,
+            database=database,
+            mode=mode,
+            sql=run.sql,
+            truncated=run.exported.truncated,
+            exported_rows=run.exported.rows,
+            interpretation=interpretation,
+            trace=trace,
+        )
+    if run.error is not None:
+        return failed(run.error.kind, query_error_message(run.error))
+    if run.refused:
+        if stored:
+            return failed("guard", f"The query is not allowed any more: it {run.refused}.")
+        return failed("guard", f"The query was refused because it {run.refused}.")
+    return failed("sql", f"{UNWRITABLE} ({run.unfit}). Try rephrasing it more specifically.")
 
 
 def query_error_message(error: QueryError) -> str:

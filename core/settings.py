@@ -119,12 +119,20 @@ class EngineSettings(BaseModel):
     byte_cap: int = 20_000_000  # bytes of result kept per question
     default_limit: int = 1000  # LIMIT added by the guard when the SQL has none
     statement_timeout_s: float = 30.0
-    sample_rows: int = 3  # example rows of the view shown to the LLM
+    sample_rows: int = 3  # example rows per table shown to the LLM
     link_llm_min_tables: int = 25  # ask the LLM to link tables only for schemas at least this large
+    # LLM mode: the writer sees the whole schema when it fits this many tokens (estimated at 4
+    # characters a token); above it the schema is pruned for recall, with an LLM linking call.
+    schema_token_budget: int = 6000
+    understand: Literal["folded", "separate"] = "folded"  # separate: an LLM call before retrieval
+    recipe_max_tables: int = 4  # join recipes with more table copies are not shown (0: never)
     few_shot_examples: int = 3  # confirmed examples shown to the generator
     fallback_to_keyword: bool = True  # answer in keyword mode when the LLM fails
     clarify: Literal["off", "auto", "always"] = "auto"
     clarify_max_rounds: int = 4
+    # keyword mode answers only readings at least this sure (core/keyword/confidence.py); the
+    # trade-off measured on the benchmarks is in config/README.md
+    keyword_min_confidence: float = 0.5
 
 
 class SlackSettings(BaseModel):
@@ -140,15 +148,53 @@ class SlackSettings(BaseModel):
     table_rows: int = 20  # rows shown in the table block
     clarification_ttl_s: int = 3600
     only_asker_answers: bool = True
+    # Replies in the bot's channel threads without a mention are follow-ups (needs the message.channels /
+    # message.groups events and the history scopes; off: mention the bot, DM it, or use the assistant panel)
+    thread_followups: bool = False
+
+
+class TeamsSettings(BaseModel):
+    """The Microsoft Teams adapter (bot/teams/, `python -m bot serve --teams`).
+
+    The Entra ID app registration is read the way the Microsoft 365 Agents SDK documents it
+    (CONNECTIONS__SERVICE_CONNECTION__SETTINGS__CLIENTID / CLIENTSECRET / TENANTID / AUTHTYPE /
+    CERTPFXFILE, see PLATFORM_ENV), or from `teams:` in the YAML / ASKBASE_TEAMS__*.
+    """
+
+    app_id: str | None = None  # the bot's Entra ID application (client) id
+    app_password: SecretStr | None = None  # its client secret (auth_type ClientSecret)
+    tenant_id: str | None = None  # the tenant of a single-tenant bot
+    auth_type: str | None = None  # SDK AuthTypes: ClientSecret (default), certificate, SystemManagedIdentity…
+    cert_pfx_file: str | None = None  # auth_type certificate
+    allow_anonymous: bool = False  # no app id: accept unsigned requests (local development only)
+    openid_metadata_url: str | None = None  # where the keys of incoming JWTs are published (sovereign clouds)
+    public_url: str | None = (
+        None  # https://host the bot is reached at (download links); else the request's host
+    )
+    link_secret: SecretStr | None = None  # signs download links; else derived from app_password / var/
+    link_ttl_s: int = 3600  # a CSV or chart link works this long
+    port: int = 3978  # ASKBASE_TEAMS__PORT, or --port
+    workers: int = 4  # questions answered at once per process
+    table_rows: int = 10  # rows shown in the card's table (the CSV has the rest)
+    clarification_ttl_s: int = 3600
+    only_asker_answers: bool = True
 
 
 class AccessRule(BaseModel):
-    """Who may query which databases. Empty lists mean everyone."""
+    """Who may query which databases. Empty lists mean everyone.
+
+    Slack fields (channels, users, usergroups) match Slack askers, Teams fields (teams_users,
+    teams_teams, teams_channels) match Teams askers; inside a platform the lists combine with AND.
+    A rule that names only one platform's fields never matches the other platform's askers.
+    """
 
     databases: list[str]
-    channels: list[str] = []
-    users: list[str] = []
-    usergroups: list[str] = []
+    channels: list[str] = []  # Slack channel ids
+    users: list[str] = []  # Slack user ids
+    usergroups: list[str] = []  # Slack user group ids or @handles
+    teams_users: list[str] = []  # Entra ID (AAD) object ids of Teams users
+    teams_teams: list[str] = []  # Teams team ids (the team's General channel id, 19:…@thread.tacv2)
+    teams_channels: list[str] = []  # Teams channel ids, or group chat ids (19:…@thread.v2)
 
 
 class AccessSettings(BaseModel):
@@ -161,6 +207,27 @@ class ScheduleSettings(BaseModel):
     misfire_grace_s: int = 3600  # a run missed by more than this (worker down) is skipped, not run late
     poll_s: float = 5.0  # how often the worker picks up new, changed, paused and deleted schedules
     lease_s: float = 30.0  # a dead worker's scheduler lease expires after this; another takes over
+
+
+class AnalystSettings(BaseModel):
+    """Who may verify answers (and unverify them). Empty: nobody, and no Verify button is shown."""
+
+    users: list[str] = []  # Slack user ids (U…), Teams users' Entra ID object ids
+    usergroups: list[str] = []  # Slack user-group ids or handles (the adapter resolves membership)
+
+
+class VerifiedSettings(BaseModel):
+    analysts: AnalystSettings = AnalystSettings()
+    reuse: bool = True  # answer a question that matches a verified one from its SQL (no LLM)
+    schema_check_s: float = 60.0  # how often a running process re-reads each schema's signature
+
+
+class CacheSettings(BaseModel):
+    window_s: int = 600  # a repeated question within this many seconds gets the cached answer; 0: off
+    max_entries: int = 1000  # across all databases; the oldest go first
+    max_rows: int = 5000  # larger results are not cached
+    max_bytes: int = 2_000_000  # per cached answer (rows as JSON)
+    off: list[str] = []  # databases whose answers are never cached
 
 
 class Settings(BaseSettings):
@@ -176,8 +243,11 @@ class Settings(BaseSettings):
     llm: LLMSettings = LLMSettings()
     engine: EngineSettings = EngineSettings()
     slack: SlackSettings = SlackSettings()
+    teams: TeamsSettings = TeamsSettings()
     access: AccessSettings = AccessSettings()
     schedules: ScheduleSettings = ScheduleSettings()
+    verified: VerifiedSettings = VerifiedSettings()
+    cache: CacheSettings = CacheSettings()
 
     @property
     def state_database_url(self) -> str:
@@ -216,6 +286,12 @@ PLATFORM_ENV: dict[str, tuple[str, str]] = {
     "SLACK_CLIENT_SECRET": ("slack", "client_secret"),
     "SLACK_STATE_SECRET": ("slack", "state_secret"),
     "PORT": ("slack", "port"),
+    # The Microsoft 365 Agents SDK's own names for the bot's Entra ID app registration
+    "CONNECTIONS__SERVICE_CONNECTION__SETTINGS__CLIENTID": ("teams", "app_id"),
+    "CONNECTIONS__SERVICE_CONNECTION__SETTINGS__CLIENTSECRET": ("teams", "app_password"),
+    "CONNECTIONS__SERVICE_CONNECTION__SETTINGS__TENANTID": ("teams", "tenant_id"),
+    "CONNECTIONS__SERVICE_CONNECTION__SETTINGS__AUTHTYPE": ("teams", "auth_type"),
+    "CONNECTIONS__SERVICE_CONNECTION__SETTINGS__CERTPFXFILE": ("teams", "cert_pfx_file"),
 }
 
 

@@ -1,19 +1,17 @@
 """Shared fixtures: an isolated environment, the fake servers, the demo database, bots, a clock.
 
 Each helper a test file needs exists once, here: `hand` (SQL written by hand on the demo file),
-`make_bot`/`bot` (the real Slack app on the demo), `clock` (moves the state's time instead of
-sleeping), `slack`/`fake_llm`/`plan` (the fake Slack Web API and model).
+`make_bot`/`bot` (the real Slack app on the demo), `clock` (time the test moves instead of
+sleeping, tests/clock.py), `slack`/`fake_llm`/`plan` (the fake Slack Web API and model).
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 import sqlite3
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import closing
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,13 +23,14 @@ from core.askbase import Askbase
 from core.llm import LLM
 from core.settings import LLMSettings, load_settings
 from core.state import clarifications
+from tests.clock import Clock
 from tests.fakes.openai_server import FakeOpenAI
 from tests.fakes.slack_api import FakeSlack
 from tests.servers import admin_engine, server_url
 from tests.slack_harness import Plan, RunningBot, script_llm
 from tests.slack_requests import BOT_TOKEN, SIGNING_SECRET
 
-PLATFORM_VARS = ("OPENAI_", "SLACK_", "ASKBASE_", "PORT")
+PLATFORM_VARS = ("OPENAI_", "SLACK_", "ASKBASE_", "PORT", "CONNECTIONS__")
 KEEP = ("ASKBASE_TEST_POSTGRES_URL", "ASKBASE_TEST_MYSQL_URL")
 # Trusted by every HTTP client a test makes: a certificate nobody signs with. No test talks TLS (the
 # fakes are plain HTTP on 127.0.0.1), so a test that reached a real host would fail verification;
@@ -67,8 +66,11 @@ def demo_var(tmp_path_factory) -> Path:
 
 
 @pytest.fixture
-def settings(demo_var, monkeypatch):
+def settings(demo_var, monkeypatch, tmp_path):
+    """The demo database (shared, read-only) with a state database of this test's own: answers
+    cached or verified by one test never answer another's questions."""
     monkeypatch.setenv("ASKBASE_VAR_DIR", str(demo_var))
+    monkeypatch.setenv("ASKBASE_STATE_URL", f"sqlite:///{tmp_path / 'state.sqlite'}")
     return load_settings(var_dir=str(demo_var))
 
 
@@ -191,24 +193,12 @@ def bot(make_bot) -> RunningBot:
     return make_bot()
 
 
-@dataclass
-class Clock:
-    """The state database's notion of now, moved by tests instead of sleeping until something expires."""
-
-    offset: dt.timedelta = dt.timedelta()
-
-    def now(self) -> dt.datetime:
-        return dt.datetime.now(dt.UTC) + self.offset
-
-    def advance(self, seconds: float) -> None:
-        self.offset += dt.timedelta(seconds=seconds)
-
-
 @pytest.fixture
 def clock(monkeypatch) -> Clock:
-    """Time for clarifications (asked, expires, swept): `clock.advance(2)` instead of `time.sleep(2)`."""
+    """Now, moved by the test (tests/clock.py): pass it to workers and runners; clarifications
+    (asked, expires, swept) read it too. `clock.advance(61)` instead of `time.sleep(61)`."""
     c = Clock()
-    monkeypatch.setattr(clarifications, "_now", c.now)
+    monkeypatch.setattr(clarifications, "_now", c)
     return c
 
 

@@ -105,7 +105,9 @@ def guarded_app(settings, llm_settings, tmp_path):
 
 def _script_count(fake_llm) -> None:
     fake_llm.script("understand", mr.json_fenced(mr.understanding("Count the clients", [], ["clients"])))
-    fake_llm.respond("generate", mr.over_view("SELECT COUNT(*) AS clients FROM {view}"))
+    fake_llm.respond(
+        "generate", mr.writing("SELECT COUNT(*) AS clients FROM client", task="Number of clients")
+    )
 
 
 def test_a_refused_asker_costs_no_llm_call_and_is_audited(guarded_app, fake_llm):
@@ -175,7 +177,7 @@ def answered(slack: FakeSlack, channel: str, ts: str):
 
 def test_only_members_of_the_named_user_group_get_answers(slack_bot, slack):
     _, ts = slack_bot.sender.mention("how many clients are there?", user=ANALYST)
-    assert answered(slack, GENERAL, ts).table()[1:] == [["300"]]
+    assert answered(slack, GENERAL, ts).result() == [["300"]]
     _, ts = slack_bot.sender.mention("how many clients are there?", user=INTERN)
     refused = answered(slack, GENERAL, ts)
     assert "may not query 'demo'" in refused.all_text() and refused.table() is None

@@ -1,16 +1,22 @@
-"""`python -m core.bench ask`: execution accuracy as the issue defines it, in keyword and LLM mode."""
+"""`python -m core.bench ask`: execution accuracy as the issue defines it, in keyword, LLM and plain
+mode, the two-mode comparison and the stratified sample."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import sqlite3
+from collections import Counter
+from typing import Any
 
 import pytest
 
-from core.bench.ask import Gold, main, order_keys, same_result
+from core.bench.ask import Gold, Question, Result, compare, main, order_keys, same_result, stratified_sample
+from core.database import Databases
+from core.schema_text import schema_text
+from core.settings import load_settings
 from tests.fakes import model_replies as mr
-from tests.fakes.model_replies import view_name
-from tests.fakes.openai_server import Reply
+from tests.fakes.openai_server import FakeOpenAI, Reply
 
 
 def gold(rows, ordered=False, keys=None) -> Gold:
@@ -138,19 +144,280 @@ def test_limit_takes_the_first_questions(dataset, capsys):
 def test_llm_mode_uses_the_configured_endpoint_and_the_instructions(dataset, capsys, fake_llm, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     monkeypatch.setenv("OPENAI_BASE_URL", fake_llm.base_url)
-    fake_llm.respond(
-        "understand", lambda body: Reply(content=mr.json_fenced(mr.understanding("Sum", [], ["orders"])))
-    )
-
-    def generate(body):
-        name = view_name(body)
-        return Reply(content=mr.sql_fenced(f"SELECT COUNT(*) FROM {name}"))
-
-    fake_llm.respond("generate", generate)
-    fake_llm.respond("revise", generate)
+    fake_llm.respond("generate", mr.writing("SELECT COUNT(*) FROM customer"))
+    fake_llm.respond("revise", mr.fixing("SELECT COUNT(*) FROM customer"))
     out = run_json(capsys, str(dataset), "--mode", "llm", "--limit", "2")
     assert out["mode"] == "llm" and out["questions"] == 2
-    assert out["llm_calls_per_question"] >= 2 and out["tokens_per_question"] > 0
-    prompts = [c.user for c in fake_llm.calls("understand")]
+    assert out["llm_calls_per_question"] >= 1 and out["tokens_per_question"] > 0
+    prompts = [c.user for c in fake_llm.calls("generate")]
     assert any("Amounts are in euros." in p for p in prompts)  # instructions go to the LLM only
     assert not any("Amounts are in euros." in p for p in prompts[:1])
+
+
+def test_llm_mode_reports_how_its_candidates_were_chosen(dataset, capsys, fake_llm, monkeypatch, tmp_path):
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    monkeypatch.setenv("OPENAI_BASE_URL", fake_llm.base_url)
+    # the primary counts orders, the alternative customers: they disagree, the judge picks B
+    fake_llm.respond(
+        "generate", mr.writing("SELECT COUNT(*) FROM orders", "SELECT COUNT(*) AS n FROM customer")
+    )
+    fake_llm.respond(
+        "judge",
+        lambda body: Reply(content=mr.json_fenced({"choice": "B", "ambiguous": False, "why": "customers"})),
+    )
+    details = tmp_path / "llm.jsonl"
+    assert main(["--dataset", str(dataset), "--mode", "llm", "--limit", "1", "--details", str(details)]) == 0
+    text = capsys.readouterr().out
+    assert "candidates: disagree 1 (right 1); judged 1: picked right 1, the other was right 0" in text
+    line = json.loads(details.read_text())
+    assert line["correct"] and line["llm_calls"] == 2
+    assert line["candidates"] == {
+        "decision": "disagree",
+        "judged": True,
+        "asked": False,
+        "other_right": False,
+        "revised": 0,
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# plain mode: the baseline people compare Askbase with
+
+JOIN_SQL = (
+    "SELECT c.city, SUM(o.amount) AS total FROM orders AS o JOIN customer AS c ON c.id = o.customer_id "
+    "GROUP BY c.city"
+)
+
+
+@pytest.fixture
+def endpoint(fake_llm, monkeypatch) -> FakeOpenAI:
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    monkeypatch.setenv("OPENAI_BASE_URL", fake_llm.base_url)
+    monkeypatch.setenv("ASKBASE_LLM__RETRY_INITIAL_S", "0.01")
+    return fake_llm
+
+
+def plain_model(fake: FakeOpenAI, answers: dict[str, str]) -> list[str]:
+    """A model that answers the plain prompt by the question it is asked, the way models write:
+    reasoning, then a fenced query, then a sentence. Returns the replies it sent, in order."""
+    sent: list[str] = []
+
+    def respond(body: dict[str, Any]) -> Reply:
+        question = body["messages"][1]["content"]
+        sql = next(sql for start, sql in answers.items() if question.startswith(start))
+        reply = mr.sql_fenced(sql, reasoning="The schema has the tables this needs; join on the key.")
+        sent.append(reply)
+        return Reply(content=reply)
+
+    fake.respond("plain", respond)
+    return sent
+
+
+def test_plain_mode_sends_the_whole_schema_with_keys_and_three_example_rows(dataset, capsys, endpoint):
+    sent = plain_model(
+        endpoint,
+        {"How many customers": "SELECT COUNT(*) FROM customer", "What is the total amount": JOIN_SQL},
+    )
+    out = run_json(capsys, str(dataset), "--mode", "plain", "--limit", "2")
+
+    assert out["mode"] == "plain" and out["correct"] == 2 and out["ex"] == 1.0
+    calls = endpoint.calls("plain")
+    assert [c.task for c in calls] == ["plain", "plain"]  # one call per question, no retry needed
+    system = calls[0].system
+    assert "SQLite" in system and dt.date.today().isoformat() in system
+    customer = system[system.index("CREATE TABLE customer (") :]
+    assert "name TEXT NOT NULL" in customer and "PRIMARY KEY (id)" in customer
+    assert "FOREIGN KEY (customer_id) REFERENCES customer (id)" in system  # the orders table's key
+    assert "3 example rows from table customer" in system
+    assert "1 | Customer 1 | Porto" in system and "3 | Customer 3 | Lisbon" in system
+    assert "Customer 4" not in system  # three rows, not the table
+    assert "3 example rows from table orders" in system
+    assert calls[0].system == calls[1].system  # the whole schema, whatever the question
+    assert calls[0].user == "How many customers are there?"
+    assert calls[1].user == "What is the total amount of orders per city?\nAmounts are in euros."
+    # calls and tokens are what the endpoint reported, as in LLM mode
+    assert out["llm_calls_per_question"] == 1
+    reported = [
+        sum(len(m["content"]) for m in c.messages) // 4 + len(r) // 4
+        for c, r in zip(calls, sent, strict=True)
+    ]
+    assert out["tokens_per_question"] == pytest.approx(sum(reported) / 2)
+
+
+def test_plain_mode_retries_once_with_the_database_error(dataset, capsys, endpoint):
+    first = mr.sql_fenced("SELECT COUNT(*) FROM customers")
+    endpoint.script(
+        "plain", first, mr.sql_fenced("SELECT COUNT(*) FROM customer", reasoning="The table is customer.")
+    )
+    out = run_json(capsys, str(dataset), "--mode", "plain", "--limit", "1")
+
+    assert out["correct"] == 1 and out["llm_calls_per_question"] == 2
+    retry = endpoint.calls("plain")[1]
+    assert retry.task == "plain:retry"
+    assert [m["role"] for m in retry.messages] == ["system", "user", "assistant", "user"]
+    assert retry.messages[2]["content"] == first  # the conversation goes on from the model's reply
+    assert "no such table: customers" in retry.user
+
+
+def test_plain_mode_gives_up_after_one_retry_and_never_runs_a_write(dataset, capsys, endpoint, tmp_path):
+    endpoint.script(
+        "plain",
+        mr.sql_fenced("DELETE FROM customer"),
+        mr.sql_in_prose("SELECT COUNT(*) FROM customer WHERE town = 'Porto'"),
+        mr.sql_fenced("SELECT COUNT(*) FROM customer"),  # a third call would get this right
+    )
+    details = tmp_path / "plain.jsonl"
+    out = run_json(capsys, str(dataset), "--mode", "plain", "--limit", "1", "--details", str(details))
+
+    assert out["failed"] == 1 and out["answered"] == 0 and out["correct"] == 0
+    calls = endpoint.calls("plain")
+    assert len(calls) == 2 and "refused" in calls[1].user  # the guard's verdict is the error shown
+    line = json.loads(details.read_text())
+    assert line["status"] == "error" and "no such column: town" in line["error"] and line["llm_calls"] == 2
+    with sqlite3.connect(dataset / "database" / "shop" / "shop.sqlite") as con:
+        assert con.execute("SELECT COUNT(*) FROM customer").fetchone() == (12,)
+
+
+def test_plain_mode_does_not_retry_a_refusal(dataset, capsys, endpoint):
+    endpoint.script("plain", mr.REFUSAL, mr.sql_fenced("SELECT COUNT(*) FROM customer"))
+    out = run_json(capsys, str(dataset), "--mode", "plain", "--limit", "1")
+    assert out["failed"] == 1 and len(endpoint.calls("plain")) == 1
+
+
+def test_the_plain_prompt_shows_no_denied_data(dataset, tmp_path):
+    url = f"sqlite:///{dataset / 'database' / 'shop' / 'shop.sqlite'}"
+    settings = load_settings(
+        var_dir=str(tmp_path / "var"),
+        databases={
+            "shop": {
+                "url": url,
+                "deny_tables": ["orders"],
+                "deny_columns": ["customer.city"],
+                "mask_columns": ["customer.name"],
+            }
+        },
+    )
+    dbs = Databases(settings)
+    try:
+        text = schema_text(dbs.get("shop"), settings.engine)
+    finally:
+        dbs.close()
+    assert "CREATE TABLE customer" in text and "3 example rows from table customer" in text
+    assert "orders" not in text and "city" not in text and "Lisbon" not in text
+    assert "Customer 1" not in text and "C***" in text  # masked as in any answer
+
+
+# ---------------------------------------------------------------------------------------------
+# two modes, same questions
+
+
+def test_compare_prints_both_modes_and_the_questions_where_they_differ(dataset, capsys, endpoint, tmp_path):
+    endpoint.respond("generate", mr.writing("SELECT COUNT(*) FROM customer"))
+    endpoint.respond("revise", mr.fixing("SELECT COUNT(*) FROM customer"))
+    plain_model(
+        endpoint,
+        {"How many customers": "SELECT COUNT(*) FROM orders", "What is the total amount": JOIN_SQL},
+    )
+    details = tmp_path / "both.jsonl"
+    argv = ["--dataset", str(dataset), "--mode", "llm", "--compare", "plain", "--limit", "2"]
+    assert main([*argv, "--details", str(details), "--quiet"]) == 0
+    text = capsys.readouterr().out
+
+    assert "== llm mode ==" in text and "== plain mode ==" in text
+    table = text[text.index("EX (correct / questions)") :].splitlines()[0]
+    assert table.split()[-2:] == ["50.0%", "50.0%"]
+    wins = text[text.index("llm right, plain not (1):") : text.index("plain right, llm not (1):")]
+    assert "[shop] How many customers are there?" in wins
+    assert "plain    wrong      SELECT COUNT(*) FROM orders" in wins
+    losses = text[text.index("plain right, llm not (1):") :]
+    assert "What is the total amount of orders per city?" in losses
+    assert "llm      wrong" in losses and "plain    right      SELECT c.city, SUM(o.amount)" in losses
+
+    lines = [json.loads(x) for x in details.read_text().splitlines()]
+    assert Counter(x["mode"] for x in lines) == {"llm": 2, "plain": 2}
+    plain_q2 = next(x for x in lines if x["mode"] == "plain" and "per city" in x["question"])
+    assert plain_q2["correct"] and plain_q2["sql"].startswith("SELECT c.city") and plain_q2["gold_sql"]
+    assert plain_q2["result"]["row_count"] == 3 and plain_q2["result"]["columns"] == ["city", "total"]
+    assert plain_q2["llm_calls"] == 1 and plain_q2["tokens"] > 0
+    assert all(x["llm_calls"] >= 1 for x in lines if x["mode"] == "llm")
+
+
+def test_compare_json_has_both_figures_and_the_differences(dataset, capsys, endpoint):
+    endpoint.respond("generate", mr.writing("SELECT COUNT(*) FROM customer"))
+    endpoint.respond("revise", mr.fixing("SELECT COUNT(*) FROM customer"))
+    plain_model(endpoint, {"How many customers": "SELECT COUNT(*) FROM customer", "What is": JOIN_SQL})
+    out = run_json(capsys, str(dataset), "--mode", "llm", "--compare", "plain", "--limit", "2")
+    assert out["mode"] == "llm" and out["compare"]["mode"] == "plain"
+    assert out["correct"] == 1 and out["compare"]["correct"] == 2
+    c = out["comparison"]
+    assert c["both_right"] == 1 and c["wins"] == [] and len(c["losses"]) == 1
+    loss = c["losses"][0]
+    assert (
+        loss["right"] == "plain" and loss["plain"]["outcome"] == "right" and loss["llm"]["outcome"] == "wrong"
+    )
+    assert c["needless_asks"] == 0
+
+
+def result(q: Question, mode: str, status: str, correct: bool = False) -> Result:
+    return Result(q=q, status=status, correct=correct, ms=1, engine_ms=1, llm_calls=1, tokens=1, mode=mode)
+
+
+def test_a_needless_ask_is_a_question_asked_back_that_the_baseline_got_right():
+    qs = [Question("db", f"q{i}", "SELECT 1") for i in range(4)]
+    askbase = [
+        result(qs[0], "llm", "clarify"),  # the baseline answered it right: needless
+        result(qs[1], "llm", "clarify"),  # the baseline got it wrong too: asking was fair
+        result(qs[2], "llm", "answer", correct=True),
+        result(qs[3], "llm", "answer"),
+    ]
+    plain = [
+        result(qs[0], "plain", "answer", correct=True),
+        result(qs[1], "plain", "answer"),
+        result(qs[2], "plain", "error"),
+        result(qs[3], "plain", "answer", correct=True),
+    ]
+    c = compare(askbase, plain)
+    assert [d.q.question for d in c.needless_asks] == ["q0"]
+    assert [d.q.question for d in c.wins] == ["q2"] and [d.q.question for d in c.losses] == ["q0", "q3"]
+    assert (c.both_right, c.both_wrong) == (0, 1)
+    assert c.to_json(questions=4)["needless_ask_rate"] == 0.25
+
+
+# ---------------------------------------------------------------------------------------------
+# the sample
+
+
+def pool() -> list[Question]:
+    sizes = {"big": 30, "mid": 20, "small": 5, "tiny": 2}
+    return [Question(db, f"{db} question {i}", "SELECT 1") for db, n in sizes.items() for i in range(n)]
+
+
+def test_the_sample_is_stratified_over_databases():
+    qs = pool()
+    sample = stratified_sample(qs, 20, seed=3)  # shares of 57: 10.5, 7.0, 1.8, 0.7
+    assert len(sample) == len(set(sample)) == 20
+    assert Counter(q.db_id for q in sample) == {"big": 10, "mid": 7, "small": 2, "tiny": 1}
+    assert sample == [q for q in qs if q in sample]  # in the dataset's order
+    few = stratified_sample(qs, 2, seed=3)
+    assert len({q.db_id for q in few}) == 2  # fewer than the databases: one each from n of them
+    assert stratified_sample(qs, 100, seed=3) == qs
+
+
+def test_the_sample_is_named_by_its_seed():
+    qs = pool()
+    assert stratified_sample(qs, 19, seed=7) == stratified_sample(qs, 19, seed=7)
+    assert len({tuple(q.question for q in stratified_sample(qs, 19, seed=s)) for s in range(5)}) == 5
+
+
+def test_sample_on_the_command_line(dataset, capsys, tmp_path):
+    picked = []
+    for _ in range(2):
+        details = tmp_path / "d.jsonl"
+        out = run_json(capsys, str(dataset), "--sample", "3", "--seed", "11", "--details", str(details))
+        assert out["questions"] == 3 and out["sample"] == {"n": 3, "seed": 11}
+        picked.append([json.loads(x)["gold_sql"] for x in details.read_text().splitlines()])
+    assert picked[0] == picked[1]
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    help_text = capsys.readouterr().out
+    assert "stratified over databases" in help_text and "--seed" in help_text

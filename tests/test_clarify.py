@@ -14,14 +14,17 @@ import pytest
 
 from core.answer import Clarification, Option
 from core.askbase import Askbase
-from core.clarify.policy import after_rejection, exchange_for, match_words
+from core.clarify.policy import exchange_for, match_words
 from core.clarify.sra import summarize_review_ask
 from core.clarify.transcript import Exchange, Transcript, options_key
 from core.keyword import Reading
 from core.llm import LLM
-from core.pipeline import Request, answer
+from core.pipeline import answer
+from core.request import Request
 from core.settings import load_settings
 from tests.clarify_fixtures import (
+    BY_CUSTOMER,
+    BY_SUPPLIER,
     FIRST_ANSWER,
     GOLD,
     LOCATED_ANSWER,
@@ -33,7 +36,6 @@ from tests.clarify_fixtures import (
     sra_reply,
 )
 from tests.fakes import model_replies as mr
-from tests.fakes.model_replies import VIEW_NAME
 from tests.fakes.openai_server import Reply
 
 
@@ -51,13 +53,7 @@ def make_app(tmp_path, llm_settings=None, **engine):
 
 def ask(app, db: str, question: str, transcript: Transcript | None = None, **request):
     transcript = transcript or Transcript()
-    req = Request(
-        question,
-        choices=transcript.choices,
-        clarifications=transcript.exchanges,
-        rejected_sql=transcript.rejected_sql,
-        **request,
-    )
+    req = Request(question, transcript=transcript, **request)
     return answer(app.database(db), req, app.settings.engine, app.llm)
 
 
@@ -81,7 +77,7 @@ def test_the_papers_running_example_takes_two_rounds_to_the_right_answer(tmp_pat
 
     # round 1: the person rejects it; the SRA round asks about 'located' (AmbOutput)
     t = Transcript().rejecting(first.sql)
-    asked = after_rejection(app.database("nuclear"), QUESTION, t, app.settings.engine, app.llm)
+    asked = ask(app, "nuclear", QUESTION, t, after_rejection=True)
     c1 = asked.clarification
     assert asked.status == "clarify" and c1.kind == "AmbOutput" and "located" in c1.question
     assert [o.label for o in c1.options] == [
@@ -98,7 +94,7 @@ def test_the_papers_running_example_takes_two_rounds_to_the_right_answer(tmp_pat
 
     # round 2: rejected again; the review sees AmbOutput resolved and asks about 'first'
     t = t.rejecting(second.sql)
-    asked = after_rejection(app.database("nuclear"), QUESTION, t, app.settings.engine, app.llm)
+    asked = ask(app, "nuclear", QUESTION, t, after_rejection=True)
     c2 = asked.clarification
     assert c2.kind == "AmbQuestion" and "first" in c2.question
     assert len(c2.options) == 3 and c2.question != c1.question
@@ -116,16 +112,12 @@ def test_the_papers_running_example_takes_two_rounds_to_the_right_answer(tmp_pat
 
 
 def script_orders(fake_llm) -> None:
-    understanding = mr.understanding(
-        "Count the orders", ["Keep orders from Lyon"], ["orders"], [("equal to", "city is Lyon", "Lyon")]
-    )
-    fake_llm.respond("understand", lambda body: Reply(content=mr.json_fenced(understanding)))
+    """A writer that follows the stored value it is told about; an SRA round that asks whose city."""
 
     def generate(body):
-        prompt = body["messages"][0]["content"]
-        view = VIEW_NAME.search(prompt).group(1)
-        column = "suppliers_city" if "suppliers_city" in prompt else "customers_city"
-        return Reply(content=mr.sql_fenced(f"SELECT COUNT(*) AS orders FROM {view} WHERE {column} = 'Lyon'"))
+        values = body["messages"][0]["content"].partition("### Values found in the data")[2]
+        chosen = "suppliers.city = 'Lyon'" in values and "customers.city" not in values
+        return Reply(content=mr.candidates(BY_SUPPLIER if chosen else BY_CUSTOMER, task="Orders from Lyon"))
 
     fake_llm.respond("generate", generate)
 
@@ -149,11 +141,13 @@ def script_orders(fake_llm) -> None:
     fake_llm.respond("clarify", clarify)
 
 
-def test_a_value_in_two_columns_is_asked_before_answering_and_the_choice_is_exact(
+def test_with_always_a_value_in_two_columns_is_asked_before_answering_and_the_choice_is_exact(
     tmp_path, fake_llm, llm_settings
 ):
+    """`clarify: always` keeps Sphinteract's round before writing; with `auto` a question like
+    this is asked only after writing both readings (tests/test_candidates.py)."""
     script_orders(fake_llm)
-    app = make_app(tmp_path, llm_settings)
+    app = make_app(tmp_path, llm_settings, clarify="always")
     first = ask(app, "shop", "How many orders came from Lyon?")
     assert first.status == "clarify" and first.clarification.kind == "AmbValue"
     assert [o.label for o in first.clarification.options] == ["the customer's city", "the supplier's city"]
@@ -161,25 +155,17 @@ def test_a_value_in_two_columns_is_asked_before_answering_and_the_choice_is_exac
     assert Reading.decode(supplier.value) == Reading("Lyon", "suppliers", "city", "Lyon")
     prompt = fake_llm.calls("clarify")[0].user
     assert "customers.city = 'Lyon'" in prompt and "suppliers.city = 'Lyon'" in prompt
-    assert [c.task for c in fake_llm.calls()] == ["understand", "clarify"]  # no SQL written before asking
+    assert [c.task for c in fake_llm.calls()] == ["clarify"]  # no SQL written before asking
     t = Transcript().plus(exchange_for(first.clarification, option=1))
     second = ask(app, "shop", "How many orders came from Lyon?", t)
     assert second.status == "answer"
-    want = rows(
-        tmp_path / "shop.sqlite",
-        "SELECT COUNT(*) FROM orders JOIN suppliers ON suppliers.id = orders.supplier_id WHERE suppliers.city = 'Lyon'",
-    )
-    assert [list(r) for r in second.rows] == want
-    assert len(fake_llm.calls("clarify")) == 1  # the settled word is not asked about again
+    assert [list(r) for r in second.rows] == rows(tmp_path / "shop.sqlite", BY_SUPPLIER)
+    assert len(fake_llm.calls("clarify")) == 2  # always: one more round, which found nothing new to ask
+    assert second.trace.llm_calls == 2
 
 
 def script_customers(fake_llm) -> None:
-    understanding = mr.understanding("Count the customers", [], ["customers"])
-    fake_llm.script("understand", mr.json_fenced(understanding))
-    fake_llm.script(
-        "generate",
-        Reply(content=mr.sql_fenced("SELECT COUNT(*) AS customers FROM customers")),
-    )
+    fake_llm.script("generate", mr.candidates("SELECT COUNT(*) AS customers FROM customers"))
 
 
 def test_a_plain_question_costs_no_extra_call_and_no_stage(tmp_path, fake_llm, llm_settings):
@@ -209,7 +195,7 @@ def test_always_runs_a_round_that_may_stop_and_off_never_asks(tmp_path, fake_llm
 def test_a_failed_round_still_answers(tmp_path, fake_llm, llm_settings):
     script_orders(fake_llm)
     fake_llm.respond("clarify", lambda body: Reply(status=500))
-    app = make_app(tmp_path, llm_settings)
+    app = make_app(tmp_path, llm_settings, clarify="always")
     outcome = ask(app, "shop", "How many orders came from Lyon?")
     assert outcome.status == "answer"
     assert "error" in next(s for s in outcome.trace.stages if s.name == "clarify").outputs
@@ -306,6 +292,26 @@ def test_keyword_questions_follow_the_round_limit_and_the_off_switch(settings):
     assert outcome.status == "answer" and "questions are off" in outcome.interpretation
 
 
+def test_after_a_thumbs_down_keyword_mode_asks_about_a_near_reading_or_says_nothing_is_left(settings):
+    app = Askbase(settings)
+    question = "How many clients in Frankfurt?"
+    first = app.ask(question)
+    assert first.status == "answer" and "city" in first.interpretation
+    rejected = Transcript().rejecting(first.sql)
+    back = app.ask(question, transcript=rejected, after_rejection=True)
+    assert back.status == "clarify" and back.mode == "keyword"
+    assert back.trace.stages[0].name == "clarified"  # the rejected SQL is on record
+    datacenter = next(i for i, o in enumerate(back.clarification.options) if "datacenter" in o.label)
+    chosen = rejected.plus(exchange_for(back.clarification, option=datacenter))
+    again = app.ask(question, transcript=chosen)
+    assert again.status == "answer" and "datacenter" in again.sql.lower() and again.sql != first.sql
+
+    plain = app.ask("How many clients are there?")
+    none = app.ask(plain.question, transcript=Transcript().rejecting(plain.sql), after_rejection=True)
+    assert none.status == "error" and none.error_kind == "clarify_none"
+    assert "nothing else to ask" in none.error
+
+
 def test_own_words_pick_the_option_they_point_at():
     options = (
         Option("customers city is Lyon", Reading("Lyon", "customers", "city", "Lyon").encode()),
@@ -361,7 +367,8 @@ def test_plain_keyword_questions_are_not_asked_back(settings, question):
 def candidates_for(db, objects, values, question="q"):
     from core.clarify.candidates import find_candidates
     from core.link import link
-    from core.retrieve import Keywords, retrieve
+    from core.retrieval import Keywords
+    from core.retrieve import retrieve
     from core.understand import Understanding
     from core.view import build_view
 

@@ -9,6 +9,7 @@ checked against SQL written by hand.
 from __future__ import annotations
 
 import copy
+import datetime as dt
 
 import pytest
 
@@ -16,7 +17,19 @@ from core.askbase import Askbase
 from core.llm import LLM
 from core.settings import load_settings
 from core.state import clarifications as store
-from tests.clarify_fixtures import GOLD, LOCATED_ANSWER, nuclear_db, rows, script_paper_model
+from core.state.audit import entries_since
+from tests.clarify_fixtures import (
+    BY_CUSTOMER,
+    BY_SUPPLIER,
+    GOLD,
+    LOCATED_ANSWER,
+    LYON,
+    nuclear_db,
+    rows,
+    script_paper_model,
+    script_two_readings,
+    shop_db,
+)
 from tests.clarify_fixtures import QUESTION as PAPER_QUESTION
 from tests.fakes.slack_api import FakeSlack, Message
 from tests.slack_harness import RunningBot, hand
@@ -44,10 +57,11 @@ def clarification_in(slack: FakeSlack, channel: str, thread_ts: str) -> Message:
 
 
 def table_in(slack: FakeSlack, channel: str, thread_ts: str) -> list[list[str]]:
+    """The answer's table, header first (a single value's sentence reads as a one-cell table)."""
     message = slack.wait_for(
-        lambda s: next((m for m in s.thread(channel, thread_ts) if m.table()), None), timeout=20
+        lambda s: next((m for m in s.thread(channel, thread_ts) if m.result()), None), timeout=20
     )
-    return message.table()
+    return message.table() or [["value"], *message.result()]
 
 
 def labels(message: Message) -> dict[str, str]:
@@ -139,7 +153,7 @@ def test_other_opens_a_modal_whose_words_answer_the_question(bot, slack, demo_va
 def test_a_reply_in_the_thread_is_taken_as_the_answer(bot, slack, demo_var):
     _, ts = bot.sender.mention(SINGAPORE)
     question = clarification_in(slack, CHANNEL, ts)
-    bot.sender.message("the city, please", channel=CHANNEL, channel_type="channel", thread_ts=ts)
+    bot.sender.mention("the city, please", thread_ts=ts)  # a mention in the thread answers it
     assert table_in(slack, CHANNEL, ts)[1:] == [
         [str(n)] for (n,) in hand(demo_var, CLIENTS_IN.format(column="city"))
     ]
@@ -174,7 +188,7 @@ def test_only_the_asker_may_answer_and_others_are_told_privately(bot, slack, dem
     click_option(bot, question, "country", ts)  # a second click does not answer it again
     assert any("already answered" in n for n in slack.wait_for(lambda s: ephemeral_to(s, USER)))
     settle(bot)
-    assert sum(1 for m in slack.thread(CHANNEL, ts) if m.table()) == 1
+    assert sum(1 for m in slack.thread(CHANNEL, ts) if m.result()) == 1
 
 
 def test_anyone_may_answer_when_the_setting_allows(make_bot, slack, demo_var):
@@ -199,7 +213,7 @@ def test_an_expired_question_says_so_and_answers_nothing(make_bot, slack, clock)
     shown = slack.messages[question.ts]
     assert "expired" in shown.all_text() and "clarify_other" not in shown.action_ids()
     settle(bot)
-    assert not any(m.table() for m in slack.thread(CHANNEL, ts))
+    assert not any(m.result() for m in slack.thread(CHANNEL, ts))
     assert store.asked_in(bot.state, f"slack:T0001:{CHANNEL}:{ts}")[0].status == store.EXPIRED
 
 
@@ -226,7 +240,7 @@ def test_two_open_questions_in_two_threads_never_mix(bot, slack, demo_var):
     assert place_q.button_value("clarify_option_0") != year_q.button_value("clarify_option_0")
 
     click_option(bot, year_q, "signup", year)
-    bot.sender.message("country", channel=CHANNEL, channel_type="channel", thread_ts=place)
+    bot.sender.mention("country", thread_ts=place)
     signups = hand(
         demo_var,
         "SELECT COUNT(*) FROM client WHERE signup_date >= '2024-01-01' AND signup_date < '2025-01-01'",
@@ -285,6 +299,13 @@ def test_the_papers_running_example_in_slack_two_thumbs_down_two_questions(
         assert prompt.count("ORDER BY") >= 2 and f"answered: {LOCATED_ANSWER}" in prompt
         asked = store.asked_in(bot.state, f"slack:T0001:{CHANNEL}:{ts}")
         assert [p.status for p in asked] == [store.ANSWERED, store.ANSWERED]
+        # each 👎 round went through the engine: audited as the asker, in the thread's channel
+        rounds = [
+            (e["source"], e["user"], e["channel"], e["trace_id"])
+            for e in entries_since(bot.state, dt.timedelta(hours=1))
+            if e["status"] == "clarify"
+        ]
+        assert rounds == [("slack", USER, CHANNEL, p.trace_id) for p in asked]
     finally:
         bot.close()
 
@@ -300,11 +321,12 @@ def thumbs_down_then_question(bot: RunningBot, slack: FakeSlack, thread_ts: str,
     """👎 on the newest answer, close the 'what was wrong' form, and wait for question n."""
     answer = answers_in(slack, thread_ts, n)[-1]
     bot.sender.click(
-        "feedback_down",
-        answer.button_value("feedback_down"),
+        "feedback",
+        answer.feedback_values()["negative"],
         channel=CHANNEL,
         message_ts=answer.ts,
         thread_ts=thread_ts,
+        action_type="feedback_buttons",
     )
     form = slack.wait_for(lambda s: len(s.calls_to("views.open")) >= n and s.calls_to("views.open"))[-1]
     bot.sender.view("view_closed", "feedback_down", private_metadata=form.args["view"]["private_metadata"])
@@ -337,3 +359,34 @@ def test_a_question_with_two_ambiguities_asks_twice_in_its_thread_then_answers(b
     )
     assert table_in(slack, CHANNEL, ts)[1:] == [[str(n)] for (n,) in want]
     assert [p.status for p in store.asked_in(bot.state, f"slack:T0001:{CHANNEL}:{ts}")] == ["answered"] * 2
+
+
+# ---------------------------------------------------------------- LLM mode: two readings, asked after writing
+
+
+def test_two_readings_that_return_different_rows_become_buttons_and_a_click_runs_that_reading(
+    tmp_path, make_bot, slack, fake_llm
+):
+    """The writer's two candidates disagree and the judge calls it a real ambiguity: the person
+    gets one button per reading with what it returns; clicking one answers with that reading's
+    query, and no new SQL is written."""
+    script_two_readings(fake_llm)
+    path = shop_db(tmp_path / "shop.sqlite")
+    bot = make_bot(default_db="shop", databases={"shop": {"url": f"sqlite:///{path}"}})
+    try:
+        _, ts = bot.sender.mention(LYON)
+        question = clarification_in(slack, CHANNEL, ts)
+        suppliers = rows(path, BY_SUPPLIER)[0][0]
+        customers = rows(path, BY_CUSTOMER)[0][0]
+        assert "whose city should be Lyon" in question.all_text()
+        assert set(labels(question)) == {
+            f"the customer's city → {customers}",
+            f"the supplier's city → {suppliers}",
+        }
+        calls = len(fake_llm.requests)
+        click_option(bot, question, "supplier", ts)
+        assert table_in(slack, CHANNEL, ts)[1:] == [[str(suppliers)]]
+        assert len(fake_llm.requests) == calls  # the chosen reading's query ran: nothing new was written
+        assert f"<@{USER}> chose" in slack.messages[question.ts].all_text()
+    finally:
+        bot.close()

@@ -8,8 +8,11 @@ from collections import Counter
 import pytest
 
 from core.askbase import Askbase
+from core.clarify.policy import exchange_for
+from core.clarify.transcript import Transcript
 from core.keyword import Reading
-from core.pipeline import Request, answer
+from core.pipeline import answer
+from core.request import Request
 
 
 @pytest.fixture
@@ -35,6 +38,11 @@ def same_rows(got: list[tuple], want: list[tuple]) -> bool:
 
 def ask(app, question: str, **request) -> object:
     return answer(app.database("demo"), Request(question, **request), app.settings.engine, None)
+
+
+def chosen(clarification, option) -> Transcript:
+    """The transcript after the person picks `option`, as the adapters keep it."""
+    return Transcript().plus(exchange_for(clarification, option=clarification.options.index(option)))
 
 
 def test_quick_start_question_is_answered_without_a_key(app, hand):
@@ -145,7 +153,7 @@ def test_a_value_of_two_columns_is_asked_back_and_the_choice_answers(app, hand):
     assert any("city" in label for label in labels) and any("country" in label for label in labels)
     country = next(o for o in first.clarification.options if "country" in o.label)
     assert Reading.decode(country.value) == Reading("Singapore", "location", "country", "Singapore")
-    second = ask(app, "How many clients are in Singapore?", choices=(country.value,))
+    second = ask(app, "How many clients are in Singapore?", transcript=chosen(first.clarification, country))
     assert second.status == "answer"
     assert rows(second) == hand(
         "SELECT COUNT(*) FROM client JOIN location ON client.loc_id = location.id WHERE location.country = 'Singapore'"
@@ -156,7 +164,7 @@ def test_two_date_columns_are_asked_back_and_the_choice_answers(app, hand):
     first = ask(app, "How many clients in 2024?")
     assert first.status == "clarify" and first.clarification.kind == "AmbTableColumn"
     signup = next(o for o in first.clarification.options if "signup" in o.label)
-    second = ask(app, "How many clients in 2024?", choices=(signup.value,))
+    second = ask(app, "How many clients in 2024?", transcript=chosen(first.clarification, signup))
     assert rows(second) == hand(
         "SELECT COUNT(*) FROM client WHERE signup_date >= '2024-01-01' AND signup_date < '2025-01-01'"
     )
@@ -173,7 +181,7 @@ def test_the_question_words_pick_the_date_column(app, hand):
 def test_every_stage_is_in_the_trace(app):
     outcome = app.ask("total cost per segment")
     names = [s.name for s in outcome.trace.stages]
-    assert names == ["retrieve", "interpret", "view", "compile", "expand", "guard", "execute"]
+    assert names == ["retrieve", "interpret", "view", "confidence", "compile", "expand", "guard", "execute"]
     assert outcome.trace.llm_calls == 0
     assert outcome.sql.rstrip().upper().endswith("LIMIT 1000")  # the guard bounds every query
 

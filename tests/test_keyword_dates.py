@@ -17,8 +17,11 @@ import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
 from core.askbase import Askbase
+from core.clarify.policy import exchange_for
+from core.clarify.transcript import Transcript
 from core.database import Database
-from core.pipeline import Request, answer
+from core.pipeline import answer
+from core.request import Request
 from core.settings import DatabaseSettings
 from tests.servers import server_url
 
@@ -59,6 +62,11 @@ def same_rows(got: list[tuple], want: list[tuple]) -> bool:
 
 def demo(app, question: str, **request):
     return answer(app.database("demo"), Request(question, **request), app.settings.engine, None)
+
+
+def chosen(clarification, option) -> Transcript:
+    """The transcript after the person picks `option`, as the adapters keep it."""
+    return Transcript().plus(exchange_for(clarification, option=clarification.options.index(option)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -178,7 +186,7 @@ def test_a_bucket_over_a_table_with_two_dates_is_asked_back(app, hand):
     labels = [o.label for o in first.clarification.options]
     assert any("signup" in label for label in labels) and any("birth" in label for label in labels)
     signup = next(o for o in first.clarification.options if "signup" in o.label)
-    second = demo(app, "number of clients per year", choices=(signup.value,))
+    second = demo(app, "number of clients per year", transcript=chosen(first.clarification, signup))
     assert norm(rows(second)) == norm(
         hand("SELECT strftime('%Y', signup_date), COUNT(*) FROM client GROUP BY 1 ORDER BY 1")
     )

@@ -7,7 +7,7 @@ import pytest
 from core.catalog import Catalog, Column, Table
 from core.link import LinkError, link, match_tables
 from core.llm import LLM
-from core.retrieve import Retrieval, SchemaMatch, ValueMatch
+from core.retrieval import Retrieval, SchemaMatch, ValueMatch
 from core.understand import Understanding
 from tests.fakes import model_replies as mr
 

@@ -19,8 +19,6 @@ from core.llm import LLM
 from core.masking import mask_value, plan_masks, scrub_error
 from core.settings import DatabaseSettings, load_settings
 from tests.fakes import model_replies as mr
-from tests.fakes.model_replies import view_name
-from tests.fakes.openai_server import Reply
 
 SCHEMA = {"client": ["id", "name", "email", "status"], "payment": ["id", "client_id", "method"]}
 MASKED = ["client.email"]
@@ -67,6 +65,27 @@ LINEAGE = {
     "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 3) SELECT x FROM n": (False,),
     # a table function over the column: unsure, so masked
     "SELECT x.value FROM client, json_each(client.email) AS x": (True,),
+    # a column list renames a table's columns by position: m is email, b is name
+    "SELECT x.m FROM client AS x(a, b, m)": (True,),
+    "SELECT m, a FROM client x(a, b, m)": (True, False),
+    "SELECT x.b, x.email FROM client AS x(a, b)": (False, True),  # beyond the list: its own name
+    "SELECT * FROM client AS x(a, b, m)": (False, False, True, False),
+    "SELECT p.method, x.m FROM payment AS p JOIN client AS x(i, n, m) ON x.i = p.client_id": (False, True),
+    "WITH w(a, b, m) AS (SELECT id, name, email FROM client) SELECT m, b FROM w": (True, False),
+    # whole rows carry every column
+    "SELECT c FROM client c": (True,),
+    "SELECT row_to_json(c) FROM client AS c": (True,),
+    "SELECT to_jsonb(x) FROM client AS x(i, n, m)": (True,),
+    'SELECT "C".email FROM payment c, client "C"': (True,),
+}
+
+# PostgreSQL only: names that differ in case, and its function notation (c.f is f(c))
+POSTGRES_LINEAGE = {
+    'SELECT "C".email, c.method FROM client "C", payment c': (True, False),
+    'SELECT c.method FROM client "C" JOIN payment c ON c.client_id = "C".id': (False,),
+    "SELECT c.row_to_json FROM client c": (True,),
+    "SELECT c.concat FROM client AS c": (True,),
+    "SELECT (c).email FROM client c": (True,),
 }
 
 
@@ -75,6 +94,12 @@ LINEAGE = {
 def test_lineage_finds_every_column_that_shows_a_masked_value(sql, dialect):
     plan = plan_masks(sql, dialect, MASKED, SCHEMA)
     assert plan.for_result(len(LINEAGE[sql])) == LINEAGE[sql]
+
+
+@pytest.mark.parametrize("sql", list(POSTGRES_LINEAGE))
+def test_postgres_lineage_follows_its_case_rules_and_whole_rows(sql):
+    plan = plan_masks(sql, "postgres", MASKED, SCHEMA)
+    assert plan.for_result(len(POSTGRES_LINEAGE[sql])) == POSTGRES_LINEAGE[sql]
 
 
 def test_sql_in_a_string_and_unsure_analysis_mask_everything():
@@ -196,26 +221,13 @@ def shop_app(demo_var, tmp_path, llm_settings):
 
 
 def test_denied_and_masked_values_never_reach_a_prompt_and_answers_are_masked(shop_app, fake_llm, demo_var):
-    fake_llm.script(
-        "understand",
-        mr.json_fenced(
-            mr.understanding(
-                "List the clients with their e-mail and payments",
-                ["Keep invoice INV-2024-00001", "Keep ops@acme-logistics.de"],
-                ["clients", "e-mail", "payments", "invoice number", "gifts"],
-                [
-                    ("equal to", "invoice is INV-2024-00001", "INV-2024-00001"),
-                    ("equal to", "e-mail", "ops@acme-logistics.de"),
-                ],
-            )
+    fake_llm.respond(
+        "generate",
+        mr.writing(
+            "SELECT client.name, client.email, payment.paid_on FROM client "
+            "JOIN payment ON payment.client_id = client.id ORDER BY payment.paid_on LIMIT 20"
         ),
     )
-
-    def generate(body):
-        view = view_name(body)
-        return Reply(content=mr.sql_fenced(f"SELECT * FROM {view}"))
-
-    fake_llm.respond("generate", generate)
     outcome = shop_app.ask(
         "Which clients paid invoice INV-2024-00001, with their e-mail ops@acme-logistics.de?"
     )
@@ -229,7 +241,7 @@ def test_denied_and_masked_values_never_reach_a_prompt_and_answers_are_masked(sh
     assert "invoice_no" not in generate_prompt and "gift" not in generate_prompt.lower()
     assert "***@" in generate_prompt  # sample rows show e-mails masked
     offered = generate_prompt.partition("### Values found in the data")[2].partition("###")[0]
-    stored = re.findall(r"= '([^']*)' \(the user wrote", offered)  # values offered as stored data
+    stored = re.findall(r"'([^']*)'", offered)  # every value offered as stored data, neighbours too
     assert not [v for v in stored if "INV-" in v or "@" in v]
 
     assert "invoice_no" not in [c.lower() for c in outcome.columns]

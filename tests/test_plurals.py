@@ -7,6 +7,7 @@ import pytest
 from core.catalog import Catalog, Column, Table
 from core.dictionary import KeywordDictionary
 from core.plurals import plural, singular
+from core.suggestions import example_questions
 
 
 @pytest.mark.parametrize(
@@ -71,3 +72,17 @@ def test_a_question_in_the_plural_finds_the_singular_table_and_column():
     assert (found.table, found.column, found.via, found.score) == ("species", "status", "name", 1.0)
     assert d.match("species")[0].table == "species"
     assert d.match("series")[0].table == "series"
+
+
+def test_suggested_questions_name_tables_in_the_plural():
+    """'How many business categorys are there?' and 'How many address are there?' read as typos."""
+    tables = tuple(
+        Table(name, (Column("id", "INTEGER", "integer", primary_key=True),), description=f"The {name}s")
+        for name in ("business_category", "address", "clients")
+    )
+    questions = example_questions(Catalog(database="shop", dialect="sqlite", tables=tables), limit=3)
+    assert sorted(questions) == [
+        "How many addresses are there?",
+        "How many business categories are there?",
+        "How many clients are there?",
+    ]

@@ -8,7 +8,8 @@ from core.database import Database
 from core.demo import demo_settings
 from core.dictionary import keyword_dictionary
 from core.link import match_tables
-from core.retrieve import Keywords, guess_keywords, retrieve
+from core.retrieval import Keywords
+from core.retrieve import guess_keywords, retrieve
 from core.values import Access
 
 

@@ -20,11 +20,13 @@ from pathlib import Path
 
 import pytest
 
+from bot.worker import JOBS_TABLE
 from tests.fakes.slack_api import FakeSlack
 from tests.slack_harness import hand
 from tests.test_slack_serve import ROOT, Served, base_env
 
 CHANNEL = "C0E2E"
+EVERY_S = 1
 pytestmark = pytest.mark.slow  # two processes and real ticks: `make test-fast` leaves it out
 
 
@@ -57,7 +59,7 @@ def runs_posted(slack: FakeSlack) -> list:
     return [
         m
         for m in list(slack.messages.values())
-        if m.channel == CHANNEL and m.table() is not None and ":repeat:" in m.all_text()
+        if m.channel == CHANNEL and m.result() is not None and ":repeat:" in m.all_text()
     ]
 
 
@@ -66,15 +68,15 @@ def wait_posts(slack: FakeSlack, n: int, timeout: float = 20) -> int:
     return len(runs_posted(slack))
 
 
-def quiet_for(slack: FakeSlack, state: Path, seconds: float) -> int:
-    """Let a run already under way land, then check nothing more is posted for `seconds`."""
-    time.sleep(0.3)
+def quiet(slack: FakeSlack, state: Path) -> int:
+    """The running worker has dropped the job, a run already under way has landed, and a whole
+    interval (and then some) passes without a post."""
     deadline = time.monotonic() + 20
-    while running_runs(state):
-        assert time.monotonic() < deadline, "a run never finished"
+    while scheduled_jobs(state) or running_runs(state):
+        assert time.monotonic() < deadline, "the worker kept the job, or a run never finished"
         time.sleep(0.05)
     count = len(runs_posted(slack))
-    time.sleep(seconds)
+    time.sleep(EVERY_S * 1.5)
     assert len(runs_posted(slack)) == count
     return count
 
@@ -82,6 +84,12 @@ def quiet_for(slack: FakeSlack, state: Path, seconds: float) -> int:
 def running_runs(state: Path) -> int:
     with sqlite3.connect(state) as conn:
         return conn.execute("SELECT COUNT(*) FROM schedule_runs WHERE status = 'running'").fetchone()[0]
+
+
+def scheduled_jobs(state: Path) -> int:
+    """Jobs in the worker's APScheduler job store (same state database)."""
+    with sqlite3.connect(state) as conn:
+        return conn.execute(f"SELECT COUNT(*) FROM {JOBS_TABLE}").fetchone()[0]
 
 
 def click(served: Served, action_id: str, schedule_id: str, response_url: str) -> None:
@@ -108,6 +116,7 @@ def click(served: Served, action_id: str, schedule_id: str, response_url: str) -
     assert served.sender.interaction(payload).status == 200
 
 
+@pytest.mark.slow  # two processes on real time: ~13 s
 @pytest.mark.timeout(180)
 def test_a_schedule_made_in_slack_runs_pauses_resumes_survives_a_worker_restart_and_is_deleted(
     demo_var, tmp_path
@@ -127,7 +136,7 @@ def test_a_schedule_made_in_slack_runs_pauses_resumes_survives_a_worker_restart_
             # create it with the slash command: answered once, then scheduled
             assert (
                 served.sender.command(
-                    "schedule every 1 second how many clients are there?", channel=CHANNEL
+                    f"schedule every {EVERY_S} second how many clients are there?", channel=CHANNEL
                 ).status
                 == 200
             )
@@ -148,7 +157,7 @@ def test_a_schedule_made_in_slack_runs_pauses_resumes_survives_a_worker_restart_
 
             # runs are posted, each with the current result
             wait_posts(slack, 2, timeout=30)
-            assert runs_posted(slack)[0].table()[1:] == hand(demo_var, "SELECT COUNT(*) FROM client")
+            assert runs_posted(slack)[0].result() == hand(demo_var, "SELECT COUNT(*) FROM client")
 
             # pause: the posts stop
             url = slack.response_url("list")
@@ -156,7 +165,7 @@ def test_a_schedule_made_in_slack_runs_pauses_resumes_survives_a_worker_restart_
             slack.wait_for(
                 lambda s: "Paused" in json.dumps([c.args for c in s.calls_to("response_url")]), timeout=15
             )
-            paused_at = quiet_for(slack, state, 2.5)
+            paused_at = quiet(slack, state)
 
             # resume: they come back
             click(served, "schedule_resume", schedule_id, url)
@@ -173,7 +182,7 @@ def test_a_schedule_made_in_slack_runs_pauses_resumes_survives_a_worker_restart_
             slack.wait_for(
                 lambda s: "Deleted" in json.dumps([c.args for c in s.calls_to("response_url")]), timeout=15
             )
-            quiet_for(slack, state, 2.5)
+            quiet(slack, state)
             assert "No scheduled questions" in json.dumps(
                 served.sender.command("schedules", channel=CHANNEL).json()
             )

@@ -1,4 +1,4 @@
-"""When a schedule fires, whether a run posts, and what changed — the pure rules (core/schedules.py)."""
+"""When a schedule fires, whether a run posts, and what changed — the pure rules (core/schedules/)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,24 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from core import schedules as rules
-from core.schedules import Condition, ScheduleError
+from core.schedules.conditions import Condition, ConditionError, parse_condition, should_post
+from core.schedules.diff import describe_diff, diff
+from core.schedules.errors import ScheduleError
+from core.schedules.missed import missed_runs
+from core.schedules.parse import split_schedule
+from core.schedules.results import fingerprint, snapshot
+from core.schedules.triggers import (
+    TriggerSpec,
+    backoff_until,
+    check_frequency,
+    cron_spec,
+    daily_spec,
+    fire_times,
+    interval_spec,
+    latest_fire_time,
+    next_fire_time,
+    weekly_spec,
+)
 
 UTC = dt.UTC
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -50,15 +66,15 @@ def local(spec, when):
     ],
 )
 def test_schedules_read_the_way_people_write_them(text, label, question):
-    spec, condition, rest = rules.split_schedule(text, "Europe/Berlin")
+    spec, condition, rest = split_schedule(text, "Europe/Berlin")
     assert spec.label == label
     assert rest == question
     assert condition == Condition()
 
 
 def test_a_weekday_schedule_fires_monday_to_friday_at_that_time_in_the_persons_timezone():
-    spec, _, _ = rules.split_schedule("every weekday at 9:00 q", "Europe/Berlin")
-    times = rules.fire_times(spec, MONDAY_10_UTC, MONDAY_10_UTC + dt.timedelta(days=7))
+    spec, _, _ = split_schedule("every weekday at 9:00 q", "Europe/Berlin")
+    times = fire_times(spec, MONDAY_10_UTC, MONDAY_10_UTC + dt.timedelta(days=7))
     assert [local(spec, t).strftime("%a %H:%M") for t in times] == [
         "Tue 09:00",
         "Wed 09:00",
@@ -70,9 +86,9 @@ def test_a_weekday_schedule_fires_monday_to_friday_at_that_time_in_the_persons_t
 
 
 def test_a_timezone_written_after_the_time_wins_over_the_persons():
-    spec, _, question = rules.split_schedule("daily at 8:00 America/New_York open tickets", "Europe/Berlin")
+    spec, _, question = split_schedule("daily at 8:00 America/New_York open tickets", "Europe/Berlin")
     assert spec.timezone == "America/New_York" and question == "open tickets"
-    first = rules.next_fire_time(spec, MONDAY_10_UTC)
+    first = next_fire_time(spec, MONDAY_10_UTC)
     assert local(spec, first).strftime("%H:%M") == "08:00"
 
 
@@ -80,8 +96,8 @@ def test_cron_weekdays_are_read_as_crontab_numbers_sunday_is_0_and_7():
     """APScheduler 3 counts 0 as Monday; a crontab line must still mean what crontab means."""
 
     def days(expr):
-        spec = rules.cron_spec(expr)
-        times = rules.fire_times(spec, MONDAY_10_UTC, MONDAY_10_UTC + dt.timedelta(days=7))
+        spec = cron_spec(expr)
+        times = fire_times(spec, MONDAY_10_UTC, MONDAY_10_UTC + dt.timedelta(days=7))
         return sorted({t.strftime("%a") for t in times})
 
     assert days("0 9 * * 1-5") == ["Fri", "Mon", "Thu", "Tue", "Wed"]
@@ -105,7 +121,7 @@ def test_cron_weekdays_are_read_as_crontab_numbers_sunday_is_0_and_7():
 )
 def test_unreadable_schedules_say_how_to_write_them(text, says):
     with pytest.raises(ScheduleError, match=says):
-        rules.split_schedule(text)
+        split_schedule(text)
 
 
 @pytest.mark.parametrize(
@@ -119,37 +135,34 @@ def test_unreadable_schedules_say_how_to_write_them(text, says):
     ],
 )
 def test_a_post_condition_can_follow_the_schedule(text, condition):
-    _, found, question = rules.split_schedule(text)
+    _, found, question = split_schedule(text)
     assert found == condition
     assert question in ("open tickets", "late orders", "orders")
 
 
 def test_a_question_starting_with_when_is_not_taken_for_a_condition():
-    _, condition, question = rules.split_schedule("every day at 9:00 when did the last order arrive?")
+    _, condition, question = split_schedule("every day at 9:00 when did the last order arrive?")
     assert condition.kind == "always" and question == "when did the last order arrive?"
 
 
 def test_frequency_is_bounded_below_by_the_setting():
     now = MONDAY_10_UTC
-    rules.check_frequency(rules.interval_spec(60), 60, now)
+    check_frequency(interval_spec(60), 60, now)
     with pytest.raises(ScheduleError, match="at most every minute"):
-        rules.check_frequency(rules.interval_spec(30), 60, now)
+        check_frequency(interval_spec(30), 60, now)
     with pytest.raises(ScheduleError, match="every 2 minutes"):
-        rules.check_frequency(rules.cron_spec("*/2 * * * *"), 300, now)
-    rules.check_frequency(rules.interval_spec(2), 1, now)  # a test deployment may allow seconds
+        check_frequency(cron_spec("*/2 * * * *"), 300, now)
+    check_frequency(interval_spec(2), 1, now)  # a test deployment may allow seconds
 
 
 # ---------------------------------------------------------------- ticks
 
 
 def test_an_interval_ticks_on_a_grid_from_its_anchor():
-    spec = rules.interval_spec(90).anchored(MONDAY_10_UTC)
-    assert rules.latest_fire_time(
-        spec, MONDAY_10_UTC + dt.timedelta(seconds=200)
-    ) == MONDAY_10_UTC + dt.timedelta(seconds=180)
-    assert rules.next_fire_time(
-        spec, MONDAY_10_UTC + dt.timedelta(seconds=200)
-    ) == MONDAY_10_UTC + dt.timedelta(seconds=270)
+    spec = interval_spec(90).anchored(MONDAY_10_UTC)
+    later = MONDAY_10_UTC + dt.timedelta(seconds=200)
+    assert latest_fire_time(spec, later) == MONDAY_10_UTC + dt.timedelta(seconds=180)
+    assert next_fire_time(spec, later) == MONDAY_10_UTC + dt.timedelta(seconds=270)
     # the worker's trigger agrees with the arithmetic
     trigger = spec.trigger()
     after = trigger.get_next_fire_time(None, MONDAY_10_UTC + dt.timedelta(seconds=200))
@@ -157,33 +170,33 @@ def test_an_interval_ticks_on_a_grid_from_its_anchor():
 
 
 def test_the_tick_of_a_late_run_is_the_latest_scheduled_time_before_it():
-    spec = rules.weekly_spec(range(5), 9, 0, "Europe/Berlin")
+    spec = weekly_spec(range(5), 9, 0, "Europe/Berlin")
     saturday = dt.datetime(2025, 6, 7, 12, 0, tzinfo=UTC)
-    tick = rules.latest_fire_time(spec, saturday)
+    tick = latest_fire_time(spec, saturday)
     assert local(spec, tick).strftime("%a %H:%M") == "Fri 09:00"
 
 
 def test_missed_runs_count_the_scheduled_times_between_the_last_run_and_this_one():
-    spec = rules.interval_spec(60).anchored(MONDAY_10_UTC)
+    spec = interval_spec(60).anchored(MONDAY_10_UTC)
     tick = MONDAY_10_UTC + dt.timedelta(minutes=10)
-    missed = rules.missed_runs(spec, MONDAY_10_UTC + dt.timedelta(minutes=6), tick)
+    missed = missed_runs(spec, MONDAY_10_UTC + dt.timedelta(minutes=6), tick)
     assert missed.count == 3  # :07, :08, :09 — :10 is this run
     assert "3 scheduled times" in missed.note()
-    assert rules.missed_runs(spec, tick - dt.timedelta(minutes=1), tick).count == 0
+    assert missed_runs(spec, tick - dt.timedelta(minutes=1), tick).count == 0
 
 
 def test_failures_back_off_doubling_from_the_schedules_own_period():
-    spec = rules.interval_spec(60).anchored(MONDAY_10_UTC)
-    assert rules.backoff_until(spec, MONDAY_10_UTC, 1) == MONDAY_10_UTC + dt.timedelta(minutes=1)
-    assert rules.backoff_until(spec, MONDAY_10_UTC, 3) == MONDAY_10_UTC + dt.timedelta(minutes=4)
-    daily = rules.daily_spec(9, 0)
-    assert rules.backoff_until(daily, MONDAY_10_UTC, 5) == MONDAY_10_UTC + dt.timedelta(days=1)
+    spec = interval_spec(60).anchored(MONDAY_10_UTC)
+    assert backoff_until(spec, MONDAY_10_UTC, 1) == MONDAY_10_UTC + dt.timedelta(minutes=1)
+    assert backoff_until(spec, MONDAY_10_UTC, 3) == MONDAY_10_UTC + dt.timedelta(minutes=4)
+    daily = daily_spec(9, 0)
+    assert backoff_until(daily, MONDAY_10_UTC, 5) == MONDAY_10_UTC + dt.timedelta(days=1)
 
 
 def test_specs_survive_json():
-    spec = rules.cron_spec("30 8 * * 1,3", "Asia/Tokyo").anchored(MONDAY_10_UTC)
-    assert rules.TriggerSpec.from_json(spec.to_json()) == spec
-    condition = rules.parse_condition("total >= 1000.5")
+    spec = cron_spec("30 8 * * 1,3", "Asia/Tokyo").anchored(MONDAY_10_UTC)
+    assert TriggerSpec.from_json(spec.to_json()) == spec
+    condition = parse_condition("total >= 1000.5")
     assert Condition.from_json(condition.to_json()) == condition
 
 
@@ -192,72 +205,72 @@ def test_specs_survive_json():
 
 def test_post_conditions():
     cols, rows = ("team", "open"), [("core", 3), ("web", 0)]
-    fp = rules.fingerprint(cols, rows)
-    assert rules.should_post(Condition(), cols, [], fp, fp).post
-    assert not rules.should_post(Condition("not_empty"), cols, [], fp, None).post
-    assert rules.should_post(Condition("not_empty"), cols, rows, fp, None).post
-    assert rules.should_post(Condition("changed"), cols, rows, fp, None).post  # the first result
-    assert not rules.should_post(Condition("changed"), cols, rows, fp, fp).post
-    assert rules.should_post(Condition("changed"), cols, rows[:1], rules.fingerprint(cols, rows[:1]), fp).post
-    assert rules.should_post(rules.parse_condition("open > 2"), cols, rows, fp, None).post
-    assert not rules.should_post(rules.parse_condition("OPEN > 3"), cols, rows, fp, None).post
-    assert rules.should_post(rules.parse_condition("team = 'web'"), cols, rows, fp, None).post
-    assert not rules.should_post(rules.parse_condition("team = 'ops'"), cols, rows, fp, None).post
-    with pytest.raises(rules.ConditionError, match="no column 'count'"):
-        rules.should_post(rules.parse_condition("count > 0"), cols, rows, fp, None)
+    fp = fingerprint(cols, rows)
+    assert should_post(Condition(), cols, [], fp, fp).post
+    assert not should_post(Condition("not_empty"), cols, [], fp, None).post
+    assert should_post(Condition("not_empty"), cols, rows, fp, None).post
+    assert should_post(Condition("changed"), cols, rows, fp, None).post  # the first result
+    assert not should_post(Condition("changed"), cols, rows, fp, fp).post
+    assert should_post(Condition("changed"), cols, rows[:1], fingerprint(cols, rows[:1]), fp).post
+    assert should_post(parse_condition("open > 2"), cols, rows, fp, None).post
+    assert not should_post(parse_condition("OPEN > 3"), cols, rows, fp, None).post
+    assert should_post(parse_condition("team = 'web'"), cols, rows, fp, None).post
+    assert not should_post(parse_condition("team = 'ops'"), cols, rows, fp, None).post
+    with pytest.raises(ConditionError, match="no column 'count'"):
+        should_post(parse_condition("count > 0"), cols, rows, fp, None)
 
 
 def test_a_condition_that_is_not_a_comparison_says_how_to_write_one():
     with pytest.raises(ScheduleError, match="count > 0"):
-        rules.parse_condition("lots of rows")
+        parse_condition("lots of rows")
 
 
 # ---------------------------------------------------------------- what changed
 
 
 def snap(cols, rows):
-    return rules.snapshot(cols, rows)
+    return snapshot(cols, rows)
 
 
 def test_diff_of_a_single_number_says_up_or_down_by_how_much():
     before, after = snap(["clients"], [(120,)]), snap(["clients"], [(125,)])
-    lines = rules.describe_diff(rules.diff(before, after))
+    lines = describe_diff(diff(before, after))
     assert lines == ["clients: 120 → 125 (▲ 5)"]
-    lines = rules.describe_diff(rules.diff(after, before))
+    lines = describe_diff(diff(after, before))
     assert lines == ["clients: 125 → 120 (▼ 5)"]
 
 
 def test_diff_by_key_names_rows_added_removed_and_numbers_changed():
     before = snap(["team", "open"], [("core", 3), ("web", 5), ("ops", 1)])
     after = snap(["team", "open"], [("core", 4), ("web", 5), ("data", 2)])
-    d = rules.diff(before, after)
+    d = diff(before, after)
     assert [r[0] for r in d.added] == ["data"]
     assert [r[0] for r in d.removed] == ["ops"]
     assert [(c.key, c.old, c.new) for c in d.changes] == [(("core",), 3, 4)]
-    text = "\n".join(rules.describe_diff(d))
+    text = "\n".join(describe_diff(d))
     assert "1 row added: data" in text and "1 row removed: ops" in text and "core — open: 3 → 4 (▲ 1)" in text
 
 
 def test_diff_of_rows_without_a_key_compares_whole_rows():
     before = snap(["amount"], [(10,), (20,), (20,)])
     after = snap(["amount"], [(20,), (30,)])
-    d = rules.diff(before, after)
+    d = diff(before, after)
     assert sorted(d.added) == [(30,)] and sorted(d.removed) == [(10,), (20,)]
-    assert "Rows: 3 → 2" in rules.describe_diff(d)
+    assert "Rows: 3 → 2" in describe_diff(d)
 
 
 def test_diff_says_when_nothing_changed_and_when_there_is_nothing_to_compare():
     same = snap(["team", "open"], [("core", 3)])
-    assert rules.describe_diff(rules.diff(same, same)) == ["No change since the last run."]
-    assert "First run" in rules.describe_diff(rules.diff(None, same))[0]
+    assert describe_diff(diff(same, same)) == ["No change since the last run."]
+    assert "First run" in describe_diff(diff(None, same))[0]
     other = snap(["team", "closed"], [("core", 3)])
-    assert "different columns" in rules.describe_diff(rules.diff(same, other))[0]
+    assert "different columns" in describe_diff(diff(same, other))[0]
 
 
 def test_year_and_id_columns_are_keys_not_numbers_that_went_up():
     before = snap(["year", "revenue"], [(2023, 100), (2024, 150)])
     after = snap(["year", "revenue"], [(2023, 100), (2024, 170), (2025, 20)])
-    d = rules.diff(before, after)
+    d = diff(before, after)
     assert [r[0] for r in d.added] == [2025]
     assert [(c.key, c.new) for c in d.changes] == [((2024,), 170)]
 
@@ -270,4 +283,4 @@ def test_a_harness_lowers_the_minimum_interval_through_the_environment(monkeypat
     monkeypatch.setenv("ASKBASE_SCHEDULES__POLL_S", "0.2")
     schedules = load_settings().schedules
     assert (schedules.min_interval_s, schedules.poll_s) == (1, 0.2)
-    rules.check_frequency(rules.interval_spec(1), schedules.min_interval_s, MONDAY_10_UTC)
+    check_frequency(interval_spec(1), schedules.min_interval_s, MONDAY_10_UTC)

@@ -1,4 +1,4 @@
-"""One run of a schedule (bot/worker.run_schedule) against a real database, a real state database
+"""One run of a schedule (core/schedules/tick.py, posted by bot/schedule_posts.py) against a real database, a real state database
 and the fake Slack Web API, on a clock the test moves. Assertions are about what reaches Slack
 and what the state database keeps.
 """
@@ -13,14 +13,15 @@ import pytest
 import sqlalchemy as sa
 from slack_sdk import WebClient
 
-from bot.worker import Runner, run_schedule
-from core import schedules as rules
+from bot.schedule_posts import Runner, run_and_post
 from core.askbase import Askbase
-from core.schedules import Condition
+from core.schedules import store
+from core.schedules.conditions import Condition, parse_condition
+from core.schedules.triggers import interval_spec
 from core.settings import AccessRule, load_settings
 from core.state import audit, conversations
-from core.state import schedules as store
 from core.state.schema import schedules as schedules_table
+from tests.clock import Clock
 from tests.fakes.slack_api import FakeSlack
 from tests.slack_requests import BOT_TOKEN
 
@@ -30,18 +31,6 @@ START = dt.datetime(2025, 6, 2, 8, 0, tzinfo=dt.UTC)
 OPEN_BY_TEAM = (
     "SELECT team, COUNT(*) AS open FROM incidents WHERE status = 'open' GROUP BY team ORDER BY team"
 )
-
-
-class Clock:
-    def __init__(self, start: dt.datetime) -> None:
-        self.now = start
-
-    def __call__(self) -> dt.datetime:
-        return self.now
-
-    def advance(self, seconds: float) -> dt.datetime:
-        self.now += dt.timedelta(seconds=seconds)
-        return self.now
 
 
 class Shop:
@@ -85,6 +74,7 @@ def shop(tmp_path) -> Shop:
 
 @pytest.fixture
 def clock() -> Clock:
+    """The shared clock (tests/clock.py), at a fixed Monday morning so run times read the same every day."""
     return Clock(START)
 
 
@@ -103,7 +93,7 @@ def make_runner(tmp_path, slack, shop, clock):
         askbase = Askbase(settings)
         opened.append(askbase)
         client = WebClient(token=BOT_TOKEN, base_url=slack.base_url)
-        return Runner(askbase, settings, lambda _team: client, worker_id="test", clock=clock)
+        return Runner(askbase, lambda _team: client, worker_id="test", clock=clock)
 
     yield make
     for askbase in opened:
@@ -124,7 +114,7 @@ def schedule(runner: Runner, sql: str = OPEN_BY_TEAM, *, every: int = 60, condit
         question="How many open incidents per team?",
         sql=sql,
         database="shop",
-        trigger=rules.interval_spec(every),
+        trigger=interval_spec(every),
         condition=condition or Condition(),
         now=runner.clock(),
     )
@@ -142,17 +132,23 @@ def results(slack: FakeSlack):
     return [m for m in posts(slack) if m.table() is not None]
 
 
+def audited(runner: Runner) -> list[tuple]:
+    """Every audit row so far: (source, user, channel, status, rows)."""
+    entries = audit.entries_since(runner.state, dt.timedelta(days=3650))
+    return [(e["source"], e["user"], e["channel"], e["status"], e["rows"]) for e in entries]
+
+
 # ---------------------------------------------------------------- a run
 
 
 def test_a_run_posts_the_result_like_an_answer_with_table_chart_and_buttons(runner, slack, shop, clock):
     s = schedule(runner)
     clock.advance(60)
-    report = run_schedule(runner, s.id)
+    report = run_and_post(runner, s.id)
     assert report.status == "posted"
 
     (message,) = posts(slack)
-    assert message.table() == [["team", "open"], ["core", "2"], ["web", "1"]]
+    assert message.table() == [["Team", "Open"], ["core", "2"], ["web", "1"]]
     text = message.all_text()
     assert "How many open incidents per team?" in text and "every minute" in text and f"<@{OWNER}>" in text
     assert "First run" in text
@@ -165,35 +161,30 @@ def test_a_run_posts_the_result_like_an_answer_with_table_chart_and_buttons(runn
     # the buttons work later: the run is stored as a turn of its own thread
     trace_id = message.button_value("show_sql")
     turn = conversations.turn_by_trace(runner.state, trace_id)
-    assert turn["sql"].startswith("SELECT team") and turn["database"] == "shop"
+    assert turn is not None and turn.sql.startswith("SELECT team") and turn.database == "shop"
     # recorded and audited
     (run,) = store.runs(runner.state, s.id)
-    assert (run["status"], run["rows"], run["scheduled_for"], run["message_ts"]) == (
+    assert (run.status, run.rows, run.scheduled_for, run.message_ts) == (
         "posted",
         2,
         START + dt.timedelta(seconds=60),
         message.ts,
     )
-    entries = [
-        e for e in audit.entries_since(runner.state, dt.timedelta(days=3650)) if e["source"] == "schedule"
-    ]
-    assert [(e["user"], e["channel"], e["status"], e["rows"]) for e in entries] == [
-        (OWNER, CHANNEL, "answer", 2)
-    ]
+    assert audited(runner) == [("schedule_run", OWNER, CHANNEL, "answer", 2)]  # exactly one row
 
 
 def test_each_run_says_what_changed_since_the_last(runner, slack, shop, clock):
     s = schedule(runner)
     clock.advance(60)
-    run_schedule(runner, s.id)
+    run_and_post(runner, s.id)
     shop.add("core")
     shop.add("data")
     shop.sql("UPDATE incidents SET status = 'closed' WHERE team = 'web'")
     clock.advance(60)
-    run_schedule(runner, s.id)
+    run_and_post(runner, s.id)
 
     latest = posts(slack)[-1]
-    assert latest.table() == [["team", "open"], ["core", "3"], ["data", "1"]]
+    assert latest.table() == [["Team", "Open"], ["core", "3"], ["data", "1"]]
     text = latest.all_text()
     assert "1 row added: data" in text
     assert "1 row removed: web" in text
@@ -203,11 +194,12 @@ def test_each_run_says_what_changed_since_the_last(runner, slack, shop, clock):
 def test_a_tick_runs_once_however_often_it_is_fired(runner, slack, clock):
     s = schedule(runner)
     clock.advance(61)
-    assert run_schedule(runner, s.id).status == "posted"
+    assert run_and_post(runner, s.id).status == "posted"
     clock.advance(5)  # still the same tick
-    assert run_schedule(runner, s.id).status == "duplicate"
+    assert run_and_post(runner, s.id).status == "duplicate"
     assert len(results(slack)) == 1
     assert len(store.runs(runner.state, s.id)) == 1
+    assert len(audited(runner)) == 1  # the refused repeat reached no database
 
 
 # ---------------------------------------------------------------- when to post
@@ -216,36 +208,36 @@ def test_a_tick_runs_once_however_often_it_is_fired(runner, slack, clock):
 def test_only_when_changed_stays_quiet_until_the_result_changes(runner, slack, shop, clock):
     s = schedule(runner, condition=Condition("changed"))
     clock.advance(60)
-    assert run_schedule(runner, s.id).status == "posted"  # the first result is news
+    assert run_and_post(runner, s.id).status == "posted"  # the first result is news
     clock.advance(60)
-    assert run_schedule(runner, s.id).status == "quiet"
+    assert run_and_post(runner, s.id).status == "quiet"
     assert len(results(slack)) == 1
     shop.add("web")
     clock.advance(60)
-    assert run_schedule(runner, s.id).status == "posted"
+    assert run_and_post(runner, s.id).status == "posted"
     assert results(slack)[-1].table()[-1] == ["web", "2"]
-    assert [r["status"] for r in store.runs(runner.state, s.id)] == ["posted", "quiet", "posted"]
+    assert [r.status for r in store.runs(runner.state, s.id)] == ["posted", "quiet", "posted"]
 
 
 def test_only_when_not_empty(runner, slack, shop, clock):
     late = "SELECT id, team FROM incidents WHERE status = 'late' ORDER BY id"
     s = schedule(runner, late, condition=Condition("not_empty"))
     clock.advance(60)
-    assert run_schedule(runner, s.id).status == "quiet"
+    assert run_and_post(runner, s.id).status == "quiet"
     assert results(slack) == []
     shop.add("ops", "late")
     clock.advance(60)
-    assert run_schedule(runner, s.id).status == "posted"
+    assert run_and_post(runner, s.id).status == "posted"
     assert results(slack)[0].table()[1][1] == "ops"
 
 
 def test_only_when_a_column_condition_holds(runner, slack, shop, clock):
-    s = schedule(runner, condition=rules.parse_condition("open > 2"))
+    s = schedule(runner, condition=parse_condition("open > 2"))
     clock.advance(60)
-    assert run_schedule(runner, s.id).status == "quiet"  # core has 2
+    assert run_and_post(runner, s.id).status == "quiet"  # core has 2
     shop.add("core")
     clock.advance(60)
-    assert run_schedule(runner, s.id).status == "posted"
+    assert run_and_post(runner, s.id).status == "posted"
     assert "only when open &gt; 2" in results(slack)[0].all_text()  # mrkdwn escapes ">"
 
 
@@ -255,23 +247,23 @@ def test_only_when_a_column_condition_holds(runner, slack, shop, clock):
 def test_paused_schedules_do_not_post_and_resume_without_counting_the_pause_as_missed(runner, slack, clock):
     s = schedule(runner)
     clock.advance(60)
-    run_schedule(runner, s.id)
+    run_and_post(runner, s.id)
     store.pause(runner.state, s.id, reason="by test")
     clock.advance(300)
-    assert run_schedule(runner, s.id).status == "skipped"
+    assert run_and_post(runner, s.id).status == "skipped"
     assert len(results(slack)) == 1
     store.resume(runner.state, s.id, now=clock())
     clock.advance(60)
-    assert run_schedule(runner, s.id).status == "posted"
+    assert run_and_post(runner, s.id).status == "posted"
     assert "was not running" not in results(slack)[-1].all_text()
 
 
 def test_runs_missed_while_no_worker_ran_become_one_run_with_a_note(runner, slack, clock):
     s = schedule(runner)
     clock.advance(60)
-    run_schedule(runner, s.id)
+    run_and_post(runner, s.id)
     clock.advance(60 * 5 + 3)  # down for five ticks
-    assert run_schedule(runner, s.id).status == "posted"
+    assert run_and_post(runner, s.id).status == "posted"
     note = results(slack)[-1].all_text()
     assert "not running at 4 scheduled times; this one run covers them" in note
     assert len(results(slack)) == 2
@@ -281,11 +273,11 @@ def test_run_now_posts_at_once_even_when_paused_and_names_who_asked(runner, slac
     s = schedule(runner)
     store.pause(runner.state, s.id)
     clock.advance(7)
-    report = run_schedule(runner, s.id, manual=True, by="U0CLICK")
+    report = run_and_post(runner, s.id, manual_by="U0CLICK")
     assert report.status == "posted"
     assert "run now by <@U0CLICK>" in results(slack)[0].all_text()
     assert store.get(runner.state, s.id).paused  # still paused; the scheduled ticks are untouched
-    assert store.runs(runner.state, s.id)[0]["manual"]
+    assert store.runs(runner.state, s.id)[0].manual
 
 
 # ---------------------------------------------------------------- failures
@@ -295,17 +287,17 @@ def test_failures_post_one_error_back_off_then_pause_and_tell_the_owner(runner, 
     s = schedule(runner)
     shop.sql("ALTER TABLE incidents RENAME TO incidents_old")
     clock.advance(60)
-    assert run_schedule(runner, s.id).status == "failed"
+    assert run_and_post(runner, s.id).status == "failed"
     (error,) = posts(slack)
     assert "failed" in error.text and "no such table: incidents" in error.text and "1 of 3" in error.text
 
     clock.advance(60)
-    assert run_schedule(runner, s.id).status == "failed"  # the second failure: the same message, edited
+    assert run_and_post(runner, s.id).status == "failed"  # the second failure: the same message, edited
     assert posts(slack) == [error] and "2 of 3" in slack.messages[error.ts].text
     clock.advance(60)
-    assert run_schedule(runner, s.id).status == "skipped"  # backing off: this tick is left out
+    assert run_and_post(runner, s.id).status == "skipped"  # backing off: this tick is left out
     clock.advance(60)
-    assert run_schedule(runner, s.id).status == "paused"
+    assert run_and_post(runner, s.id).status == "paused"
 
     assert "paused" in slack.messages[error.ts].text.lower()
     dm = [m for m in slack.messages.values() if m.channel == OWNER]
@@ -313,8 +305,8 @@ def test_failures_post_one_error_back_off_then_pause_and_tell_the_owner(runner, 
     after = store.get(runner.state, s.id)
     assert after.paused and after.failures == 3
     clock.advance(60)
-    assert run_schedule(runner, s.id).status == "skipped"
-    assert [r["status"] for r in store.runs(runner.state, s.id)] == ["failed"] * 3
+    assert run_and_post(runner, s.id).status == "skipped"
+    assert [r.status for r in store.runs(runner.state, s.id)] == ["failed"] * 3
     assert len([m for m in slack.messages.values() if m.channel == CHANNEL]) == 1
 
 
@@ -322,10 +314,10 @@ def test_a_run_that_works_again_clears_the_failure(runner, slack, shop, clock):
     s = schedule(runner)
     shop.sql("ALTER TABLE incidents RENAME TO incidents_old")
     clock.advance(60)
-    run_schedule(runner, s.id)
+    run_and_post(runner, s.id)
     shop.sql("ALTER TABLE incidents_old RENAME TO incidents")
     clock.advance(60)
-    assert run_schedule(runner, s.id).status == "posted"
+    assert run_and_post(runner, s.id).status == "posted"
     assert "works again" in posts(slack)[0].text
     assert store.get(runner.state, s.id).failures == 0
 
@@ -337,10 +329,11 @@ def test_the_owners_database_permissions_apply_at_run_time(make_runner, slack, c
     runner = make_runner(access={"rules": [AccessRule(databases=["shop"], users=["U0ANALYST"])]})
     s = schedule(runner, owner="U0INTERN")
     clock.advance(60)
-    assert run_schedule(runner, s.id).status == "failed"
+    assert run_and_post(runner, s.id).status == "failed"
     (error,) = posts(slack)
-    assert "<@U0INTERN> may no longer query `shop`" in error.text
+    assert f"<@U0INTERN> may no longer query `shop` from <#{CHANNEL}>" in error.text
     assert results(slack) == []
+    assert audited(runner) == [("schedule_run", "U0INTERN", CHANNEL, "error", 0)]  # the refusal, once
 
 
 def test_access_rules_naming_user_groups_are_checked_against_the_owners_groups(make_runner, slack, clock):
@@ -348,8 +341,8 @@ def test_access_rules_naming_user_groups_are_checked_against_the_owners_groups(m
     runner = make_runner(access={"rules": [AccessRule(databases=["shop"], usergroups=["data-team"])]})
     member, outsider = schedule(runner, owner="U0ANALYST"), schedule(runner, owner="U0INTERN")
     clock.advance(60)
-    assert run_schedule(runner, member.id).status == "posted"
-    assert run_schedule(runner, outsider.id).status == "failed"
+    assert run_and_post(runner, member.id).status == "posted"
+    assert run_and_post(runner, outsider.id).status == "failed"
     assert len(results(slack)) == 1
 
 
@@ -360,16 +353,53 @@ def test_stored_sql_is_guarded_again_before_every_run(runner, slack, shop, clock
             schedules_table.update().where(schedules_table.c.id == s.id).values(sql="DELETE FROM incidents")
         )
     clock.advance(60)
-    assert run_schedule(runner, s.id).status == "failed"
-    assert "not allowed any more" in posts(slack)[0].text
+    assert run_and_post(runner, s.id).status == "failed"
+    assert "not allowed any more: it" in posts(slack)[0].text
     assert shop.sql("SELECT COUNT(*) FROM incidents") == [(4,)]
+    assert [(source, status) for source, _, _, status, _ in audited(runner)] == [("schedule_run", "error")]
+
+
+def test_a_schedule_whose_database_is_no_longer_configured_says_so(runner, slack, clock):
+    s = store.create(
+        runner.state,
+        team="T0001",
+        channel=CHANNEL,
+        owner=OWNER,
+        question="How many open incidents per team?",
+        sql=OPEN_BY_TEAM,
+        database="retired",
+        trigger=interval_spec(60),
+        now=clock(),
+    )
+    clock.advance(60)
+    assert run_and_post(runner, s.id).status == "failed"
+    (error,) = posts(slack)
+    assert "The database 'retired' is not configured any more." in error.text and "1 of 3" in error.text
+
+
+def test_a_result_slack_refuses_is_a_failed_run_and_is_posted_at_the_next_tick(runner, slack, clock):
+    s = schedule(runner, condition=Condition("changed"))
+    slack.fail("chat.postMessage", "not_in_channel")
+    clock.advance(60)
+    assert run_and_post(runner, s.id).status == "failed"
+    (error,) = posts(slack)
+    assert f"I could not post in <#{CHANNEL}> (not_in_channel)." in error.text and "1 of 3" in error.text
+    assert [r.status for r in store.runs(runner.state, s.id)] == ["failed"]
+
+    # nobody saw that result, so "only when changed" posts the same result next time
+    clock.advance(60)
+    assert run_and_post(runner, s.id).status == "posted"
+    assert results(slack)[0].table() == [["Team", "Open"], ["core", "2"], ["web", "1"]]
+    assert "works again" in slack.messages[error.ts].text
+    assert [r.status for r in store.runs(runner.state, s.id)] == ["posted", "failed"]
+    assert [status for _, _, _, status, _ in audited(runner)] == ["answer", "answer"]  # one per run
 
 
 def test_a_deleted_schedule_does_nothing(runner, slack, clock):
     s = schedule(runner)
     assert store.delete(runner.state, s.id)
     clock.advance(60)
-    assert run_schedule(runner, s.id).status == "skipped"
+    assert run_and_post(runner, s.id).status == "skipped"
     assert slack.calls_to("chat.postMessage") == []
     with runner.state.connect() as conn:
         assert conn.execute(sa.select(sa.func.count()).select_from(schedules_table)).scalar() == 0
@@ -380,7 +410,7 @@ def test_old_run_records_are_pruned(runner, slack, clock, monkeypatch):
     s = schedule(runner)
     for _ in range(5):
         clock.advance(60)
-        run_schedule(runner, s.id)
+        run_and_post(runner, s.id)
     kept = store.runs(runner.state, s.id)
-    assert [r["scheduled_for"] for r in kept] == [START + dt.timedelta(minutes=m) for m in (5, 4, 3)]
+    assert [r.scheduled_for for r in kept] == [START + dt.timedelta(minutes=m) for m in (5, 4, 3)]
     assert len(results(slack)) == 5

@@ -5,14 +5,16 @@ signed requests; Slack is the fake Web API and the model the fake OpenAI server.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import time
 from typing import Any
 
 import pytest
 
+from core.schedules import store
 from core.settings import AccessRule
-from core.state import schedules as store
+from core.state import audit
 from tests.fakes.slack_api import FakeSlack
 from tests.slack_harness import RunningBot, hand
 
@@ -91,9 +93,9 @@ def test_ask_schedule_answers_once_then_stores_that_sql_in_the_persons_timezone(
     assert "every weekday at 09:00 (Europe/Berlin)" in note.all_text()  # the fake users.info says Berlin
     assert "Next run" in note.all_text() and "/ask schedules" in note.all_text()
 
-    answer = next(m for m in slack.messages.values() if m.channel == CHANNEL and m.table())
-    assert answer.table() == [["clients"], *hand(demo_var, "SELECT COUNT(*) FROM client")]
-    assert note.thread_ts == answer.ts  # the confirmation sits under the answer it repeats
+    answer = next(m for m in slack.messages.values() if m.channel == CHANNEL and m.result())
+    assert answer.result() == hand(demo_var, "SELECT COUNT(*) FROM client")
+    assert note.thread_ts == answer.thread_ts  # the confirmation sits with the answer it repeats
 
     (s,) = store.for_channel(bot.state, "T0001", CHANNEL)
     assert (s.owner, s.question, s.database) == (USER, "how many clients are there?", "demo")
@@ -125,8 +127,8 @@ def test_ask_schedule_explains_what_it_cannot_read_and_schedules_nothing(bot, sl
 
 def test_a_question_that_merely_starts_with_schedule_is_answered(bot, slack, plan):
     assert bot.sender.command("schedule of client visits: how many clients are there?").status == 200
-    answer = thread_text(slack, CHANNEL, "asked: schedule of client visits")
-    slack.wait_for(lambda s: s.messages[answer.ts].table() is not None, timeout=15)
+    root = thread_text(slack, CHANNEL, "schedule of client visits")
+    slack.wait_for(lambda s: (a := s.answer_in(CHANNEL, root.ts)) is not None and a.result(), timeout=15)
     assert store.for_channel(bot.state, "T0001", CHANNEL) == []
 
 
@@ -138,10 +140,31 @@ def test_the_minimum_interval_is_a_setting(make_bot, slack, plan):
 
 
 def test_nothing_is_scheduled_when_the_question_gets_no_answer(bot, slack, plan, fake_llm):
-    plan.sql = "SELECT no_such_column FROM {view}"
+    plan.sql = "SELECT no_such_column FROM client"
     bot.sender.command("schedule every day at 8:00 how many clients are there?")
     note = thread_text(slack, CHANNEL, "didn't schedule")
     assert "Retry" in note.all_text()
+    assert store.for_channel(bot.state, "T0001", CHANNEL) == []
+
+
+def test_creating_a_schedule_runs_its_sql_once_more_as_the_owner_and_audits_that(bot, slack, plan):
+    schedule_via_command(bot, "every day at 7:00 how many clients are there?")
+    entries = audit.entries_since(bot.state, dt.timedelta(days=1))
+    made = [(e["user"], e["channel"], e["status"], e["rows"]) for e in entries if e["source"] == "schedule"]
+    assert made == [(USER, CHANNEL, "answer", 1)]
+
+
+def test_sql_that_is_no_longer_allowed_is_not_scheduled(make_bot, slack, plan, demo_var):
+    bot = make_bot()
+    _, view = open_modal(bot, slack)
+    # meanwhile an admin denies the table (another web process, the new configuration)
+    demo = {"url": f"sqlite:///{demo_var / 'demo.sqlite'}", "deny_tables": ["client"]}
+    stricter = make_bot(databases={"demo": demo})
+    reply = stricter.sender.view("view_submission", "schedule_create", private_metadata=view["private_metadata"],
+                                 values=modal_values())  # fmt: skip
+    assert reply.status == 200 and not reply.body
+    (note,) = eventually(lambda: ephemeral_notes(slack, USER))
+    assert note.startswith("I didn't schedule it:") and "not allowed" in note and "client" in note
     assert store.for_channel(bot.state, "T0001", CHANNEL) == []
 
 
@@ -291,7 +314,7 @@ def test_the_channel_list_pauses_resumes_runs_and_deletes(bot, slack, plan):
     )
     assert (
         run.channel == CHANNEL
-        and run.table() is not None
+        and run.result() is not None
         and len(slack.calls_to("chat.postMessage")) > before
     )
 

@@ -1,7 +1,10 @@
-"""The buttons under an answer: Show SQL, Details, CSV, 👍, 👎 (and its modal), Retry.
+"""The buttons under an answer: Show SQL, Details, CSV, 👍 / 👎 (Slack's feedback buttons, or
+plain buttons where a workspace lacks them; 👎 opens a modal), Retry.
 
 Every button carries the answer's trace id; what it needs (question, SQL, database, trace) is read
-back from the state database, so a click works after a restart and on any web process.
+back from the state database, so a click works after a restart and on any web process. A vote is
+acknowledged on the answer itself ("👍 @ana confirmed this answer"), so everyone in the thread
+sees the answer was checked, and the voter also gets a note only they see.
 """
 
 from __future__ import annotations
@@ -17,12 +20,15 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot import render
-from bot.answering import Ask, start, usergroup_directory
+from bot.answering import Ask, catalog_of, start, usergroup_directory
 from bot.ephemeral import clicking_user, tell
 from bot.slack_context import BotContext
 from bot.slack_files import slug
 from bot.usergroups import slack_principal
+from core.result_shape import result_shape
 from core.state import conversations, feedback
+from core.state.conversations import StoredTurn
+from core.summary import round_csv_file
 
 log = logging.getLogger(__name__)
 
@@ -37,24 +43,24 @@ def _where(body: dict[str, Any]) -> tuple[str, str | None, str | None]:
     return channel, message_ts, thread_ts
 
 
-def standalone_question(ctx: BotContext, turn: dict[str, Any]) -> str:
+def standalone_question(ctx: BotContext, turn: StoredTurn) -> str:
     """The question as understood on its own ("…in 2024?" after "How many clients?" becomes whole)."""
-    trace = conversations.load_trace(ctx.state, turn["trace_id"]) or {}
+    trace = conversations.load_trace(ctx.state, turn.trace_id) or {}
     for stage in trace.get("stages", []):
         if stage.get("name") == "understand":
             text = (stage.get("outputs") or {}).get("question")
             if text:
                 return str(text)
-    return turn["question"]
+    return turn.question
 
 
 def on_thumbs_up(ctx: BotContext, trace_id: str, user: str | None) -> str:
     """Store the question → SQL pair as a confirmed example; returns the note for the person."""
     turn = conversations.turn_by_trace(ctx.state, trace_id)
-    if not turn or turn["status"] != "answer" or not turn["sql"]:
+    if turn is None or not turn.answered:
         return "There is no query to confirm on this message."
     feedback.record_feedback(ctx.state, trace_id, user, "up")
-    feedback.confirm_example(ctx.state, turn["database"], standalone_question(ctx, turn), turn["sql"], user)
+    feedback.confirm_example(ctx.state, turn.database, standalone_question(ctx, turn), turn.sql, user)
     return "Thanks! I'll use this question and its SQL as an example for similar questions."
 
 
@@ -80,32 +86,36 @@ def send_csv(
 ) -> None:
     """Worker: run the stored, guarded query again straight into a CSV file and upload it."""
     turn = conversations.turn_by_trace(ctx.state, trace_id)
-    if not turn or turn["status"] != "answer" or not turn["sql"]:
+    if turn is None or not turn.answered:
         tell(client, channel, user, thread_ts=thread_ts, text="There is no result to export on this message.")
         return
     who = slack_principal(
         ctx.settings, client, usergroup_directory(ctx), team=team, channel=channel, user=user
     )
     with tempfile.TemporaryDirectory(prefix="askbase-csv-") as tmp:
-        path = Path(tmp) / f"{slug(turn['question'])}-{trace_id}.csv"
+        path = Path(tmp) / f"{slug(turn.question)}-{trace_id}.csv"
         export = ctx.askbase.rerun(
-            turn["sql"],
-            database=turn["database"],
+            turn.sql,
+            database=turn.database,
             principal=who,
             purpose="csv",
-            question=turn["question"],
+            question=turn.question,
             csv_path=path,
         )
         if export.status != "answer" or export.exported_rows is None:
             log.warning("trace %s: export failed (%s): %s", trace_id, export.error_kind, export.error)
             if export.error_kind == "access":  # whoever clicks must be allowed too
-                text = f"You may not query '{turn['database']}' here."
+                text = f"You may not query '{turn.database}' here."
             elif export.error_kind in ("guard", "database"):
                 text = "I can't export this result any more; ask the question again."
             else:
                 text = "The database did not answer the export. Try again in a minute."
             tell(client, channel, user, thread_ts=thread_ts, text=text)
             return
+        try:  # rounded as the answer's table is (core/summary.py)
+            round_csv_file(path, result_shape(turn.sql, turn.columns, catalog_of(ctx, turn.database)))
+        except Exception:  # the file as the database wrote it is still right, only less tidy
+            log.exception("trace %s: could not round the CSV", trace_id)
         count, truncated = export.exported_rows, export.truncated
         cut = " (cut at the row cap)" if truncated else ""
         client.files_upload_v2(
@@ -113,8 +123,50 @@ def send_csv(
             thread_ts=thread_ts,
             file=str(path),
             filename=path.name,
-            title=f"{turn['question'][:200]} ({count:,} rows{cut})",
+            title=f"{turn.question[:200]} ({count:,} rows{cut})",
         )
+
+
+def acknowledge_vote(client: WebClient, body: dict[str, Any], trace_id: str, note: str) -> bool:
+    """Show who voted what on the answer itself (the blocks come with the click); False when the
+    message cannot be changed (an ephemeral one, or no blocks in the payload)."""
+    channel, message_ts, _ = _where(body)
+    message = body.get("message") or {}
+    blocks = message.get("blocks")
+    if not channel or not message_ts or not blocks or (body.get("container") or {}).get("is_ephemeral"):
+        return False
+    try:
+        client.chat_update(
+            channel=channel,
+            ts=message_ts,
+            text=message.get("text") or note,
+            blocks=render.with_vote(blocks, note, trace_id),
+        )
+        return True
+    except SlackApiError as exc:
+        log.info("could not show the vote on %s: %s", message_ts, exc.response.get("error"))
+        return False
+
+
+def vote_up(ctx: BotContext, client: WebClient, body: dict[str, Any], trace_id: str) -> None:
+    channel, _, thread_ts = _where(body)
+    user = clicking_user(body)
+    turn = conversations.turn_by_trace(ctx.state, trace_id)
+    note = on_thumbs_up(ctx, trace_id, user)
+    if turn is not None and turn.answered:
+        acknowledge_vote(client, body, trace_id, f":thumbsup: <@{user}> confirmed this answer.")
+    tell(client, channel, user, thread_ts=thread_ts, text=note)
+
+
+def vote_down(ctx: BotContext, client: WebClient, body: dict[str, Any], trace_id: str) -> None:
+    """👎: the modal asks what was wrong; without one the vote counts as it is."""
+    channel, message_ts, thread_ts = _where(body)
+    user = clicking_user(body)
+    acknowledge_vote(client, body, trace_id, f":thumbsdown: <@{user}> said this answer is wrong.")
+    metadata = {"t": trace_id, "c": channel, "th": thread_ts or message_ts or ""}
+    if not _open(client, body.get("trigger_id"), render.feedback_modal(metadata)):
+        on_thumbs_down(ctx, trace_id, user, client=client)
+        tell(client, channel, user, thread_ts=thread_ts, text="Thanks — noted that this answer is wrong.")
 
 
 def _open(client: WebClient, trigger_id: str | None, view: dict[str, Any]) -> bool:
@@ -134,7 +186,7 @@ def register(app: App, ctx: BotContext) -> None:
         ack()
         trace_id = action.get("value", "")
         turn = conversations.turn_by_trace(ctx.state, trace_id)
-        _open(client, body.get("trigger_id"), render.sql_modal((turn or {}).get("sql") or "", trace_id))
+        _open(client, body.get("trigger_id"), render.sql_modal(turn.sql if turn else "", trace_id))
 
     @app.action("show_details")
     def show_details(ack: Any, body: dict[str, Any], action: dict[str, Any], client: WebClient) -> None:
@@ -169,28 +221,25 @@ def register(app: App, ctx: BotContext) -> None:
         ):
             tell(client, channel, clicking_user(body), thread_ts=thread_ts, text=render.BUSY)
 
+    @app.action("feedback")
+    def feedback_buttons(ack: Any, body: dict[str, Any], action: dict[str, Any], client: WebClient) -> None:
+        """Slack's feedback buttons: the value is "up:TRACE" or "down:TRACE"."""
+        ack()
+        verdict, _, trace_id = (action.get("value") or "").partition(":")
+        if verdict == "up":
+            vote_up(ctx, client, body, trace_id)
+        elif verdict == "down":
+            vote_down(ctx, client, body, trace_id)
+
     @app.action("feedback_up")
     def feedback_up(ack: Any, body: dict[str, Any], action: dict[str, Any], client: WebClient) -> None:
         ack()
-        channel, _, thread_ts = _where(body)
-        note = on_thumbs_up(ctx, action.get("value", ""), clicking_user(body))
-        tell(client, channel, clicking_user(body), thread_ts=thread_ts, text=note)
+        vote_up(ctx, client, body, action.get("value", ""))
 
     @app.action("feedback_down")
     def feedback_down(ack: Any, body: dict[str, Any], action: dict[str, Any], client: WebClient) -> None:
         ack()
-        channel, message_ts, thread_ts = _where(body)
-        trace_id = action.get("value", "")
-        metadata = {"t": trace_id, "c": channel, "th": thread_ts or message_ts or ""}
-        if not _open(client, body.get("trigger_id"), render.feedback_modal(metadata)):
-            on_thumbs_down(ctx, trace_id, clicking_user(body), client=client)
-            tell(
-                client,
-                channel,
-                clicking_user(body),
-                thread_ts=thread_ts,
-                text="Thanks — noted that this answer is wrong.",
-            )
+        vote_down(ctx, client, body, action.get("value", ""))
 
     @app.view("feedback_down")
     def feedback_submitted(ack: Any, body: dict[str, Any], view: dict[str, Any], client: WebClient) -> None:
@@ -228,16 +277,22 @@ def register(app: App, ctx: BotContext) -> None:
             )
             return
         team = (body.get("team") or {}).get("id") or ""
-        start(
+        message = body.get("message") or {}
+        closed = render.retried_message(
+            message.get("blocks") or [], message.get("text") or "", clicking_user(body)
+        )
+        try:  # the failed message keeps its words and loses its buttons
+            client.chat_update(channel=channel, ts=message_ts, text=closed.text, blocks=closed.blocks)
+        except SlackApiError as exc:
+            log.info("could not close error message %s: %s", message_ts, exc.response.get("error"))
+        start(  # the new answer comes as a new message in the thread
             ctx,
             client,
             Ask(
-                question=turn["question"],
+                question=turn.question,
                 team=team,
                 channel=channel,
                 user=clicking_user(body),
                 thread_ts=thread_ts or message_ts,
-                status_ts=message_ts,
-                announce=thread_ts is None,  # a top-level answer came from /ask
             ),
         )

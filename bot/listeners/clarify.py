@@ -23,12 +23,13 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot import render
-from bot.answering import Ask, start
+from bot.answering import Ask, start, usergroup_directory
 from bot.ephemeral import clicking_user, tell
 from bot.slack_context import BotContext
-from core.access import Principal
+from bot.slack_text import incoming
+from bot.usergroups import slack_principal
 from core.answer import Clarification, Outcome
-from core.clarify.policy import after_rejection, exchange_for
+from core.clarify.policy import exchange_for
 from core.clarify.transcript import FEEDBACK, Exchange, Transcript, normalize
 from core.state import clarifications as store
 from core.state import conversations
@@ -168,12 +169,20 @@ def _remember(
         team=ask.team,
         channel=ask.channel,
         thread_ts=ask.thread_ts,
-        message_ts=ask.status_ts,
         trace_id=outcome.trace.id,
     )
     for old in store.replace_open(ctx.state, ask.conversation, keep=clarification.id):
         _update(client, old, closed_message(old, REPLACED_NOTE))
     sweep(ctx, client)
+
+
+def shown(ctx: BotContext, outcome: Outcome, message_ts: str) -> None:
+    """Hook of bot.answering: the clarifying question is posted; its message shows the answer later."""
+    if outcome.clarification is not None:
+        try:
+            store.set_message(ctx.state, outcome.clarification.id, message_ts)
+        except Exception:
+            log.exception("trace %s: could not note the clarifying question's message", outcome.trace.id)
 
 
 def continue_session(
@@ -313,8 +322,9 @@ def on_other(ctx: BotContext, client: WebClient, body: dict[str, Any], action: d
 
 
 def own_words(view: dict[str, Any]) -> str:
+    """The modal's answer as typed (modal inputs come unescaped: bot.slack_text.incoming)."""
     values = (view.get("state") or {}).get("values") or {}
-    return " ".join((((values.get("answer") or {}).get("answer") or {}).get("value") or "").split())
+    return incoming(((values.get("answer") or {}).get("answer") or {}).get("value") or "", escaped=False)
 
 
 def on_other_submitted(
@@ -405,12 +415,12 @@ def _ask_after_rejection(
     ctx: BotContext, client: WebClient, trace_id: str, user: str | None, comment: str
 ) -> None:
     turn = conversations.turn_by_trace(ctx.state, trace_id)
-    if not turn or turn["status"] != "answer" or not turn["sql"]:
+    if turn is None or not turn.answered:
         return
-    conversation = turn["conversation_id"]
+    conversation = turn.conversation_id
     place = parse_conversation(conversation)
-    info = conversations.conversation_info(ctx.state, conversation) or {}
-    asker = info.get("user") or turn.get("user")
+    info = conversations.conversation_info(ctx.state, conversation)
+    asker = (info.user if info else None) or turn.user
     if place is None:
         return
     team, channel, thread_ts = place
@@ -420,13 +430,21 @@ def _ask_after_rejection(
     if waiting is not None and not waiting.expired():
         return  # one question at a time in a thread
     trace = conversations.load_trace(ctx.state, trace_id)
-    transcript = transcript_of_trace(trace).rejecting(turn["sql"])
+    transcript = transcript_of_trace(trace).rejecting(turn.sql)
     if comment:
         transcript = transcript.plus(Exchange(question=WRONG, answer=comment, kind=FEEDBACK))
-    question = turn["question"]
-    db = ctx.askbase.database(turn["database"])
-    outcome = after_rejection(db, question, transcript, ctx.settings.engine, ctx.askbase.llm)
-    ctx.askbase.audit(outcome, source="slack", principal=Principal.of(user, channel))
+    question = turn.question
+    who = slack_principal(
+        ctx.settings, client, usergroup_directory(ctx), team=team, channel=channel, user=user
+    )
+    outcome = ctx.askbase.ask(
+        question,
+        db=turn.database,
+        source="slack",
+        principal=who,
+        transcript=transcript,
+        after_rejection=True,
+    )
     if outcome.status != "clarify" or outcome.clarification is None:
         tell(client, channel, user, thread_ts=thread_ts, text=outcome.error or "Thanks — noted.")
         return
@@ -435,7 +453,7 @@ def _ask_after_rejection(
         ctx.state,
         outcome.clarification,
         question=question,
-        database=db.name,
+        database=outcome.database,
         conversation_id=conversation,
         transcript=transcript,
         ttl_s=ctx.settings.slack.clarification_ttl_s,
@@ -459,6 +477,7 @@ def _ask_after_rejection(
 
 def register(app: App, ctx: BotContext) -> None:
     ctx.extras.setdefault("clarify_hooks", []).append(remember)
+    ctx.extras.setdefault("clarify_posted_hooks", []).append(shown)
     ctx.extras.setdefault("thumbs_down_hooks", []).append(after_thumbs_down)
     ctx.reply_hooks.append(on_thread_reply)
 

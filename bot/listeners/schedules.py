@@ -1,11 +1,15 @@
 """Recurring questions in Slack: the Schedule button and its modal, `/ask schedule …`,
-`/ask schedules` with Pause / Resume / Run now / Delete, and the App Home list of one's schedules.
+`/ask schedules` with Pause / Resume / Run now / Delete, and the blocks of one's schedules that the
+App Home (bot/listeners/home.py) shows.
 
-This side only writes rows (core/state/schedules.py); the worker process picks them up (see
+This side only writes rows (core/schedules/store.py); the worker process picks them up (see
 bot/worker.py). A schedule always stores SQL that already answered the question once: the button
 takes it from the answer it sits under, and `/ask schedule` answers the question first, in the
-channel, and schedules it only when that worked. Only the owner or a channel admin — a workspace
-admin or owner (users.info), or the channel's creator (conversations.info) — changes a schedule.
+channel, and schedules it only when that worked. Before it is stored the SQL runs once more
+through the engine (`Askbase.rerun`, as the owner, in the channel it will post in), so a query the
+owner may not run there, or that no longer works, is refused now rather than at its first tick.
+Only the owner or a channel admin — a workspace admin or owner (users.info), or the channel's
+creator (conversations.info) — changes a schedule.
 """
 
 from __future__ import annotations
@@ -13,7 +17,6 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
-from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -22,20 +25,22 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot import render
-from bot.answering import Ask, answer, start, usergroup_directory
+from bot.answering import Ask, answer, begin, features, start, usergroup_directory
 from bot.ephemeral import tell
 from bot.listeners.actions import standalone_question
+from bot.schedule_posts import Runner, run_and_post, schedule_line, slack_time
 from bot.slack_context import BotContext
+from bot.slack_progress import Progress, open_progress
+from bot.slack_text import incoming
 from bot.usergroups import slack_principal
-from bot.worker import Runner, run_schedule, schedule_line, slack_time
-from core import schedules as rules
 from core.access import Principal
-from core.database import UnknownDatabase
-from core.run import check_for
-from core.schedules import Condition, ScheduleError, TriggerSpec
+from core.answer import ErrorKind
+from core.schedules import parse, store, triggers
+from core.schedules.conditions import Condition, parse_condition
+from core.schedules.errors import ScheduleError
+from core.schedules.store import Schedule
+from core.schedules.triggers import TriggerSpec
 from core.state import conversations
-from core.state import schedules as store
-from core.state.schedules import Schedule
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +84,7 @@ def user_timezone(client: WebClient, user: str | None) -> str:
     """The person's Slack timezone, or UTC when Slack does not say."""
     tz = user_info(client, user).get("tz") or "UTC"
     try:
-        return rules.check_timezone(tz)
+        return triggers.check_timezone(tz)
     except ScheduleError:
         return "UTC"
 
@@ -126,33 +131,41 @@ def create_schedule(
     condition: Condition,
     source_trace: str | None = None,
 ) -> Schedule:
-    """Store a schedule for SQL that answered once; ScheduleError says why not."""
-    groups = owner_principal(ctx, client, team, channel, owner).usergroups
-    if not rules.may_query(ctx.settings, database, channel=channel, user=owner, usergroups=groups):
-        raise ScheduleError(f"You may not query `{database}` in <#{channel}>.")
-    try:
-        db = ctx.askbase.database(database)
-    except UnknownDatabase:
-        raise ScheduleError(f"The database `{database}` is not configured any more.") from None
-    verdict = check_for(db, sql, ctx.settings.engine)
-    if not verdict.allowed:
-        raise ScheduleError(f"I can't schedule this query: it {verdict.reason}.")
+    """Store a schedule for SQL that answered once; ScheduleError says why not.
+
+    The SQL runs once through the engine as the owner in `channel` (access → guard → execute →
+    audit): what is stored is the guarded SQL that just worked there.
+    """
+    principal = owner_principal(ctx, client, team, channel, owner)
+    checked = ctx.askbase.rerun(
+        sql, database=database, principal=principal, purpose="schedule", question=question
+    )
+    if checked.status != "answer":
+        raise ScheduleError(_refusal(checked.error_kind, checked.error, database, channel))
     return store.create(
         ctx.state,
         team=team,
         channel=channel,
         owner=owner,
         question=question,
-        sql=verdict.sql,
-        database=db.name,
+        sql=checked.sql,
+        database=checked.database,
         trigger=spec,
         condition=condition,
         source_trace=source_trace,
     )
 
 
+def _refusal(kind: ErrorKind | None, error: str, database: str, channel: str) -> str:
+    """Why a schedule was not made, in mrkdwn: who may not, or the engine's words (escaped)."""
+    if kind == "access":
+        return f"You may not query `{render.escape(database)}` in <#{channel}>."
+    text = render.escape(error.strip()) or "the query did not run."
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
 def confirmation(s: Schedule) -> render.Message:
-    following = rules.next_fire_time(s.trigger, _now())
+    following = triggers.next_fire_time(s.trigger, _now())
     when = f" Next run {slack_time(following)}." if following else ""
     text = (
         f":repeat: <@{s.owner}> scheduled *{render.escape(s.question)}* — "
@@ -173,9 +186,9 @@ def schedule_command(
 ) -> None:
     """`/ask schedule WHEN [only when …] QUESTION`: answer it once now, then schedule that SQL."""
     team, channel, user = command.get("team_id", ""), command["channel_id"], command.get("user_id") or ""
-    if rest.strip() and not rules.looks_like_schedule(rest):  # "/ask schedule of deliveries next week?"
+    if rest.strip() and not parse.looks_like_schedule(rest):  # "/ask schedule of deliveries next week?"
         ack()
-        question = " ".join((command.get("text") or "").split())
+        question = incoming(command.get("text") or "")
         if not start(ctx, client, Ask(question, team, channel, user, thread_ts=None, announce=True)):
             respond(
                 response_type="ephemeral",
@@ -183,37 +196,41 @@ def schedule_command(
             )
         return
     try:
-        spec, condition, question = rules.split_schedule(rest)
-        rules.check_frequency(spec, ctx.settings.schedules.min_interval_s, _now())
+        spec, condition, question = parse.split_schedule(rest)
+        triggers.check_frequency(spec, ctx.settings.schedules.min_interval_s, _now())
     except ScheduleError as exc:
-        ack(response_type="ephemeral", text=str(exc))
+        ack(response_type="ephemeral", text=render.escape(str(exc)))  # it may quote what was typed
         return
     ack()
     if spec.kind == "cron":  # read again in the person's timezone (a timezone in the text still wins)
-        spec, condition, question = rules.split_schedule(rest, user_timezone(client, user))
+        spec, condition, question = parse.split_schedule(rest, user_timezone(client, user))
     ask = Ask(question=question, team=team, channel=channel, user=user, thread_ts=None, announce=True)
-    status = render.status_message(question, "understand" if ctx.pool.idle else "queued", user)
-    try:
-        posted = client.chat_postMessage(channel=channel, text=status.text, blocks=status.blocks)
-    except SlackApiError as exc:
-        log.info("could not post in %s: %s", channel, exc.response.get("error"))
+    job = begin(ctx, client, ask)  # the thread starts with who asked what
+    if job is None:
         respond(
             response_type="ephemeral",
             text="I can't post in this channel. Invite me with `/invite @Askbase` and schedule it again.",
         )
         return
-    job = replace(ask, status_ts=posted["ts"], thread_ts=posted["ts"])
-    if not ctx.pool.submit(answer_then_schedule, ctx, client, job, spec, condition):
-        client.chat_update(
-            channel=channel, ts=posted["ts"], text=render.BUSY, blocks=[render.section(render.BUSY)]
+    progress = open_progress(client, job.place, features(ctx), "understand" if ctx.pool.idle else "queued")
+    if not ctx.pool.submit(answer_then_schedule, ctx, client, job, spec, condition, progress):
+        progress.done(ok=False)
+        busy = render.plain(render.BUSY)
+        client.chat_postMessage(
+            channel=job.channel, thread_ts=job.thread_ts, text=busy.text, blocks=busy.blocks
         )
 
 
 def answer_then_schedule(
-    ctx: BotContext, client: WebClient, ask: Ask, spec: TriggerSpec, condition: Condition
+    ctx: BotContext,
+    client: WebClient,
+    ask: Ask,
+    spec: TriggerSpec,
+    condition: Condition,
+    progress: Progress | None = None,
 ) -> Schedule | None:
     """Worker thread: the answer goes out as usual; its SQL becomes the schedule."""
-    outcome = answer(ctx, client, ask)
+    outcome = answer(ctx, client, ask, progress)
     note: render.Message
     created: Schedule | None = None
     if outcome.status == "clarify":
@@ -260,7 +277,7 @@ def _option(value: str, text: str) -> dict[str, Any]:
 
 def _input(
     block_id: str, label: str, element: dict[str, Any], *, optional: bool = False, hint: str = ""
-) -> dict:
+) -> dict[str, Any]:
     block: dict[str, Any] = {
         "type": "input",
         "block_id": block_id,
@@ -279,7 +296,7 @@ def schedule_modal(
     """How often, timezone, channel, when to post. One form; fields the choice does not use are ignored."""
     how = [_option(k, v) for k, v in HOW.items()]
     when = [_option(k, v) for k, v in WHEN.items()]
-    days = [_option(str(i), name) for i, name in enumerate(rules.DAY_LABELS)]
+    days = [_option(str(i), name) for i, name in enumerate(triggers.DAY_LABELS)]
     smallest = max(1, -(-min_interval_s // 60))
     blocks = [
         render.section(
@@ -356,7 +373,7 @@ def read_form(
     how = (_value(values, "how").get("selected_option") or {}).get("value", "weekdays")
     tz = (_value(values, "tz").get("value") or "UTC").strip()
     try:
-        rules.check_timezone(tz)
+        triggers.check_timezone(tz)
     except ScheduleError as exc:
         errors["tz"] = str(exc)
         tz = "UTC"
@@ -366,24 +383,24 @@ def read_form(
             raw = str(_value(values, "every").get("value") or "").strip()
             if not raw.isdigit() or int(raw) < 1:
                 raise FormErrors({"every": "Enter how many minutes or hours, e.g. 15."})
-            spec = rules.interval_spec(int(raw) * (60 if how == "minutes" else 3600), tz)
+            spec = triggers.interval_spec(int(raw) * (60 if how == "minutes" else 3600), tz)
         elif how == "cron":
-            spec = rules.cron_spec(_value(values, "cron").get("value") or "", tz)
+            spec = triggers.cron_spec(_value(values, "cron").get("value") or "", tz)
         else:
             at = _value(values, "at").get("selected_time") or ""
             hour, _, minute = at.partition(":")
             if not (hour.isdigit() and minute.isdigit()):
                 raise FormErrors({"at": "Pick a time of day."})
             if how == "daily":
-                spec = rules.daily_spec(int(hour), int(minute), tz)
+                spec = triggers.daily_spec(int(hour), int(minute), tz)
             elif how == "weekdays":
-                spec = rules.weekly_spec(range(5), int(hour), int(minute), tz)
+                spec = triggers.weekly_spec(range(5), int(hour), int(minute), tz)
             else:
                 chosen = [int(o["value"]) for o in _value(values, "days").get("selected_options") or []]
                 if not chosen:
                     raise FormErrors({"days": "Choose at least one day."})
-                spec = rules.weekly_spec(chosen, int(hour), int(minute), tz)
-        rules.check_frequency(spec, min_interval_s, now)
+                spec = triggers.weekly_spec(chosen, int(hour), int(minute), tz)
+        triggers.check_frequency(spec, min_interval_s, now)
     except FormErrors as exc:
         errors.update(exc.errors)
     except ScheduleError as exc:
@@ -392,11 +409,11 @@ def read_form(
     condition = Condition()
     if when == "condition":
         try:
-            condition = rules.parse_condition(_value(values, "condition").get("value") or "")
+            condition = parse_condition(_value(values, "condition").get("value") or "")
         except ScheduleError as exc:
             errors["condition"] = str(exc)
     elif when in ("not_empty", "changed"):
-        condition = Condition(when)  # type: ignore[arg-type]
+        condition = Condition(when)
     channel = _value(values, "channel").get("selected_conversation") or ""
     if not channel:
         errors["channel"] = "Choose where to post."
@@ -415,7 +432,7 @@ def _status_line(s: Schedule, now: dt.datetime) -> str:
             f":double_vertical_bar: Paused{' — ' + s.paused_reason if s.paused_reason else ''}"  # our mrkdwn
         )
     else:
-        following = rules.next_fire_time(s.trigger, now)
+        following = triggers.next_fire_time(s.trigger, now)
         parts.append(f"Next run {slack_time(following)}" if following else "No further runs")
         if s.failures:
             parts.append(f":warning: {s.failures} failed run{'s' if s.failures != 1 else ''} in a row")
@@ -468,7 +485,7 @@ def list_message(items: list[Schedule], note: str = "") -> render.Message:
         blocks.append(
             render.section(
                 "No scheduled questions in this channel. Press *Schedule* under an answer, or "
-                "`/ask schedule every weekday at 9:00 <question>`."
+                f"`/ask schedule every weekday at 9:00 {render.escape('<question>')}`."
             )
         )
     else:
@@ -480,37 +497,31 @@ def list_message(items: list[Schedule], note: str = "") -> render.Message:
     return render.Message(text=f"{len(items)} scheduled question(s)", blocks=blocks[: render.MAX_BLOCKS])
 
 
-def home_view(items: list[Schedule], note: str = "") -> dict[str, Any]:
+def home_blocks(items: list[Schedule], limit: int = HOME_LIMIT) -> list[dict[str, Any]]:
+    """The person's schedules for their App Home (bot/listeners/home.py lays out the page)."""
     now = _now()
     blocks: list[dict[str, Any]] = [render.section("*Your scheduled questions*")]
-    if note:
-        blocks.append(render.context(note))
     if not items:
         blocks.append(
-            render.section(
-                "You have none yet. Press *Schedule* under one of my answers, or type "
-                "`/ask schedule every weekday at 9:00 <question>` in a channel."
+            render.context(
+                "None yet. Press *Schedule* under one of my answers, or type "
+                f"`/ask schedule every weekday at 9:00 {render.escape('<question>')}` in a channel."
             )
         )
-    for s in items[:HOME_LIMIT]:
+    for s in items[:limit]:
         blocks.append({"type": "divider"})
         blocks.extend(schedule_blocks(s, now, show_channel=True))
-    if len(items) > HOME_LIMIT:
+    if len(items) > limit:
         blocks.append(
-            render.context(
-                f"… and {len(items) - HOME_LIMIT} more; `/ask schedules` in a channel lists its own."
-            )
+            render.context(f"… and {len(items) - limit} more; `/ask schedules` in a channel lists its own.")
         )
-    return {"type": "home", "blocks": blocks[:100]}
+    return blocks
 
 
 def publish_home(ctx: BotContext, client: WebClient, user: str, team: str, note: str = "") -> None:
-    try:
-        client.views_publish(
-            user_id=user, view=home_view(store.for_owner(ctx.state, user, team or None), note)
-        )
-    except SlackApiError as exc:
-        log.info("views.publish for %s failed: %s", user, exc.response.get("error"))
+    """Refresh the person's App Home after a schedule button there (bot/listeners/home.py draws it)."""
+    for hook in ctx.extras.get("home_hooks", ()):
+        hook(ctx, client, user, team, note)
 
 
 def list_command(ctx: BotContext, *, ack: Any, command: dict[str, Any], **_: Any) -> None:
@@ -534,14 +545,10 @@ def _clicked(body: dict[str, Any]) -> tuple[str, str, str, bool, bool]:
 
 def run_now(ctx: BotContext, client: WebClient, schedule_id: int, user: str, channel: str) -> None:
     """Worker thread: run a schedule once in this process; failures go to whoever clicked."""
-    report = run_schedule(
-        Runner(ctx.askbase, ctx.settings, lambda _team: client, worker_id="web"),
-        schedule_id,
-        manual=True,
-        by=user,
-    )
-    if report.status == "failed":
-        tell(client, channel, user, f":warning: The run failed: {render.escape(report.detail)}")
+    runner = Runner(ctx.askbase, lambda _team: client, worker_id="web", usergroups=usergroup_directory(ctx))
+    done = run_and_post(runner, schedule_id, manual_by=user)
+    if done.status == "failed":
+        tell(client, channel, user, f":warning: The run failed. {done.detail}")  # mrkdwn already
 
 
 def on_schedule_button(
@@ -562,7 +569,7 @@ def on_schedule_button(
         note = f"Paused *{render.escape(s.question)}*. It won't post until it is resumed."
     elif op == "resume":
         resumed = store.resume(ctx.state, s.id)
-        following = rules.next_fire_time(resumed.trigger, _now()) if resumed else None
+        following = triggers.next_fire_time(resumed.trigger, _now()) if resumed else None
         when = f" Next run {slack_time(following)}." if following else ""
         note = f"Resumed *{render.escape(s.question)}*.{when}"
     elif op == "delete":
@@ -596,7 +603,7 @@ def on_schedule_open(
     container = body.get("container") or {}
     trace_id = action.get("value") or ""
     turn = conversations.turn_by_trace(ctx.state, trace_id)
-    if not turn or turn["status"] != "answer" or not turn["sql"]:
+    if turn is None or not turn.answered:
         tell(client, channel, user, "There is no query to schedule on this message; ask the question again.")
         return
     metadata = {
@@ -606,7 +613,7 @@ def on_schedule_open(
     }
     view = schedule_modal(
         standalone_question(ctx, turn),
-        turn["database"],
+        turn.database,
         user_timezone(client, user),
         channel,
         metadata,
@@ -639,12 +646,11 @@ def on_modal_submitted(
         ack(response_action="errors", errors=exc.errors)
         return
     turn = conversations.turn_by_trace(ctx.state, meta.get("t", ""))
-    if not turn or not turn["sql"]:
+    if turn is None or not turn.sql:
         ack(response_action="errors", errors={"how": "I no longer have this answer. Ask the question again."})
         return
-    groups = owner_principal(ctx, client, team, channel, user).usergroups
-    if not rules.may_query(ctx.settings, turn["database"], channel=channel, user=user, usergroups=groups):
-        ack(response_action="errors", errors={"channel": f"You may not query `{turn['database']}` there."})
+    if not ctx.askbase.may_query(owner_principal(ctx, client, team, channel, user), turn.database):
+        ack(response_action="errors", errors={"channel": f"You may not query `{turn.database}` there."})
         return
     ack()
     question = standalone_question(ctx, turn)
@@ -656,8 +662,8 @@ def on_modal_submitted(
             channel=channel,
             owner=user,
             question=question,
-            sql=turn["sql"],
-            database=turn["database"],
+            sql=turn.sql,
+            database=turn.database,
             spec=spec,
             condition=condition,
             source_trace=meta.get("t"),
@@ -704,9 +710,3 @@ def register(app: App, ctx: BotContext) -> None:
 
     for op in ("pause", "resume", "run", "delete"):
         app.action(f"schedule_{op}")(button(op))
-
-    @app.event("app_home_opened")
-    def home_opened(event: dict[str, Any], body: dict[str, Any], client: WebClient) -> None:
-        if event.get("tab", "home") != "home" or not event.get("user"):
-            return
-        publish_home(ctx, client, event["user"], body.get("team_id") or "")

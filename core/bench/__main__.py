@@ -8,8 +8,10 @@ import sys
 BENCHMARKS = {
     "joins": "join-view synthesis against Spider gold joins",
     "values": "value index recall, latency and size against a MinHash-LSH baseline",
-    "ask": "execution accuracy of whole questions (keyword or LLM mode)",
+    "ask": "execution accuracy of whole questions: keyword, LLM or the plain-prompt baseline",
     "clarify": "accuracy after 0-4 clarification rounds with a scripted user",
+    "keyword_joins": "keyword mode's join rules against Spider gold joins (what they decline)",
+    "verified": "verified-query reuse on a paraphrase set: precision, recall, match latency",
 }
 
 

@@ -1,7 +1,8 @@
-"""Whole-question benchmark: execution accuracy of keyword mode or of the LLM pipeline.
+"""Whole-question benchmark: execution accuracy of keyword mode, the LLM pipeline, or the plain prompt.
 
-    python -m core.bench ask --dataset DIR|demo [--mode keyword|llm] [--limit N] [--json]
-                             [--db DB_ID] [--category NAME] [--details FILE]
+    python -m core.bench ask --dataset DIR|demo [--mode keyword|llm|plain] [--compare MODE]
+                             [--sample N [--seed S]] [--limit N] [--db DB_ID] [--category NAME]
+                             [--details FILE] [--json] [--quiet]
 
 DIR holds `questions.json` (a list of {"db_id", "question", "gold_sql"} and optionally
 "category", "instructions", "gold_alternatives") and `database/<db_id>/<db_id>.sqlite`.
@@ -17,27 +18,50 @@ for keyword mode, whose job is to decline rather than guess.
 
 keyword mode runs the engine with no LLM. llm mode uses the configured endpoint (OPENAI_API_KEY,
 OPENAI_BASE_URL, ASKBASE_LLM_MODEL) with the keyword fallback off, so its figures are the
-LLM pipeline's own; the dataset's `instructions` are appended to the question in llm mode only.
-Latency is wall-clock time per question through `core.pipeline.answer`; the gold queries' own
-execution time, measured in the same run on the same files, is printed as the baseline.
+LLM pipeline's own; the dataset's `instructions` are appended to the question in llm and plain
+mode only. plain mode is the baseline people compare Askbase with (core/bench/plain.py): the
+whole schema with 3 example rows per table, one call, one retry with the error, through the same
+LLM client, guard and read-only execution. `--compare MODE` runs a second mode on the same
+questions in the same run (all of `--mode` first, then all of MODE) and prints both side by side
+with the questions where they differ; *needless asks* are questions `--mode` asked back about
+that MODE answered correctly.
+Latency is wall-clock time per question; the gold queries' own execution time, measured in the
+same run on the same files, is printed as the baseline.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import random
 import sqlite3
 import sys
 import time
 from collections import Counter, defaultdict
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import sqlglot
 from sqlglot import exp
+
+from core.answer import json_value
+from core.bench import calibration
+from core.bench.candidates import CandidateRecord, record_of, tally
+from core.bench.candidates import text as candidates_text
+from core.bench.plain import TASK as PLAIN_TASK
+from core.bench.plain import answer_plain
+from core.database import Database, Databases
+from core.demo import ensure_demo
+from core.llm import LLM
+from core.pipeline import answer
+from core.request import Request
+from core.results import same_rows
+from core.schema_text import schema_text
+from core.settings import LLMSettings, load_settings
+from core.trace import Trace
 
 Row = tuple[Any, ...]
 
@@ -63,7 +87,7 @@ class Gold:
 @dataclass
 class Result:
     q: Question
-    status: str
+    status: str  # answer | clarify | abstain | error
     correct: bool
     ms: float
     engine_ms: float
@@ -73,6 +97,11 @@ class Result:
     error: str = ""
     interpretation: str = ""
     gold_error: str = ""
+    mode: str = ""
+    columns: tuple[str, ...] = ()
+    rows: list[Row] = field(default_factory=list)
+    confidence: float | None = None  # keyword mode's, for its reading (core/bench/calibration.py)
+    candidates: CandidateRecord | None = None  # llm mode: how its candidates were chosen
 
 
 @dataclass
@@ -264,11 +293,36 @@ def load_questions(dataset: Path) -> list[Question]:
     return out
 
 
+def stratified_sample(questions: Sequence[Question], n: int, seed: int) -> list[Question]:
+    """`n` questions drawn at random but in proportion to each database's share of the pool.
+
+    Each database gets at least one question while `n` allows (when `n` is smaller than the
+    number of databases, `n` databases are drawn), then one more at a time to the database
+    furthest below its proportional share, ties to the database that comes first in the file.
+    Within a database the questions are drawn with `random.Random(seed)`, so a seed names the
+    sample; the sample keeps the dataset's order.
+    """
+    if n >= len(questions):
+        return list(questions)
+    rng = random.Random(seed)
+    by_db: dict[str, list[int]] = defaultdict(list)
+    for i, q in enumerate(questions):
+        by_db[q.db_id].append(i)
+    dbs = list(by_db)
+    if n < len(dbs):
+        dbs = sorted(rng.sample(dbs, n), key=list(by_db).index)
+    quota = dict.fromkeys(dbs, 1)
+    total = len(questions)
+    for _ in range(n - sum(quota.values())):
+        open_dbs = [d for d in dbs if quota[d] < len(by_db[d])]
+        best = max(open_dbs, key=lambda d: n * len(by_db[d]) / total - quota[d])
+        quota[best] += 1
+    chosen = sorted(i for d in dbs for i in rng.sample(by_db[d], quota[d]))
+    return [questions[i] for i in chosen]
+
+
 def db_path(dataset: Path, db_id: str) -> Path:
     if str(dataset) == DEMO:
-        from core.demo import ensure_demo
-        from core.settings import load_settings
-
         return ensure_demo(Path(load_settings().var_dir))
     return dataset / "database" / db_id / f"{db_id}.sqlite"
 
@@ -330,71 +384,19 @@ def _output_index(e: exp.Expression, projections: Sequence[exp.Expression]) -> i
 # comparing results
 
 
-def norm(v: Any) -> Any:
-    if v is None:
-        return None
-    if isinstance(v, bool):
-        return float(v)
-    if isinstance(v, int | float | Decimal):
-        f = float(v)
-        return float(f"{f:.10g}")
-    if isinstance(v, bytes | bytearray | memoryview):
-        return bytes(v).hex()
-    if hasattr(v, "isoformat"):
-        return v.isoformat()
-    return str(v)
-
-
 def same_result(pred: Sequence[Row], gold: Gold) -> bool:
-    """Rows equal as a multiset (or in order when the gold orders), columns in any order."""
-    g = [tuple(norm(v) for v in r) for r in gold.rows]
-    p = [tuple(norm(v) for v in r) for r in pred]
-    if len(g) != len(p):
-        return False
-    if not g:
-        return True
-    width = len(g[0])
-    if any(len(r) != width for r in p):
-        return False
-    sig_g = [Counter(r[i] for r in g) for i in range(width)]
-    sig_p = [Counter(r[i] for r in p) for i in range(width)]
-    options = [[j for j in range(width) if sig_p[j] == sig_g[i]] for i in range(width)]
-    if any(not o for o in options):
-        return False
-
-    def assignments(i: int, used: set[int]) -> Any:
-        if i == width:
-            yield []
-            return
-        for j in options[i]:
-            if j not in used:
-                for rest in assignments(i + 1, used | {j}):
-                    yield [j, *rest]
-
-    for perm in assignments(0, set()):
-        rows = [tuple(r[j] for j in perm) for r in p]
-        if _rows_equal(rows, g, gold):
-            return True
-    return False
-
-
-def _rows_equal(p: list[Row], g: list[Row], gold: Gold) -> bool:
-    if not gold.ordered:
-        return Counter(p) == Counter(g)
-    if gold.tie_keys is None:
-        return p == g
-    keys = gold.tie_keys
-    start = 0
-    for end in range(1, len(g) + 1):
-        if end == len(g) or tuple(g[end][k] for k in keys) != tuple(g[start][k] for k in keys):
-            if Counter(p[start:end]) != Counter(g[start:end]):
-                return False
-            start = end
-    return True
+    """Rows equal as a multiset (or in order when the gold orders), columns in any order
+    (core/results.py: the comparison the engine uses for its own candidates)."""
+    return same_rows(pred, gold.rows, ordered=gold.ordered, tie_keys=gold.tie_keys)
 
 
 # ---------------------------------------------------------------------------------------------
 # running
+
+MODES = ("keyword", "llm", "plain")
+LLM_MODES = ("llm", "plain")
+MARKS = {"abstain": "·", "clarify": "?"}
+BENCH_LIMIT = 1_000_000  # rows: the guard's LIMIT and the row cap, so no result is cut short
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -405,75 +407,185 @@ def percentile(values: Sequence[float], q: float) -> float:
     return round(ordered[k], 1)
 
 
-def run(questions: Sequence[Question], dataset: Path, mode: str, progress: bool = True) -> list[Result]:
-    from core.database import Databases
-    from core.llm import LLM
-    from core.pipeline import Request, answer
-    from core.settings import load_settings
+def bench_llm(settings: LLMSettings) -> LLM:
+    """One client for every mode of a run. The baseline writes its SQL with the model that writes
+    Askbase's SQL (`llm.models.generate`) unless `llm.models.plain` names another."""
+    models = {PLAIN_TASK: settings.model_for("generate"), **settings.models}
+    return LLM(settings.model_copy(update={"models": models}))
 
-    settings = load_settings()
-    engine = settings.engine.model_copy(
-        update={"default_limit": 1_000_000, "row_cap": 1_000_000, "fallback_to_keyword": False}
-    )
-    llm = None
-    if mode == "llm":
-        if not settings.llm.configured:
-            raise SystemExit("llm mode needs OPENAI_API_KEY (and OPENAI_BASE_URL for another endpoint)")
-        llm = LLM(settings.llm)
-    databases = Databases(settings)
-    gold_cache: dict[tuple[str, str], Gold | str] = {}
-    results: list[Result] = []
-    try:
-        for n, q in enumerate(questions, 1):
-            path = db_path(dataset, q.db_id)
-            db = databases.get(DEMO if str(dataset) == DEMO else str(path))  # the demo with its catalog
-            text = (
-                q.question if mode == "keyword" or not q.instructions else f"{q.question}\n{q.instructions}"
-            )
-            start = time.perf_counter()
-            outcome = answer(db, Request(text), engine, llm)
-            ms = (time.perf_counter() - start) * 1000
-            status = outcome.status
-            if status == "error" and outcome.error_kind == "keyword_abstain":
-                status = "abstain"
-            correct, gold_error = False, ""
-            if status == "answer":
-                for sql in (q.gold_sql, *q.alternatives):
-                    key = (q.db_id, sql)
-                    if key not in gold_cache:
-                        try:
-                            gold_cache[key] = run_gold(path, sql)
-                        except sqlite3.Error as exc:
-                            gold_cache[key] = str(exc)
-                    gold = gold_cache[key]
-                    if isinstance(gold, str):
-                        gold_error = gold
-                        continue
-                    if same_result(outcome.rows, gold):
-                        correct = True
-                        break
-            trace = outcome.trace
-            results.append(
-                Result(
-                    q=q,
-                    status=status,
-                    correct=correct,
-                    ms=ms,
-                    engine_ms=max(0.0, ms - trace.llm_ms),
-                    llm_calls=trace.llm_calls,
-                    tokens=trace.tokens,
-                    sql=outcome.sql,
-                    error=outcome.error,
-                    interpretation=outcome.interpretation,
-                    gold_error=gold_error,
+
+@dataclass(frozen=True)
+class Got:
+    """What one mode made of one question, before it is judged."""
+
+    status: str  # answer | clarify | abstain | error
+    sql: str
+    error: str
+    interpretation: str
+    columns: Sequence[str]
+    rows: Sequence[Row]
+    trace: Trace
+
+
+class Harness:
+    """What a run shares across its questions and modes: settings, open databases, the LLM
+    client, the gold results and the plain prompt's schema text (both made once per database)."""
+
+    def __init__(self, dataset: Path, modes: Sequence[str]) -> None:
+        settings = load_settings()
+        self.dataset = dataset
+        # no keyword-mode confidence threshold here: calibration.thresholded applies it afterwards,
+        # so the readings below it are still checked for the reliability table
+        self.engine = settings.engine.model_copy(
+            update={
+                "default_limit": BENCH_LIMIT,
+                "row_cap": BENCH_LIMIT,
+                "fallback_to_keyword": False,
+                "keyword_min_confidence": 0.0,
+            }
+        )
+        self.llm: LLM | None = None
+        if any(m in LLM_MODES for m in modes):
+            if not settings.llm.configured:
+                raise SystemExit(
+                    f"{'/'.join(m for m in modes if m in LLM_MODES)} mode needs OPENAI_API_KEY "
+                    "(and OPENAI_BASE_URL for another endpoint)"
                 )
-            )
-            if progress:
-                mark = {"answer": "✓" if correct else "✗", "abstain": "·", "clarify": "?"}.get(status, "!")
-                print(f"[{n}/{len(questions)}] {mark} {q.db_id}: {q.question[:80]}", file=sys.stderr)
+            self.llm = bench_llm(settings.llm)
+        self.databases = Databases(settings)
+        self._gold: dict[tuple[str, str], Gold | str] = {}
+        self._schemas: dict[str, str] = {}
+
+    def database(self, q: Question) -> Database:
+        if str(self.dataset) == DEMO:
+            return self.databases.get(DEMO)  # the demo with its catalog
+        return self.databases.get(str(db_path(self.dataset, q.db_id)))
+
+    def ask(self, q: Question, mode: str) -> Result:
+        db = self.database(q)
+        text = q.question if mode == "keyword" or not q.instructions else f"{q.question}\n{q.instructions}"
+        schema = self.plain_schema(q.db_id, db) if mode == "plain" else ""  # once per database, untimed
+        start = time.perf_counter()
+        got = self._plain(db, text, schema) if mode == "plain" else self._engine(db, text, mode)
+        ms = (time.perf_counter() - start) * 1000
+        correct, gold_error = self.judge(q, got.rows) if got.status == "answer" else (False, "")
+        return Result(
+            q=q,
+            status=got.status,
+            correct=correct,
+            ms=ms,
+            engine_ms=max(0.0, ms - got.trace.llm_ms),
+            llm_calls=got.trace.llm_calls,
+            tokens=got.trace.tokens,
+            sql=got.sql,
+            error=got.error,
+            interpretation=got.interpretation,
+            gold_error=gold_error,
+            mode=mode,
+            columns=tuple(got.columns),
+            rows=list(got.rows),
+            confidence=calibration.confidence_of(got.trace) if mode == "keyword" else None,
+            candidates=record_of(got.trace, lambda sql: self.right(q, sql)) if mode == "llm" else None,
+        )
+
+    def right(self, q: Question, sql: str) -> bool:
+        """Would `sql` (a candidate LLM mode did not choose) have answered `q` correctly?"""
+        try:
+            rows = run_gold(db_path(self.dataset, q.db_id), sql).rows
+        except sqlite3.Error:
+            return False
+        return self.judge(q, rows)[0]
+
+    def _engine(self, db: Database, text: str, mode: str) -> Got:
+        """Askbase itself, in keyword mode (no LLM) or LLM mode (no keyword fallback)."""
+        outcome = answer(db, Request(text), self.engine, self.llm if mode == "llm" else None)
+        status = outcome.status
+        if status == "error" and outcome.error_kind == "keyword_abstain":
+            status = "abstain"
+        return Got(
+            status,
+            outcome.sql,
+            outcome.error,
+            outcome.interpretation,
+            outcome.columns,
+            outcome.rows,
+            outcome.trace,
+        )
+
+    def _plain(self, db: Database, text: str, schema: str) -> Got:
+        assert self.llm is not None  # made in __init__ for the LLM modes
+        plain = answer_plain(db, text, self.engine, self.llm, schema=schema)
+        return Got(plain.status, plain.sql, plain.error, "", plain.columns, plain.rows, plain.trace)
+
+    def plain_schema(self, db_id: str, db: Database) -> str:
+        if db_id not in self._schemas:
+            self._schemas[db_id] = schema_text(db, self.engine)
+        return self._schemas[db_id]
+
+    def judge(self, q: Question, rows: Sequence[Row]) -> tuple[bool, str]:
+        """(rows equal the gold's or an alternative's, the last gold query's error if one failed)."""
+        path = db_path(self.dataset, q.db_id)
+        gold_error = ""
+        for sql in (q.gold_sql, *q.alternatives):
+            key = (q.db_id, sql)
+            if key not in self._gold:
+                try:
+                    self._gold[key] = run_gold(path, sql)
+                except sqlite3.Error as exc:
+                    self._gold[key] = str(exc)
+            gold = self._gold[key]
+            if isinstance(gold, str):
+                gold_error = gold
+                continue
+            if same_result(rows, gold):
+                return True, gold_error
+        return False, gold_error
+
+    def close(self) -> None:
+        self.databases.close()
+
+
+def run_modes(
+    questions: Sequence[Question],
+    dataset: Path,
+    modes: Sequence[str],
+    progress: bool = True,
+    workers: int = 1,
+) -> dict[str, list[Result]]:
+    """Every question in each mode, one mode after the other, sharing databases and the LLM client.
+
+    One mode at a time (not question by question), so when people or agents stand in for the
+    model (the relay) one mode's prompt for a question is not fresh in mind for the other's.
+    `workers` questions of a mode are in flight at once: with several agents behind the relay a
+    run takes 1/workers of the time; results keep the questions' order whatever finishes first.
+    """
+    harness = Harness(dataset, modes)
+    out: dict[str, list[Result]] = {}
+    try:
+        for mode in modes:
+            done = 0
+
+            def one(q: Question, mode: str = mode) -> Result:
+                nonlocal done
+                r = harness.ask(q, mode)
+                done += 1
+                if progress:
+                    mark = "✓" if r.correct else "✗" if r.status == "answer" else MARKS.get(r.status, "!")
+                    print(
+                        f"[{mode} {done}/{len(questions)}] {mark} {q.db_id}: {q.question[:80]}",
+                        file=sys.stderr,
+                    )
+                return r
+
+            with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+                out[mode] = list(pool.map(one, questions))
     finally:
-        databases.close()
-    return results
+        harness.close()
+    return out
+
+
+def run(questions: Sequence[Question], dataset: Path, mode: str, progress: bool = True) -> list[Result]:
+    return run_modes(questions, dataset, [mode], progress)[mode]
 
 
 def gold_baseline_ms(questions: Sequence[Question], dataset: Path) -> list[float]:
@@ -484,6 +596,10 @@ def gold_baseline_ms(questions: Sequence[Question], dataset: Path) -> list[float
         except sqlite3.Error:
             continue
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# figures
 
 
 def summarize(
@@ -524,6 +640,9 @@ def summarize(
             "per_category": {c: figures(t) for c, t in sorted(by_cat.items())},
         }
     )
+    records = [(r.candidates, r.correct) for r in results if r.candidates is not None]
+    if records:
+        out["candidates"] = tally(records)
     return out
 
 
@@ -551,22 +670,254 @@ def report(summary: dict[str, Any]) -> str:
         f"LLM calls per question: {summary['llm_calls_per_question']}, tokens per question: "
         f"{summary['tokens_per_question']} ({summary['mode']} mode)"
     )
+    if "candidates" in summary:
+        lines.append(candidates_text(summary["candidates"]))
     return "\n".join(lines)
 
 
-def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m core.bench ask", description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "--dataset", type=Path, required=True, help="folder with questions.json and database/"
+# ---------------------------------------------------------------------------------------------
+# two modes on the same questions
+
+
+@dataclass(frozen=True)
+class Difference:
+    """A question one mode got right and the other did not."""
+
+    q: Question
+    right: Result
+    other: Result
+
+
+@dataclass(frozen=True)
+class Comparison:
+    mode: str
+    baseline: str
+    wins: tuple[Difference, ...]  # `mode` right, `baseline` not
+    losses: tuple[Difference, ...]  # `baseline` right, `mode` not
+    both_right: int
+    both_wrong: int
+    needless_asks: tuple[Difference, ...]  # `mode` asked back, `baseline` answered correctly
+
+    def to_json(self, questions: int) -> dict[str, Any]:
+        def rows(ds: Sequence[Difference]) -> list[dict[str, Any]]:
+            return [
+                {
+                    "db_id": d.q.db_id,
+                    "category": d.q.category,
+                    "question": d.q.question,
+                    "right": d.right.mode,
+                    **{r.mode: {"outcome": outcome_word(r), "sql": r.sql} for r in (d.right, d.other)},
+                }
+                for d in ds
+            ]
+
+        return {
+            "mode": self.mode,
+            "baseline": self.baseline,
+            "wins": rows(self.wins),
+            "losses": rows(self.losses),
+            "both_right": self.both_right,
+            "both_wrong": self.both_wrong,
+            "needless_asks": len(self.needless_asks),
+            "needless_ask_rate": round(len(self.needless_asks) / max(questions, 1), 4),
+        }
+
+
+def compare(mode: Sequence[Result], baseline: Sequence[Result]) -> Comparison:
+    """Question by question: `mode` and `baseline` ran the same questions in the same order."""
+    wins, losses, needless = [], [], []
+    both_right = both_wrong = 0
+    for a, b in zip(mode, baseline, strict=True):
+        assert a.q == b.q, "both modes must run the same questions in the same order"
+        if a.correct and b.correct:
+            both_right += 1
+        elif a.correct:
+            wins.append(Difference(a.q, a, b))
+        elif b.correct:
+            losses.append(Difference(a.q, b, a))
+            if a.status == "clarify":
+                needless.append(Difference(a.q, b, a))
+        else:
+            both_wrong += 1
+    return Comparison(
+        mode=mode[0].mode if mode else "",
+        baseline=baseline[0].mode if baseline else "",
+        wins=tuple(wins),
+        losses=tuple(losses),
+        both_right=both_right,
+        both_wrong=both_wrong,
+        needless_asks=tuple(needless),
     )
-    parser.add_argument("--mode", choices=["keyword", "llm"], default="keyword")
+
+
+def outcome_word(r: Result) -> str:
+    if r.status == "answer":
+        return "right" if r.correct else "wrong"
+    return {"clarify": "asked back", "abstain": "declined"}.get(r.status, "error")
+
+
+def short_sql(sql: str, width: int = 110) -> str:
+    """The query on one line as a person skims it: the main SELECT without the CTE bodies (the
+    view Askbase inlines) and without the LIMIT the benchmark's guard adds."""
+    text = sql
+    try:
+        tree = sqlglot.parse_one(sql, read="sqlite")
+    except sqlglot.errors.SqlglotError:
+        tree = None
+    if tree is not None:
+        limit = tree.args.get("limit")
+        if isinstance(limit, exp.Limit) and limit.expression.sql() == str(BENCH_LIMIT):
+            tree = tree.copy()
+            tree.set("limit", None)
+        with_ = tree.args.get("with_")
+        if with_ is not None:
+            names = ", ".join(cte.alias for cte in with_.expressions)
+            tree = tree.copy()
+            tree.set("with_", None)
+            text = f"WITH {names} … {tree.sql(dialect='sqlite')}"
+        else:
+            text = tree.sql(dialect="sqlite")
+    one_line = " ".join(text.split())
+    return one_line if len(one_line) <= width else one_line[: width - 1] + "…"
+
+
+def side_by_side(summaries: Sequence[dict[str, Any]]) -> str:
+    """The figures of several modes in columns, for reading across."""
+
+    def pct(x: float) -> str:
+        return f"{x:.1%}"
+
+    rows: list[tuple[str, Any]] = [
+        ("questions", lambda s: s["questions"]),
+        ("correct", lambda s: s["correct"]),
+        ("EX (correct / questions)", lambda s: pct(s["ex"])),
+        ("answered", lambda s: s["answered"]),
+        ("wrong rate (of answered)", lambda s: pct(s["wrong_rate"]) if s["answered"] else "-"),
+        ("asked back", lambda s: s["clarified"]),
+        ("declined (keyword)", lambda s: s["abstained"]),
+        ("errors", lambda s: s["failed"]),
+        ("LLM calls / question", lambda s: s["llm_calls_per_question"]),
+        ("tokens / question", lambda s: s["tokens_per_question"]),
+        ("p50 / p95 ms", lambda s: f"{s['p50_ms']:.0f} / {s['p95_ms']:.0f}"),
+    ]
+    lines = [f"{'':26}" + "".join(f"{s['mode']:>14}" for s in summaries)]
+    for label, value in rows:
+        lines.append(f"{label:26}" + "".join(f"{value(s)!s:>14}" for s in summaries))
+    return "\n".join(lines)
+
+
+def comparison_report(main_summary: dict[str, Any], other: dict[str, Any], c: Comparison) -> str:
+    questions = main_summary["questions"]
+    lines = [
+        side_by_side([main_summary, other]),
+        f"both right {c.both_right}, both wrong {c.both_wrong}, {c.mode} right and {c.baseline} not "
+        f"{len(c.wins)}, {c.baseline} right and {c.mode} not {len(c.losses)}",
+        f"needless asks ({c.mode} asked back, {c.baseline} answered correctly): {len(c.needless_asks)} "
+        f"of {questions} ({len(c.needless_asks) / max(questions, 1):.1%})",
+    ]
+    for title, diffs in (
+        (f"{c.mode} right, {c.baseline} not", c.wins),
+        (f"{c.baseline} right, {c.mode} not", c.losses),
+    ):
+        lines.append(f"\n{title} ({len(diffs)}):")
+        for d in diffs:
+            lines.append(f"  [{d.q.db_id}] {d.q.question[:100]}")
+            for r in (d.right, d.other) if d.right.mode == c.mode else (d.other, d.right):
+                lines.append(
+                    f"    {r.mode:8} {outcome_word(r):10} {short_sql(r.sql) or '(no SQL) ' + r.error[:90]}"
+                )
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------
+# the command
+
+
+def detail_line(r: Result) -> dict[str, Any]:
+    """One question in one mode, for reading failures afterwards (`--details`)."""
+    return {
+        "mode": r.mode,
+        "db_id": r.q.db_id,
+        "category": r.q.category,
+        "question": r.q.question,
+        "status": r.status,
+        "correct": r.correct,
+        "sql": r.sql,
+        "gold_sql": r.q.gold_sql,
+        "result": {
+            "columns": list(r.columns),
+            "row_count": len(r.rows),
+            "first_rows": [[json_value(v) for v in row] for row in r.rows[:DETAIL_ROWS]],
+        },
+        "llm_calls": r.llm_calls,
+        "tokens": r.tokens,
+        "ms": round(r.ms, 1),
+        "interpretation": r.interpretation,
+        "error": r.error,
+        "gold_error": r.gold_error,
+        "confidence": r.confidence,
+        "candidates": r.candidates.to_json() if r.candidates is not None else None,
+    }
+
+
+DETAIL_ROWS = 5
+
+EPILOG = """\
+sampling: --sample N draws N questions (after --db/--category) stratified over databases: each
+database's share of the sample follows its share of the questions, at least one question per
+database while N allows; questions are drawn at random within a database with --seed S (default
+0), so the same N, seed and dataset always give the same questions, listed in the dataset's order.
+--limit then keeps the first questions of that.
+
+comparing: --mode llm --compare plain runs every question in llm mode, then every question in
+plain mode, and prints both tables, the two side by side, and the questions one got right and the
+other did not (with the SQL of each). --details FILE gets one JSON line per question per mode.
+"""
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m core.bench ask",
+        description=__doc__.split("\n\n")[0],
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--dataset", type=Path, required=True, help="folder with questions.json and database/, or 'demo'"
+    )
+    parser.add_argument(
+        "--mode",
+        choices=MODES,
+        default="keyword",
+        help="keyword: no LLM; llm: Askbase's pipeline; plain: the one-call whole-schema baseline",
+    )
+    parser.add_argument("--compare", choices=MODES, help="also run this mode on the same questions")
+    parser.add_argument(
+        "--sample", type=int, metavar="N", help="N questions stratified over databases (see below)"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="the seed that names a sample (default 0)")
     parser.add_argument("--limit", type=int, help="only the first N questions")
     parser.add_argument("--db", help="only questions about this db_id")
     parser.add_argument("--category", help="only questions of this category")
-    parser.add_argument("--details", type=Path, help="write one JSON line per question to this file")
+    parser.add_argument(
+        "--details", type=Path, help="write one JSON line per question (per mode) to this file"
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON line")
     parser.add_argument("--quiet", action="store_true", help="no per-question progress on stderr")
+    parser.add_argument(
+        "--min-confidence", type=float, help="keyword mode: this threshold instead of the configured one"
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="questions in flight at once (for an endpoint served by several agents, e.g. the relay)",
+    )
     args = parser.parse_args(argv)
+    if args.compare == args.mode:
+        parser.error("--compare needs a mode other than --mode")
+    if args.sample is not None and args.sample < 1:
+        parser.error("--sample needs a positive number")
     if str(args.dataset) == DEMO:
         questions = demo_questions()
     elif (args.dataset / "questions.json").is_file():
@@ -578,33 +929,48 @@ def main(argv: list[str]) -> int:
         questions = [q for q in questions if q.db_id == args.db]
     if args.category:
         questions = [q for q in questions if q.category == args.category]
+    if args.sample:
+        questions = stratified_sample(questions, args.sample, args.seed)
     if args.limit:
         questions = questions[: args.limit]
-    results = run(questions, args.dataset, args.mode, progress=not args.quiet)
-    summary = summarize(results, gold_baseline_ms(questions, args.dataset), args.mode, args.dataset)
+    modes = [args.mode, *([args.compare] if args.compare else [])]
+    results = run_modes(questions, args.dataset, modes, progress=not args.quiet, workers=args.workers)
+    threshold = load_settings().engine.keyword_min_confidence
+    if args.min_confidence is not None:
+        threshold = args.min_confidence
+    readings = results.get("keyword", [])
+    if "keyword" in results:  # keyword mode as it answers at the threshold
+        results["keyword"] = calibration.thresholded(readings, threshold)
+    gold_ms = gold_baseline_ms(questions, args.dataset)
+    summaries = {m: summarize(results[m], gold_ms, m, args.dataset) for m in modes}
+    summary = summaries[args.mode]
+    if args.mode == "keyword":
+        summary["calibration"] = calibration.summary(readings, threshold)
+    if args.sample:
+        summary["sample"] = {"n": len(questions), "seed": args.seed}
     if args.details:
         with args.details.open("w") as fh:
-            for r in results:
-                fh.write(
-                    json.dumps(
-                        {
-                            "db_id": r.q.db_id,
-                            "category": r.q.category,
-                            "question": r.q.question,
-                            "status": r.status,
-                            "correct": r.correct,
-                            "ms": round(r.ms, 1),
-                            "sql": r.sql,
-                            "gold_sql": r.q.gold_sql,
-                            "interpretation": r.interpretation,
-                            "error": r.error,
-                            "gold_error": r.gold_error,
-                        },
-                        ensure_ascii=False,
-                    )
-                    + "\n"
-                )
-    print(report(summary), file=sys.stderr if args.json else sys.stdout)
+            for m in modes:
+                for r in results[m]:
+                    fh.write(json.dumps(detail_line(r), ensure_ascii=False) + "\n")
+    out = sys.stderr if args.json else sys.stdout
+    if args.sample:
+        print(
+            f"sample: {len(questions)} questions stratified over databases, seed {args.seed}: "
+            + ", ".join(f"{db} {n}" for db, n in Counter(q.db_id for q in questions).items()),
+            file=out,
+        )
+    for m in modes:
+        if args.compare:
+            print(f"== {m} mode ==", file=out)
+        print(report(summaries[m]), file=out)
+        if m == "keyword":
+            print(calibration.report(readings, threshold), file=out)
+    if args.compare:
+        comparison = compare(results[args.mode], results[args.compare])
+        print("\n" + comparison_report(summary, summaries[args.compare], comparison), file=out)
+        summary["compare"] = summaries[args.compare]
+        summary["comparison"] = comparison.to_json(len(questions))
     if args.json:
         print(json.dumps(summary, ensure_ascii=False))
     return 0

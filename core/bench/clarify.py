@@ -39,7 +39,7 @@ from sqlglot import exp
 from core.answer import Clarification, Option, Outcome
 from core.bench.ask import Gold, run_gold, same_result
 from core.catalog import Catalog
-from core.clarify.policy import after_rejection, exchange_for
+from core.clarify.policy import exchange_for
 from core.clarify.transcript import Exchange, Transcript, normalize, options_key
 from core.keyword.readings import Reading
 
@@ -187,15 +187,13 @@ class Runner:
         self.forced_settings = settings.model_copy(update={"clarify": "off"})
         self.gold: dict[str, Gold] = {}
 
-    def ask(self, question: str, transcript: Transcript, forced: bool = False) -> Outcome:
-        from core.pipeline import Request, answer
+    def ask(
+        self, question: str, transcript: Transcript, forced: bool = False, after_rejection: bool = False
+    ) -> Outcome:
+        from core.pipeline import answer
+        from core.request import Request
 
-        request = Request(
-            question,
-            choices=transcript.choices,
-            clarifications=transcript.exchanges,
-            rejected_sql=transcript.rejected_sql,
-        )
+        request = Request(question, transcript=transcript, after_rejection=after_rejection)
         return answer(self.db, request, self.forced_settings if forced else self.settings, self.llm)
 
     def right(self, item: Item, outcome: Outcome) -> bool:
@@ -221,7 +219,7 @@ class Runner:
                 if shown[transcript.rounds] or transcript.rounds >= self.max_rounds:
                     break
                 transcript = transcript.rejecting(outcome.sql)  # 👎: one more round
-                outcome = after_rejection(self.db, item.question, transcript, self.settings, self.llm)
+                outcome = self.ask(item.question, transcript, after_rejection=True)
                 s.engine_calls += 1
             elif transcript.rounds == 0 and outcome.status == "clarify":
                 s.asked_before_answering += 1

@@ -19,20 +19,22 @@ rather than re-read from words. `strong` candidate sets justify asking before an
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from core.catalog import Catalog
 from core.clarify.transcript import options_key
 from core.joins import View
 from core.keyword.readings import Reading
 from core.link import SCHEMA_MIN, VALUE_MIN, Linking
-from core.retrieve import Retrieval, SchemaMatch, ValueMatch
+from core.retrieval import Retrieval, SchemaMatch, ValueMatch
 
 VALUE_TIE = 0.03  # two stored values this close for one typed value compete
 SCHEMA_TIE = 0.02  # two schema names this close for one word compete (same kind of match only)
 NAMES_TABLE = 0.95  # a word matching a table this well names the table, not one of its columns
 MAX_CHOICES = 4
+T = TypeVar("T")
 VIA_RANK = {"choice": 0, "name": 0, "value": 0, "meaning": 1, "synonym": 1, "description": 2}
 
 
@@ -186,8 +188,9 @@ def _ties(best: SchemaMatch, other: SchemaMatch) -> bool:
     return best.score - other.score <= SCHEMA_TIE and VIA_RANK.get(best.via, 2) == VIA_RANK.get(other.via, 2)
 
 
-def _distinct(items, key, limit):  # type: ignore[no-untyped-def]
-    seen, out = set(), []
+def _distinct(items: Iterable[T], key: Callable[[T], Hashable], limit: int) -> list[T]:
+    seen: set[Hashable] = set()
+    out: list[T] = []
     for item in items:
         k = key(item)
         if k not in seen:

@@ -76,6 +76,9 @@ class Transcript:
 
     exchanges: tuple[Exchange, ...] = ()
     rejected_sql: tuple[str, ...] = ()
+    # Option values the engine took without asking (keyword mode settles a tied reading when the
+    # rules say not to ask): pinned like a chosen option, never counted or shown as an answer.
+    assumed: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, exchanges: Sequence[Exchange] = (), rejected_sql: Sequence[str] = ()) -> Transcript:
@@ -83,6 +86,9 @@ class Transcript:
 
     def plus(self, exchange: Exchange) -> Transcript:
         return replace(self, exchanges=(*self.exchanges, exchange))
+
+    def assuming(self, value: str) -> Transcript:
+        return replace(self, assumed=(*self.assumed, value))
 
     def rejecting(self, sql: str) -> Transcript:
         if not sql or sql in self.rejected_sql:
@@ -96,8 +102,8 @@ class Transcript:
 
     @property
     def choices(self) -> tuple[str, ...]:
-        """The values of the chosen options, for `Request.choices` (keyword mode pins readings)."""
-        return tuple(e.value for e in self.exchanges if e.value)
+        """The values of the chosen (or assumed) options: the readings the engine pins."""
+        return (*(e.value for e in self.exchanges if e.value), *self.assumed)
 
     def already_asked(self, question: str, key: str = "", options: Iterable[str] = ()) -> bool:
         """True when the same set of options, the same question, or a paraphrase of it offering
@@ -118,15 +124,22 @@ class Transcript:
         return False
 
     def to_json(self) -> dict[str, Any]:
-        return {"exchanges": [e.to_json() for e in self.exchanges], "rejected_sql": list(self.rejected_sql)}
+        data: dict[str, Any] = {
+            "exchanges": [e.to_json() for e in self.exchanges],
+            "rejected_sql": list(self.rejected_sql),
+        }
+        if self.assumed:
+            data["assumed"] = list(self.assumed)
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any] | None) -> Transcript:
         data = data or {}
-        return cls.of(
+        read = cls.of(
             [Exchange.from_json(e) for e in data.get("exchanges") or ()],
             [str(s) for s in data.get("rejected_sql") or ()],
         )
+        return replace(read, assumed=tuple(str(v) for v in data.get("assumed") or ()))
 
 
 def describe(exchanges: Sequence[Exchange], rejected_sql: Sequence[str]) -> str:

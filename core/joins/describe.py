@@ -8,36 +8,9 @@ missing LEFT JOIN match, and which aliases are the same table in different roles
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from core.joins.view import View
-
-
-def grain_text(view: View) -> str:
-    """One line on what a row of the view is, which rows repeat, and how to count them."""
-    aliases = view.aliases
-
-    def label(a: str) -> str:
-        return aliases[a] if a == aliases[a] else f"{a} ({aliases[a]})"
-
-    if not view.fans_out:
-        return f"grain: one row per {view.root_table}" + (
-            " — the joins add columns, not rows" if view.steps else ""
-        )
-    repeating = [a for a in aliases if not (len(view.grain) == 1 and a == view.grain[0])]
-    counts = []
-    for a in repeating:
-        keys = [c.name for c in view.columns if c.alias == a and c.primary_key]
-        if len(keys) == 1:
-            counts.append(f"COUNT(DISTINCT {keys[0]})")
-    text = (
-        f"grain: one row per {' × '.join(label(a) for a in view.grain)} — "
-        f"rows of {', '.join(label(a) for a in repeating[:6])}{' ...' if len(repeating) > 6 else ''} repeat"
-    )
-    if counts:
-        text += f"; count them with {', '.join(counts[:6])}"
-    return text + "; do not SUM a column of a table whose rows repeat"
+from core.joins.view import View, grain_text
 
 
 def view_ddl(view: View, samples: Sequence[Sequence[Any]] = ()) -> str:
@@ -72,6 +45,11 @@ def view_ddl(view: View, samples: Sequence[Sequence[Any]] = ()) -> str:
                 f"-- {', '.join(a + '_*' for a in aliases)} are the same table {table} in different roles: "
                 "use the one the question means."
             )
+        lines += [f"-- Pattern: {p}." for p in view.patterns]
+        lines += [
+            f"-- Two readings, equally good: {t}. If the question means the other one, join the base tables that way."
+            for t in view.ties
+        ]
     if samples:
         names = [c.name for c in view.columns]
         lines.append(f"/* {len(samples)} example rows:")

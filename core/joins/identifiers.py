@@ -3,13 +3,9 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect, NormalizationStrategy
-
-if TYPE_CHECKING:
-    from core.joins.view import View
 
 _SAFE = re.compile(r"^[a-z_][a-z0-9_]*$")
 # Words that must be quoted as identifiers in at least one supported dialect.
@@ -49,13 +45,6 @@ def identifier(name: str, dialect: str | None, alias: bool = False) -> exp.Ident
     an alias is ours (see `safe_name`), quoted only when it is reserved or unusual."""
     quoted = _needs_quotes(name, dialect) if not alias else not _SAFE.match(name) or name in RESERVED
     return exp.Identifier(this=name, quoted=quoted)
-
-
-def column_expr(view: View, alias: str, column: str, dialect: str | None) -> exp.Column:
-    """`alias.column` of a table instance of the view, quoted only where the dialect needs it."""
-    table = view.aliases.get(alias, alias)
-    qualifier = identifier(table, dialect) if alias == table else identifier(alias, dialect, alias=True)
-    return exp.Column(this=identifier(column, dialect), table=qualifier)
 
 
 def table_expr(table: str, schema: str | None, alias: str, dialect: str | None) -> exp.Table:

@@ -2,13 +2,13 @@
 
 When keyword mode finds two equally good readings of the same words ('Frankfurt' as a city or
 as part of a datacenter name), it returns `Outcome(status="clarify")` whose options each carry
-one `Reading`, encoded in `Option.value`. To re-ask with the person's choice, pass the chosen
-option values back in `Request.choices`:
+one `Reading`, encoded in `Option.value`. To re-ask with the person's choice, add it to the
+request's transcript (its `choices` are the chosen options' values):
 
     outcome = answer(db, Request(question), settings, llm)
     if outcome.status == "clarify":
-        picked = outcome.clarification.options[0].value
-        outcome = answer(db, Request(question, choices=(picked,)), settings, llm)
+        picked = exchange_for(outcome.clarification, option=0)
+        outcome = answer(db, Request(question, transcript=Transcript().plus(picked)), settings, llm)
 
 Keyword mode then pins those words to that reading and does not ask about them again. The
 encoding is a small JSON object, so other parts (the clarification feature, stored pending

@@ -33,6 +33,7 @@ Modules:
   columns.py   which columns to index (plan_columns), and Access: what may never be indexed
   folding.py   fold and similarity: how values and keywords are compared
   progress.py  progress callbacks for builds
+  source.py    Source: what the index reads of a database (core.database.Database is one)
 """
 
 from core.values.build import IndexStats, build_index, refresh_index
@@ -40,6 +41,7 @@ from core.values.columns import NO_RULES, Access, plan_columns
 from core.values.folding import fold, fold_many, is_numeric, similarity
 from core.values.lookup import ValueIndex, open_index
 from core.values.progress import Progress, ProgressFn, text_progress
+from core.values.source import Source
 from core.values.store import index_path, iter_index_values
 
 __all__ = [
@@ -48,6 +50,7 @@ __all__ = [
     "IndexStats",
     "Progress",
     "ProgressFn",
+    "Source",
     "ValueIndex",
     "build_index",
     "fold",

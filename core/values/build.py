@@ -10,17 +10,15 @@ import json
 import logging
 import time
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import sqlalchemy as sa
 
-from core.catalog import Table
+from core.catalog import Catalog, Table
 from core.values.columns import ColumnChoice, plan_columns
 from core.values.progress import Progress, ProgressFn, no_progress
+from core.values.source import Source
 from core.values.store import MAX_VALUE_CHARS, folder_bytes, index_path, stored_columns, write_index
-
-if TYPE_CHECKING:
-    from core.database import Database
 
 log = logging.getLogger(__name__)
 
@@ -53,17 +51,17 @@ class IndexStats:
         return {**asdict(self), "bytes_per_value": round(self.bytes_per_value, 1)}
 
 
-def build_index(db: Database, progress: ProgressFn | None = None) -> IndexStats:
+def build_index(db: Source, progress: ProgressFn | None = None) -> IndexStats:
     """Index every chosen column of `db` from scratch."""
     return _update(db, progress, reuse=False)
 
 
-def refresh_index(db: Database, progress: ProgressFn | None = None) -> IndexStats:
+def refresh_index(db: Source, progress: ProgressFn | None = None) -> IndexStats:
     """Bring the index up to date, re-reading only tables that changed (or that are cheap to re-read)."""
     return _update(db, progress, reuse=True)
 
 
-def _update(db: Database, progress: ProgressFn | None, *, reuse: bool) -> IndexStats:
+def _update(db: Source, progress: ProgressFn | None, *, reuse: bool) -> IndexStats:
     """Read the chosen columns (with `reuse`, only those whose table changed) and write the index."""
     start = time.perf_counter()
     progress = progress or no_progress
@@ -74,7 +72,7 @@ def _update(db: Database, progress: ProgressFn | None, *, reuse: bool) -> IndexS
     stats.skipped = {c.key: c.reason for c in choices if not c.index}
     chosen = [c for c in choices if c.index]
     catalog = db.catalog
-    total_rows = sum(min(catalog.table(c.table).row_estimate or 0, SAMPLE_READ_ROWS) for c in chosen)  # type: ignore[union-attr]
+    total_rows = sum(min(_row_estimate(catalog, c.table), SAMPLE_READ_ROWS) for c in chosen)
     columns: list[dict[str, Any]] = []
     values: list[str] = []
     changed = set(old) - {c.key for c in chosen}  # columns no longer indexed
@@ -206,10 +204,17 @@ def _quoted(engine: sa.Engine, name: str) -> str:
     return engine.dialect.identifier_preparer.quote(name)
 
 
-def _select_column(engine: sa.Engine, table: Table, column: str, sample_rows: int | None) -> sa.Select:
+def _row_estimate(catalog: Catalog, name: str) -> int:
+    table = catalog.table(name)
+    return (table.row_estimate or 0) if table is not None else 0
+
+
+def _select_column(
+    engine: sa.Engine, table: Table, column: str, sample_rows: int | None
+) -> sa.Select[tuple[Any]]:
     """SELECT DISTINCT column FROM table [sampled], NULLs left out."""
     t = sa.table(table.name, sa.column(column), schema=table.schema)
-    col = t.c[column]
+    col: sa.ColumnElement[Any] = t.c[column]
     if sample_rows:
         estimate = max(table.row_estimate or sample_rows, 1)
         if engine.dialect.name == "postgresql" and estimate > sample_rows:

@@ -10,15 +10,13 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Any
 
 import sqlalchemy as sa
 
 from core.catalog import Column, Table
 from core.values.progress import Progress, ProgressFn, no_progress
-
-if TYPE_CHECKING:
-    from core.database import Database
+from core.values.source import Source
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +45,7 @@ class Access:
     columns: frozenset[str] = frozenset()
 
     @classmethod
-    def of(cls, db: Database) -> Access:
+    def of(cls, db: Source) -> Access:
         cfg = db.config
         return cls(
             tables=frozenset(t.lower() for t in cfg.deny_tables),
@@ -83,7 +81,7 @@ def _looks_like(sample: list[str], pattern: re.Pattern[str]) -> float:
     return sum(1 for s in sample if pattern.search(s)) / len(sample)
 
 
-def plan_columns(db: Database, progress: ProgressFn | None = None) -> list[ColumnChoice]:
+def plan_columns(db: Source, progress: ProgressFn | None = None) -> list[ColumnChoice]:
     """Decide per text column whether to index it, from its name, keys and a small sample of values.
 
     Ids, e-mails, URLs, dates kept as text and long free text are left out; enum-like columns and
@@ -112,8 +110,12 @@ def _choose(conn: sa.Connection, table: Table, col: Column, access: Access) -> C
     if not access.allows(table.name, col.name):
         return choice(False, "denied")
     id_named = looks_like_id_name(col.name)
-    query = sa.select(sa.column(col.name)).select_from(sa.table(table.name, schema=table.schema))
-    query = query.where(sa.column(col.name).is_not(None)).limit(PLAN_SAMPLE)
+    query: sa.Select[tuple[Any]] = (
+        sa.select(sa.column(col.name))
+        .select_from(sa.table(table.name, schema=table.schema))
+        .where(sa.column(col.name).is_not(None))
+        .limit(PLAN_SAMPLE)
+    )
     try:
         sample = [str(v) for v in conn.execute(query).scalars() if not isinstance(v, bytes | memoryview)]
     except sa.exc.DBAPIError as exc:

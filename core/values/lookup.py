@@ -13,20 +13,17 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 from rapidfuzz import fuzz, process
 
-from core.retrieve import ValueMatch
+from core.retrieval import ValueMatch
 from core.values.build import build_index
 from core.values.columns import EMAIL, URL, Access, looks_like_id_name
 from core.values.folding import fold, fold_many, is_numeric, similarity
 from core.values.search import search
+from core.values.source import Source
 from core.values.store import MAX_VALUE_CHARS, LoadedIndex, index_path, load_index
-
-if TYPE_CHECKING:
-    from core.database import Database
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +51,7 @@ class ValueIndex:
     searched directly with bounded LIKE queries, and the log says to run `python -m bot index build`.
     """
 
-    def __init__(self, db: Database, path: Path | None = None) -> None:
+    def __init__(self, db: Source, path: Path | None = None) -> None:
         self.db = db
         self.path = path or index_path(db)
         self._lock = threading.Lock()
@@ -222,6 +219,6 @@ class ValueIndex:
         return sorted(found, key=lambda m: -m.score)[:k]
 
 
-def open_index(db: Database) -> ValueIndex:
+def open_index(db: Source) -> ValueIndex:
     """The value index of `db` (files are opened on the first lookup)."""
     return ValueIndex(db)

@@ -25,13 +25,14 @@ ProgressFn = Callable[[Progress], None]
 def text_progress(stream: TextIO | None = None, every_s: float = 1.0) -> ProgressFn:
     """A progress callback that prints a line per phase change and at most one per `every_s` seconds."""
     out = stream or sys.stderr
-    last = {"t": 0.0, "phase": ""}
+    last_t, last_phase = 0.0, ""
 
     def report(p: Progress) -> None:
+        nonlocal last_t, last_phase
         now = time.monotonic()
-        if p.phase == last["phase"] and now - last["t"] < every_s and p.phase != "done":
+        if p.phase == last_phase and now - last_t < every_s and p.phase != "done":
             return
-        last.update(t=now, phase=p.phase)
+        last_t, last_phase = now, p.phase
         amount = f"{p.done:,}" + (f"/{p.total:,}" if p.total else "")
         print(f"[index] {p.phase:<5} {amount:>21}  {p.detail}", file=out, flush=True)
 

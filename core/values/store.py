@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -29,9 +29,7 @@ from core.catalog import Catalog
 from core.values.columns import Access
 from core.values.folding import SEP, fold_many
 from core.values.progress import Progress, ProgressFn
-
-if TYPE_CHECKING:
-    from core.database import Database
+from core.values.source import Source
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +40,7 @@ SMALL_TOTAL = 50_000
 SEP_BYTE = ord(SEP)
 
 
-def index_path(db: Database) -> Path:
+def index_path(db: Source) -> Path:
     """Where `db`'s index lives: one folder per database name and URL."""
     safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in db.name)[:60] or "db"
     digest = hashlib.sha256(f"{db.name}|{db.config.url}".encode()).hexdigest()[:8]
@@ -57,8 +55,7 @@ def value_grams(compact_joined: bytes) -> tuple[np.ndarray, np.ndarray]:
     b = np.frombuffer(compact_joined, dtype=np.uint8)
     sep = b == SEP_BYTE
     ok = ~sep[1:-1]  # a gram whose middle byte is a separator straddles two values
-    vid = np.cumsum(sep[:-2], dtype=np.int32 if len(b) < 2**31 else np.int64)
-    vid -= 1
+    vid = np.cumsum(sep[:-2], dtype=np.int32 if len(b) < 2**31 else np.int64) - 1
     gram = b[:-2].astype(np.uint32)
     gram <<= 16
     gram |= b[1:-1].astype(np.uint32) << 8
@@ -153,11 +150,14 @@ class LoadedIndex:
     def values(self, vids: Sequence[int] | np.ndarray) -> list[str]:
         ids = np.asarray(vids, dtype=np.int64)
         starts, ends = self.values_off[ids].tolist(), self.values_off[ids + 1].tolist()
-        blob = memoryview(self.values_bin)
+        blob = self.values_bin.data
         return [bytes(blob[a:b]).decode() for a, b in zip(starts, ends, strict=True)]
 
     def column_of(self, vid: int) -> dict[str, Any]:
-        return self.meta["columns"][int(np.searchsorted(self.col_starts, vid, side="right")) - 1]
+        column: dict[str, Any] = self.meta["columns"][
+            int(np.searchsorted(self.col_starts, vid, side="right")) - 1
+        ]
+        return column
 
     def small_columns(self) -> tuple[list[int], list[str], list[str]]:
         """Value ids, folded and compact forms of the smallest columns (states, statuses, semesters).
@@ -235,7 +235,7 @@ def stored_columns(path: Path) -> tuple[dict[str, dict[str, Any]], Callable[[dic
     return {f"{c['table']}.{c['column']}": c for c in meta["columns"]}, read
 
 
-def iter_index_values(db: Database) -> Iterable[tuple[str, str, str]]:
+def iter_index_values(db: Source) -> Iterable[tuple[str, str, str]]:
     """Every (table, column, value) in the index on disk, e.g. for benchmarks and exports."""
     entries, read = stored_columns(index_path(db))
     for entry in entries.values():

@@ -1,0 +1,272 @@
+"""Scheduled runs in Slack: who the owner is there, how a failure reads, and the posts themselves.
+
+core/schedules/tick.py runs a tick and says what to show; this module shows it. A result is posted
+like an interactive answer — table, CSV, chart, the answer's buttons — at the top of the channel,
+headed with the schedule and followed by what changed and by the ticks it stands for; the run is
+stored as a turn of its own thread, so Show SQL, CSV, 👍 and follow-ups work on it. A failing
+scheduled run posts one message per streak (later failures edit it; the first run that works
+again marks it), and when the streak pauses the schedule the owner gets a DM. Whether the result
+got out goes back to the core (`delivered` / `undelivered`), which records the run.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import sqlalchemy as sa
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
+
+from bot import render
+from bot.answering import BLOCK_ERRORS, NOT_EDITABLE, conversation_key
+from bot.slack_files import result_files
+from bot.usergroups import UsergroupDirectory, slack_principal
+from core.access import Principal
+from core.answer import Outcome
+from core.askbase import Askbase
+from core.schedules import store, tick
+from core.schedules.missed import Missed
+from core.schedules.store import Schedule
+from core.schedules.tick import ChatUnavailable, Failure, Result, Tick
+from core.schedules.triggers import as_utc, next_fire_time
+from core.state import conversations
+
+log = logging.getLogger("askbase.schedules")
+
+
+def utcnow() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+@dataclass
+class Runner:
+    """Runs schedules and posts them in Slack: the engine, a Slack client per team, and a clock.
+
+    It is the `Chat` a tick asks who the owner is and how a failure reads.
+    """
+
+    askbase: Askbase
+    client_for: Callable[[str], WebClient]  # team id → client; ChatUnavailable when uninstalled
+    worker_id: str = ""
+    clock: Callable[[], dt.datetime] = utcnow
+    usergroups: UsergroupDirectory = field(default_factory=UsergroupDirectory)
+
+    @property
+    def state(self) -> sa.Engine:
+        return self.askbase.state
+
+    def principal(self, schedule: Schedule) -> Principal:
+        """The owner, in the schedule's channel, with the user groups access rules may name."""
+        return slack_principal(
+            self.askbase.settings,
+            self.client_for(schedule.team),
+            self.usergroups,
+            team=schedule.team,
+            channel=schedule.channel,
+            user=schedule.owner,
+        )
+
+    def explain(self, schedule: Schedule, failure: Failure) -> str:
+        """One sentence of mrkdwn; what came from the database or the engine is escaped."""
+        database = render.escape(schedule.database)
+        if failure.kind == "access":
+            return f"<@{schedule.owner}> may no longer query `{database}` from <#{schedule.channel}>."
+        if failure.kind == "connection":
+            return f"I could not reach the database `{database}`."
+        if failure.kind == tick.DELIVERY:
+            return f"I could not post in <#{schedule.channel}> ({render.escape(failure.detail)})."
+        if failure.kind == tick.INTERNAL or not failure.detail.strip():
+            return "Something went wrong on my side (the log has the details)."
+        # the engine's own words: guard refusals, a database gone, timeouts, SQL errors, conditions
+        return _sentence(render.escape(failure.detail))
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
+def run_and_post(runner: Runner, schedule_id: int, *, manual_by: str | None = None) -> Tick:
+    """Run a schedule once (for the tick due now, or — `manual_by` someone — right now) and show it."""
+    done = tick.run_tick(
+        runner.askbase,
+        schedule_id,
+        runner,
+        now=as_utc(runner.clock()),
+        manual_by=manual_by,
+        worker=runner.worker_id,
+    )
+    if done.status == "ready":
+        done = _deliver(runner, done)
+    if done.notice is not None and done.schedule is not None:
+        _report_failure(runner, done.schedule, done.notice)
+    if done.recovered_ts and done.schedule is not None:
+        _mark_recovered(runner, done.schedule, done.recovered_ts)
+    return done
+
+
+def _deliver(runner: Runner, ready: Tick) -> Tick:
+    s, result = ready.schedule, ready.result
+    assert s is not None and result is not None
+    try:
+        client = runner.client_for(s.team)
+        ts = post_result(runner, client, s, result)
+    except ChatUnavailable as exc:
+        return tick.undelivered(runner.askbase, runner, ready, Failure(tick.UNREACHABLE, str(exc)))
+    except SlackApiError as exc:
+        error = str(exc.response.get("error") or "error")
+        return tick.undelivered(runner.askbase, runner, ready, Failure(tick.DELIVERY, error))
+    _remember_turn(runner.state, s, result.outcome, ts)
+    return tick.delivered(runner.askbase, ready, ts)
+
+
+def _remember_turn(state: sa.Engine, s: Schedule, outcome: Outcome, ts: str) -> None:
+    """Store the run as a turn of its own thread: Show SQL, CSV, 👍 and follow-ups work on it."""
+    key = conversation_key(s.team, s.channel, ts)
+    try:
+        conversations.ensure_conversation(state, key, s.database, channel=s.channel, user=s.owner)
+        conversations.record_turn(state, key, outcome, user=s.owner)
+    except Exception:
+        log.exception("schedule %s: could not store the turn", s.id)
+
+
+# ---------------------------------------------------------------- failures
+
+
+def _report_failure(runner: Runner, s: Schedule, notice: tick.Notice) -> None:
+    try:
+        client = runner.client_for(s.team)
+    except Exception:
+        log.exception("schedule %s: no Slack client to report the failure", s.id)
+        return
+    question = render.escape(s.question)
+    if s.paused:
+        text = (
+            f":double_vertical_bar: I paused the scheduled question *{question}* after {s.failures} "
+            f"failed runs in a row. Last error: {notice.text} <@{s.owner}> can resume it with "
+            "`/ask schedules` once that is fixed."
+        )
+    else:
+        after = notice.retry_at - dt.timedelta(microseconds=1) if notice.retry_at else None
+        following = next_fire_time(s.trigger, after) if after else None
+        text = (
+            f":warning: The scheduled question *{question}* failed. {notice.text}\n"
+            f"I'll try again {slack_time(following) if following else 'later'} "
+            f"({s.failures} of {notice.limit} failures in a row; at {notice.limit} I pause it)."
+        )
+    message = render.Message(text=text, blocks=[render.section(text)])
+    ts = _post_or_update(client, s.channel, s.error_ts, message)
+    if ts and ts != s.error_ts and not s.paused:
+        store.set_error_message(runner.state, s.id, ts)
+    if s.paused:
+        dm = (
+            f"Your scheduled question *{question}* in <#{s.channel}> failed {s.failures} times in a row, "
+            f"so I paused it. Last error: {notice.text} When it is fixed, resume it with `/ask schedules` "
+            "in that channel or from my Home tab."
+        )
+        try:
+            client.chat_postMessage(channel=s.owner, text=dm, blocks=[render.section(dm)])
+        except SlackApiError as exc:
+            log.warning("schedule %s: could not DM the owner: %s", s.id, exc.response.get("error"))
+
+
+def _post_or_update(client: WebClient, channel: str, ts: str | None, message: render.Message) -> str | None:
+    """Edit our earlier message when there is one; else post. The ts, or None when Slack refused."""
+    try:
+        if ts:
+            try:
+                client.chat_update(channel=channel, ts=ts, text=message.text, blocks=message.blocks)
+                return ts
+            except SlackApiError as exc:
+                if exc.response.get("error") not in NOT_EDITABLE:
+                    raise
+        posted = client.chat_postMessage(channel=channel, text=message.text, blocks=message.blocks)
+        return posted.get("ts")
+    except SlackApiError as exc:
+        log.warning("could not post in %s: %s", channel, exc.response.get("error"))
+        return None
+
+
+def _mark_recovered(runner: Runner, s: Schedule, error_ts: str) -> None:
+    try:
+        client = runner.client_for(s.team)
+    except Exception:
+        log.exception("schedule %s: no Slack client to say it works again", s.id)
+        return
+    text = f":white_check_mark: The scheduled question *{render.escape(s.question)}* works again."
+    _post_or_update(client, s.channel, error_ts, render.Message(text=text, blocks=[render.section(text)]))
+
+
+# ---------------------------------------------------------------- the message
+
+
+def slack_time(when: dt.datetime) -> str:
+    """A time every reader sees in their own timezone (Slack's date formatting)."""
+    stamp = int(as_utc(when).timestamp())
+    fallback = as_utc(when).strftime("%Y-%m-%d %H:%M UTC")
+    return f"<!date^{stamp}^{{date_short_pretty}} at {{time}}|{fallback}>"
+
+
+def schedule_line(s: Schedule) -> str:
+    """ "every weekday at 09:00 (Europe/Berlin) · only when the result changed"."""
+    parts = [s.trigger.describe()]
+    if s.condition.kind != "always":
+        parts.append(s.condition.describe())
+    return " · ".join(parts)
+
+
+def run_blocks(
+    s: Schedule,
+    message: render.Message,
+    changes: tuple[str, ...],
+    missed: Missed,
+    manual_by: str | None = None,
+) -> list[dict[str, Any]]:
+    """An answer message framed as a scheduled run: what it is, the result, what changed, controls."""
+    head = f":repeat: *{render.escape(s.question)}* — {render.escape(schedule_line(s))} · <@{s.owner}>'s schedule"
+    if manual_by:
+        head += f" · run now by <@{manual_by}>"
+    extra = []
+    if changes:
+        extra.append(render.context("*Since the last run:* " + render.escape("\n".join(changes))))
+    if missed.count:
+        extra.append(render.context(f":hourglass: {missed.note()}"))
+    controls = render.actions(
+        f"schedule_run:{s.id}",
+        render.button("Pause schedule", "schedule_pause", str(s.id)),
+        render.button("Run now", "schedule_run", str(s.id)),
+    )
+    body, buttons = message.blocks[:-1], message.blocks[-1:]
+    room = render.MAX_BLOCKS - 1 - len(extra) - len(buttons) - 1
+    return [render.context(head), *body[:room], *extra, *buttons, controls]
+
+
+def post_result(runner: Runner, client: WebClient, s: Schedule, result: Result) -> str:
+    """Post the run at the top of the channel, its CSV and chart in the thread under it; the ts."""
+    outcome = result.outcome
+    table_rows = max(1, min(runner.askbase.settings.slack.table_rows, 99))
+    message = render.answer_message(outcome, table_rows=table_rows)
+    text = render.clip(f"{s.question} — {message.text}", render.MAX_TEXT)
+
+    def blocks(message: render.Message) -> list[dict[str, Any]]:
+        return run_blocks(s, message, result.changes, result.missed, result.manual_by)
+
+    try:
+        posted = client.chat_postMessage(channel=s.channel, text=text, blocks=blocks(message))
+    except SlackApiError as exc:
+        if exc.response.get("error") not in BLOCK_ERRORS:
+            raise
+        message = render.answer_message(outcome, table_rows=table_rows, use_table=False)
+        posted = client.chat_postMessage(channel=s.channel, text=text, blocks=blocks(message))
+    ts = str(posted["ts"])
+    files = result_files(outcome, with_csv=message.wants_csv) if outcome.rows else []
+    if files:
+        try:
+            client.files_upload_v2(channel=s.channel, thread_ts=ts, file_uploads=files)
+        except Exception as exc:  # the result is out; a missing file is noted in the log only
+            log.warning("schedule %s: file upload failed: %s", s.id, exc)
+    return ts

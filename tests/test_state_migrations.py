@@ -1,8 +1,16 @@
 """The state database is made and upgraded by Alembic: old databases keep every row, racing starts are safe.
 
-`tests/data/state_schema_v0.*.sql` is the DDL the release before migrations ran (`create_all` of
-core/state/schema.py at eb83305), frozen: a database made by it, with rows in every table, must
-come out of `open_state` at head with the same rows, on SQLite and on real PostgreSQL.
+Three kinds of old database, each with rows in every table, must come out of `open_state` at head
+with the same rows, on SQLite and on real PostgreSQL:
+
+- v0: the release before migrations (`create_all` of core/state/schema.py at eb83305), frozen in
+  `tests/data/state_schema_v0.*.sql`;
+- v0001: a database migrated to the baseline revision (the packaging branch before main merged);
+- 4e317c5: main right before migrations landed, whose `create_all` already had the Teams columns,
+  verified queries, the answer cache and `audit_log.reused_from` (`tests/data/state_schema_4e317c5.*.sql`).
+
+Whatever the start, the result has exactly the schema a new database gets, which is main's (the
+4e317c5 DDL) plus the version table.
 """
 
 from __future__ import annotations
@@ -18,22 +26,29 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
+from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
 from sqlalchemy.engine import make_url
 
 from bot.cli import main as cli
+from core.schedules import store as schedules
 from core.settings import ROOT
 from core.state import audit, open_state, state_engine
+from core.state import verified as verified_store
 from core.state.conversations import history
-from core.state.migrate import VERSION_TABLE, current, head
+from core.state.migrate import VERSION_TABLE, alembic_config, current, head, upgrade
 from core.state.schema import metadata
 
 DATA = Path(__file__).parent / "data"
 AT = dt.datetime(2026, 3, 2, 9, 30, tzinfo=dt.UTC)
 
 BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
+V0 = "v0"  # tests/data/state_schema_v0.*.sql: the release before migrations
+MAIN = "4e317c5"  # tests/data/state_schema_4e317c5.*.sql: main's create_all right before migrations
+ORIGINS = [V0, "v0001", MAIN]
+NEW_TABLES = ("verified_queries", "answer_cache")  # added by revision 0002
 
 
 @pytest.fixture
@@ -44,13 +59,13 @@ def state_url(request, tmp_path) -> str:
     return request.getfixturevalue("postgres_state")
 
 
-def previous_release(url: str, *, skip: tuple[str, ...] = ()) -> sa.Engine:
-    """A state database as the release before migrations made it (tables in `skip` left out)."""
+def made_by(url: str, ddl: str = V0, *, skip: tuple[str, ...] = ()) -> sa.Engine:
+    """A state database as `ddl`'s code made it with create_all (tables in `skip` left out)."""
     engine = state_engine(url)
-    ddl = (DATA / f"state_schema_v0.{engine.dialect.name}.sql").read_text()
+    text = (DATA / f"state_schema_{ddl}.{engine.dialect.name}.sql").read_text()
     statements = [
         s.strip()
-        for s in "\n".join(line for line in ddl.splitlines() if not line.startswith("--")).split(";")
+        for s in "\n".join(line for line in text.splitlines() if not line.startswith("--")).split(";")
         if s.strip()
     ]
     with engine.begin() as conn:
@@ -58,6 +73,20 @@ def previous_release(url: str, *, skip: tuple[str, ...] = ()) -> sa.Engine:
             if not any(f"TABLE {t} " in statement or f"ON {t} " in statement for t in skip):
                 conn.exec_driver_sql(statement)
     return engine
+
+
+def previous_release(url: str, *, skip: tuple[str, ...] = ()) -> sa.Engine:
+    """A state database as the release before migrations made it (tables in `skip` left out)."""
+    return made_by(url, V0, skip=skip)
+
+
+def old_database(url: str, origin: str) -> sa.Engine:
+    """An empty state database of `origin`: v0's or 4e317c5's create_all, or migrated to 0001."""
+    if origin == "v0001":
+        engine = state_engine(url)
+        assert upgrade(engine, "0001") == "0001"
+        return engine
+    return made_by(url, origin)
 
 
 def rows_of_every_kind() -> dict[str, list[dict[str, Any]]]:
@@ -152,7 +181,8 @@ def rows_of_every_kind() -> dict[str, list[dict[str, Any]]]:
                 "last_status": "posted",
                 "last_rows": 1,
                 "last_fingerprint": "abc",
-                "last_result": {"columns": ["n"], "rows": [[300]]},
+                # as Snapshot.to_json wrote it
+                "last_result": {"columns": ["n"], "rows": [[300]], "row_count": 1},
                 "source_trace": "t0",
                 "created_at": AT,
                 "updated_at": AT,
@@ -204,15 +234,97 @@ def rows_of_every_kind() -> dict[str, list[dict[str, Any]]]:
     }
 
 
-def snapshot(engine: sa.Engine, tables: list[str]) -> dict[str, list[tuple[Any, ...]]]:
-    """Every row of `tables` as the database returns it (reflected, so schema.py plays no part)."""
+def rows_of_mains_features() -> dict[str, list[dict[str, Any]]]:
+    """What main's Teams adapter and trusted answers left in a 4e317c5 database, beside the rest."""
+    return {
+        "schedules": [
+            {
+                **rows_of_every_kind()["schedules"][0],
+                "channel": "19:general@thread.tacv2",
+                "platform": "teams",
+                "address": {"conversation": {"id": "19:general@thread.tacv2"}, "serviceUrl": "http://smba/"},
+            }
+        ],
+        "audit_log": [
+            {**rows_of_every_kind()["audit_log"][0], "trace_id": "t1", "reused_from": "verified #1"}
+        ],
+        "verified_queries": [
+            {
+                "database": "demo",
+                "question": "How many clients?",
+                "sql": "SELECT COUNT(*) FROM client",
+                "dialect": "sqlite",
+                "params": [],
+                "reusable": True,
+                "note": None,
+                "verified_by": "U9",
+                "verified_at": AT,
+                "team": "T1",
+                "channel": "C1",
+                "source_trace": "t0",
+                "signature": "sig",
+                "stale_reason": None,
+                "stale_at": None,
+                "stale_notified_at": None,
+                "active": True,
+                "unverified_by": None,
+                "unverified_at": None,
+                "reuse_count": 2,
+                "last_reused_at": AT,
+            }
+        ],
+        "answer_cache": [
+            {
+                "key": "0" * 64,
+                "database": "demo",
+                "question": "how many clients",
+                "answer": {"columns": ["n"], "rows": [[300]]},
+                "bytes": 42,
+                "source_trace": "t0",
+                "created_at": AT,
+            }
+        ],
+    }
+
+
+def seed(engine: sa.Engine, origin: str) -> dict[str, int]:
+    """Rows in every table `origin` has (through the reflected tables, not schema.py); counts per table."""
+    groups = [rows_of_every_kind(), *([rows_of_mains_features()] if origin == MAIN else [])]
+    found = sa.MetaData()
+    found.reflect(engine)
+    counts: dict[str, int] = {}
+    with engine.begin() as conn:
+        for rows in groups:  # one insert per group: an executemany takes its columns from the first row
+            for table, values in rows.items():
+                conn.execute(sa.insert(found.tables[table]), values)
+                counts[table] = counts.get(table, 0) + len(values)
+    return counts
+
+
+def snapshot(
+    engine: sa.Engine, tables: list[str], columns: dict[str, list[str]] | None = None
+) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of `tables` as the database returns it (reflected, so schema.py plays no part),
+    only `columns[table]` where given: what an older schema had, read back after an upgrade."""
     found = sa.MetaData()
     found.reflect(engine, only=tables)
     with engine.connect() as conn:
         return {
-            name: [tuple(r) for r in conn.execute(sa.select(t).order_by(*t.primary_key.columns))]
+            name: [
+                tuple(r)
+                for r in conn.execute(
+                    sa.select(*[t.c[c] for c in (columns or {}).get(name, t.c.keys())]).order_by(
+                        *t.primary_key.columns
+                    )
+                )
+            ]
             for name, t in found.tables.items()
         }
+
+
+def columns_of(engine: sa.Engine) -> dict[str, list[str]]:
+    inspector = sa.inspect(engine)
+    return {t: [c["name"] for c in inspector.get_columns(t)] for t in inspector.get_table_names()}
 
 
 def shape(engine: sa.Engine) -> dict[str, Any]:
@@ -221,7 +333,10 @@ def shape(engine: sa.Engine) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for table in sorted(set(inspector.get_table_names()) & set(metadata.tables)):
         out[table] = {
-            "columns": [(c["name"], str(c["type"]), c["nullable"]) for c in inspector.get_columns(table)],
+            "columns": [
+                (c["name"], str(c["type"]), c["nullable"], _default(c.get("default")))
+                for c in inspector.get_columns(table)
+            ],
             "pk": inspector.get_pk_constraint(table)["constrained_columns"],
             "fks": sorted(
                 (fk["constrained_columns"], fk["referred_table"]) for fk in inspector.get_foreign_keys(table)
@@ -236,78 +351,132 @@ def shape(engine: sa.Engine) -> dict[str, Any]:
     return out
 
 
+def _default(text: str | None) -> str | None:
+    """A column's server default as reflected; PostgreSQL's sequences are named per schema, so left out."""
+    return None if text is None or text.startswith("nextval(") else text
+
+
+@pytest.mark.parametrize("origin", ORIGINS)
 @pytest.mark.parametrize("state_url", BACKENDS, indirect=True)
-def test_a_database_of_the_previous_release_upgrades_in_place_and_keeps_every_row(state_url, tmp_path):
-    old = previous_release(state_url)
-    seeded = rows_of_every_kind()
-    found = sa.MetaData()
-    found.reflect(old)
-    with old.begin() as conn:
-        for table, rows in seeded.items():
-            conn.execute(sa.insert(found.tables[table]), rows)
+def test_a_database_of_an_earlier_release_upgrades_in_place_and_keeps_every_row(state_url, origin, tmp_path):
+    old = old_database(state_url, origin)
+    seeded = seed(old, origin)
     SQLAlchemyJobStore(engine=old).jobs_t.create(old)  # APScheduler's own table shares the database
+    had = columns_of(old)
     before = snapshot(old, [*seeded, "apscheduler_jobs"])
-    assert current(old) is None
+    assert current(old) == ("0001" if origin == "v0001" else None)
     old.dispose()
 
     engine = open_state(state_url)  # what every command does first
     try:
-        assert current(engine) == head()
-        assert snapshot(engine, [*seeded, "apscheduler_jobs"]) == before
-        assert {t: len(r) for t, r in before.items()} == {
-            **{t: len(r) for t, r in seeded.items()},
-            "apscheduler_jobs": 0,
-        }
+        assert current(engine) == head() == "0002"
+        assert snapshot(engine, [*seeded, "apscheduler_jobs"], had) == before
+        assert {t: len(r) for t, r in before.items()} == {**seeded, "apscheduler_jobs": 0}
         # the code reads and writes the old rows as before
         assert [t.question for t in history(engine, "slack:T1:C1:1700000000.000100")] == [
             "How many clients?",
             "and in 2024?",
         ]
-        assert [
-            e["question"]
-            for e in audit.entries_since(engine, dt.datetime.now(dt.UTC) - AT + dt.timedelta(days=1))
-        ] == ["How many clients?"]
-        with engine.begin() as conn:  # and new rows go in beside them
+        logged = audit.entries_since(engine, dt.datetime.now(dt.UTC) - AT + dt.timedelta(days=1))
+        assert [e["question"] for e in logged] == ["How many clients?"] * seeded["audit_log"]
+        # what 0002 added reads as the code expects of rows made before it: Slack schedules, no reuse
+        slack_schedule = schedules.get(engine, 1)
+        assert slack_schedule is not None and slack_schedule.question == "How many clients?"
+        assert (slack_schedule.platform, slack_schedule.address) == ("slack", None)
+        assert logged[0]["reused_from"] is None
+        if origin == MAIN:  # main's own rows of its new features stay what they were
+            teams = schedules.get(engine, 2)
+            assert teams is not None and teams.platform == "teams"
+            assert teams.address == rows_of_mains_features()["schedules"][0]["address"]
+            assert logged[1]["reused_from"] == "verified #1"
+            verified = verified_store.get(engine, 1)
+            assert verified is not None and verified.sql == "SELECT COUNT(*) FROM client"
+        with engine.begin() as conn:  # and new rows go in beside them, in the new tables too
             conn.execute(sa.insert(metadata.tables["processed_events"]), {"id": "Ev02", "received_at": AT})
+            conn.execute(
+                sa.insert(metadata.tables["answer_cache"]),
+                {**rows_of_mains_features()["answer_cache"][0], "key": "1" * 64},
+            )
+        made = schedules.create(
+            engine,
+            team="T1",
+            channel="19:new@thread.tacv2",
+            owner="U1",
+            question="How many clients?",
+            sql="SELECT COUNT(*) FROM client",
+            database="demo",
+            trigger=slack_schedule.trigger,
+            condition=slack_schedule.condition,
+            platform="teams",
+            address={"conversation": {"id": "19:new@thread.tacv2"}},
+        )
+        assert schedules.get(engine, made.id) == made
         with engine.connect() as conn:
             versions = conn.execute(sa.text(f"SELECT version_num FROM {VERSION_TABLE}")).scalars().all()
         assert versions == [head()]
     finally:
         engine.dispose()
-    upgraded, reference = state_engine(state_url), previous_release_fresh(tmp_path, state_url)
-    try:  # nothing of the old schema was changed on the way
+    upgraded, reference = state_engine(state_url), fresh(tmp_path, state_url, MAIN)
+    try:  # whatever the start, the schema is main's: nothing else was changed on the way
         assert shape(upgraded) == shape(reference)
     finally:
         upgraded.dispose()
         reference.dispose()
 
 
-def previous_release_fresh(tmp_path: Path, state_url: str) -> sa.Engine:
-    """The previous release's schema in a second, empty database of the same kind (for comparing)."""
+def fresh(tmp_path: Path, state_url: str, ddl: str) -> sa.Engine:
+    """`ddl`'s schema in a second, empty database of the same kind (for comparing)."""
     if make_url(state_url).get_backend_name() == "sqlite":
-        return previous_release(f"sqlite:///{tmp_path / 'v0-fresh.sqlite'}")
-    return previous_release_in_schema(state_url)
-
-
-def previous_release_in_schema(state_url: str) -> sa.Engine:
-    name = f"v0_{uuid.uuid4().hex[:8]}"
+        return made_by(f"sqlite:///{tmp_path / f'{ddl}-fresh.sqlite'}", ddl)
+    name = f"{ddl}_{uuid.uuid4().hex[:8]}"
     engine = state_engine(state_url)
     with engine.begin() as conn:
         conn.exec_driver_sql(f'CREATE SCHEMA "{name}"')
-    return previous_release(
-        make_url(state_url).update_query_dict({"options": f"-csearch_path={name}"}).render_as_string(False)
-    )
+    engine.dispose()
+    in_schema = make_url(state_url).update_query_dict({"options": f"-csearch_path={name}"})
+    return made_by(in_schema.render_as_string(False), ddl)
 
 
 @pytest.mark.parametrize("state_url", BACKENDS, indirect=True)
-def test_a_new_database_gets_exactly_the_previous_releases_schema_plus_the_version_table(state_url, tmp_path):
+def test_a_new_database_gets_exactly_mains_schema_plus_the_version_table(state_url, tmp_path):
     engine = open_state(state_url)
-    reference = previous_release_fresh(tmp_path, state_url)
+    reference = fresh(tmp_path, state_url, MAIN)
     try:
         assert shape(engine) == shape(reference)
         assert set(sa.inspect(engine).get_table_names()) == {*metadata.tables, VERSION_TABLE}
+        assert {*NEW_TABLES, "schedules", "audit_log"} <= set(metadata.tables)
     finally:
         engine.dispose()
+        reference.dispose()
+
+
+@pytest.mark.parametrize("state_url", BACKENDS, indirect=True)
+def test_0002_goes_back_to_0001_and_up_again_keeping_the_rows_0001_knew(state_url, tmp_path):
+    """`alembic downgrade 0001` removes exactly what 0002 added; upgrading again restores main's schema."""
+    engine = open_state(state_url)
+    try:
+        seed(engine, MAIN)
+        v0001 = old_database(f"sqlite:///{tmp_path / 'v0001.sqlite'}", "v0001")
+        kept = columns_of(v0001)  # what 0001 knew, column by column
+        v0001.dispose()
+        before = snapshot(engine, list(rows_of_every_kind()), kept)
+        with engine.begin() as conn:
+            command.downgrade(alembic_config(conn), "0001")
+        assert current(engine) == "0001"
+        tables = set(sa.inspect(engine).get_table_names())
+        assert not tables & set(NEW_TABLES) and "schedules" in tables
+        assert "platform" not in columns_of(engine)["schedules"]
+        assert snapshot(engine, list(rows_of_every_kind()), kept) == before
+        assert upgrade(engine) == head()
+        assert snapshot(engine, list(rows_of_every_kind()), kept) == before
+    finally:
+        engine.dispose()
+    reference = fresh(tmp_path, state_url, MAIN)
+    again = state_engine(state_url)
+    try:
+        assert shape(again) == shape(reference)
+    finally:
+        again.dispose()
         reference.dispose()
 
 
@@ -406,5 +575,8 @@ def test_the_revisions_ship_as_package_data():
         for p in (ROOT / "core/state/migrations").rglob("*")
         if p.is_file() and "__pycache__" not in p.parts
     ]
-    assert "migrations/versions/v0001_baseline.py" in files
+    assert {
+        "migrations/versions/v0001_baseline.py",
+        "migrations/versions/v0002_teams_verified_cache.py",
+    } <= set(files)
     assert all(any(fnmatch.fnmatch(f, pat) for pat in patterns) for f in files), files

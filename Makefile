@@ -25,6 +25,10 @@ test-fast: $(VENV)/.installed
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check .
 
+# Build sdist and wheel, install the wheel in a fresh venv, ask the demo question from an empty directory.
+check-wheel: $(VENV)/.installed
+	bash .ci/check_wheel
+
 console: $(VENV)/.installed
 	$(PY) -m bot console
 

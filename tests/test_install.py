@@ -8,6 +8,7 @@ from importlib import metadata, resources
 from pathlib import Path
 
 from bot.cli import main
+from core import demo, insurance_demo
 from core.prompts import render
 from core.settings import ROOT, default_config_file, default_var_dir, is_checkout, load_settings
 
@@ -28,6 +29,11 @@ def test_prompts_and_the_default_config_are_read_as_package_data(monkeypatch):
     monkeypatch.delenv("ASKBASE_CONFIG")
     assert default_config_file() == Path(str(resources.files("config").joinpath("askbase.yaml")))
     assert load_settings().llm.model == "gpt-4o-mini"  # read from the shipped YAML
+    for catalog, name in (
+        (demo.CATALOG_PATH, "demo_catalog.yaml"),
+        (insurance_demo.CATALOG_PATH, "insurance_catalog.yaml"),
+    ):
+        assert catalog == Path(str(resources.files("config").joinpath(name))) and catalog.is_file()
 
 
 def test_the_var_dir_is_the_env_else_the_checkouts_var_else_the_users_data_dir(tmp_path, monkeypatch):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
+import time
 
 import pytest
 
@@ -150,9 +151,21 @@ def test_other_opens_a_modal_whose_words_answer_the_question(bot, slack, demo_va
     assert "I mean the country" in slack.messages[question.ts].all_text()
 
 
+def noted(bot: RunningBot, question: Message, thread_ts: str) -> None:
+    """Wait until the bot has noted which message asked (it does right after posting it). A reply
+    typed sooner finds no message to mark as answered (the answer still comes); people take
+    longer than those few milliseconds to read a question and reply."""
+    conversation = f"slack:T0001:{question.channel}:{thread_ts}"
+    deadline = time.monotonic() + 10
+    while not any(p.message_ts == question.ts for p in store.asked_in(bot.state, conversation)):
+        assert time.monotonic() < deadline, "the bot never noted its question's message"
+        time.sleep(0.01)
+
+
 def test_a_reply_in_the_thread_is_taken_as_the_answer(bot, slack, demo_var):
     _, ts = bot.sender.mention(SINGAPORE)
     question = clarification_in(slack, CHANNEL, ts)
+    noted(bot, question, ts)
     bot.sender.mention("the city, please", thread_ts=ts)  # a mention in the thread answers it
     assert table_in(slack, CHANNEL, ts)[1:] == [
         [str(n)] for (n,) in hand(demo_var, CLIENTS_IN.format(column="city"))

@@ -57,6 +57,17 @@ def clarification_in(slack: FakeSlack, channel: str, thread_ts: str) -> Message:
     return copy.deepcopy(message)
 
 
+def noted(bot: RunningBot, question: Message, thread_ts: str) -> None:
+    """Wait until the bot has noted which message asked (it does right after posting it). A reply
+    typed sooner finds no message to mark as answered (the answer still comes); people take
+    longer than those few milliseconds to read a question and reply."""
+    conversation = f"slack:T0001:{question.channel}:{thread_ts}"
+    deadline = time.monotonic() + 10
+    while not any(p.message_ts == question.ts for p in store.asked_in(bot.state, conversation)):
+        assert time.monotonic() < deadline, "the bot never noted its question's message"
+        time.sleep(0.01)
+
+
 def table_in(slack: FakeSlack, channel: str, thread_ts: str) -> list[list[str]]:
     """The answer's table, header first (a single value's sentence reads as a one-cell table)."""
     message = slack.wait_for(
@@ -130,6 +141,7 @@ def test_two_date_columns_are_asked_back_and_the_chosen_column_is_counted(bot, s
 def test_other_opens_a_modal_whose_words_answer_the_question(bot, slack, demo_var):
     _, ts = bot.sender.mention(SINGAPORE)
     question = clarification_in(slack, CHANNEL, ts)
+    noted(bot, question, ts)  # the modal's answer finds the question's message through this note
     bot.sender.click(
         "clarify_other",
         question.button_value("clarify_other"),
@@ -149,17 +161,6 @@ def test_other_opens_a_modal_whose_words_answer_the_question(bot, slack, demo_va
         [str(n)] for (n,) in hand(demo_var, CLIENTS_IN.format(column="country"))
     ]
     assert "I mean the country" in slack.messages[question.ts].all_text()
-
-
-def noted(bot: RunningBot, question: Message, thread_ts: str) -> None:
-    """Wait until the bot has noted which message asked (it does right after posting it). A reply
-    typed sooner finds no message to mark as answered (the answer still comes); people take
-    longer than those few milliseconds to read a question and reply."""
-    conversation = f"slack:T0001:{question.channel}:{thread_ts}"
-    deadline = time.monotonic() + 10
-    while not any(p.message_ts == question.ts for p in store.asked_in(bot.state, conversation)):
-        assert time.monotonic() < deadline, "the bot never noted its question's message"
-        time.sleep(0.01)
 
 
 def test_a_reply_in_the_thread_is_taken_as_the_answer(bot, slack, demo_var):
@@ -234,6 +235,7 @@ def test_a_new_question_sweeps_expired_ones_from_other_threads(make_bot, slack, 
     bot = make_bot(llm=False, slack_settings={"clarification_ttl_s": 60})
     _, first = bot.sender.mention(SINGAPORE)
     old = clarification_in(slack, CHANNEL, first)
+    noted(bot, old, first)  # the sweep finds the expired question's message through this note
     clock.advance(61)
     _, second = bot.sender.mention("How many clients in 2024?", channel="C0002")
     clarification_in(slack, "C0002", second)

@@ -48,6 +48,7 @@ class Ask:
     status_ts: str | None = None  # a message of ours to replace (Retry), instead of posting one
     announce: bool = False  # repeat "<@user> asked: …" (the question is not visible otherwise)
     transcript: Transcript | None = None  # answers to clarifying questions so far (listeners/clarify.py)
+    claim: str | None = None  # its claim (bot/claims.py): status recorded once posted, answered at the end
 
     @property
     def conversation(self) -> str:
@@ -116,9 +117,13 @@ def start(ctx: BotContext, client: WebClient, ask: Ask) -> bool:
         log.warning("could not post in %s: %s", ask.channel, exc.response.get("error"))
         _react(client, False, ask.channel, ask.message_ts)
         return False
+    if job.claim:
+        ctx.claims.answering(job.claim, job.status_ts, job.thread_ts)
     if not ctx.pool.submit(answer, ctx, client, job):
         _fail(ctx, client, job, render.BUSY, "busy")
         _react(client, False, job.channel, job.message_ts)
+        if job.claim:
+            ctx.claims.finished(job.claim)
     return True
 
 
@@ -171,6 +176,8 @@ def answer(ctx: BotContext, client: WebClient, ask: Ask) -> Outcome:
         _show_quietly(client, ask, render.outcome_message(outcome, asked_by=ask.asked_by))
     finally:
         _react(client, False, ask.channel, ask.message_ts)
+        if ask.claim:
+            ctx.claims.finished(ask.claim)
     return outcome
 
 

@@ -46,6 +46,12 @@ def _parser() -> argparse.ArgumentParser:
     mode.add_argument("--socket", action="store_true", help="Socket Mode (needs SLACK_APP_TOKEN)")
     mode.add_argument("--http", action="store_true", help="HTTP on --port at /slack/events")
     serve.add_argument("--port", type=int)
+    serve.add_argument(
+        "--server",
+        choices=["gunicorn", "threaded"],
+        default="gunicorn",
+        help="HTTP server: gunicorn (production; slack.http_processes × http_threads) or threaded (one process)",
+    )
 
     sub.add_parser("worker", help="run the scheduler for recurring questions")
 

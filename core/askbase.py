@@ -19,6 +19,7 @@ from typing import Literal
 
 import sqlalchemy as sa
 
+from core import deadline
 from core.access import LOCAL_SOURCES, Principal, may_query, refusal
 from core.answer import ErrorKind, Outcome
 from core.clarify.transcript import Transcript
@@ -26,7 +27,7 @@ from core.conversation import Turn
 from core.database import Database, Databases, UnknownDatabase
 from core.llm import LLM
 from core.pipeline import answer
-from core.request import Request, StageCallback
+from core.request import MAX_QUESTION_CHARS, Request, StageCallback, is_preview, preview
 from core.run import outcome_of, run_stored
 from core.settings import Settings
 from core.state import audit, feedback, open_state
@@ -81,7 +82,21 @@ class Askbase:
         """
         who = principal or _principal(source, user, channel)
         database = db if isinstance(db, Database) else self.database(db)
-        if not may_query(self.settings, who, database.name):
+        if len(question) > MAX_QUESTION_CHARS or is_preview(question):
+            # refused and dropped at the door: the audit row, the stored turn and trace, and every
+            # log line keep only a preview (a preview shown back, e.g. by Retry, is refused again)
+            kept = preview(question)
+            outcome = Outcome(
+                status="error",
+                question=kept,
+                database=database.name,
+                error=f"The question is {len(question):,} characters long; keep it under {MAX_QUESTION_CHARS:,}."
+                if not is_preview(question)
+                else f"That question was too long to keep; ask it again in under {MAX_QUESTION_CHARS:,} characters.",
+                error_kind="question",
+                trace=Trace(question=kept, database=database.name),
+            )
+        elif not may_query(self.settings, who, database.name):
             outcome = Outcome(
                 status="error",
                 question=question,
@@ -99,7 +114,8 @@ class Askbase:
                 transcript=transcript or Transcript(),
                 after_rejection=after_rejection,
             )
-            outcome = answer(database, request, self.settings.engine, self.llm)
+            with deadline.within(self.settings.engine.question_deadline_s):  # across every LLM retry
+                outcome = answer(database, request, self.settings.engine, self.llm)
         self.audit(outcome, source=source, principal=who)
         return outcome
 

@@ -43,7 +43,7 @@ from core.keyword import answer_keyword
 from core.keyword.readings import decode_all
 from core.link import LinkError, Linking, link
 from core.llm import LLM, LLMError, LLMRefused
-from core.request import Request
+from core.request import MAX_QUESTION_CHARS, Request
 from core.retrieval import Keywords
 from core.retrieve import retrieve
 from core.run import Run, outcome_of, run_over_view
@@ -54,7 +54,6 @@ from core.view import build_view, sample_rows
 
 log = logging.getLogger(__name__)
 
-MAX_QUESTION_CHARS = 2000
 MAX_VIEW_COLUMNS = 120  # beyond this the view keeps only the columns the question matched
 NO_LLM_NOTE = (
     " With an LLM configured (set OPENAI_API_KEY, and OPENAI_BASE_URL for Azure, vLLM or "

@@ -77,6 +77,9 @@ class EngineSettings(BaseModel):
     fallback_to_keyword: bool = True  # answer in keyword mode when the LLM fails
     clarify: Literal["off", "auto", "always"] = "auto"
     clarify_max_rounds: int = 4
+    # one deadline per question across every LLM call and retry; then keyword mode (or a clear
+    # error) answers. 0: no deadline (each call still has llm.timeout_s and llm.max_attempts)
+    question_deadline_s: float = 45.0
 
 
 class SlackSettings(BaseModel):
@@ -89,6 +92,15 @@ class SlackSettings(BaseModel):
     state_secret: SecretStr | None = None  # SLACK_STATE_SECRET
     port: int = 3000  # PORT
     workers: int = 4  # questions answered at once per process
+    queued_per_worker: int = 8  # questions waiting per worker before "busy, press Retry"
+    http_processes: int = 2  # `serve --http`: gunicorn worker processes (WEB_CONCURRENCY)
+    http_threads: int = 8  # request threads per process (acks are quick; answers run on `workers`)
+    max_body_bytes: int = 1_000_000  # larger requests are refused (413) before the signature is read
+    state_wait_s: float = 1.5  # longest the request path waits on the state DB before saying it is down
+    claim_lease_s: float = 30.0  # a question's process renews its claim; a dead one's expires after this
+    recover_within_s: float = (
+        600.0  # questions left in flight younger than this are finished, older apologised for
+    )
     table_rows: int = 20  # rows shown in the table block
     clarification_ttl_s: int = 3600
     only_asker_answers: bool = True
@@ -168,6 +180,7 @@ PLATFORM_ENV: dict[str, tuple[str, str]] = {
     "SLACK_CLIENT_SECRET": ("slack", "client_secret"),
     "SLACK_STATE_SECRET": ("slack", "state_secret"),
     "PORT": ("slack", "port"),
+    "WEB_CONCURRENCY": ("slack", "http_processes"),  # Heroku's and gunicorn's name for it
 }
 
 

@@ -1,0 +1,123 @@
+"""This process's claims on the questions it answers (core/state/events.py holds the rows).
+
+`take` claims a question when it arrives, waiting on the state database at most `wait_s`; a
+heartbeat thread renews the leases of every question still being answered; `answering` records
+the status message once it is out; `finished` marks the question answered. A process that dies
+stops renewing, and its questions are taken over (bot/inflight.py).
+
+When `take` gives up waiting, the claim may still land in the background. It is then marked
+answered at once, because the asker has been told to ask again: a late answer on top of that
+message would be a second reply to one question.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+import sqlalchemy as sa
+
+from core.state import events
+from core.state.bounded import StateUnavailable, call_within
+from core.state.events import Claim
+
+log = logging.getLogger(__name__)
+
+
+class ClaimKeeper:
+    def __init__(self, engine: sa.Engine, *, lease_s: float, wait_s: float) -> None:
+        self.engine = engine
+        self.lease_s = max(1.0, lease_s)
+        self.wait_s = wait_s
+        self.holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self._held: set[str] = set()
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._heart: threading.Thread | None = None
+
+    def take(
+        self, key: str, *, payload: Mapping[str, Any] | None = None, delivery: str | None = None
+    ) -> Claim | None:
+        """The claim on `key` (new, or taken over), or None when it is answered or held elsewhere.
+
+        Raises StateUnavailable when the state database does not answer within `wait_s`.
+        """
+        box: dict[str, Any] = {"abandoned": False, "delivered": False, "claim": None}
+        lock = threading.Lock()
+
+        def attempt() -> Claim | None:
+            claim = events.claim(
+                self.engine, key, self.holder, self.lease_s, payload=payload, delivery=delivery
+            )
+            with lock:
+                if box["abandoned"]:
+                    if claim is not None:  # the asker was told to ask again; this claim answers nothing
+                        events.answered(self.engine, key)
+                    return None
+                box["delivered"], box["claim"] = True, claim
+            return claim
+
+        try:
+            claim = call_within(self.wait_s, attempt)
+        except StateUnavailable:
+            with lock:
+                if not box["delivered"]:
+                    box["abandoned"] = True
+                    raise
+                claim = box["claim"]  # it landed just as we stopped waiting
+        if claim is not None:
+            self._hold(claim.key)
+        return claim
+
+    def answering(self, key: str, status_ref: str | None, thread_ref: str | None) -> None:
+        """The status message is out; a process that takes over will replace it."""
+        try:
+            events.answering(
+                self.engine, key, self.holder, self.lease_s, status_ref=status_ref, thread_ref=thread_ref
+            )
+        except sa.exc.SQLAlchemyError:
+            log.warning("could not record the status message of %s", key, exc_info=True)
+
+    def finished(self, key: str) -> None:
+        """The question got its one reply; retries and recovery leave it alone from now on."""
+        with self._lock:
+            self._held.discard(key)
+        try:
+            events.answered(self.engine, key)
+        except sa.exc.SQLAlchemyError:
+            log.warning("could not mark %s answered", key, exc_info=True)
+
+    def holding(self) -> frozenset[str]:
+        with self._lock:
+            return frozenset(self._held)
+
+    def _hold(self, key: str) -> None:
+        with self._lock:
+            self._held.add(key)
+            if self._heart is None:
+                self._heart = threading.Thread(target=self._beat, name="askbase-claims", daemon=True)
+                self._heart.start()
+
+    def _beat(self) -> None:
+        """Renew the leases of every question still being answered, three times per lease."""
+        while not self._stop.wait(self.lease_s / 3):
+            held = self.holding()
+            if not held:
+                continue
+            try:
+                kept = events.renew(self.engine, held, self.holder, self.lease_s)
+            except sa.exc.SQLAlchemyError:
+                log.warning("could not renew %d question leases", len(held), exc_info=True)
+                continue
+            if kept < len(held):
+                log.info(
+                    "%d of %d questions were answered or taken over elsewhere", len(held) - kept, len(held)
+                )
+
+    def close(self) -> None:
+        self._stop.set()

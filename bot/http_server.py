@@ -107,7 +107,17 @@ def guarded(
     bolt = SlackRequestHandler(app, path=path)
     verifier = SignatureVerifier(signing_secret)
 
+    def signed(body: bytes, timestamp: str, signature: str) -> bool:
+        return timestamp.isdigit() and bool(signature) and verifier.is_valid(body, timestamp, signature)
+
     def application(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        try:
+            return checked(environ, start_response)
+        except Exception:  # a bug here or in Bolt: a plain 500, the traceback in our log only
+            log.exception("request to %s failed", environ.get("PATH_INFO"))
+            return _respond(start_response, "500 Internal Server Error", "internal error")
+
+    def checked(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         where = environ.get("PATH_INFO") or ""
         method = environ.get("REQUEST_METHOD") or "GET"
         if where == HEALTH_PATH:
@@ -120,7 +130,7 @@ def guarded(
                 return _respond(start_response, "413 Payload Too Large", "request body too large")
             timestamp = environ.get("HTTP_X_SLACK_REQUEST_TIMESTAMP") or ""
             signature = environ.get("HTTP_X_SLACK_SIGNATURE") or ""
-            if not timestamp or not signature or not verifier.is_valid(body, timestamp, signature):
+            if not signed(body, timestamp, signature):
                 # never the body: whoever sent it is not Slack, and it may be large or hostile
                 log.info("refused an unsigned or wrongly signed request (%d bytes) from %s", len(body), peer)
                 return _respond(start_response, "401 Unauthorized", "invalid signature")
@@ -128,11 +138,7 @@ def guarded(
                 log.warning("refused a signed request whose body does not parse (%d bytes)", len(body))
                 return _respond(start_response, "400 Bad Request", "malformed body")
             environ = {**environ, "wsgi.input": io.BytesIO(body), "CONTENT_LENGTH": str(len(body))}
-        try:
-            return list(bolt(environ, start_response))
-        except Exception:
-            log.exception("request to %s failed", where)
-            return _respond(start_response, "500 Internal Server Error", "internal error")
+        return list(bolt(environ, start_response))
 
     return application
 

@@ -60,7 +60,9 @@ def _insert_if_absent(conn: sa.Connection, table: sa.Table, values: dict[str, An
     name = conn.dialect.name
     if name in ("sqlite", "postgresql"):
         insert = (sqlite.insert if name == "sqlite" else postgresql.insert)(table)
-        return bool(conn.execute(insert.values(**values).on_conflict_do_nothing()).rowcount)
+        key = next(iter(table.primary_key.columns))
+        statement = insert.values(**values).on_conflict_do_nothing().returning(key)
+        return conn.execute(statement).first() is not None  # rowcount is not reliable here
     try:
         with conn.begin_nested():
             conn.execute(table.insert().values(**values))

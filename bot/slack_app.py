@@ -56,6 +56,7 @@ log = logging.getLogger("askbase.slack")
 
 EVENTS_PATH = web.EVENTS_PATH
 LISTENER_THREADS = 16  # Bolt's listener threads: claims and status posts after the ack, slash commands
+EVENT_THREADS = 4  # Bolt's dispatch of events acknowledged before it (about 1 ms each)
 WARM_UP_S = 45.0  # longest wait for the warm-up before the port opens anyway
 SHUTDOWN_S = 20.0  # in-flight answers get this long to finish on SIGTERM
 BOT_SCOPES = [
@@ -160,6 +161,10 @@ class SlackBot:
     app: App
     ctx: BotContext
     recovery: Recovery | None = field(default=None)
+    # Events acknowledged over HTTP before Bolt runs are dispatched here (bot/http_server.py).
+    events: ThreadPoolExecutor = field(
+        default_factory=lambda: ThreadPoolExecutor(EVENT_THREADS, thread_name_prefix="askbase-events")
+    )
 
     def client_for(self, team: str) -> WebClient | None:
         """The Web API client of a workspace (OAuth: its stored installation), for work no request brought."""
@@ -178,6 +183,7 @@ class SlackBot:
     def close(self, wait: bool = True) -> None:
         if self.recovery is not None:
             self.recovery.stop()
+        self.events.shutdown(wait=wait)  # events already acknowledged reach their listeners first
         self.ctx.pool.shutdown(wait=wait)
         self.ctx.claims.close()
 
@@ -194,7 +200,7 @@ def create_bot(
         askbase=askbase,
         settings=settings,
         pool=WorkerPool(slack.workers, max(0, slack.workers * slack.queued_per_worker)),
-        claims=ClaimKeeper(askbase.state, lease_s=slack.claim_lease_s, wait_s=slack.state_wait_s),
+        claims=ClaimKeeper(askbase.state, lease_s=slack.claim_lease_s, wait_s=slack.claim_wait_s),
     )
     signing_secret = _secret(slack.signing_secret) or ""
     common: dict[str, Any] = {
@@ -232,6 +238,7 @@ def wsgi_app(bot: SlackBot) -> web.WSGIApp:
         signing_secret=_secret(settings.slack.signing_secret) or "",
         max_body_bytes=settings.slack.max_body_bytes,
         health=probe.check,
+        events=bot.events,
     )
 
 

@@ -96,7 +96,10 @@ class SlackSettings(BaseModel):
     http_processes: int = 2  # `serve --http`: gunicorn worker processes (WEB_CONCURRENCY)
     http_threads: int = 8  # request threads per process (acks are quick; answers run on `workers`)
     max_body_bytes: int = 1_000_000  # larger requests are refused (413) before the signature is read
-    state_wait_s: float = 1.5  # longest the request path waits on the state DB before saying it is down
+    state_wait_s: float = 1.5  # longest a request waits on the state DB before the ack says it is down
+    claim_wait_s: float = (
+        10.0  # after the ack: longest a question's claim waits (a busy SQLite queues writes)
+    )
     claim_lease_s: float = 30.0  # a question's process renews its claim; a dead one's expires after this
     recover_within_s: float = (
         600.0  # questions left in flight younger than this are finished, older apologised for

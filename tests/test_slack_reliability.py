@@ -214,7 +214,7 @@ def test_a_replayed_signed_question_and_click_count_once(bot, slack, plan):
 
 
 def test_a_locked_state_database_gets_the_asker_one_message_within_the_ack(make_bot, slack, plan, tmp_path):
-    bot = make_bot(state_wait_s=1.0)
+    bot = make_bot(state_wait_s=1.0, claim_wait_s=1.0)
     status, report = health(bot)
     assert status == 200 and report["state_db"]["ok"]
     lock = sqlite3.connect(tmp_path / "state.sqlite", isolation_level=None)

@@ -50,15 +50,16 @@ class Principal:
     def of(
         cls, user: str | None = None, channel: str | None = None, usergroups: Iterable[str] = ()
     ) -> Principal:
-        return cls(user=user, channel=channel, usergroups=frozenset(_group_key(g) for g in usergroups))
+        return cls(user=user, channel=channel, usergroups=frozenset(group_key(g) for g in usergroups))
 
 
-def _group_key(group: str) -> str:
+def group_key(group: str) -> str:
+    """How user groups are compared: an id or a handle, with or without @, in any case."""
     return group.strip().lstrip("@").lower()
 
 
 def _matches(rule: AccessRule, who: Principal) -> bool:
-    groups = {_group_key(g) for g in rule.usergroups}
+    groups = {group_key(g) for g in rule.usergroups}
     return (
         (not rule.channels or who.channel in rule.channels)
         and (not rule.users or who.user in rule.users)

@@ -35,6 +35,7 @@ from typing import Any, Literal, TypeVar
 
 import sqlalchemy as sa
 
+from core import identity
 from core.access import DataRules, privilege_problems
 from core.database import Database
 from core.masking import MaskPlan, mask_row, plan_for, scrub_error
@@ -168,6 +169,7 @@ def _readonly_transaction(db: Database, timeout_s: float) -> Iterator[sa.Connect
             elif backend == "postgresql":
                 conn.exec_driver_sql("SET TRANSACTION READ ONLY")
                 conn.exec_driver_sql(f"SET LOCAL statement_timeout = {max(1, int(timeout_s * 1000))}")
+                identity.apply_postgres(conn)  # the asker's role and settings, for row-level security
             elif mysql:
                 if conn.dialect.is_mariadb:  # type: ignore[attr-defined]
                     conn.exec_driver_sql(f"SET SESSION max_statement_time = {max(0.001, timeout_s):.3f}")

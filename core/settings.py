@@ -11,7 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, SecretStr
+from pydantic import BaseModel, Field, SecretStr, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -23,6 +23,16 @@ ROOT = Path(__file__).resolve().parent.parent
 VAR = Path(os.environ.get("ASKBASE_VAR_DIR", ROOT / "var"))
 DEFAULT_CONFIG = ROOT / "config" / "askbase.yaml"
 DEMO_DB = "demo"
+
+
+class IdentitySettings(BaseModel):
+    """Who asks, told to the database (PostgreSQL) so its row-level security decides; core/identity.py."""
+
+    variables: bool = (
+        True  # set_config('askbase.user' / 'askbase.channel' / 'askbase.usergroups' / 'askbase.source')
+    )
+    roles: dict[str, str] = {}  # Slack/Teams user id, user group, or channel → database role (SET LOCAL ROLE)
+    default_role: str | None = None  # for askers `roles` does not name; none: they are refused
 
 
 class DatabaseSettings(BaseModel):
@@ -37,8 +47,15 @@ class DatabaseSettings(BaseModel):
     deny_tables: list[str] = []  # never queried, never indexed, never shown to the LLM
     deny_columns: list[str] = []  # "table.column"
     mask_columns: list[str] = []  # "table.column", shown masked (a***@x.com)
+    identity: IdentitySettings | None = None  # PostgreSQL: the asker's role / settings for row-level security
 
     model_config = {"populate_by_name": True}
+
+    @model_validator(mode="after")
+    def _identity_needs_postgres(self) -> DatabaseSettings:
+        if self.identity is not None and not self.url.startswith(("postgresql", "postgres:")):
+            raise ValueError("identity (row-level security) is supported on PostgreSQL databases only")
+        return self
 
 
 class LLMSettings(BaseModel):

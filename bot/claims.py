@@ -114,10 +114,10 @@ class ClaimKeeper:
             except sa.exc.SQLAlchemyError:
                 log.warning("could not renew %d question leases", len(held), exc_info=True)
                 continue
-            if kept < len(held):
-                log.info(
-                    "%d of %d questions were answered or taken over elsewhere", len(held) - kept, len(held)
-                )
+            if lost := held - kept:
+                log.info("%d questions were answered or taken over elsewhere: %s", len(lost), sorted(lost))
+                with self._lock:
+                    self._held -= lost
 
     def close(self) -> None:
         self._stop.set()

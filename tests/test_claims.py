@@ -60,7 +60,7 @@ def lifecycle(engine: sa.Engine) -> None:
     assert events.claim(engine, "msg:T:C:1", "web-2", 30, delivery="Ev1", now=at(5)) is None
     assert events.claim(engine, "msg:T:C:1", "web-2", 30, delivery="Ev2", now=at(5)) is None
     assert events.answering(engine, "msg:T:C:1", "web-1", 30, status_ref="111.1", thread_ref="1", now=at(1))
-    assert events.renew(engine, ["msg:T:C:1"], "web-1", 30, now=at(20)) == 1  # lease now until 50 s
+    assert events.renew(engine, ["msg:T:C:1"], "web-1", 30, now=at(20)) == {"msg:T:C:1"}  # until 50 s
     assert events.claim(engine, "msg:T:C:1", "web-2", 30, delivery="Ev1", now=at(45)) is None
     assert events.expired(engine, now=at(45)) == []
     # web-1 dies: nothing renews; after the lease a retry takes over, with the stale status to replace
@@ -74,7 +74,7 @@ def lifecycle(engine: sa.Engine) -> None:
     )
     assert taken.received_at == T0
     # the dead process's renewal, had it woken up, no longer holds anything
-    assert events.renew(engine, ["msg:T:C:1"], "web-1", 30, now=at(52)) == 0
+    assert events.renew(engine, ["msg:T:C:1"], "web-1", 30, now=at(52)) == set()
     events.answered(engine, "msg:T:C:1", now=at(53))
     assert events.state_of(engine, "msg:T:C:1") == "answered"
     # answered: no retry, however late, and no sweep takes it again

@@ -186,24 +186,23 @@ def answering(
 
 def renew(
     engine: sa.Engine, keys: Iterable[str], holder: str, lease_s: float, *, now: dt.datetime | None = None
-) -> int:
-    """The heartbeat of the questions `holder` is answering; how many it still holds."""
+) -> set[str]:
+    """The heartbeat of the questions `holder` is answering; the keys it still holds (the rest were
+    answered, or taken over by another process after a pause longer than the lease)."""
     keys = list(keys)
     if not keys:
-        return 0
+        return set()
     now = _now(now)
+    mine = sa.and_(
+        question_claims.c.key.in_(keys),
+        question_claims.c.holder == holder,
+        question_claims.c.state != ANSWERED,
+    )
     with engine.begin() as conn:
-        return int(
-            conn.execute(
-                question_claims.update()
-                .where(
-                    question_claims.c.key.in_(keys),
-                    question_claims.c.holder == holder,
-                    question_claims.c.state != ANSWERED,
-                )
-                .values(lease_until=now + dt.timedelta(seconds=lease_s))
-            ).rowcount
+        conn.execute(
+            question_claims.update().where(mine).values(lease_until=now + dt.timedelta(seconds=lease_s))
         )
+        return set(conn.execute(sa.select(question_claims.c.key).where(mine)).scalars())
 
 
 def answered(engine: sa.Engine, key: str, *, now: dt.datetime | None = None) -> None:

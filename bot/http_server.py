@@ -14,9 +14,11 @@ A signed Events API callback is then acknowledged at once (200, empty — all Sl
 from an event's response) and handed to Bolt on `events` threads: Bolt's middleware and listener
 matching cost about a millisecond per event, which a burst of 200 would otherwise queue in front
 of the last ack. Everything else (slash commands, interactions, whose ack carries a reply; URL
-verification) is dispatched on the request thread. Bolt verifies the signature again (cheap); an
-exception anywhere becomes a plain 500 with the traceback in our log only. `/healthz` reports whether the state database can be
-written (core/state/health.py): 200 with `"state_db": {"ok": true}`, else 503 saying what failed.
+verification) is dispatched on the request thread. Bolt verifies the signature again (cheap).
+Event work waits for a lull in the requests (`Lull`), so a burst's acks do not share the CPU with
+the answers they start. An exception anywhere becomes a plain 500 with the traceback in our log
+only. `/healthz` reports whether the state database can be written (core/state/health.py): 200
+with `"state_db": {"ok": true}`, else 503 saying what failed.
 
 Servers: `gunicorn_server` (production: gunicorn with gthread workers, a listen backlog of 2048,
 `processes` × `threads`, each worker process building its own app after the fork) and
@@ -87,18 +89,21 @@ def _read_body(environ: dict[str, Any], limit: int) -> bytes | None:
     return None if size > limit else b"".join(parts)
 
 
-def _well_formed(body: bytes, content_type: str) -> bool:
-    """The body parses the way Bolt will parse it: JSON, or a form whose `payload` is JSON."""
+def _payload_type(body: bytes, content_type: str) -> str | None:
+    """The payload's `type` when the body parses the way Bolt will parse it (JSON, or a form whose
+    `payload` is JSON; "" for a slash command's plain form), None when it does not."""
     try:
         text = body.decode("utf-8")
         if "application/json" in content_type:
-            return isinstance(json.loads(text), dict)
-        form = parse_qs(text, strict_parsing=bool(text), keep_blank_values=True)
-        if "payload" in form:
-            return isinstance(json.loads(form["payload"][0]), dict)
-        return bool(form)
+            data = json.loads(text)
+        else:
+            form = parse_qs(text, strict_parsing=bool(text), keep_blank_values=True)
+            if "payload" not in form:
+                return "" if form else None
+            data = json.loads(form["payload"][0])
     except (UnicodeDecodeError, ValueError):
-        return False
+        return None
+    return str(data.get("type") or "") if isinstance(data, dict) else None
 
 
 class Lull:
@@ -121,15 +126,6 @@ class Lull:
         until = time.monotonic() + self.most_s
         while (now := time.monotonic()) < until and now - self._last < self.quiet_s:
             time.sleep(self.quiet_s / 2)
-
-
-def _event_callback(body: bytes, content_type: str) -> bool:
-    if "application/json" not in content_type:
-        return False
-    try:
-        return json.loads(body).get("type") == "event_callback"
-    except ValueError:
-        return False
 
 
 def guarded(
@@ -182,11 +178,12 @@ def guarded(
                 # never the body: whoever sent it is not Slack, and it may be large or hostile
                 log.info("refused an unsigned or wrongly signed request (%d bytes) from %s", len(body), peer)
                 return _respond(start_response, "401 Unauthorized", "invalid signature")
-            if not _well_formed(body, environ.get("CONTENT_TYPE") or ""):
+            kind = _payload_type(body, environ.get("CONTENT_TYPE") or "")
+            if kind is None:
                 log.warning("refused a signed request whose body does not parse (%d bytes)", len(body))
                 return _respond(start_response, "400 Bad Request", "malformed body")
             environ = {**environ, "wsgi.input": io.BytesIO(body), "CONTENT_LENGTH": str(len(body))}
-            if events is not None and _event_callback(body, environ.get("CONTENT_TYPE") or ""):
+            if events is not None and kind == "event_callback":
                 try:
                     events.submit(
                         dispatch_later, {k: v for k, v in environ.items() if not k.startswith("gunicorn.")}

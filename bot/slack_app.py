@@ -72,6 +72,7 @@ BOT_SCOPES = [
     "channels:read",  # schedules: a channel's creator may change its schedules
     "groups:read",  # the same in private channels
     "usergroups:read",  # access rules may name user groups
+    "users:read.email",  # row-level security may key on the asker's email (core/identity.py)
 ]
 
 

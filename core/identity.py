@@ -7,9 +7,10 @@ CSV export, a scheduled run — first does, inside its read-only transaction:
 - `SET LOCAL ROLE <role>` when `roles` maps the person (Slack/Teams user id), one of their user
   groups, or the channel to a database role (first match in that order, else `default_role`);
   the login account must be a member of those roles (`GRANT sales_eu TO askbase_ro`);
-- `set_config('askbase.user', …, true)`, and likewise `askbase.channel`, `askbase.usergroups`
-  (comma-separated) and `askbase.source`, when `variables` is on — for policies such as
-  `USING (owner_slack_id = current_setting('askbase.user', true))`.
+- `set_config('askbase.user', …, true)`, and likewise `askbase.user_email` (lower case; the
+  Slack side looks it up with the `users:read.email` scope), `askbase.channel`,
+  `askbase.usergroups` (comma-separated) and `askbase.source`, when `variables` is on — for
+  policies such as `USING (owner_email = current_setting('askbase.user_email', true))`.
 
 Both are transaction-local: the executor rolls every query back, so nothing outlives the query or
 leaks to the next user of the pooled connection. A person no rule maps, when `roles` is set and
@@ -71,6 +72,7 @@ def identity_for(config: DatabaseSettings, who: Principal, source: str) -> Datab
     if rules.variables:
         variables = {
             f"{PREFIX}user": who.user or "",
+            f"{PREFIX}user_email": (who.email or "").lower(),
             f"{PREFIX}channel": who.channel or "",
             f"{PREFIX}usergroups": ",".join(sorted(who.usergroups)),
             f"{PREFIX}source": source,

@@ -28,9 +28,8 @@ DEMO_DB = "demo"
 class IdentitySettings(BaseModel):
     """Who asks, told to the database (PostgreSQL) so its row-level security decides; core/identity.py."""
 
-    variables: bool = (
-        True  # set_config('askbase.user' / 'askbase.channel' / 'askbase.usergroups' / 'askbase.source')
-    )
+    # set_config('askbase.user' | 'askbase.user_email' | 'askbase.channel' | 'askbase.usergroups' | 'askbase.source')
+    variables: bool = True
     roles: dict[str, str] = {}  # Slack/Teams user id, user group, or channel → database role (SET LOCAL ROLE)
     default_role: str | None = None  # for askers `roles` does not name; none: they are refused
 

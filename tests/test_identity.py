@@ -24,6 +24,8 @@ from core.askbase import Askbase
 from core.execute import Limits, execute
 from core.settings import DatabaseSettings, load_settings
 from tests.servers import admin_engine, server_url
+from tests.slack_harness import RunningBot
+from tests.slack_requests import BOT_TOKEN, SIGNING_SECRET
 
 pytestmark = pytest.mark.postgres
 
@@ -52,15 +54,18 @@ def shop() -> Iterator[Shop]:
         conn.execute(sa.text(f"CREATE SCHEMA {schema}"))
         conn.execute(
             sa.text(
-                f"CREATE TABLE {schema}.deals (id INTEGER PRIMARY KEY, owner TEXT, region TEXT, amount INTEGER)"
+                f"CREATE TABLE {schema}.deals "
+                "(id INTEGER PRIMARY KEY, owner TEXT, owner_email TEXT, region TEXT, amount INTEGER)"
             )
         )
-        rows = [(i, ALICE, "eu", 100 * i) for i in range(1, 4)] + [
-            (i, BOB, "us", 10 * i) for i in range(4, 9)
-        ]
+        rows = (
+            [(i, ALICE, "alice@example.com", "eu", 100 * i) for i in range(1, 4)]
+            + [(i, BOB, "bob@example.com", "us", 10 * i) for i in range(4, 9)]
+            + [(i, None, "dana@example.com", "apac", i) for i in range(9, 11)]  # known by email only
+        )
         conn.execute(
-            sa.text(f"INSERT INTO {schema}.deals VALUES (:i, :o, :r, :a)"),
-            [{"i": i, "o": o, "r": r, "a": a} for i, o, r, a in rows],
+            sa.text(f"INSERT INTO {schema}.deals VALUES (:i, :o, :e, :r, :a)"),
+            [{"i": i, "o": o, "e": e, "r": r, "a": a} for i, o, e, r, a in rows],
         )
         conn.execute(
             sa.text(
@@ -80,6 +85,12 @@ def shop() -> Iterator[Shop]:
             sa.text(
                 f"CREATE POLICY own_deals ON {schema}.deals FOR SELECT TO {login} "
                 "USING (owner = current_setting('askbase.user', true))"
+            )
+        )
+        conn.execute(
+            sa.text(
+                f"CREATE POLICY own_deals_by_email ON {schema}.deals FOR SELECT TO {login} "
+                "USING (owner_email = current_setting('askbase.user_email', true))"
             )
         )
         conn.execute(
@@ -175,3 +186,30 @@ def test_people_mapped_to_database_roles_see_their_roles_rows_and_the_unmapped_a
 def test_identity_is_refused_for_databases_without_row_level_security_support(tmp_path):
     with pytest.raises(ValidationError, match="PostgreSQL"):
         DatabaseSettings(url=f"sqlite:///{tmp_path / 'x.sqlite'}", identity={"variables": True})
+
+
+def test_in_slack_each_person_sees_their_own_deals_by_slack_id_or_email(shop, tmp_path, slack):
+    """End to end: mentions from four people; the Slack side looks their emails up (users.info)."""
+    slack.users.update(
+        {
+            ALICE: {"profile": {"email": "Alice@Example.com"}},
+            BOB: {"profile": {"email": "bob@example.com"}},
+            "U0DANA": {"profile": {"email": "dana@example.com"}},
+        }
+    )
+    settings = load_settings(
+        var_dir=str(tmp_path / "var"),
+        state_url=f"sqlite:///{tmp_path / 'state.sqlite'}",
+        default_db="deals",
+        databases={"deals": DatabaseSettings(url=shop.url, schema=shop.schema, identity={"variables": True})},
+        slack={"bot_token": BOT_TOKEN, "signing_secret": SIGNING_SECRET, "api_base_url": slack.base_url},
+    )
+    bot = RunningBot(Askbase(settings), slack)
+    try:
+        seen = {}
+        for user in (ALICE, BOB, "U0DANA", CAROL):
+            _, ts = bot.sender.mention("How many deals are there?", user=user)
+            seen[user] = slack.wait_for(lambda s, ts=ts: s.answer_in("C0001", ts), timeout=30).table()
+        assert {u: t[1][0] for u, t in seen.items()} == {ALICE: "3", BOB: "5", "U0DANA": "2", CAROL: "0"}
+    finally:
+        bot.close()

@@ -89,6 +89,11 @@ def _read_body(environ: dict[str, Any], limit: int) -> bytes | None:
     return None if size > limit else b"".join(parts)
 
 
+def _discard(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Callable[[bytes], object]:
+    """start_response for a request already answered: Bolt's reply to an acknowledged event goes nowhere."""
+    return lambda _data: None
+
+
 def _payload_type(body: bytes, content_type: str) -> str | None:
     """The payload's `type` when the body parses the way Bolt will parse it (JSON, or a form whose
     `payload` is JSON; "" for a slash command's plain form), None when it does not."""
@@ -146,7 +151,7 @@ def guarded(
     def dispatch_later(environ: dict[str, Any]) -> None:
         lull.wait()
         try:
-            bolt(environ, lambda status, headers, exc_info=None: None)
+            bolt(environ, _discard)
         except Exception:
             log.exception("event dispatch failed")
 

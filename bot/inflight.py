@@ -120,12 +120,10 @@ def tell_state_trouble(client: WebClient, ask: Ask) -> None:
                 channel=ask.channel,
                 user=ask.user,
                 text=STATE_TROUBLE,
-                **({"thread_ts": thread} if thread else {}),
+                thread_ts=thread,
             )
         else:
-            client.chat_postMessage(
-                channel=ask.channel, text=STATE_TROUBLE, **({"thread_ts": thread} if thread else {})
-            )
+            client.chat_postMessage(channel=ask.channel, text=STATE_TROUBLE, thread_ts=thread)
     except SlackApiError as exc:
         log.warning("could not tell %s about the state database: %s", ask.channel, exc.response.get("error"))
 
@@ -175,9 +173,7 @@ def _apologise(client: WebClient, ask: Ask) -> None:
         else:
             thread = ask.thread_ts or ask.message_ts
             text = f"<@{ask.user}> {INTERRUPTED}" if ask.user and not thread else INTERRUPTED
-            client.chat_postMessage(
-                channel=ask.channel, text=text, **({"thread_ts": thread} if thread else {})
-            )
+            client.chat_postMessage(channel=ask.channel, text=text, thread_ts=thread)
         if ask.message_ts:
             client.reactions_remove(channel=ask.channel, timestamp=ask.message_ts, name=THINKING)
     except SlackApiError as exc:

@@ -483,7 +483,9 @@ def main(argv: list[str]) -> int:
     slack = SlackProcess()
     try:
         common = {"ASKBASE_SLACK__QUEUED_PER_WORKER": str(queue)}
-        plans = [] if args.no_baseline else [("threaded", "threaded", {})]
+        plans: list[tuple[str, str, dict[str, str]]] = (
+            [] if args.no_baseline else [("threaded", "threaded", {})]
+        )
         plans.append(
             (
                 f"gunicorn {args.processes}×{args.threads}",

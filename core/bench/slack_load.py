@@ -61,6 +61,7 @@ SECRET = "bench-signing-secret"
 TOKEN = "xoxb-bench-token"
 QUESTION = "how many clients are there?"
 ACK_P95_TARGET_MS = 100.0
+SLACK_ACK_S = 3.0
 STALL_S = 20.0
 
 
@@ -354,6 +355,11 @@ class Result:
         return sum(1 for d in self.deliveries if d.status is None)
 
     @property
+    def late(self) -> int:
+        """Acks Slack would not have waited for (3 s): it retries those events."""
+        return sum(1 for d in self.deliveries if d.status is not None and d.ms > SLACK_ACK_S * 1000)
+
+    @property
     def non_200(self) -> int:
         return sum(1 for d in self.deliveries if d.status not in (None, 200))
 
@@ -368,6 +374,7 @@ class Result:
             "server": self.name,
             "events": self.events,
             "resets": self.resets,
+            "late_over_3s": self.late,
             "non_200": self.non_200,
             "errors": sorted({d.error for d in self.deliveries if d.error}),
             "ack_ms": {"p50": self.ack_ms(0.5), "p95": self.ack_ms(0.95), "max": self.ack_ms(1.0)},
@@ -554,26 +561,34 @@ def main(argv: list[str]) -> int:
         print(json.dumps(report))
         return 0
     print(f"slack-load: {events} simultaneous signed app_mention events, keyword mode, fake Slack API")
-    print(f"{'server':34} {'resets':>6} {'non200':>6} {'p50 ms':>7} {'p95 ms':>7} {'max ms':>7} "
+    print(f"{'server':34} {'failed':>6} {'>3 s':>5} {'non200':>6} {'p50 ms':>7} {'p95 ms':>7} {'max ms':>7} "
           f"{'once':>5} {'miss':>5} {'twice':>5} {'busy':>5} {'all in s':>8} {'RSS MB before→after (growth)':>30}")  # fmt: skip
     for r in [*results, *([phase2] if phase2 else [])]:
         j = r.to_json()
         rss = j["rss_mb"]
         print(
-            f"{r.name[:34]:34} {j['resets']:>6} {j['non_200']:>6} {j['ack_ms']['p50']:>7.1f} "
+            f"{r.name[:34]:34} {j['resets']:>6} {j['late_over_3s']:>5} {j['non_200']:>6} {j['ack_ms']['p50']:>7.1f} "
             f"{j['ack_ms']['p95']:>7.1f} {j['ack_ms']['max']:>7.1f} {j['answered_once']:>5} {j['missing']:>5} "
             f"{j['twice']:>5} {j['busy']:>5} {j['all_answered_s']:>8.1f} "
             f"{rss['before']:>12.1f} → {rss['after']:.1f} ({rss['growth']:+.1f})"
         )
+    for r in [*results, *([phase2] if phase2 else [])]:
+        kinds: dict[str, int] = {}
+        for d in r.deliveries:
+            if d.error:
+                kinds[d.error] = kinds.get(d.error, 0) + 1
+        if kinds:
+            print(f"  {r.name}: connections without a response: {kinds} (Slack would retry these)")
     today = results[-1]
     ok = (
         today.resets == 0
+        and today.late == 0
         and today.ack_ms(0.95) <= ACK_P95_TARGET_MS
         and today.tally.once == events
         and (phase2 is None or phase2.tally.once == phase2.events)
     )
     print(
-        f"target (gunicorn): 0 resets, ack p95 ≤ {ACK_P95_TARGET_MS:.0f} ms, every question answered once"
+        f"target (gunicorn): 0 failed connections, ack p95 ≤ {ACK_P95_TARGET_MS:.0f} ms, every question answered once"
         + (
             ", and once with 2 web processes on PostgreSQL"
             if phase2

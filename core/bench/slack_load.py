@@ -14,10 +14,11 @@ took; then whether every question got exactly one answer in its thread (no answe
 or a "busy" reply are counted apart); and the server's resident memory (all its processes)
 before and after the burst.
 
-With `--postgres URL` (or ASKBASE_TEST_POSTGRES_URL set), a second phase runs 2 web processes
-(gunicorn, 2 worker processes each) on one fresh PostgreSQL state database and delivers every
-event to both at once — as Slack's retry landing on another instance behind a load balancer —
-and counts questions answered exactly once.
+With `--postgres URL` (or ASKBASE_TEST_POSTGRES_URL set), a second phase runs the Procfile twice
+over on one fresh PostgreSQL state database — 2 web processes (gunicorn, 2 worker processes each)
+and 2 scheduler workers (`python -m bot worker`) — delivers every event to both web processes at
+once, as Slack's retry landing on another instance behind a load balancer, and counts questions
+answered exactly once.
 
 The answering queue is sized to hold the whole burst (`slack.queued_per_worker`); with the
 default (8 per worker) the excess is answered "busy, press Retry" by design, which `--queue 8`
@@ -518,19 +519,32 @@ def main(argv: list[str]) -> int:
         if args.postgres:
             state, admin, dbname = postgres_database(args.postgres)
             servers: list[Server] = []
+            schedulers: list[subprocess.Popen[bytes]] = []
             try:
                 env = base_env(slack, var, state, **common, WEB_CONCURRENCY="2")
                 servers = [Server.start(f"pg-web-{k}", "gunicorn", env, workdir) for k in range(2)]
+                for k in range(2):  # the Procfile's `worker:` twice, on the same state, as deployed
+                    with (workdir / f"pg-worker-{k}.log").open("w") as out:
+                        schedulers.append(
+                            subprocess.Popen(
+                                [sys.executable, "-m", "bot", "worker"],
+                                cwd=ROOT,
+                                env=env,
+                                stdout=out,
+                                stderr=subprocess.STDOUT,
+                                start_new_session=True,
+                            )
+                        )
                 for k, s in enumerate(servers):
                     warm(s, slack, f"P{k}")
                 n = max(1, min(args.pg_events, 500))
                 print(
-                    f"PostgreSQL state, 2 web processes × 2 workers: {n} events, each to both…",
+                    f"PostgreSQL state, 2 web processes × 2 gunicorn workers + 2 scheduler workers: {n} events, each to both…",
                     file=sys.stderr,
                     flush=True,
                 )
                 phase2 = run_burst(
-                    "2 web × 2 workers, PostgreSQL state, every event to both",
+                    "PostgreSQL: 2 web × 2, 2 schedulers",
                     servers,
                     slack,
                     n,
@@ -541,6 +555,9 @@ def main(argv: list[str]) -> int:
             finally:
                 for s in servers:
                     s.stop()
+                for proc in schedulers:
+                    os.killpg(proc.pid, signal.SIGTERM)
+                    proc.wait(timeout=60)
                 with admin.connect() as conn:
                     conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{dbname}" WITH (FORCE)'))
                 admin.dispose()

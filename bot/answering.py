@@ -1,11 +1,16 @@
 """Answering one question in a Slack thread, from the 👀 reaction to the table, CSV and chart.
 
-`start` runs on the listener thread right after the ack: it reacts, posts a status message and
-queues the work. `answer` runs on a worker: it resolves the database (the conversation's, else
-the channel's `/ask db` choice, else the default), reads the thread's earlier turns, asks the
-engine while the status message names the current stage, stores the turn, and replaces the status
-message with the answer (or a clarifying question, or an error with a Retry button). Failures
-are logged in full under the trace id; the person sees what failed and what to try.
+`start` runs on the listener thread right after the ack: it reacts, starts a thread when the
+question has none (a root message saying who asked what, for `/ask` and "Ask again"), shows
+progress (bot/slack_progress.py: the assistant status, else a streamed plan, else a status
+message) and queues the work. `answer` runs on a worker: it resolves the database (the
+conversation's, else the channel's `/ask db` choice, else the default), reads the thread's earlier
+turns, asks the engine while progress names the current step, stores the turn, and posts the
+outcome as a NEW message in the thread — edits do not notify, so the answer is never an edit of a
+placeholder — then closes the progress (no "working…" message is left behind). Failures are
+logged in full under the trace id; the person sees what went wrong in their terms
+(bot/failures.py), with Retry only when trying again can help; configuration advice goes to the
+admins (bot/admin_notes.py).
 """
 
 from __future__ import annotations
@@ -18,15 +23,21 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot import render
+from bot.admin_notes import tell_admins
+from bot.failures import INTERNAL, Failure, failure_of, setup_problem
 from bot.slack_context import BotContext
 from bot.slack_files import result_files
+from bot.slack_progress import Features, NoProgress, Place, Progress, open_progress
 from bot.usergroups import UsergroupDirectory, slack_principal
 from core.access import Principal
 from core.answer import ErrorKind, Outcome
+from core.catalog import Catalog
 from core.clarify.transcript import Transcript
 from core.database import UnknownDatabase
+from core.result_shape import ResultShape, result_shape
 from core.state import conversations
 from core.state.channel_settings import channel_database
+from core.summary import Presentation, present
 from core.trace import Trace
 
 log = logging.getLogger(__name__)
@@ -43,11 +54,11 @@ class Ask:
     team: str
     channel: str
     user: str | None
-    thread_ts: str | None  # the conversation's thread; None: our status message starts one (/ask)
+    thread_ts: str | None  # the conversation's thread; None: a root message announcing it starts one
     message_ts: str | None = None  # the person's message, which gets the 👀 reaction
-    status_ts: str | None = None  # a message of ours to replace (Retry), instead of posting one
-    announce: bool = False  # repeat "<@user> asked: …" (the question is not visible otherwise)
+    announce: bool = False  # nobody sees the question otherwise (/ask): say who asked, broadcast the answer
     transcript: Transcript | None = None  # answers to clarifying questions so far (listeners/clarify.py)
+    database: str | None = None  # asked about this database (e.g. "Ask again" from App Home)
     claim: str | None = None  # its claim (bot/claims.py): status recorded once posted, answered at the end
 
     @property
@@ -58,9 +69,20 @@ class Ask:
     def asked_by(self) -> str | None:
         return self.user if self.announce else None
 
+    @property
+    def place(self) -> Place:
+        return Place(self.team, self.channel, self.thread_ts or "", self.user, self.question)
+
 
 def conversation_key(team: str, channel: str, thread_ts: str) -> str:
     return f"slack:{team}:{channel}:{thread_ts}"
+
+
+def features(ctx: BotContext) -> Features:
+    """What each workspace refused (progress kinds, blocks), shared by every answer of this app."""
+    found = ctx.extras.setdefault("features", Features())
+    assert isinstance(found, Features)
+    return found
 
 
 def _react(client: WebClient, add: bool, channel: str, ts: str | None) -> None:
@@ -75,52 +97,35 @@ def _react(client: WebClient, add: bool, channel: str, ts: str | None) -> None:
         log.debug("reaction %s on %s failed: %s", THINKING, ts, exc.response.get("error"))
 
 
-def _show(client: WebClient, ask: Ask, message: render.Message) -> None:
-    """Replace our status message; post in the thread instead when it cannot be edited."""
-    if ask.status_ts:
-        try:
-            client.chat_update(
-                channel=ask.channel, ts=ask.status_ts, text=message.text, blocks=message.blocks
-            )
-            return
-        except SlackApiError as exc:
-            if exc.response.get("error") not in NOT_EDITABLE:
-                raise
-            log.info("could not edit %s (%s); posting instead", ask.status_ts, exc.response.get("error"))
-    kwargs: dict[str, Any] = {"thread_ts": ask.thread_ts} if ask.thread_ts else {}
-    client.chat_postMessage(channel=ask.channel, text=message.text, blocks=message.blocks, **kwargs)
-
-
-def _progress(client: WebClient, ask: Ask, message: render.Message) -> None:
-    """Stage updates only edit the status message; they never add messages to the thread."""
-    if ask.status_ts:
-        client.chat_update(channel=ask.channel, ts=ask.status_ts, text=message.text, blocks=message.blocks)
-
-
-def start(ctx: BotContext, client: WebClient, ask: Ask) -> bool:
-    """React, post the status message and queue the question; False when nothing could be posted."""
+def begin(ctx: BotContext, client: WebClient, ask: Ask) -> Ask | None:
+    """React, and give the question a thread (a root saying who asked what, when it has none);
+    the ask with its thread, or None when nothing could be posted there."""
     _react(client, True, ask.channel, ask.message_ts)
-    stage = "understand" if ctx.pool.idle else "queued"
-    status = render.status_message(ask.question, stage, ask.asked_by)
+    if ask.thread_ts:
+        return ask
+    root = render.announcement(ask.question, ask.user)
     try:
-        if ask.status_ts:
-            _show(client, ask, status)
-            job = ask
-        else:
-            kwargs: dict[str, Any] = {"thread_ts": ask.thread_ts} if ask.thread_ts else {}
-            posted = client.chat_postMessage(
-                channel=ask.channel, text=status.text, blocks=status.blocks, **kwargs
-            )
-            ts = posted.get("ts")
-            job = replace(ask, status_ts=ts, thread_ts=ask.thread_ts or ts)
+        posted = client.chat_postMessage(channel=ask.channel, text=root.text, blocks=root.blocks)
     except SlackApiError as exc:
         log.warning("could not post in %s: %s", ask.channel, exc.response.get("error"))
         _react(client, False, ask.channel, ask.message_ts)
+        return None
+    # posting to a user id lands in the app's DM with them: the thread lives in that D-channel
+    return replace(ask, thread_ts=posted["ts"], channel=posted.get("channel") or ask.channel)
+
+
+def start(ctx: BotContext, client: WebClient, ask: Ask) -> bool:
+    """Start answering `ask` in the background; False when nothing could be posted."""
+    job = begin(ctx, client, ask)
+    if job is None:
         return False
-    if job.claim:
-        ctx.claims.answering(job.claim, job.status_ts, job.thread_ts)
-    if not ctx.pool.submit(answer, ctx, client, job):
-        _fail(ctx, client, job, render.BUSY, "busy")
+    progress = open_progress(
+        client, job.place, features(ctx), "understand" if ctx.pool.idle else "queued", job.asked_by
+    )
+    if job.claim:  # a process that takes it over after a crash closes this progress first
+        ctx.claims.answering(job.claim, progress, job.channel, job.thread_ts)
+    if not ctx.pool.submit(answer, ctx, client, job, progress):
+        _fail(ctx, client, job, Failure(render.BUSY, retry=True, kind="busy"), "busy", progress=progress)
         _react(client, False, job.channel, job.message_ts)
         if job.claim:
             ctx.claims.finished(job.claim)
@@ -147,74 +152,61 @@ def principal_of(ctx: BotContext, client: WebClient, ask: Ask) -> Principal:
 
 
 def database_for(ctx: BotContext, ask: Ask) -> str:
-    """The conversation's database, else the channel's `/ask db` choice, else the default."""
+    """The conversation's database, else the one asked about, else the channel's `/ask db` choice,
+    else the default."""
     return (
         conversations.conversation_database(ctx.state, ask.conversation)
+        or ask.database
         or channel_database(ctx.state, ask.team, ask.channel)
         or ctx.settings.default_db
     )
 
 
-def answer(ctx: BotContext, client: WebClient, ask: Ask) -> Outcome:
-    """Worker thread: answer `ask` into its status message. Never raises."""
+def answer(ctx: BotContext, client: WebClient, ask: Ask, progress: Progress | None = None) -> Outcome:
+    """Worker thread: answer `ask` as a new message in its thread. Never raises."""
+    progress = progress or NoProgress()
     engine_outcomes: list[Outcome] = []  # the engine audits what it answered; we audit the rest
     try:
-        outcome = _answer(ctx, client, ask, engine_outcomes)
+        outcome = _answer(ctx, client, ask, engine_outcomes, progress)
     except Exception:
         trace = Trace(question=ask.question)
         log.exception("trace %s: answering in %s failed", trace.id, ask.channel)
         outcome = Outcome(
-            status="error",
-            question=ask.question,
-            error=render.INTERNAL_ERROR,
-            error_kind="internal",
-            trace=trace,
+            status="error", question=ask.question, error=INTERNAL, error_kind="internal", trace=trace
         )
         _record(ctx, ask, outcome, database=None)
         if not engine_outcomes:
             _audit(ctx, ask, outcome)
-        _show_quietly(client, ask, render.outcome_message(outcome, asked_by=ask.asked_by))
+        _post_quietly(client, ask, render.outcome_message(outcome, asked_by=ask.asked_by))
+        progress.done(ok=False)
     finally:
+        progress.done(ok=True)  # already closed after the post; this only covers the unexpected
         _react(client, False, ask.channel, ask.message_ts)
         if ask.claim:
             ctx.claims.finished(ask.claim)
     return outcome
 
 
-def _answer(ctx: BotContext, client: WebClient, ask: Ask, engine_outcomes: list[Outcome]) -> Outcome:
+def _answer(
+    ctx: BotContext, client: WebClient, ask: Ask, engine_outcomes: list[Outcome], progress: Progress
+) -> Outcome:
     name = database_for(ctx, ask)
     try:
         db = ctx.askbase.database(name)
     except UnknownDatabase:
+        text = f"The database '{name}' is not configured any more. Pick another one with `/ask db NAME`."
         return _fail(
-            ctx,
-            client,
-            ask,
-            f"The database '{name}' is not configured any more. Pick another one with `/ask db NAME`.",
-            "database",
-            database=name,
+            ctx, client, ask, Failure(text, retry=False, kind="database"), "database", name, progress
         )
     conversations.ensure_conversation(
         ctx.state, ask.conversation, db.name, channel=ask.channel, user=ask.user
     )
     history = conversations.history(ctx.state, ask.conversation)
-    shown: list[str] = []
-
-    def progress(stage: str) -> None:
-        label = render.STAGE_LABELS.get(stage)
-        if label is None or (shown and shown[-1] == label):
-            return
-        shown.append(label)
-        try:
-            _progress(client, ask, render.status_message(ask.question, stage, ask.asked_by))
-        except SlackApiError as exc:  # progress is a courtesy; the answer still goes out
-            log.info("status update failed: %s", exc.response.get("error"))
-
     outcome = ctx.askbase.ask(
         ask.question,
         db=db,
         history=history,
-        on_stage=progress,
+        on_stage=progress.show,
         source="slack",
         principal=principal_of(ctx, client, ask),  # the engine refuses (and audits) what it may not query
         transcript=ask.transcript,
@@ -226,32 +218,119 @@ def _answer(ctx: BotContext, client: WebClient, ask: Ask, engine_outcomes: list[
     if outcome.status == "clarify":  # stored before it is shown, so the first click finds it
         for hook in ctx.extras.get("clarify_hooks", ()):
             hook(ctx, client, ask, outcome)
-    deliver(ctx, client, ask, outcome)
+    deliver(ctx, client, ask, outcome, progress=progress)
+    problem = setup_problem(outcome)
+    if problem is not None:
+        tell_admins(ctx, client, ask.team, problem, outcome.trace.id)
     return outcome
 
 
-def deliver(ctx: BotContext, client: WebClient, ask: Ask, outcome: Outcome) -> None:
-    """Replace the status message with the outcome; attach the CSV and chart of an answer."""
-    message = render.outcome_message(outcome, table_rows=ctx.table_rows, asked_by=ask.asked_by)
+def catalog_of(ctx: BotContext, database: str) -> Catalog | None:
     try:
-        _show(client, ask, message)
-    except SlackApiError as exc:
-        if exc.response.get("error") not in BLOCK_ERRORS or outcome.status != "answer":
-            raise
-        log.info(
-            "trace %s: table block refused (%s); sending monospace",
-            outcome.trace.id,
-            exc.response.get("error"),
+        return ctx.askbase.database(database).catalog if database else None
+    except Exception:  # a result still reads fine without the catalog's headers and units
+        log.debug("no catalog for %s", database, exc_info=True)
+        return None
+
+
+def shape_of(ctx: BotContext, outcome: Outcome) -> ResultShape:
+    """What the answer's columns mean (headers, units, order), read with its database's catalog."""
+    return result_shape(outcome.sql, outcome.columns, catalog_of(ctx, outcome.database))
+
+
+def styles_for(ctx: BotContext, team: str) -> list[render.Style]:
+    """The message styles this workspace has not refused, richest first."""
+    known = features(ctx)
+    return [
+        s
+        for s in render.STYLES
+        if known.works(team, f"table:{s.table}") and known.works(team, f"feedback:{s.feedback}")
+    ] or [render.STYLES[-1]]
+
+
+def _learn(ctx: BotContext, team: str, refused: list[render.Style], worked: render.Style) -> None:
+    """A message went through in `worked` after the `refused` styles were rejected: a refused style
+    that differs from it in one feature only tells that feature is what the workspace refuses."""
+    known = features(ctx)
+    for style in refused:
+        differ = [
+            name
+            for name, mine, good in (
+                ("table", style.table, worked.table),
+                ("feedback", style.feedback, worked.feedback),
+            )
+            if mine != good
+        ]
+        if len(differ) == 1:
+            known.refuse(team, f"{differ[0]}:{getattr(style, differ[0])}", "invalid_blocks")
+
+
+def _post(client: WebClient, ask: Ask, message: render.Message, *, broadcast: bool = False) -> str | None:
+    kwargs: dict[str, Any] = {"thread_ts": ask.thread_ts} if ask.thread_ts else {}
+    if broadcast and ask.thread_ts:
+        kwargs["reply_broadcast"] = True
+    posted = client.chat_postMessage(channel=ask.channel, text=message.text, blocks=message.blocks, **kwargs)
+    return posted.get("ts")
+
+
+def deliver(
+    ctx: BotContext,
+    client: WebClient,
+    ask: Ask,
+    outcome: Outcome,
+    *,
+    failure: Failure | None = None,
+    progress: Progress | None = None,
+) -> str | None:
+    """Post the outcome as a new message in the thread (broadcast to the channel for /ask), then
+    close the progress; attach the CSV and chart of an answer. Returns the message's ts."""
+    presentation: Presentation | None = None
+    if outcome.status == "answer":
+        presentation = present(outcome, shape_of(ctx, outcome))
+    if outcome.status == "error":
+        message = render.error_message(
+            failure or failure_of(outcome), outcome.trace.id, question=outcome.question, asked_by=ask.asked_by
         )
-        message = render.answer_message(
-            outcome, table_rows=ctx.table_rows, use_table=False, asked_by=ask.asked_by
-        )
-        _show(client, ask, message)
+        ts = _post(client, ask, message, broadcast=ask.announce)
+        message_with_csv = False
+    else:
+        styles = styles_for(ctx, ask.team)
+        ts, message_with_csv = None, False
+        for i, style in enumerate(styles):
+            message = render.outcome_message(
+                outcome,
+                table_rows=ctx.table_rows,
+                asked_by=ask.asked_by,
+                style=style,
+                presentation=presentation,
+            )
+            try:
+                ts = _post(client, ask, message, broadcast=ask.announce)
+            except SlackApiError as exc:
+                if exc.response.get("error") not in BLOCK_ERRORS or i == len(styles) - 1:
+                    raise
+                log.info(
+                    "trace %s: %s refused (%s); trying %s",
+                    outcome.trace.id,
+                    style,
+                    exc.response.get("error"),
+                    styles[i + 1],
+                )
+                continue
+            if i:
+                _learn(ctx, ask.team, styles[:i], style)
+            message_with_csv = message.wants_csv
+            break
+    if outcome.status == "clarify" and ts:  # the question's message shows its answer later
+        for hook in ctx.extras.get("clarify_posted_hooks", ()):
+            hook(ctx, outcome, ts)
+    if progress is not None:
+        progress.done(ok=outcome.status != "error")
     if outcome.status != "answer" or not outcome.rows:
-        return
-    files = result_files(outcome, with_csv=message.wants_csv)
+        return ts
+    files = result_files(outcome, with_csv=message_with_csv, presentation=presentation)
     if not files:
-        return
+        return ts
     try:
         client.files_upload_v2(channel=ask.channel, thread_ts=ask.thread_ts, file_uploads=files)
     except Exception as exc:  # the answer is out already: never replace it with an error over files
@@ -266,24 +345,29 @@ def deliver(ctx: BotContext, client: WebClient, ask: Ask, outcome: Outcome) -> N
             ask,
             render.plain("I could not attach the files for this answer. Press CSV under it to try again."),
         )
+    return ts
 
 
 def _fail(
     ctx: BotContext,
     client: WebClient,
     ask: Ask,
-    error: str,
+    failure: Failure,
     kind: ErrorKind,
     database: str | None = None,
+    progress: Progress | None = None,
 ) -> Outcome:
     """An error a person can act on, stored as a turn so Retry can find the question again."""
     outcome = Outcome(
-        status="error", question=ask.question, database=database or "", error=error, error_kind=kind
+        status="error", question=ask.question, database=database or "", error=failure.text, error_kind=kind
     )
-    log.info("trace %s: %s: %s", outcome.trace.id, kind, error)
+    log.info("trace %s: %s: %s", outcome.trace.id, kind, failure.text)
     _record(ctx, ask, outcome, database)
     _audit(ctx, ask, outcome)
-    _show_quietly(client, ask, render.outcome_message(outcome, asked_by=ask.asked_by))
+    try:
+        deliver(ctx, client, ask, outcome, failure=failure, progress=progress)
+    except Exception:
+        log.exception("could not post an error in %s", ask.channel)
     return outcome
 
 
@@ -309,17 +393,8 @@ def _audit(ctx: BotContext, ask: Ask, outcome: Outcome) -> None:
         log.exception("trace %s: could not audit", outcome.trace.id)
 
 
-def _show_quietly(client: WebClient, ask: Ask, message: render.Message) -> None:
-    try:
-        _show(client, ask, message)
-    except Exception:
-        log.exception("could not show a message in %s", ask.channel)
-
-
 def _post_quietly(client: WebClient, ask: Ask, message: render.Message) -> None:
     try:
-        client.chat_postMessage(
-            channel=ask.channel, thread_ts=ask.thread_ts, text=message.text, blocks=message.blocks
-        )
+        _post(client, ask, message)
     except Exception:
         log.exception("could not post in %s", ask.channel)

@@ -22,11 +22,23 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from bot.slack_progress import StatusMessage, StreamedPlan
 from core.state import events
 from core.state.bounded import StateUnavailable, call_within
 from core.state.events import Claim
 
 log = logging.getLogger(__name__)
+
+
+def progress_ref(progress: object) -> str | None:
+    """The message a question's progress left in Slack, as `kind:ts` — a status message to delete
+    or a streamed plan to stop; None for the assistant status (the answer clears it) or nothing."""
+    if isinstance(progress, StatusMessage) and progress.ts:
+        return f"message:{progress.ts}"
+    if isinstance(progress, StreamedPlan) and progress.stream is not None:
+        ts = getattr(progress.stream, "_stream_ts", None)  # slack_sdk's ChatStream keeps it private
+        return f"stream:{ts}" if ts else None
+    return None
 
 
 class ClaimKeeper:
@@ -74,11 +86,17 @@ class ClaimKeeper:
             self._hold(claim.key)
         return claim
 
-    def answering(self, key: str, status_ref: str | None, thread_ref: str | None) -> None:
-        """The status message is out; a process that takes over will replace it."""
+    def answering(self, key: str, progress: object, channel: str, thread_ts: str | None) -> None:
+        """Progress is showing in the question's thread: record where, so that a process taking
+        the question over closes this progress (bot/inflight.py) before it answers."""
         try:
             events.answering(
-                self.engine, key, self.holder, self.lease_s, status_ref=status_ref, thread_ref=thread_ref
+                self.engine,
+                key,
+                self.holder,
+                self.lease_s,
+                status_ref=progress_ref(progress),
+                thread_ref=f"{channel}:{thread_ts}" if thread_ts else None,
             )
         except sa.exc.SQLAlchemyError:
             log.warning("could not record the status message of %s", key, exc_info=True)

@@ -1,4 +1,4 @@
-"""Command line: `python -m bot ask|console|serve|worker|index|audit ...`.
+"""Command line: `python -m bot ask|console|serve|worker|index|audit|catalog ...`.
 
 Exit codes: 0 answered (or asked back), 1 the question failed, 2 bad usage or configuration.
 """
@@ -41,10 +41,13 @@ def _parser() -> argparse.ArgumentParser:
     console = sub.add_parser("console", help="interactive questions with follow-ups")
     console.add_argument("--db")
 
-    serve = sub.add_parser("serve", help="run the Slack app")
+    serve = sub.add_parser("serve", help="run the Slack app (or, with --teams, the Teams adapter)")
     mode = serve.add_mutually_exclusive_group()
     mode.add_argument("--socket", action="store_true", help="Socket Mode (needs SLACK_APP_TOKEN)")
     mode.add_argument("--http", action="store_true", help="HTTP on --port at /slack/events")
+    mode.add_argument(
+        "--teams", action="store_true", help="the Microsoft Teams adapter on --port at /api/messages"
+    )
     serve.add_argument("--port", type=int)
     serve.add_argument(
         "--server",
@@ -58,6 +61,13 @@ def _parser() -> argparse.ArgumentParser:
     index = sub.add_parser("index", help="build or refresh the value index")
     index.add_argument("action", choices=["build", "refresh"])
     index.add_argument("--db")
+
+    catalog = sub.add_parser(
+        "catalog", help="show the join patterns of a database (to correct in its catalog YAML)"
+    )
+    catalog.add_argument("action", choices=["show"])
+    catalog.add_argument("--db")
+    catalog.add_argument("--yaml", action="store_true", help="print only the patterns as catalog YAML")
 
     audit = sub.add_parser("audit", help="print the audit log")
     audit.add_argument("--since", default="1d", help="e.g. 30m, 12h, 7d")
@@ -119,11 +129,21 @@ def _lazy(module: str, function: str) -> Command:
     return run
 
 
+_SERVE_SLACK = _lazy("bot.slack_app", "serve")
+_SERVE_TEAMS = _lazy("bot.teams.server", "serve")
+
+
+def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
+    """Slack by default; `--teams` loads the Microsoft 365 Agents SDK instead of Bolt."""
+    return (_SERVE_TEAMS if getattr(args, "teams", False) else _SERVE_SLACK)(args, settings)
+
+
 COMMANDS: dict[str, Command] = {
     "ask": cmd_ask,
     "console": cmd_console,
-    "serve": _lazy("bot.slack_app", "serve"),
+    "serve": cmd_serve,
     "worker": _lazy("bot.worker", "run_worker"),
     "index": _lazy("bot.index_cmd", "run_index"),
     "audit": _lazy("bot.audit_cmd", "run_audit"),
+    "catalog": _lazy("bot.catalog_cmd", "run_catalog"),
 }

@@ -17,11 +17,23 @@ def tell(
     client: WebClient, channel: str | None, user: str | None, text: str, thread_ts: str | None = None
 ) -> None:
     """Post `text` (mrkdwn) to `user` alone; a failure is logged, never raised — it is only a note."""
+    tell_message(client, channel, user, text, [section(text)], thread_ts=thread_ts)
+
+
+def tell_message(
+    client: WebClient,
+    channel: str | None,
+    user: str | None,
+    text: str,
+    blocks: list[dict[str, Any]],
+    thread_ts: str | None = None,
+) -> None:
+    """Post a whole message (help, a list) to `user` alone, in the thread they asked in."""
     if not channel or not user:
         return
     try:
         kwargs = {"thread_ts": thread_ts} if thread_ts else {}
-        client.chat_postEphemeral(channel=channel, user=user, text=text, blocks=[section(text)], **kwargs)
+        client.chat_postEphemeral(channel=channel, user=user, text=text, blocks=blocks, **kwargs)
     except SlackApiError as exc:
         log.info("ephemeral note failed: %s", exc.response.get("error"))
 

@@ -3,13 +3,14 @@
 `claim_question` runs right after the ack (never before it: the ack does not wait on the state
 database). It claims the question (bot/claims.py) with what is needed to answer it again later;
 a question that is answered, or being answered by a live process, is dropped; one whose process
-died is taken over and its stale status message is replaced. When the state database does not
-answer in time, the asker gets one ephemeral message saying so and nothing else happens.
+died is taken over: the progress it left in the thread (a status message, a streamed plan) is
+closed, and the answer comes as usual, a new message in the same thread. When the state database
+does not answer in time, the asker gets one ephemeral message saying so and nothing else happens.
 
 `recover` is the sweep every process runs at start and then once per lease: each claim whose
 lease ran out is taken over (one process wins) and finished — or, when it is older than
 `slack.recover_within_s` or has already been taken over `MAX_ATTEMPTS` times (a question that
-kills the process must not kill every process in turn), apologised for in place of its status.
+kills the process must not kill every process in turn), apologised for in its thread.
 """
 
 from __future__ import annotations
@@ -66,6 +67,7 @@ def payload_of(ask: Ask) -> dict[str, Any]:
         "message_ts": ask.message_ts,
         "announce": ask.announce,
         "transcript": ask.transcript.to_json() if ask.transcript else None,
+        "database": ask.database,
     }
 
 
@@ -82,8 +84,33 @@ def ask_of(payload: Mapping[str, Any] | None, key: str) -> Ask | None:
         message_ts=payload.get("message_ts"),
         announce=bool(payload.get("announce")),
         transcript=Transcript.from_json(transcript) if transcript else None,
+        database=payload.get("database"),
         claim=key,
     )
+
+
+def _in_thread(ask: Ask, thread_ref: str | None) -> Ask:
+    """The ask in the thread its first process recorded (`channel:ts`: /ask made a thread of its own,
+    possibly in a DM channel), so the answer lands where the question's progress was."""
+    if not thread_ref or ":" not in thread_ref:
+        return ask
+    channel, thread_ts = thread_ref.split(":", 1)
+    return replace(ask, channel=channel or ask.channel, thread_ts=ask.thread_ts or thread_ts)
+
+
+def close_stale(client: WebClient, channel: str, status_ref: str | None) -> None:
+    """Close what a dead process left showing: delete its status message, stop its streamed plan.
+    (An assistant status needs nothing: the answer posted in the thread clears it.)"""
+    if not status_ref or ":" not in status_ref:
+        return
+    kind, ts = status_ref.split(":", 1)
+    try:
+        if kind == "message":
+            client.chat_delete(channel=channel, ts=ts)
+        elif kind == "stream":
+            client.chat_stopStream(channel=channel, ts=ts)
+    except SlackApiError as exc:  # gone already, or not ours to change: the answer still comes
+        log.info("could not close the stale progress %s: %s", status_ref, exc.response.get("error"))
 
 
 def claim_question(
@@ -102,12 +129,8 @@ def claim_question(
         return None
     if claim.taken_over:
         log.info("taking over question %s (attempt %d) from a process that stopped", key, claim.attempts)
-        return replace(
-            ask,
-            claim=key,
-            status_ts=claim.status_ref or ask.status_ts,
-            thread_ts=ask.thread_ts or claim.thread_ref,
-        )
+        ask = _in_thread(ask, claim.thread_ref)
+        close_stale(client, ask.channel, claim.status_ref)
     return replace(ask, claim=key)
 
 
@@ -150,7 +173,8 @@ def recover(ctx: BotContext, client_for: ClientFor, *, now: dt.datetime | None =
             log.warning("question %s cannot be answered again (nothing to answer with); dropped", key)
             ctx.claims.finished(key)
             continue
-        ask = replace(ask, status_ts=claim.status_ref, thread_ts=ask.thread_ts or claim.thread_ref)
+        ask = _in_thread(ask, claim.thread_ref)
+        close_stale(client, ask.channel, claim.status_ref)
         age = (now - claim.received_at).total_seconds()
         if age > ctx.settings.slack.recover_within_s or claim.attempts > MAX_ATTEMPTS:
             log.info("apologising for question %s (%.0f s old, attempt %d)", key, age, claim.attempts)
@@ -164,16 +188,15 @@ def recover(ctx: BotContext, client_for: ClientFor, *, now: dt.datetime | None =
 
 
 def _apologise(client: WebClient, ask: Ask) -> None:
+    """A new message in the question's thread (or, with no thread yet, in the channel to the asker)."""
     message = render.plain(INTERRUPTED)
     try:
-        if ask.status_ts:
-            client.chat_update(
-                channel=ask.channel, ts=ask.status_ts, text=message.text, blocks=message.blocks
+        if ask.thread_ts or not ask.user:
+            client.chat_postMessage(
+                channel=ask.channel, thread_ts=ask.thread_ts, text=message.text, blocks=message.blocks
             )
         else:
-            thread = ask.thread_ts or ask.message_ts
-            text = f"<@{ask.user}> {INTERRUPTED}" if ask.user and not thread else INTERRUPTED
-            client.chat_postMessage(channel=ask.channel, text=text, thread_ts=thread)
+            client.chat_postMessage(channel=ask.channel, text=f"<@{ask.user}> {INTERRUPTED}")
         if ask.message_ts:
             client.reactions_remove(channel=ask.channel, timestamp=ask.message_ts, name=THINKING)
     except SlackApiError as exc:

@@ -1,27 +1,36 @@
 """Block Kit messages and modals built from outcomes: pure functions, no Slack calls, no SQL.
 
 Everything here stays inside Slack's limits by construction — 50 blocks per message, 3,000
-characters per text, one `table` block of at most 100 rows × 20 columns and ~10,000 characters
-of cells — so a large or odd result degrades (fewer rows shown, the CSV carries the rest) instead
-of being rejected. When a workspace rejects the table block, `answer_message(use_table=False)`
-renders the same rows as monospace text.
+characters per text, one table of at most 100 rows × 20 columns and 10,000 characters of cells —
+so a large or odd result degrades (fewer rows shown, the CSV carries the rest) instead of being
+rejected. What the rows say (sentence, headers, rounding, NULL as "—") comes from
+core/summary.py, the same for every chat surface; this module only lays it out.
+
+A `Style` names the newer blocks a message may use: the `data_table` block (sortable, paged;
+Slack's reference documents it for messages) else the `table` block else monospace text, and
+`feedback_buttons` in a `context_actions` block else plain 👍 / 👎 buttons. The sender
+(bot/answering.py) starts from the richest style and steps down when a workspace refuses one.
 """
 
 from __future__ import annotations
 
-import decimal
 import json
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
-from bot.terminal import table as text_table
+from bot.failures import BUSY as BUSY
+from bot.failures import INTERNAL, Failure, failure_of, interpretation_for_people
+from bot.progress import step_for
+from bot.slack_text import escape as escape
 from core.answer import Outcome
-from core.summary import display
+from core.summary import Presentation, present
 
 MAX_BLOCKS = 50
 MAX_TEXT = 3000  # section / context text
-MAX_TABLE_ROWS = 100  # including the header row
+MAX_TABLE_ROWS = 100  # `table` block: rows including the header
+MAX_DATA_TABLE_ROWS = 100  # `data_table` block: data rows, besides the header
 MAX_TABLE_COLUMNS = 20
 MAX_TABLE_CHARS = 10_000  # all cells of the table together
 MAX_CELL = 200
@@ -30,20 +39,25 @@ MAX_VALUE = 2000  # a button's value
 MAX_MODAL_BLOCKS = 100
 MAX_MONOSPACE_BLOCKS = 8
 
-# Stage names the pipeline reports (core.pipeline notify) → what a person reads while waiting.
-STAGE_LABELS: dict[str, str] = {
-    "queued": "Waiting for a free worker",
-    "understand": "Understanding the question",
-    "retrieve": "Searching the data",
-    "link": "Searching the data",
-    "view": "Searching the data",
-    "keyword": "Searching the data",
-    "generate": "Writing SQL",
-    "expand": "Writing SQL",
-    "guard": "Checking the SQL",
-    "execute": "Running it",
-    "revise": "Fixing the SQL",
-}
+TableKind = Literal["data_table", "table", "text"]
+FeedbackKind = Literal["context_actions", "buttons"]
+
+
+@dataclass(frozen=True)
+class Style:
+    table: TableKind = "table"
+    feedback: FeedbackKind = "buttons"
+
+
+# From the richest to what every workspace takes; a refused style steps to the next.
+STYLES: tuple[Style, ...] = (
+    Style("data_table", "context_actions"),
+    Style("table", "context_actions"),
+    Style("data_table", "buttons"),
+    Style("table", "buttons"),
+    Style("text", "buttons"),
+)
+PLAIN = Style("table", "buttons")  # what schedules and other callers get unless they ask
 
 
 @dataclass(frozen=True)
@@ -56,21 +70,25 @@ class Message:
 # ---------------------------------------------------------------- small pieces
 
 
-def escape(text: str) -> str:
-    """Slack mrkdwn treats &, < and > as control characters everywhere, code blocks included."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
 def clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: max(0, limit - 1)] + "…"
 
 
-def section(text: str) -> dict[str, Any]:
-    return {"type": "section", "text": {"type": "mrkdwn", "text": clip(text, MAX_TEXT)}}
+def section(text: str, block_id: str | None = None) -> dict[str, Any]:
+    block: dict[str, Any] = {"type": "section", "text": {"type": "mrkdwn", "text": clip(text, MAX_TEXT)}}
+    if block_id:
+        block["block_id"] = clip(block_id, 255)
+    return block
 
 
-def context(text: str) -> dict[str, Any]:
-    return {"type": "context", "elements": [{"type": "mrkdwn", "text": clip(text, MAX_TEXT)}]}
+def context(text: str, block_id: str | None = None) -> dict[str, Any]:
+    block: dict[str, Any] = {
+        "type": "context",
+        "elements": [{"type": "mrkdwn", "text": clip(text, MAX_TEXT)}],
+    }
+    if block_id:
+        block["block_id"] = clip(block_id, 255)
+    return block
 
 
 def button(text: str, action_id: str, value: str = "", style: str | None = None) -> dict[str, Any]:
@@ -108,61 +126,122 @@ def code_blocks(text: str, max_blocks: int = MAX_MONOSPACE_BLOCKS) -> list[dict[
     return [section(f"```{chunk}```") for chunk in chunks]
 
 
-def cell_text(value: Any) -> str:
-    """A value as a table cell: one line, at most MAX_CELL characters, never empty."""
-    text = display(value)
+def cell_text(text: str) -> str:
+    """A cell's text: one line, at most MAX_CELL characters, never empty (Slack refuses empty cells)."""
+    text = " ".join(text.split())
     return clip(text, MAX_CELL) if text else " "
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float | decimal.Decimal) and not isinstance(value, bool)
+# ---------------------------------------------------------------- tables
 
 
-def _numeric_columns(rows: Sequence[Sequence[Any]], width: int) -> list[bool]:
-    numeric = []
-    for i in range(width):
-        values = [r[i] for r in rows if i < len(r) and r[i] is not None]
-        numeric.append(bool(values) and all(_is_number(v) for v in values))
-    return numeric
-
-
-def table_block(
-    columns: Sequence[str], rows: Sequence[Sequence[Any]], max_rows: int
-) -> tuple[dict[str, Any], int]:
-    """A Block Kit `table` of the first rows that fit; (block, data rows shown)."""
-    cols = [cell_text(c) for c in columns[:MAX_TABLE_COLUMNS]]
-    width = len(cols)
-    budget = MAX_TABLE_CHARS - sum(len(c) for c in cols)
-    body: list[list[str]] = []
-    for row in rows[: max(0, min(max_rows, MAX_TABLE_ROWS - 1))]:
-        cells = [cell_text(v) for v in row[:width]]
+def _body(
+    presentation: Presentation, rows: Sequence[Sequence[Any]], max_rows: int, width: int, budget: int
+) -> list[tuple[Sequence[Any], list[str]]]:
+    """The first `max_rows` rows whose cells fit the character budget: [(row, cells)]."""
+    body: list[tuple[Sequence[Any], list[str]]] = []
+    for row in rows[: max(0, max_rows)]:
+        cells = [cell_text(c) for c in presentation.cells(row[:width])]
         cost = sum(len(c) for c in cells)
         if cost > budget:
             break
         budget -= cost
-        body.append(cells)
-    numeric = _numeric_columns(rows[: len(body)], width)
+        body.append((row, cells))
+    return body
+
+
+def table_block(
+    presentation: Presentation, rows: Sequence[Sequence[Any]], max_rows: int
+) -> tuple[dict[str, Any], int]:
+    """A Block Kit `table` of the first rows that fit; (block, data rows shown)."""
+    header = [cell_text(h) for h in presentation.headers[:MAX_TABLE_COLUMNS]]
+    width = len(header)
+    limit = min(max_rows, MAX_TABLE_ROWS - 1)
+    body = _body(presentation, rows, limit, width, MAX_TABLE_CHARS - sum(len(c) for c in header))
+    numeric = presentation.numeric[:width]
     block = {
         "type": "table",
         "column_settings": [{"align": "right"} if n else {"is_wrapped": True} for n in numeric],
-        "rows": [[{"type": "raw_text", "text": c} for c in r] for r in [cols, *body]],
+        "rows": [
+            [{"type": "raw_text", "text": c} for c in r] for r in [header, *(cells for _, cells in body)]
+        ],
+    }
+    return block, len(body)
+
+
+def data_table_block(
+    presentation: Presentation, rows: Sequence[Sequence[Any]], page_size: int, caption: str
+) -> tuple[dict[str, Any], int]:
+    """A Block Kit `data_table` (sortable, paged): numbers as `raw_number` so they sort as numbers.
+    Up to 100 rows; `page_size` of them per page."""
+    header = [cell_text(h) for h in presentation.headers[:MAX_TABLE_COLUMNS]]
+    width = len(header)
+    body = _body(
+        presentation, rows, MAX_DATA_TABLE_ROWS, width, MAX_TABLE_CHARS - sum(len(c) for c in header)
+    )
+    numeric = presentation.numeric[:width]
+    csv_rows = [presentation.csv_row(row[:width]) for row, _ in body]
+
+    def cell(i: int, text: str, value: Any) -> dict[str, Any]:
+        if (
+            numeric[i]
+            and isinstance(value, int | float)
+            and not isinstance(value, bool)
+            and math.isfinite(value)
+        ):
+            return {"type": "raw_number", "value": value, "text": text}
+        return {"type": "raw_text", "text": text}
+
+    block = {
+        "type": "data_table",
+        "caption": clip(caption or "Result", 200),
+        "page_size": max(1, min(page_size, MAX_DATA_TABLE_ROWS)),
+        "rows": [
+            [{"type": "raw_text", "text": h} for h in header],
+            *(
+                [cell(i, c, v) for i, (c, v) in enumerate(zip(cells, values, strict=False))]
+                for (_, cells), values in zip(body, csv_rows, strict=True)
+            ),
+        ],
     }
     return block, len(body)
 
 
 def monospace_blocks(
-    columns: Sequence[str], rows: Sequence[Sequence[Any]], max_rows: int
+    presentation: Presentation, rows: Sequence[Sequence[Any]], max_rows: int
 ) -> tuple[list[dict[str, Any]], int]:
     """The fallback for workspaces without table blocks: an aligned text table in code blocks."""
-    shown = min(max_rows, len(rows))
-    return code_blocks(text_table(columns, rows[:shown], max_rows=shown)), shown
+    shown = rows[: max(0, max_rows)]
+    grid = [list(presentation.headers), *(presentation.cells(r) for r in shown)]
+    grid = [[clip(" ".join(c.split()), 40) for c in r] for r in grid]
+    widths = [max(len(r[i]) for r in grid) for i in range(len(grid[0]))]
+    numeric = presentation.numeric
+
+    def line(cells: Sequence[str]) -> str:
+        return "  ".join(
+            c.rjust(w) if numeric[i] else c.ljust(w)
+            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        ).rstrip()
+
+    text = "\n".join([line(grid[0]), "  ".join("-" * w for w in widths), *(line(r) for r in grid[1:])])
+    return code_blocks(text), len(shown)
 
 
 # ---------------------------------------------------------------- messages
 
 
+def announcement(question: str, user: str | None) -> Message:
+    """The root of a thread started for a question nobody can see otherwise (/ask, Ask again)."""
+    who = f"<@{user}> asked" if user else "Asked"
+    text = f":speech_balloon: {who}: *{escape(question)}*"
+    return Message(text=clip(f"{who}: {question}", MAX_TEXT), blocks=[section(text)])
+
+
 def status_message(question: str, stage: str | None = None, asked_by: str | None = None) -> Message:
-    label = STAGE_LABELS.get(stage or "understand", "Working on it")
+    """A message naming the step under way (only where neither an assistant status nor a streamed
+    plan is available; deleted once the answer is posted)."""
+    step = step_for(stage or "understand")
+    label = step.doing if step else "Working on it"
     blocks = []
     if asked_by:
         blocks.append(context(f"<@{asked_by}> asked: {escape(question)}"))
@@ -170,16 +249,51 @@ def status_message(question: str, stage: str | None = None, asked_by: str | None
     return Message(text=f"{label}…", blocks=blocks)
 
 
-def answer_buttons(trace_id: str) -> dict[str, Any]:
-    return actions(
-        f"answer:{trace_id}",
-        button("Show SQL", "show_sql", trace_id),
-        button("Details", "show_details", trace_id),
-        button("CSV", "get_csv", trace_id),
-        button(":thumbsup:", "feedback_up", trace_id),
-        button(":thumbsdown:", "feedback_down", trace_id),
-        button("Schedule", "schedule_open", trace_id),  # handled by bot/listeners/schedules.py (issue 8)
-    )
+def answer_buttons(
+    trace_id: str, *, with_rows: bool = True, feedback: FeedbackKind = "buttons"
+) -> dict[str, Any]:
+    elements = [button("Show SQL", "show_sql", trace_id), button("Details", "show_details", trace_id)]
+    if with_rows:
+        elements.append(button("CSV", "get_csv", trace_id))
+    if feedback == "buttons":
+        elements += [
+            button(":thumbsup:", "feedback_up", trace_id),
+            button(":thumbsdown:", "feedback_down", trace_id),
+        ]
+    elements.append(button("Schedule", "schedule_open", trace_id))  # bot/listeners/schedules.py
+    return actions(f"answer:{trace_id}", *elements)
+
+
+def feedback_block(trace_id: str) -> dict[str, Any]:
+    """Slack's feedback buttons (👍 / 👎) in a context actions block; values carry the vote and trace."""
+    return {
+        "type": "context_actions",
+        "block_id": clip(f"feedback:{trace_id}", 255),
+        "elements": [
+            {
+                "type": "feedback_buttons",
+                "action_id": "feedback",
+                "positive_button": {
+                    "text": {"type": "plain_text", "text": "👍"},
+                    "value": f"up:{trace_id}",
+                    "accessibility_label": "This answer is right: learn from its SQL",
+                },
+                "negative_button": {
+                    "text": {"type": "plain_text", "text": "👎"},
+                    "value": f"down:{trace_id}",
+                    "accessibility_label": "This answer is wrong: say what was wrong",
+                },
+            }
+        ],
+    }
+
+
+def with_vote(blocks: Sequence[dict[str, Any]], note: str, trace_id: str) -> list[dict[str, Any]]:
+    """The answer's blocks with `note` (who voted what) shown on it, replacing an earlier note."""
+    vote_id = clip(f"vote:{trace_id}", 255)
+    kept = [b for b in blocks if b.get("block_id") != vote_id]
+    at = next((i for i, b in enumerate(kept) if b.get("type") in ("actions", "context_actions")), len(kept))
+    return [*kept[:at], context(note, block_id=vote_id), *kept[at:]][:MAX_BLOCKS]
 
 
 def _row_note(outcome: Outcome, shown: int, hidden_columns: int, wants_csv: bool) -> str:
@@ -196,57 +310,91 @@ def _row_note(outcome: Outcome, shown: int, hidden_columns: int, wants_csv: bool
     return " · ".join(parts)
 
 
+def single_value(outcome: Outcome) -> bool:
+    """One row of one column: the sentence says it all; a 1 × 1 table would only repeat it."""
+    return outcome.row_count == 1 and len(outcome.columns) == 1
+
+
 def answer_message(
     outcome: Outcome,
     *,
     table_rows: int = 20,
     use_table: bool = True,
     asked_by: str | None = None,
+    style: Style | None = None,
+    presentation: Presentation | None = None,
 ) -> Message:
+    style = style or (PLAIN if use_table else Style("text", "buttons"))
+    presentation = presentation or present(outcome)
     blocks: list[dict[str, Any]] = []
     if asked_by:
         blocks.append(context(f"<@{asked_by}> asked: {escape(outcome.question)}"))
-    sentence = outcome.answer or (
-        "No rows match the question." if not outcome.rows else "Here is the result."
-    )
+    sentence = presentation.sentence if outcome.rows else "No rows match the question."
     blocks.append(section(escape(sentence)))
     if outcome.mode == "keyword":
-        reading = f": {escape(outcome.interpretation)}" if outcome.interpretation else ""
-        blocks.append(context(f":mag: *Keyword mode* (no LLM){reading}"))
+        reading = interpretation_for_people(outcome)
+        blocks.append(context(f":mag: *Keyword mode*{': ' + escape(reading) if reading else ''}"))
     shown = 0
     hidden_columns = max(0, len(outcome.columns) - MAX_TABLE_COLUMNS)
-    if outcome.columns and outcome.rows:
-        if use_table:
-            block, shown = table_block(outcome.columns, outcome.rows, table_rows)
+    table = bool(outcome.columns and outcome.rows) and not single_value(outcome)
+    if table:
+        if style.table == "data_table":
+            block, shown = data_table_block(presentation, outcome.rows, table_rows, sentence)
+            blocks.append(block)
+        elif style.table == "table":
+            block, shown = table_block(presentation, outcome.rows, table_rows)
             blocks.append(block)
         else:
-            mono, shown = monospace_blocks(outcome.columns, outcome.rows, table_rows)
+            mono, shown = monospace_blocks(presentation, outcome.rows, table_rows)
             blocks.extend(mono)
             hidden_columns = 0
+    else:
+        shown = outcome.row_count
     wants_csv = bool(outcome.rows) and (shown < outcome.row_count or outcome.truncated or hidden_columns > 0)
-    note = _row_note(outcome, shown, hidden_columns, wants_csv)
-    blocks.append(context(f"{note} · `{escape(outcome.database)}` · trace `{outcome.trace.id}`"))
-    blocks.append(answer_buttons(outcome.trace.id))
-    return Message(text=clip(sentence, MAX_TEXT), blocks=blocks[:MAX_BLOCKS], wants_csv=wants_csv)
+    note = f"`{escape(outcome.database)}`" if outcome.database else ""
+    if table or not outcome.rows:
+        note = " · ".join(p for p in (_row_note(outcome, shown, hidden_columns, wants_csv), note) if p)
+    if note:
+        blocks.append(context(note))
+    blocks.append(answer_buttons(outcome.trace.id, with_rows=bool(outcome.rows), feedback=style.feedback))
+    if style.feedback == "context_actions":
+        blocks.append(feedback_block(outcome.trace.id))
+    text = f"<@{asked_by}> {sentence}" if asked_by else sentence
+    return Message(text=clip(text, MAX_TEXT), blocks=blocks[:MAX_BLOCKS], wants_csv=wants_csv)
 
 
-def error_message(error: str, trace_id: str, *, question: str = "", asked_by: str | None = None) -> Message:
-    """What failed and what to try, with a Retry button; never a stack trace."""
+def error_message(
+    failure: Failure, trace_id: str, *, question: str = "", asked_by: str | None = None
+) -> Message:
+    """What went wrong in the asker's terms; Retry only when trying again can help; the trace only
+    behind Details. Configuration advice never appears here (bot/failures.py sends it to admins)."""
     blocks: list[dict[str, Any]] = []
     if asked_by and question:
         blocks.append(context(f"<@{asked_by}> asked: {escape(question)}"))
-    blocks.append(section(f":warning: {escape(error)}"))
-    blocks.append(context(f"Trace `{trace_id}` — quote it if you ask the bot's admins."))
-    blocks.append(actions(f"error:{trace_id}", button("Retry", "retry", trace_id, style="primary")))
-    return Message(text=clip(f"Sorry — {error}", MAX_TEXT), blocks=blocks)
+    blocks.append(section(f":warning: {escape(failure.text)}"))
+    elements = []
+    if failure.retry:
+        elements.append(button("Retry", "retry", trace_id, style="primary"))
+    elements.append(button("Details", "show_details", trace_id))
+    blocks.append(actions(f"error:{trace_id}", *elements))
+    text = f"<@{asked_by}> {failure.text}" if asked_by else failure.text
+    return Message(text=clip(f"Sorry — {text}", MAX_TEXT), blocks=blocks)
 
 
-INTERNAL_ERROR = (
-    "Something went wrong on my side while answering. Press Retry; if it keeps failing, tell the "
-    "bot's admins and quote the trace id."
-)
+def retried_message(blocks: Sequence[dict[str, Any]], text: str, user: str | None) -> Message:
+    """An error message after someone pressed Retry: its words stay, its buttons go, a note says
+    who asked again (the new answer follows in the thread)."""
+    who = f"<@{user}>" if user else "Someone"
+    kept = [b for b in blocks if b.get("type") not in ("actions", "context_actions")]
+    if not kept:
+        kept = [section(":warning: This attempt failed.")]
+    return Message(
+        text=clip(text or "This attempt failed.", MAX_TEXT),
+        blocks=[*kept, context(f":repeat: {who} asked again below.")],
+    )
 
-BUSY = "I'm answering a lot of questions right now. Press Retry in a minute."
+
+INTERNAL_ERROR = INTERNAL
 
 
 def clarification_message(outcome: Outcome, asked_by: str | None = None) -> Message:
@@ -263,33 +411,47 @@ def clarification_message(outcome: Outcome, asked_by: str | None = None) -> Mess
     ]
     options.append(button("Other…", "clarify_other", json.dumps({"c": c.id})))
     blocks.append(actions(f"clarify:{c.id}", *options))
-    blocks.append(context(f"Trace `{outcome.trace.id}`"))
-    return Message(text=clip(c.question, MAX_TEXT), blocks=blocks)
+    text = f"<@{asked_by}> {c.question}" if asked_by else c.question
+    return Message(text=clip(text, MAX_TEXT), blocks=blocks)
 
 
 def outcome_message(
-    outcome: Outcome, *, table_rows: int = 20, use_table: bool = True, asked_by: str | None = None
+    outcome: Outcome,
+    *,
+    table_rows: int = 20,
+    use_table: bool = True,
+    asked_by: str | None = None,
+    style: Style | None = None,
+    presentation: Presentation | None = None,
 ) -> Message:
     if outcome.status == "clarify" and outcome.clarification is not None:
         return clarification_message(outcome, asked_by)
     if outcome.status == "error":
         return error_message(
-            outcome.error or INTERNAL_ERROR, outcome.trace.id, question=outcome.question, asked_by=asked_by
+            failure_of(outcome), outcome.trace.id, question=outcome.question, asked_by=asked_by
         )
-    return answer_message(outcome, table_rows=table_rows, use_table=use_table, asked_by=asked_by)
+    return answer_message(
+        outcome,
+        table_rows=table_rows,
+        use_table=use_table,
+        asked_by=asked_by,
+        style=style,
+        presentation=presentation,
+    )
 
 
 def help_message(databases: Sequence[str], current: str, command: str = "/ask") -> Message:
     names = ", ".join(f"`{escape(d)}`" for d in databases) or "none"
+    example = escape("<question>")
     text = (
         "*Ask me about your data in plain English.*\n"
-        f"• Mention me in a channel, DM me, or use `{command} How many clients signed up in 2024?`\n"
-        '• Reply in my thread to follow up ("and only in Europe?").\n'
+        f"• Mention me in a channel, DM me, open me in the assistant panel, or use `{command} How many clients signed up in 2024?`\n"
+        '• Mention me in my thread to follow up ("and only in Europe?"); in a DM or the assistant panel just reply.\n'
         "• Under each answer: *Show SQL*, *Details* (every step I took), *CSV*, :thumbsup: to teach me "
-        "the query is right, :thumbsdown: to tell me it is not.\n"
+        "the query is right, :thumbsdown: to tell me it is not, *Schedule* to get it again on a schedule.\n"
         f"• `{command} db` lists the databases this channel may use; `{command} db NAME` picks one.\n"
-        f"• `{command} schedule every weekday at 9:00 <question>` posts fresh results on time; "
-        f"`{command} schedules` lists this channel's schedules (or use *Schedule* under an answer).\n"
+        f"• `{command} schedule every weekday at 9:00 {example}` posts fresh results on time; "
+        f"`{command} schedules` lists this channel's schedules.\n"
         f"This channel asks about `{escape(current)}`. Databases here: {names}."
     )
     return Message(text="How to use Askbase", blocks=[section(text)])

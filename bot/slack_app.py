@@ -41,7 +41,7 @@ from slack_sdk.webhook import WebhookClient
 from bot import http_server as web
 from bot.claims import ClaimKeeper
 from bot.inflight import STATE_TROUBLE, Recovery
-from bot.listeners import actions, clarify, questions, schedules
+from bot.listeners import actions, assistant, clarify, home, questions, schedules
 from bot.slack_clients import api_base_url, oauth_configured, web_client
 from bot.slack_clients import secret as _secret
 from bot.slack_context import BotContext
@@ -61,19 +61,24 @@ WARM_UP_S = 45.0  # longest wait for the warm-up before the port opens anyway
 SHUTDOWN_S = 20.0  # in-flight answers get this long to finish on SIGTERM
 BOT_SCOPES = [
     "app_mentions:read",
-    "channels:history",
-    "groups:history",
-    "im:history",
+    "im:history",  # DMs and the assistant panel
     "chat:write",
     "commands",
     "reactions:write",
     "files:write",
+    "assistant:write",  # the assistant panel: suggested prompts, thread titles, status
     "users:read",  # schedules: the person's timezone, and whether they are a workspace admin
     "channels:read",  # schedules: a channel's creator may change its schedules
     "groups:read",  # the same in private channels
     "usergroups:read",  # access rules may name user groups
     "users:read.email",  # row-level security may key on the asker's email (core/identity.py)
 ]
+# With `slack.thread_followups`: replies in our channel threads without a mention (message.channels/groups).
+FOLLOWUP_SCOPES = ["channels:history", "groups:history"]
+
+
+def bot_scopes(settings: Settings) -> list[str]:
+    return BOT_SCOPES + (FOLLOWUP_SCOPES if settings.slack.thread_followups else [])
 
 
 def oauth_settings(settings: Settings, askbase: Askbase) -> OAuthSettings:
@@ -91,7 +96,7 @@ def oauth_settings(settings: Settings, askbase: Askbase) -> OAuthSettings:
     return OAuthSettings(
         client_id=client_id,
         client_secret=_secret(settings.slack.client_secret),
-        scopes=BOT_SCOPES,
+        scopes=bot_scopes(settings),
         installation_store=installations,
         state_store=states,
         authorization_url=f"{site}oauth/v2/authorize",
@@ -106,20 +111,43 @@ def request_digest(request: BoltRequest) -> str:
     return hashlib.sha256(f"{timestamp}:{request.raw_body}".encode()).hexdigest()
 
 
-def skip_replays(ctx: BotContext) -> Callable[..., BoltResponse | None]:
-    """Run each slash command and interaction once, however often its signed request is replayed.
+QUESTION_EVENTS = {"message", "app_mention"}  # answered once by their claims (bot/inflight.py)
 
-    Slack never retries these, so a second copy of the same signed bytes inside the signature's
-    5-minute window is a replay: acknowledged, not run (`/ask schedule` replayed must not make
-    two schedules). Events are left to their claims (bot/inflight.py), after the ack. The check
-    writes to the state database, waiting at most `slack.state_wait_s`; past that the person is
-    told the bot cannot take requests now, and nothing runs.
+
+def skip_replays(ctx: BotContext) -> Callable[..., BoltResponse | None]:
+    """Run each slash command and interaction once, however often its signed request is replayed,
+    and each event other than a question once, however often Slack redelivers it.
+
+    Slack never retries commands and interactions, so a second copy of the same signed bytes
+    inside the signature's 5-minute window is a replay: acknowledged, not run (`/ask schedule`
+    replayed must not make two schedules). The check writes to the state database, waiting at most
+    `slack.state_wait_s`; past that the person is told the bot cannot take requests now, and
+    nothing runs. Events reach this after their ack (bot/http_server.py); a question is left to its
+    claim, which takes a retry over when the process answering it died, and any other event
+    (a panel opened, the Home tab) runs once per event id.
     """
 
     def middleware(
         request: BoltRequest, body: dict[str, Any], next: Callable[[], None]
     ) -> BoltResponse | None:
-        if request.mode == "socket_mode" or body.get("type") in ("event_callback", "url_verification"):
+        if body.get("type") == "event_callback":
+            event_id = body.get("event_id")
+            if not event_id or (body.get("event") or {}).get("type") in QUESTION_EVENTS:
+                next()
+                return None
+            try:
+                first = call_within(
+                    ctx.settings.slack.state_wait_s, events.first_delivery, ctx.state, event_id
+                )
+            except StateUnavailable as exc:  # a greeting twice beats none
+                log.warning("event %s not checked for redelivery: %s", event_id, exc)
+                first = True
+            if not first:
+                log.info("event %s already handled; acknowledged only", event_id)
+                return BoltResponse(status=200, body="")
+            next()
+            return None
+        if request.mode == "socket_mode" or body.get("type") == "url_verification":
             next()
             return None
         digest = request_digest(request)
@@ -190,7 +218,7 @@ class SlackBot:
 
 
 # A feature with listeners adds its module here (one line).
-LISTENERS = (questions, actions, schedules, clarify)
+LISTENERS = (questions, assistant, actions, schedules, home, clarify)
 
 
 def create_bot(

@@ -21,7 +21,10 @@ with an expiry, renewed every poll; a second worker waits and takes over when th
 leader waking up late — each run first claims its tick, so a tick still runs once. The lease is
 read on the worker's `clock`, which a test moves instead of sleeping.
 
-What one run does is core/schedules/tick.py; posting it is bot/schedule_posts.py.
+What one run does is core/schedules/tick.py; posting it is bot/schedule_posts.py (Slack) or
+bot/teams/posts.py (schedules made in Teams, `platform = "teams"`, posted proactively with their
+stored conversation reference). A worker runs both kinds; either chat may be left unconfigured,
+and then its schedules' runs fail with a clear reason (and pause) instead of stopping the worker.
 """
 
 from __future__ import annotations
@@ -46,8 +49,11 @@ from slack_sdk import WebClient
 
 from bot.schedule_posts import Runner, run_and_post, utcnow
 from bot.slack_clients import team_clients
+from bot.teams import posts as teams_posts
+from bot.teams.config import startup_problem as teams_problem
 from core.askbase import Askbase
 from core.schedules import lease, store
+from core.schedules.tick import ChatUnavailable
 from core.schedules.triggers import as_utc
 from core.settings import Settings
 from core.state import open_state
@@ -58,15 +64,20 @@ JOB_PREFIX = "schedule-"
 JOBS_TABLE = "apscheduler_jobs"
 
 _active: Runner | None = None  # the runner of the worker that leads; read by `fire`
+_active_teams: teams_posts.TeamsRunner | None = None  # its Teams side
 _active_lock = threading.Lock()
 
 
 def fire(schedule_id: int) -> None:
     """The APScheduler job (stored by reference as `bot.worker:fire`)."""
     with _active_lock:
-        runner = _active
+        runner, teams = _active, _active_teams
     if runner is None:
         log.warning("schedule %s fired with no active worker; skipped", schedule_id)
+        return
+    schedule = store.get(runner.state, schedule_id)
+    if schedule is not None and schedule.platform == "teams" and teams is not None:
+        teams_posts.run_and_post(teams, schedule_id)
         return
     run_and_post(runner, schedule_id)
 
@@ -86,6 +97,7 @@ class Worker:
         self.settings = askbase.settings
         self.clock = clock
         self.runner = Runner(askbase, client_for, worker_id=self.id, clock=clock)
+        self.teams = teams_posts.teams_runner(askbase, worker_id=self.id, clock=clock)
         self.scheduler: BackgroundScheduler | None = None
         self._renewed: dt.datetime | None = None
 
@@ -134,7 +146,7 @@ class Worker:
                 self.stop(release=False)  # our lease has run out by now: someone else may lead
 
     def _lead(self) -> None:
-        global _active
+        global _active, _active_teams
         schedules = self.settings.schedules
         jobstore = SQLAlchemyJobStore(
             engine=open_state(self.settings.state_database_url), tablename=JOBS_TABLE
@@ -151,7 +163,7 @@ class Worker:
         )
         scheduler.add_listener(_log_event, EVENT_JOB_MISSED | EVENT_JOB_ERROR | EVENT_JOB_MAX_INSTANCES)
         with _active_lock:
-            _active = self.runner
+            _active, _active_teams = self.runner, self.teams
         scheduler.start(paused=True)  # jobs of deleted or paused rows go before anything fires
         self.scheduler = scheduler
         self.sync()
@@ -185,12 +197,12 @@ class Worker:
 
     def stop(self, *, release: bool = True, wait: bool = True) -> None:
         """Stop scheduling (running jobs finish when `wait`); `release` hands the lease on at once."""
-        global _active
+        global _active, _active_teams
         scheduler, self.scheduler = self.scheduler, None
         if scheduler is not None:
             with _active_lock:
                 if _active is self.runner:
-                    _active = None
+                    _active, _active_teams = None, None
             try:
                 scheduler.shutdown(wait=wait)
             except Exception:
@@ -211,14 +223,24 @@ def _log_event(event: JobEvent) -> None:
         log.error("job %s raised: %s", event.job_id, getattr(event, "exception", None))
 
 
+def _no_slack(_team: str) -> WebClient:
+    raise ChatUnavailable("the worker has no Slack token configured (SLACK_BOT_TOKEN)")
+
+
 def run_worker(args: argparse.Namespace, settings: Settings) -> int:
     askbase = Askbase(settings)
     try:
         client_for = team_clients(settings, askbase.state)
     except ValueError as exc:
-        print(f"The worker posts to Slack: {exc}", file=sys.stderr)
-        askbase.close()
-        return 2
+        if teams_problem(settings) is not None:
+            print(
+                f"The worker posts to Slack or Teams. Slack: {exc} Teams: set the bot's app id "
+                "(CONNECTIONS__SERVICE_CONNECTION__SETTINGS__CLIENTID), see docs/teams.md.",
+                file=sys.stderr,
+            )
+            askbase.close()
+            return 2
+        client_for = _no_slack
     worker = Worker(askbase, client_for)
     stop = threading.Event()
 

@@ -4,10 +4,12 @@ Two kinds of rule, both from the settings, both enforced by the engine (never by
 only by a chat adapter):
 
 - Per person and place (`settings.access.rules`): a rule names databases (or `*`) and the Slack
-  channels, users and user groups allowed to query them; inside a rule the lists combine with AND,
-  an empty list means "anyone". A database that no rule names is open to everyone; once rules name
-  it, only what one of them matches may query it. `Principal` is who asks and where; the Slack
-  side resolves the asker's user groups (bot/usergroups.py), the engine never calls Slack.
+  channels, users and user groups — and/or the Teams users, teams and channels — allowed to query
+  them; inside a rule one platform's lists combine with AND, an empty list means "anyone", and a
+  rule that names only one platform's fields matches nobody on the other. A database that no rule
+  names is open to everyone; once rules name it, only what one of them matches may query it.
+  `Principal` is who asks and where, on which chat platform; the Slack side resolves the asker's
+  user groups (bot/usergroups.py), the engine never calls a chat.
 - Per database (`DatabaseSettings.deny_tables / deny_columns / mask_columns`): denied tables and
   columns are refused by the SQL guard on the parsed query and never enter the value index, the
   view or a prompt; masked columns are shown masked in every result (core/masking.py, applied by
@@ -23,6 +25,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Literal
 
 import sqlalchemy as sa
 
@@ -32,16 +35,25 @@ log = logging.getLogger(__name__)
 
 LOCAL_SOURCES = frozenset({"cli", "console"})
 
+Platform = Literal["slack", "teams"]
+
 
 @dataclass(frozen=True)
 class Principal:
-    """Who asks, and where. `usergroups` holds Slack user-group ids and/or handles."""
+    """Who asks, and where, on which chat platform.
+
+    Slack: `user` and `channel` ids, `usergroups` the asker's user-group ids and/or handles.
+    Teams: `user` the Entra ID object id, `channel` the Teams channel id (or the chat's id),
+    `team` the team id (None outside a team).
+    """
 
     user: str | None = None
     channel: str | None = None
     usergroups: frozenset[str] = frozenset()
     operator: bool = False  # the person running the CLI/console: per-person rules do not apply
     email: str | None = None  # only when a database wants it for row-level security (core/identity.py)
+    platform: Platform = "slack"
+    team: str | None = None
 
     @classmethod
     def local(cls) -> Principal:
@@ -58,6 +70,10 @@ class Principal:
         groups = frozenset(group_key(g) for g in usergroups)
         return cls(user=user, channel=channel, usergroups=groups, email=email)
 
+    @classmethod
+    def teams(cls, user: str | None = None, channel: str | None = None, team: str | None = None) -> Principal:
+        return cls(user=user, channel=channel, team=team, platform="teams")
+
 
 def group_key(group: str) -> str:
     """How user groups are compared: an id or a handle, with or without @, in any case."""
@@ -65,6 +81,18 @@ def group_key(group: str) -> str:
 
 
 def _matches(rule: AccessRule, who: Principal) -> bool:
+    slack_fields = bool(rule.channels or rule.users or rule.usergroups)
+    teams_fields = bool(rule.teams_users or rule.teams_teams or rule.teams_channels)
+    if who.platform == "teams":
+        if slack_fields and not teams_fields:
+            return False
+        return (
+            (not rule.teams_channels or who.channel in rule.teams_channels)
+            and (not rule.teams_users or who.user in rule.teams_users)
+            and (not rule.teams_teams or who.team in rule.teams_teams)
+        )
+    if teams_fields and not slack_fields:
+        return False
     groups = {group_key(g) for g in rule.usergroups}
     return (
         (not rule.channels or who.channel in rule.channels)

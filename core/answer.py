@@ -38,6 +38,7 @@ ErrorKind = Literal[
     "readonly",
     "connection",
     "permission",
+    "too_large",  # a value larger than a result may hold (core/bounds.py)
     "other",
     # the adapters
     "internal",  # an unexpected failure, logged with the trace id

@@ -28,6 +28,7 @@ from core.database import Database, Databases, UnknownDatabase
 from core.identity import DatabaseIdentity, NoDatabaseRole, acting_as, identity_for
 from core.llm import LLM
 from core.pipeline import answer
+from core.redact import know_secrets
 from core.request import MAX_QUESTION_CHARS, Request, StageCallback, is_preview, preview
 from core.run import outcome_of, run_stored
 from core.settings import Settings
@@ -44,6 +45,7 @@ class Askbase:
     def __init__(self, settings: Settings, llm: LLM | None = None) -> None:
         self.settings = settings
         self.databases = Databases(settings)
+        know_secrets(self.secrets)  # scrubbed from every trace shown or stored (core/redact.py)
         if llm is not None:
             self.__dict__["llm"] = llm
 

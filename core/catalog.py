@@ -29,7 +29,9 @@ T = TypeVar("T")
 
 ColumnKind = Literal["text", "integer", "number", "date", "datetime", "boolean", "binary", "other"]
 Origin = Literal["declared", "catalog", "inferred"]
-PatternKind = Literal["many_to_many", "lookup", "star", "snowflake", "subtype"]
+PatternKind = Literal[
+    "many_to_many", "lookup", "star", "snowflake", "subtype", "role", "typed_fact", "parallel_path"
+]
 
 CACHE_VERSION = 1
 
@@ -44,6 +46,8 @@ class Column:
     description: str = ""
     synonyms: tuple[str, ...] = ()
     values: Mapping[str, str] = field(default_factory=dict)  # stored value → what it means
+    unit: str = ""  # unit of measure of its values ("€", "MHz"), for headers, sentences and charts
+    label: str = ""  # a short header for people ("Credit"), when the name alone reads badly
 
 
 @dataclass(frozen=True)
@@ -88,6 +92,11 @@ class Pattern:
     lookup: root = the lookup table, tables = ().
     star / snowflake: root = the root (fact) table, tables = its inner tables.
     subtype: root = the parent table, tables = child tables sharing its key.
+    role: root = the role table, tables = (the thing, the party playing a role in it), column = the
+        role code column, codes = (code, meaning) pairs.
+    typed_fact: root = the fact table, tables = its one-to-one subtype tables (one per type).
+    parallel_path: root = the table with two ways to reach tables[0]: directly and through tables[1].
+    `ignore`: an admin's correction — a detected pattern of this kind on this root is wrong.
     """
 
     kind: PatternKind
@@ -95,6 +104,9 @@ class Pattern:
     tables: tuple[str, ...] = ()
     origin: Literal["catalog", "detected"] = "catalog"
     description: str = ""
+    column: str = ""
+    codes: tuple[tuple[str, str], ...] = ()
+    ignore: bool = False
 
 
 @dataclass(frozen=True)
@@ -106,6 +118,7 @@ class Catalog:
     patterns: tuple[Pattern, ...] = ()
     description: str = ""
     signature: str = ""
+    examples: tuple[str, ...] = ()  # questions people ask of it (suggested prompts, App Home)
 
     def table(self, name: str) -> Table | None:
         return self.memo("tables_by_name", lambda: {t.name.lower(): t for t in self.tables}).get(name.lower())
@@ -154,7 +167,16 @@ class Catalog:
             Relationship(**{**r, "columns": tuple(r["columns"]), "ref_columns": tuple(r["ref_columns"])})
             for r in data["relationships"]
         )
-        patterns = tuple(Pattern(**{**p, "tables": tuple(p["tables"])}) for p in data["patterns"])
+        patterns = tuple(
+            Pattern(
+                **{
+                    **p,
+                    "tables": tuple(p["tables"]),
+                    "codes": tuple(tuple(c) for c in p.get("codes") or ()),
+                }
+            )
+            for p in data["patterns"]
+        )
         return cls(
             database=data["database"],
             dialect=data["dialect"],
@@ -163,6 +185,7 @@ class Catalog:
             patterns=patterns,
             description=data.get("description", ""),
             signature=data.get("signature", ""),
+            examples=tuple(data.get("examples") or ()),
         )
 
 
@@ -376,6 +399,8 @@ def _resolve_relationships(tables: list[Table], rels: list[Relationship]) -> lis
         ref = by_name.get(r.ref_table.lower())
         src = by_name.get(r.table.lower())
         if ref is None or src is None:
+            missing = r.ref_table if ref is None else r.table
+            log.warning("foreign key %s skipped: table %s is not in the database", r, missing)
             continue
         ref_cols = r.ref_columns or ref.primary_key
         if len(ref_cols) != len(r.columns):
@@ -448,6 +473,8 @@ def overlay(catalog: Catalog, data: Mapping[str, Any]) -> Catalog:
                     description=cn.get("description", c.description) or "",
                     synonyms=_as_tuple(cn.get("synonyms")),
                     values=values,
+                    unit=str(cn.get("unit") or c.unit),
+                    label=str(cn.get("label") or c.label),
                 )
             columns.append(c)
         tables.append(
@@ -492,6 +519,7 @@ def overlay(catalog: Catalog, data: Mapping[str, Any]) -> Catalog:
             )
             continue
         root = p.get("root") or p.get("bridge") or p.get("table") or ""
+        codes = p.get("codes") or {}
         pattern = Pattern(
             kind=kind,
             root=(by_name[root.lower()].name if root.lower() in by_name else root),
@@ -500,6 +528,9 @@ def overlay(catalog: Catalog, data: Mapping[str, Any]) -> Catalog:
             ),
             origin="catalog",
             description=p.get("description", ""),
+            column=str(p.get("column") or ""),
+            codes=tuple((str(k), str(v)) for k, v in codes.items()) if isinstance(codes, Mapping) else (),
+            ignore=bool(p.get("ignore", False)),
         )
         missing = [x for x in (pattern.root, *pattern.tables) if x.lower() not in by_name]
         if missing:
@@ -512,6 +543,7 @@ def overlay(catalog: Catalog, data: Mapping[str, Any]) -> Catalog:
         relationships=tuple(rels),
         patterns=tuple(patterns),
         description=data.get("description", catalog.description) or "",
+        examples=tuple(str(q).strip() for q in data.get("examples") or () if str(q).strip()),
     )
 
 

@@ -1,10 +1,13 @@
-"""Execute stage: run guarded SQL in a read-only transaction with a timeout, a row cap and a byte cap.
+"""Execute stage: run guarded SQL in a read-only transaction with a timeout, a row cap and byte caps.
 
 Defence in depth under the guard: the session is already read-only (core/connect.py); here every
 query also runs inside a read-only transaction that is always rolled back, with a statement
 timeout enforced by the server (PostgreSQL `statement_timeout`, MariaDB `max_statement_time`,
 MySQL `max_execution_time`) or by SQLite's progress handler. Rows are streamed and cut at the caps
-so a huge result never sits whole in memory.
+so a huge result never sits whole in memory: every value is bounded while it is fetched, by the
+database where it can (core/bounds.py: SQLite's length limit, a PostgreSQL wrapper that sends at
+most `cell_cap` of any value, MySQL's max_allowed_packet), then cut here with a visible marker;
+the result stops at `row_cap` rows and `byte_cap` bytes.
 
 What the database itself refuses, whatever SQL reaches this module (docs/security.md):
 - PostgreSQL runs the query through a server-side cursor (`DECLARE ... CURSOR FOR`), which accepts
@@ -27,7 +30,7 @@ import csv
 import logging
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,22 +38,28 @@ from typing import Any, Literal, TypeVar
 
 import sqlalchemy as sa
 
-from core import identity
+from core import bounds, identity
 from core.access import DataRules, privilege_problems
 from core.database import Database
+from core.db_errors import driver_text, public_text
 from core.masking import MaskPlan, mask_row, plan_for, scrub_error
 
 log = logging.getLogger(__name__)
 
-ErrorKind = Literal["timeout", "syntax", "readonly", "connection", "permission", "other"]
-FETCH_BATCH = 500
+ErrorKind = Literal["timeout", "syntax", "readonly", "connection", "permission", "too_large", "other"]
 
 
 @dataclass(frozen=True)
 class Limits:
     row_cap: int = 5000
-    byte_cap: int = 20_000_000
+    byte_cap: int = 20_000_000  # bytes of one result; also the largest value SQLite may build
     timeout_s: float = 30.0
+    cell_cap: int = 262_144  # bytes of one value shown; a longer one is cut with a marker
+
+    @property
+    def value_limit(self) -> int:
+        """The largest value the database may build at all (SQLite refuses larger ones)."""
+        return max(self.byte_cap, self.cell_cap, 1_000_000)
 
 
 @dataclass(frozen=True)
@@ -60,6 +69,7 @@ class ResultSet:
     truncated: bool = False  # more rows existed than the caps allowed
     ms: float = 0.0
     masked: tuple[str, ...] = ()  # columns shown masked (the database's mask_columns)
+    cut_cells: int = 0  # values longer than the cell cap, shown cut with a marker
 
     @property
     def row_count(self) -> int:
@@ -80,7 +90,8 @@ class ResultSet:
 
 
 class QueryError(Exception):
-    """A database error with its kind; `message` is the database's text, safe to show the LLM."""
+    """A database error with its kind; `message` is the database's text without hosts, ports or
+    accounts (core/db_errors.py), safe to show a person and the LLM. The log has the full text."""
 
     def __init__(self, kind: ErrorKind, message: str) -> None:
         super().__init__(message)
@@ -88,12 +99,22 @@ class QueryError(Exception):
         self.message = message
 
 
-def _classify(exc: BaseException) -> QueryError:
-    orig = getattr(exc, "orig", None) or exc
-    text = " ".join(str(orig).split())[:800]
+# What databases say when a value outgrows what they (or we) allow.
+_TOO_LARGE = (
+    "string or blob too big",
+    "requested length too large",
+    "invalid memory alloc request size",
+    "out of memory",
+)
+
+
+def _classify(exc: BaseException, limits: Limits) -> QueryError:
+    text = public_text(driver_text(exc))
     low = text.lower()
     if isinstance(exc, sa.exc.DBAPIError) and exc.connection_invalidated:
         return QueryError("connection", text)
+    if any(k in low for k in _TOO_LARGE):
+        return QueryError("too_large", bounds.too_big_message(limits.value_limit))
     if any(
         k in low
         for k in (
@@ -155,17 +176,21 @@ def _sqlite_authorizer(
 
 
 @contextmanager
-def _readonly_transaction(db: Database, timeout_s: float) -> Iterator[sa.Connection]:
+def _readonly_transaction(db: Database, limits: Limits) -> Iterator[sa.Connection]:
     backend = db.backend
+    timeout_s = limits.timeout_s
     with db.engine.connect() as conn:
         deadline = time.monotonic() + timeout_s
         raw = conn.connection.dbapi_connection
         mysql = backend in ("mysql", "mariadb")
+        sqlite_length = None
         try:
             if backend == "sqlite":
                 assert isinstance(raw, sqlite3.Connection)
                 raw.set_progress_handler(lambda: 1 if time.monotonic() > deadline else 0, 10_000)
                 raw.set_authorizer(_sqlite_authorizer(DataRules.of(db.config)))
+                # SQLite builds no string or blob past this (core/bounds.py)
+                sqlite_length = raw.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, limits.value_limit)
             elif backend == "postgresql":
                 conn.exec_driver_sql("SET TRANSACTION READ ONLY")
                 conn.exec_driver_sql(f"SET LOCAL statement_timeout = {max(1, int(timeout_s * 1000))}")
@@ -181,6 +206,8 @@ def _readonly_transaction(db: Database, timeout_s: float) -> Iterator[sa.Connect
             if backend == "sqlite" and isinstance(raw, sqlite3.Connection):
                 raw.set_authorizer(None)
                 raw.set_progress_handler(None, 0)
+                if sqlite_length is not None:
+                    raw.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, sqlite_length)
             try:
                 conn.rollback()
                 if mysql and not conn.invalidated:
@@ -196,41 +223,86 @@ def _stream(
     limits: Limits,
     on_row: Callable[[tuple[Any, ...]], None],
     on_columns: Callable[[tuple[str, ...]], None] | None = None,
-) -> tuple[tuple[str, ...], bool]:
-    """Feed rows to `on_row` until the result or a cap ends; (columns, truncated)."""
+) -> tuple[tuple[str, ...], bool, int]:
+    """Feed rows to `on_row` until the result or a cap ends; (columns, truncated, cells cut)."""
     used_bytes = 0
     count = 0
-    with _readonly_transaction(db, limits.timeout_s) as conn:
-        result = conn.execution_options(stream_results=True, max_row_buffer=FETCH_BATCH).exec_driver_sql(
-            sql.replace("%", "%%") if db.backend in ("postgresql", "mysql", "mariadb") else sql
+    cut = 0
+    with _readonly_transaction(db, limits) as conn:
+        types: list[int] | None = None
+        names: tuple[str, ...] = ()
+        run_sql, batch = sql, 1
+        if db.backend == "postgresql":
+            described = _describe_postgres(conn, sql)
+            if described:
+                names, types = tuple(n for n, _ in described), [t for _, t in described]
+                run_sql, _ = bounds.postgres_bounded(sql, types, limits.cell_cap)
+                batch = bounds.fetch_rows(bounds.postgres_widths(types, limits.cell_cap))
+        result = conn.execution_options(stream_results=True, max_row_buffer=batch).exec_driver_sql(
+            run_sql.replace("%", "%%") if db.backend in ("postgresql", "mysql", "mariadb") else run_sql
         )
         if not result.returns_rows:
             result.close()
             raise QueryError("other", "only a query that returns rows can run")
-        columns = tuple(result.keys())
+        columns = names if types is not None else tuple(result.keys())
+        if types is None:  # every value may be as large as the database allows: a row at a time
+            batch = bounds.fetch_rows([limits.value_limit] * max(1, len(columns)))
         if on_columns is not None:
             on_columns(columns)
         try:
             while True:
-                batch = result.fetchmany(FETCH_BATCH)
-                if not batch:
-                    return columns, False
-                for row in batch:
+                fetched = result.fetchmany(batch)
+                if not fetched:
+                    return columns, False, cut
+                for raw_row in fetched:
                     if count >= limits.row_cap:
-                        return columns, True
-                    used_bytes += sum(len(str(v)) + 1 for v in row)
+                        return columns, True, cut
+                    row, row_cut = _bounded(raw_row, types, limits.cell_cap)
+                    cut += row_cut
+                    used_bytes += sum(bounds.value_size(v) + 1 for v in row)
                     if used_bytes > limits.byte_cap and count > 0:
-                        return columns, True
-                    on_row(tuple(row))
+                        return columns, True, cut
+                    on_row(row)
                     count += 1
         finally:
             result.close()
 
 
+def _describe_postgres(conn: sa.Connection, sql: str) -> list[tuple[str, int]]:
+    """The query's column names and type oids, from a cursor that is declared but never fetched.
+
+    DECLARE plans the query without running it (PostgreSQL describes the portal), so a query that
+    is not a single SELECT fails here exactly as it would when run.
+    """
+    raw = conn.connection.dbapi_connection
+    driver = conn.dialect.dbapi
+    cursor = raw.cursor(name="askbase_describe")  # type: ignore[union-attr,call-arg]
+    try:
+        cursor.execute(sql)
+        return [(d.name, d.type_code) for d in cursor.description or []]
+    except driver.Error as exc:  # type: ignore[union-attr]
+        # as SQLAlchemy would have raised it, so the error is classified and retried the same way
+        raise sa.exc.DBAPIError.instance(sql, None, exc, driver.Error) from exc  # type: ignore[union-attr]
+    finally:
+        cursor.close()
+
+
+def _bounded(row: Sequence[Any], types: list[int] | None, cap: int) -> tuple[tuple[Any, ...], int]:
+    """The row with every value at most `cap` long (PostgreSQL's cut on the server, others here)."""
+    if types is not None:
+        return bounds.postgres_row(row, types, cap)
+    values, cut = [], 0
+    for value in row:
+        value, was_cut = bounds.cut_value(value, cap)
+        values.append(value)
+        cut += was_cut
+    return tuple(values), cut
+
+
 T = TypeVar("T")
 
 
-def _run(db: Database, sql: str, attempt: Callable[[], T]) -> T:
+def _run(db: Database, sql: str, limits: Limits, attempt: Callable[[], T]) -> T:
     """Run `attempt`; once more on a fresh connection if the first one dropped; errors classified.
 
     Only a dropped connection is retried: the query is read-only, so running it again is safe, and
@@ -242,12 +314,14 @@ def _run(db: Database, sql: str, attempt: Callable[[], T]) -> T:
             _check_account_once(db)  # after a success: a database that is down costs no extra wait
             return result
         except (sa.exc.DBAPIError, sqlite3.Error) as exc:
-            error = _classify(exc)
+            error = _classify(exc, limits)
             if error.kind == "connection" and round_no == 1:
                 log.warning(
-                    "database %s: connection lost mid-query (%s); retrying once", db.name, error.message
+                    "database %s: connection lost mid-query (%s); retrying once", db.name, driver_text(exc)
                 )
                 continue
+            level = logging.INFO if error.kind in ("syntax", "other", "too_large") else logging.WARNING
+            log.log(level, "database %s: the query failed (%s): %s", db.name, error.kind, driver_text(exc))
             raise _scrubbed(db, error, sql) from exc
         except QueryError as error:
             raise _scrubbed(db, error, sql) from None
@@ -292,14 +366,14 @@ def execute(db: Database, sql: str, limits: Limits = Limits()) -> ResultSet:
     start = time.perf_counter()
     masker = _Masker(plan_for(db, sql))
 
-    def attempt() -> tuple[tuple[str, ...], list[tuple[Any, ...]], bool]:
+    def attempt() -> tuple[tuple[str, ...], list[tuple[Any, ...]], bool, int]:
         rows: list[tuple[Any, ...]] = []
-        columns, truncated = _stream(db, sql, limits, lambda r: rows.append(masker.row(r)), masker.columns)
-        return columns, rows, truncated
+        streamed = _stream(db, sql, limits, lambda r: rows.append(masker.row(r)), masker.columns)
+        return streamed[0], rows, streamed[1], streamed[2]
 
-    columns, rows, truncated = _run(db, sql, attempt)
+    columns, rows, truncated, cut = _run(db, sql, limits, attempt)
     ms = round((time.perf_counter() - start) * 1000, 3)
-    return ResultSet(columns, rows, truncated, ms, masked=masker.names)
+    return ResultSet(columns, rows, truncated, ms, masked=masker.names, cut_cells=cut)
 
 
 def export_csv(db: Database, sql: str, path: Path, limits: Limits) -> tuple[int, bool]:
@@ -320,7 +394,7 @@ def export_csv(db: Database, sql: str, path: Path, limits: Limits) -> tuple[int,
                 masker.columns(columns)
                 writer.writerow(columns)
 
-            _, truncated = _stream(db, sql, limits, write, on_columns=header)
+            _, truncated, _ = _stream(db, sql, limits, write, on_columns=header)
         return count, truncated
 
-    return _run(db, sql, attempt)
+    return _run(db, sql, limits, attempt)

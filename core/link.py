@@ -3,17 +3,24 @@
 Retrieval usually settles it without an LLM: each object keyword's best table, each filter value's
 table. The LLM is asked (Lucy's PROMPTA) only when the schema is too large to trust name
 matching, when nothing matched, or when a keyword matches two tables equally well.
+
+Table recall first: the tables on the join path between the tables the question names are always
+linked too — the connectors of the Steiner tree under Lucy's constraints (`core.joins`), not just
+the named tables — so whatever reads the linking (the SQL writer, the clarifier) sees the whole
+path. On large schemas the LLM is shown those path tables as well.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from pydantic import BaseModel
 
 from core import prompts
 from core.catalog import Catalog
+from core.graph import RelationshipGraph, graph_for
+from core.joins import synthesize_view
 from core.llm import LLM
 from core.retrieval import Retrieval, SchemaMatch, ValueMatch
 from core.understand import Understanding
@@ -99,36 +106,80 @@ def link(
     llm: LLM | None,
     *,
     llm_min_tables: int = 25,
+    graph: RelationshipGraph | None = None,
 ) -> Linking:
+    """`graph`: the database's relationship graph (restricted to what the asker may see); without
+    one, the graph already built for the catalog, else its declared joins (`graph_for`)."""
+    graph = graph if graph is not None else graph_for(catalog)
     reasons, columns, ambiguous = match_tables(retrieval)
     large = len(catalog.tables) >= llm_min_tables
     if llm is not None and (large or not reasons or ambiguous):
-        tables = _ask_llm(understanding, retrieval, catalog, llm, reasons)
+        tables = _ask_llm(understanding, retrieval, catalog, llm, reasons, graph)
         for t in tables:
             reasons.setdefault(t, "chosen by the LLM")
-        return Linking(
-            tables=tuple(tables),
-            columns={t: tuple(dict.fromkeys(c)) for t, c in columns.items() if t in tables},
-            reasons={t: reasons[t] for t in tables},
-            used_llm=True,
-            ambiguous=tuple(ambiguous),
+        return with_join_path(
+            Linking(
+                tables=tuple(tables),
+                columns={t: tuple(dict.fromkeys(c)) for t, c in columns.items() if t in tables},
+                reasons={t: reasons[t] for t in tables},
+                used_llm=True,
+                ambiguous=tuple(ambiguous),
+            ),
+            graph,
+            understanding.question,
         )
     if not reasons:
         raise LinkError("none of the question's words matched a table, a column or a stored value")
-    return Linking(
-        tables=tuple(reasons),
-        columns={t: tuple(dict.fromkeys(c)) for t, c in columns.items()},
-        reasons=reasons,
-        ambiguous=tuple(ambiguous),
+    return with_join_path(
+        Linking(
+            tables=tuple(reasons),
+            columns={t: tuple(dict.fromkeys(c)) for t, c in columns.items()},
+            reasons=reasons,
+            ambiguous=tuple(ambiguous),
+        ),
+        graph,
+        understanding.question,
     )
 
 
+def join_path(graph: RelationshipGraph, tables: list[str], question: str = "") -> list[str]:
+    """The tables the view would add to join `tables`: connectors, bridges, role tables (by name)."""
+    known = [t for t in tables if graph.catalog.table(t) is not None]
+    if len(known) < 2:
+        return []
+    try:
+        view = synthesize_view(graph, known, question=question)
+    except ValueError:
+        return []
+    named = {t.lower() for t in known}
+    return [t for t in dict.fromkeys(view.tables) if t.lower() not in named]
+
+
+def with_join_path(linking: Linking, graph: RelationshipGraph, question: str = "") -> Linking:
+    """Table recall first: the linking plus the tables on the join path between its tables."""
+    added = join_path(graph, list(linking.tables), question)
+    if not added:
+        return linking
+    between = " and ".join(linking.tables) if len(linking.tables) == 2 else ", ".join(linking.tables)
+    reasons = dict(linking.reasons)
+    for t in added:
+        reasons.setdefault(t, f"on the join path between {between}")
+    return replace(linking, tables=(*linking.tables, *added), reasons=reasons)
+
+
 def _ask_llm(
-    understanding: Understanding, retrieval: Retrieval, catalog: Catalog, llm: LLM, matched: dict[str, str]
+    understanding: Understanding,
+    retrieval: Retrieval,
+    catalog: Catalog,
+    llm: LLM,
+    matched: dict[str, str],
+    graph: RelationshipGraph,
 ) -> list[str]:
-    # Large schemas: show the matched tables and their neighbours, never thousands of tables.
+    # Large schemas: show the matched tables, the path between them and their neighbours, never
+    # thousands of tables.
     if len(catalog.tables) > 60:
         names = set(matched) | set(retrieval.tables()[:20])
+        names |= set(join_path(graph, list(matched), understanding.question))
         for rel in catalog.relationships:
             if rel.table in matched or rel.ref_table in matched:
                 names.update((rel.table, rel.ref_table))

@@ -7,7 +7,11 @@ analysis there covers them all, whoever wrote the SQL.
 Why lineage rather than column names: `SELECT LOWER(e) AS contact FROM (SELECT email AS e ...)`
 shows e-mail addresses under another name. We qualify the query with sqlglot against the catalog
 and follow every output column back through aliases, CTEs, derived tables, subqueries, set
-operations and functions to the base columns it is computed from.
+operations and functions to the base columns it is computed from. A column list renames a table's
+columns by position (`FROM client AS x(a, b, m)`: `x.m` is the third column, from the catalog's
+order); a whole row (`SELECT c FROM client c`, `row_to_json(c)`, PostgreSQL's `c.row_to_json`)
+shows every column. Names are compared the way the dialect does (qualify normalizes them); two
+aliases it cannot tell apart make qualify fail, which masks everything.
 
 What counts as showing a value: anything computed from it (CONCAT, LOWER, CAST, MIN/MAX,
 GROUP_CONCAT, window functions like FIRST_VALUE ...) — except COUNT (a number of rows) and
@@ -129,7 +133,8 @@ def plan_masks(
         return MaskPlan(everything=True, reason=f"could not qualify ({type(exc).__name__}: {exc})"[:300])
     if root is None:
         return MaskPlan(everything=True, reason="no scope")
-    outputs = _Lineage(root, masked, masked_tables).outputs(root)
+    columns = {name.lower(): tuple(c.lower() for c in cols) for name, cols in tables.items()}
+    outputs = _Lineage(root, masked, masked_tables, columns, dialect).outputs(root)
     if outputs is None:
         return MaskPlan(everything=True, reason="recursive root")
     return MaskPlan(columns=tuple(outputs))
@@ -165,9 +170,18 @@ def _schema(schema: Catalog | Mapping[str, Collection[str]], wanted: set[str]) -
 class _Lineage:
     """Taint of each output column of each scope, from masked base columns upwards."""
 
-    def __init__(self, root: Scope, masked: set[tuple[str, str]], masked_tables: set[str]) -> None:
+    def __init__(
+        self,
+        root: Scope,
+        masked: set[tuple[str, str]],
+        masked_tables: set[str],
+        columns: Mapping[str, tuple[str, ...]],
+        dialect: str,
+    ) -> None:
         self.masked = masked
         self.masked_tables = masked_tables
+        self.columns = columns  # each table's columns in order: what a column list renames
+        self.dialect = dialect
         self.scopes = {id(s.expression): s for s in root.traverse()}
         self.memo: dict[int, list[bool]] = {}
         self.busy: set[int] = set()
@@ -224,6 +238,8 @@ class _Lineage:
     def tainted(self, node: exp.Expression, scope: Scope) -> bool:
         if isinstance(node, exp.Column):
             return self.column(node, scope)
+        if isinstance(node, exp.TableColumn):  # a whole row (qualify's reading of `c` in `row_to_json(c)`)
+            return self.whole_row(node.name, scope)
         if isinstance(node, exp.Star):
             return True  # a star qualify could not expand: its columns are unknown
         if isinstance(node, exp.Count | exp.Predicate | exp.Connector | exp.Not):
@@ -261,15 +277,46 @@ class _Lineage:
             node = node.this
         return self.scopes.get(id(node))
 
+    def source(self, name: str, scope: Scope) -> exp.Expression | Scope | None:
+        """The FROM item `name` refers to, from the innermost scope that has it."""
+        current: Scope | None = scope
+        while current is not None:
+            found = current.sources.get(name)
+            if found is not None:
+                return found
+            current = current.parent
+        return None
+
+    def whole_row(self, name: str, scope: Scope) -> bool:
+        source = self.source(name, scope)
+        if isinstance(source, Scope):
+            outs = self.outputs(source)
+            return self.touches_masked(source) if outs is None else any(outs)
+        if isinstance(source, exp.Table) and isinstance(source.this, exp.Identifier):
+            return source.name.lower() in self.masked_tables
+        return True
+
+    def base_column(self, table: exp.Table, name: str) -> str | None:
+        """The table's own name for the column the query calls `name`; None: unknown.
+
+        A column list (`FROM client AS x(a, b, m)`) renames the table's columns by position; in
+        PostgreSQL a name that is not a column is a function of the whole row (`c.row_to_json`).
+        """
+        alias = table.args.get("alias")
+        renames = [c.name.lower() for c in alias.columns] if isinstance(alias, exp.TableAlias) else []
+        base = self.columns.get(table.name.lower())
+        if name in renames:
+            position = renames.index(name)
+            return base[position] if base is not None and position < len(base) else None
+        if base is not None and name not in base[len(renames) :] and self.dialect == "postgres":
+            return None
+        return name
+
     def column(self, column: exp.Column, scope: Scope) -> bool:
         qualifier = column.table
         if not qualifier:
             return True  # unresolved after qualify: unsure
-        source: exp.Expression | Scope | None = None
-        current: Scope | None = scope
-        while current is not None and source is None:
-            source = current.sources.get(qualifier)
-            current = current.parent
+        source = self.source(qualifier, scope)
         if source is None:
             return True
         if isinstance(source, Scope):
@@ -285,7 +332,9 @@ class _Lineage:
             table, schema = source.name.lower(), source.db.lower()
             if isinstance(column.this, exp.Star):
                 return table in self.masked_tables
-            name = column.name.lower()
+            name = self.base_column(source, column.name.lower())
+            if name is None:  # a renamed column we cannot place, or a whole row
+                return table in self.masked_tables
             return (table, name) in self.masked or (f"{schema}.{table}", name) in self.masked
         return True  # a table function or another source we do not model
 

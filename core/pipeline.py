@@ -36,6 +36,7 @@ from core.clarify.policy import (
 )
 from core.clarify.transcript import Transcript, describe, with_answers
 from core.database import Database
+from core.db_errors import public_error
 from core.examples import most_similar
 from core.generate import Context, generate, revise
 from core.guard import UnknownDialectError, normalize_dialect
@@ -87,7 +88,7 @@ def answer(db: Database, request: Request, settings: EngineSettings, llm: LLM | 
         db.catalog  # noqa: B018 — opens the database; a wrong URL or a down server surfaces here
     except (sa.exc.SQLAlchemyError, OSError, ValueError) as exc:
         log.warning("database %s could not be opened: %s", db.name, exc)
-        return failed("database", f"The database '{db.name}' could not be opened: {_short(exc)}")
+        return failed("database", f"The database '{db.name}' could not be opened: {public_error(exc)}")
     try:
         normalize_dialect(db.catalog.dialect)
     except UnknownDialectError:
@@ -153,10 +154,16 @@ def _with_llm(db: Database, llm: LLM, request: Request, settings: EngineSettings
             retrieve(understanding.question, understanding.keywords, db), decode_all(transcript.choices)
         )
         st.outputs = retrieval.summary()
+    notify("link")
     with trace.stage("link") as st:
         try:
             linking = link(
-                understanding, retrieval, catalog, llm, llm_min_tables=settings.link_llm_min_tables
+                understanding,
+                retrieval,
+                catalog,
+                llm,
+                llm_min_tables=settings.link_llm_min_tables,
+                graph=db.graph.restricted(db.config.deny_tables, db.config.deny_columns),
             )
         except LinkError as exc:
             st.outputs = {"error": str(exc)}
@@ -174,8 +181,11 @@ def _with_llm(db: Database, llm: LLM, request: Request, settings: EngineSettings
             "reasons": linking.reasons,
             "used_llm": linking.used_llm,
         }
+    notify("view")
     with trace.stage("view") as st:
-        view = build_view(db, linking.tables, _pruned_columns(catalog, linking))
+        view = build_view(
+            db, linking.tables, _pruned_columns(catalog, linking), question=understanding.question
+        )
         samples = sample_rows(db, view, settings.sample_rows)
         st.outputs = {"tables": view.tables, "joins": view.explain(), "fans_out": view.fans_out}
     clarification = before_generating(
@@ -355,7 +365,7 @@ def _rejection_round(
     if not tables:
         return None
     with trace.stage("view") as st:
-        view = build_view(db, tables)
+        view = build_view(db, tables, question=question)
         samples = sample_rows(db, view, settings.sample_rows)
         st.outputs = {"tables": view.tables, "joins": view.explain()}
     return ask_about_rejection(
@@ -387,9 +397,3 @@ def _asking(db: Database, question: str, clarification: Clarification, mode: Mod
 
 def _quiet(_stage: str) -> None:
     """No progress reporting (the CLI, benchmarks)."""
-
-
-def _short(exc: BaseException) -> str:
-    """The first line of a driver error, without the SQL or parameters SQLAlchemy appends."""
-    text = str(getattr(exc, "orig", None) or exc).strip().splitlines()
-    return (text[0] if text else type(exc).__name__)[:300]

@@ -26,10 +26,16 @@ UNWRITABLE = "I could not write a query that runs for this question"
 
 
 def guard_policy(db: Database, settings: EngineSettings) -> GuardPolicy:
+    catalog = db.catalog
     return GuardPolicy(
         limit=settings.default_limit,
         deny_tables=frozenset(t.lower() for t in db.config.deny_tables),
         deny_columns=frozenset(c.lower() for c in db.config.deny_columns),
+        # the columns in order: the guard resolves column lists (`AS x(a, b)`) with them
+        table_columns=catalog.memo(
+            "guard_table_columns",
+            lambda: {t.name.lower(): tuple(c.name.lower() for c in t.columns) for t in catalog.tables},
+        ),
     )
 
 
@@ -104,6 +110,8 @@ def _guarded(
     notify: Callable[[str], None] | None = None,
     csv_path: Path | None = None,
 ) -> Run:
+    if notify is not None:
+        notify("guard")
     with trace.stage("guard") as st:
         verdict = check_for(db, sql, settings)
         st.outputs = {"allowed": verdict.allowed, "reason": verdict.reason}

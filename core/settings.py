@@ -96,6 +96,9 @@ class EngineSettings(BaseModel):
     # one deadline per question across every LLM call and retry; then keyword mode (or a clear
     # error) answers. 0: no deadline (each call still has llm.timeout_s and llm.max_attempts)
     question_deadline_s: float = 45.0
+    # keyword mode answers only readings at least this sure (core/keyword/confidence.py); the
+    # trade-off measured on the benchmarks is in config/README.md
+    keyword_min_confidence: float = 0.5
 
 
 class SlackSettings(BaseModel):
@@ -123,15 +126,53 @@ class SlackSettings(BaseModel):
     table_rows: int = 20  # rows shown in the table block
     clarification_ttl_s: int = 3600
     only_asker_answers: bool = True
+    # Replies in the bot's channel threads without a mention are follow-ups (needs the message.channels /
+    # message.groups events and the history scopes; off: mention the bot, DM it, or use the assistant panel)
+    thread_followups: bool = False
+
+
+class TeamsSettings(BaseModel):
+    """The Microsoft Teams adapter (bot/teams/, `python -m bot serve --teams`).
+
+    The Entra ID app registration is read the way the Microsoft 365 Agents SDK documents it
+    (CONNECTIONS__SERVICE_CONNECTION__SETTINGS__CLIENTID / CLIENTSECRET / TENANTID / AUTHTYPE /
+    CERTPFXFILE, see PLATFORM_ENV), or from `teams:` in the YAML / ASKBASE_TEAMS__*.
+    """
+
+    app_id: str | None = None  # the bot's Entra ID application (client) id
+    app_password: SecretStr | None = None  # its client secret (auth_type ClientSecret)
+    tenant_id: str | None = None  # the tenant of a single-tenant bot
+    auth_type: str | None = None  # SDK AuthTypes: ClientSecret (default), certificate, SystemManagedIdentity…
+    cert_pfx_file: str | None = None  # auth_type certificate
+    allow_anonymous: bool = False  # no app id: accept unsigned requests (local development only)
+    openid_metadata_url: str | None = None  # where the keys of incoming JWTs are published (sovereign clouds)
+    public_url: str | None = (
+        None  # https://host the bot is reached at (download links); else the request's host
+    )
+    link_secret: SecretStr | None = None  # signs download links; else derived from app_password / var/
+    link_ttl_s: int = 3600  # a CSV or chart link works this long
+    port: int = 3978  # ASKBASE_TEAMS__PORT, or --port
+    workers: int = 4  # questions answered at once per process
+    table_rows: int = 10  # rows shown in the card's table (the CSV has the rest)
+    clarification_ttl_s: int = 3600
+    only_asker_answers: bool = True
 
 
 class AccessRule(BaseModel):
-    """Who may query which databases. Empty lists mean everyone."""
+    """Who may query which databases. Empty lists mean everyone.
+
+    Slack fields (channels, users, usergroups) match Slack askers, Teams fields (teams_users,
+    teams_teams, teams_channels) match Teams askers; inside a platform the lists combine with AND.
+    A rule that names only one platform's fields never matches the other platform's askers.
+    """
 
     databases: list[str]
-    channels: list[str] = []
-    users: list[str] = []
-    usergroups: list[str] = []
+    channels: list[str] = []  # Slack channel ids
+    users: list[str] = []  # Slack user ids
+    usergroups: list[str] = []  # Slack user group ids or @handles
+    teams_users: list[str] = []  # Entra ID (AAD) object ids of Teams users
+    teams_teams: list[str] = []  # Teams team ids (the team's General channel id, 19:…@thread.tacv2)
+    teams_channels: list[str] = []  # Teams channel ids, or group chat ids (19:…@thread.v2)
 
 
 class AccessSettings(BaseModel):
@@ -159,6 +200,7 @@ class Settings(BaseSettings):
     llm: LLMSettings = LLMSettings()
     engine: EngineSettings = EngineSettings()
     slack: SlackSettings = SlackSettings()
+    teams: TeamsSettings = TeamsSettings()
     access: AccessSettings = AccessSettings()
     schedules: ScheduleSettings = ScheduleSettings()
 
@@ -200,6 +242,12 @@ PLATFORM_ENV: dict[str, tuple[str, str]] = {
     "SLACK_STATE_SECRET": ("slack", "state_secret"),
     "PORT": ("slack", "port"),
     "WEB_CONCURRENCY": ("slack", "http_processes"),  # Heroku's and gunicorn's name for it
+    # The Microsoft 365 Agents SDK's own names for the bot's Entra ID app registration
+    "CONNECTIONS__SERVICE_CONNECTION__SETTINGS__CLIENTID": ("teams", "app_id"),
+    "CONNECTIONS__SERVICE_CONNECTION__SETTINGS__CLIENTSECRET": ("teams", "app_password"),
+    "CONNECTIONS__SERVICE_CONNECTION__SETTINGS__TENANTID": ("teams", "tenant_id"),
+    "CONNECTIONS__SERVICE_CONNECTION__SETTINGS__AUTHTYPE": ("teams", "auth_type"),
+    "CONNECTIONS__SERVICE_CONNECTION__SETTINGS__CERTPFXFILE": ("teams", "cert_pfx_file"),
 }
 
 

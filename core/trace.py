@@ -3,6 +3,10 @@
 A `Trace` is filled by the pipeline with `with trace.stage("name") as stage:`. While a stage is
 open it is the *current* stage of this thread (a context variable), so the LLM client can attach
 its calls without every stage threading a recorder through its signature.
+
+`to_dict` is what leaves the process — stored for Slack's Details button, printed by `--json` —
+so it is scrubbed there like the audit log (core/redact.py): a credential typed into a question
+reaches the question, the model's keywords and error texts, and must reach none of them shown.
 """
 
 from __future__ import annotations
@@ -14,6 +18,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Any
+
+from core.redact import redact_all
 
 
 @dataclass
@@ -90,13 +96,16 @@ class Trace:
         return round(sum(c.ms for s in self.stages for c in s.llm_calls), 3)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "question": self.question,
-            "database": self.database,
-            "ms": self.ms,
-            "engine_ms": round(self.ms - self.llm_ms, 3),
-            "llm_calls": self.llm_calls,
-            "tokens": self.tokens,
-            "stages": [asdict(s) for s in self.stages],
-        }
+        """Every stage with its outputs, credentials and configured secrets replaced by `***`."""
+        return redact_all(
+            {
+                "id": self.id,
+                "question": self.question,
+                "database": self.database,
+                "ms": self.ms,
+                "engine_ms": round(self.ms - self.llm_ms, 3),
+                "llm_calls": self.llm_calls,
+                "tokens": self.tokens,
+                "stages": [asdict(s) for s in self.stages],
+            }
+        )

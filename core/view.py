@@ -19,14 +19,20 @@ log = logging.getLogger(__name__)
 
 
 def build_view(
-    db: Database, tables: Sequence[str], columns: Mapping[str, Sequence[str]] | None = None
+    db: Database,
+    tables: Sequence[str],
+    columns: Mapping[str, Sequence[str]] | None = None,
+    *,
+    question: str = "",
 ) -> View:
+    """`question`: its words pick the roles, types and parallel paths the patterns leave open."""
     return synthesize_view(
         db.graph,
         tables,
         columns,
         deny_tables=db.config.deny_tables,
         deny_columns=db.config.deny_columns,
+        question=question,
     )
 
 

@@ -10,7 +10,7 @@ import pytest
 from core.settings import LLMSettings, load_settings
 from tests.fakes.openai_server import FakeOpenAI
 
-PLATFORM_VARS = ("OPENAI_", "SLACK_", "ASKBASE_", "PORT")
+PLATFORM_VARS = ("OPENAI_", "SLACK_", "ASKBASE_", "PORT", "CONNECTIONS__")
 KEEP = ("ASKBASE_TEST_POSTGRES_URL", "ASKBASE_TEST_MYSQL_URL")
 
 

@@ -51,7 +51,7 @@ def script_llm(fake_llm: FakeOpenAI, plan: Plan) -> None:
 def hand(demo_var: Path, sql: str) -> list[list[str]]:
     """Hand-written SQL on the demo file, as the text a table cell shows."""
     with sqlite3.connect(demo_var / "demo.sqlite") as conn:
-        return [["NULL" if v is None else str(v) for v in row] for row in conn.execute(sql).fetchall()]
+        return [["—" if v is None else str(v) for v in row] for row in conn.execute(sql).fetchall()]
 
 
 def read_csv(content: bytes) -> list[list[str]]:

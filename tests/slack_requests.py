@@ -184,8 +184,11 @@ class SlackSender:
         message_ts: str,
         thread_ts: str | None = None,
         user: str = "U0001",
+        blocks: list[dict[str, Any]] | None = None,
+        action_type: str = "button",
         **kw: Any,
     ) -> Response:
+        """A click on a message's element; `blocks` are the message's blocks, as Slack sends them."""
         container = {
             "type": "message",
             "message_ts": message_ts,
@@ -193,6 +196,8 @@ class SlackSender:
             "is_ephemeral": False,
         }
         message: dict[str, Any] = {"type": "message", "ts": message_ts, "user": "UBOT", "text": ""}
+        if blocks is not None:
+            message["blocks"] = blocks
         if thread_ts:
             container["thread_ts"] = thread_ts
             message["thread_ts"] = thread_ts
@@ -209,7 +214,7 @@ class SlackSender:
             "response_url": "http://127.0.0.1:9/respond",
             "actions": [
                 {
-                    "type": "button",
+                    "type": action_type,
                     "action_id": action_id,
                     "block_id": "b1",
                     "value": value,

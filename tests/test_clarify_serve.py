@@ -56,11 +56,11 @@ def test_serve_without_an_llm_asks_which_city_and_counts_the_chosen_reading(tmp_
             )
             assert response.status == 200
             answer = slack.wait_for(
-                lambda s: next((m for m in s.thread(CHANNEL, ts) if m.table()), None), timeout=30
+                lambda s: next((m for m in s.thread(CHANNEL, ts) if m.result()), None), timeout=30
             )
             (want,) = rows(db, COUNT_BY.format(table="suppliers", key="supplier_id"))
             (other,) = rows(db, COUNT_BY.format(table="customers", key="customer_id"))
             assert want != other  # the two readings really give different counts
-            assert answer.table()[1:] == [[str(want[0])]]
+            assert answer.result() == [[str(want[0])]]
         finally:
             assert served.stop() == 0, served.output()

@@ -71,10 +71,11 @@ def clarification_in(slack: FakeSlack, channel: str, thread_ts: str) -> Message:
 
 
 def table_in(slack: FakeSlack, channel: str, thread_ts: str) -> list[list[str]]:
+    """The answer's table, header first (a single value's sentence reads as a one-cell table)."""
     message = slack.wait_for(
-        lambda s: next((m for m in s.thread(channel, thread_ts) if m.table()), None), timeout=20
+        lambda s: next((m for m in s.thread(channel, thread_ts) if m.result()), None), timeout=20
     )
-    return message.table()
+    return message.table() or [["value"], *message.result()]
 
 
 def labels(message: Message) -> dict[str, str]:
@@ -166,7 +167,7 @@ def test_other_opens_a_modal_whose_words_answer_the_question(bot, slack, demo_va
 def test_a_reply_in_the_thread_is_taken_as_the_answer(bot, slack, demo_var):
     _, ts = bot.sender.mention(SINGAPORE)
     question = clarification_in(slack, CHANNEL, ts)
-    bot.sender.message("the city, please", channel=CHANNEL, channel_type="channel", thread_ts=ts)
+    bot.sender.mention("the city, please", thread_ts=ts)  # a mention in the thread answers it
     assert table_in(slack, CHANNEL, ts)[1:] == [
         [str(n)] for (n,) in hand(demo_var, CLIENTS_IN.format(column="city"))
     ]
@@ -201,7 +202,7 @@ def test_only_the_asker_may_answer_and_others_are_told_privately(bot, slack, dem
     click_option(bot, question, "country", ts)  # a second click does not answer it again
     assert any("already answered" in n for n in slack.wait_for(lambda s: ephemeral_to(s, USER)))
     settle(bot)
-    assert sum(1 for m in slack.thread(CHANNEL, ts) if m.table()) == 1
+    assert sum(1 for m in slack.thread(CHANNEL, ts) if m.result()) == 1
 
 
 def test_anyone_may_answer_when_the_setting_allows(make_bot, slack, demo_var):
@@ -226,7 +227,7 @@ def test_an_expired_question_says_so_and_answers_nothing(make_bot, slack):
     shown = slack.messages[question.ts]
     assert "expired" in shown.all_text() and "clarify_other" not in shown.action_ids()
     settle(bot)
-    assert not any(m.table() for m in slack.thread(CHANNEL, ts))
+    assert not any(m.result() for m in slack.thread(CHANNEL, ts))
     assert store.asked_in(bot.state, f"slack:T0001:{CHANNEL}:{ts}")[0].status == store.EXPIRED
 
 
@@ -253,7 +254,7 @@ def test_two_open_questions_in_two_threads_never_mix(bot, slack, demo_var):
     assert place_q.button_value("clarify_option_0") != year_q.button_value("clarify_option_0")
 
     click_option(bot, year_q, "signup", year)
-    bot.sender.message("country", channel=CHANNEL, channel_type="channel", thread_ts=place)
+    bot.sender.mention("country", thread_ts=place)
     signups = hand(
         demo_var,
         "SELECT COUNT(*) FROM client WHERE signup_date >= '2024-01-01' AND signup_date < '2025-01-01'",
@@ -334,11 +335,12 @@ def thumbs_down_then_question(bot: RunningBot, slack: FakeSlack, thread_ts: str,
     """👎 on the newest answer, close the 'what was wrong' form, and wait for question n."""
     answer = answers_in(slack, thread_ts, n)[-1]
     bot.sender.click(
-        "feedback_down",
-        answer.button_value("feedback_down"),
+        "feedback",
+        answer.feedback_values()["negative"],
         channel=CHANNEL,
         message_ts=answer.ts,
         thread_ts=thread_ts,
+        action_type="feedback_buttons",
     )
     form = slack.wait_for(lambda s: len(s.calls_to("views.open")) >= n and s.calls_to("views.open"))[-1]
     bot.sender.view("view_closed", "feedback_down", private_metadata=form.args["view"]["private_metadata"])

@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+import json
+import logging
 import sqlite3
+import subprocess
+import sys
 import time
 import uuid
+from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
 
+from core.askbase import Askbase
 from core.database import Database
+from core.db_errors import public_text
 from core.execute import Limits, QueryError, execute, export_csv
-from core.settings import DatabaseSettings
+from core.settings import DatabaseSettings, load_settings
 from tests.servers import server_url
 
 
@@ -129,3 +136,201 @@ def test_server_databases_are_read_only_and_time_out(env, tmp_path):
             conn.execute(sa.text(f"DROP TABLE IF EXISTS {table}"))
             conn.execute(sa.text(f"DROP TABLE IF EXISTS {table}_2"))
         admin.dispose()
+
+
+# ---------------------------------------------------------------- every value bounded (issue 18)
+#
+# One cell of 900 MB used to be fetched whole (2.7 GB RSS). Each query below runs in a fresh
+# process whose peak RSS is read back: the cell is refused or cut, and memory stays small.
+
+BIG_CELL = 900_000_000
+RSS_LIMIT_MB = 300
+PROBE = """
+import json, resource, sys
+from pathlib import Path
+from core.database import Database
+from core.execute import Limits, QueryError, execute
+from core.settings import DatabaseSettings
+
+url, sql, cap, var = sys.argv[1], sys.argv[2], int(sys.argv[3]), Path(sys.argv[4])
+db = Database(name="big", config=DatabaseSettings(url=url), var_dir=var)
+execute(db, "SELECT 1")  # connected, drivers loaded: the baseline
+out = {"baseline_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+try:
+    result = execute(db, sql, Limits(cell_cap=cap))
+    out["columns"] = list(result.columns)
+    out["cut_cells"] = result.cut_cells
+    out["rows"] = [
+        [v if v is None or isinstance(v, int) else {"len": len(v), "head": v[:10], "tail": v[-90:]} for v in r]
+        for r in result.rows
+    ]
+except QueryError as exc:
+    out["error"] = exc.message
+out["max_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+db.dispose()
+print(json.dumps(out))
+"""
+
+
+def probe(url: str, sql: str, tmp_path, cap: int = 100_000) -> dict:
+    """Run `sql` through execute() in a fresh process; its result and peak RSS."""
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, url, sql, str(cap), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=Path(__file__).resolve().parents[1],
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    print(f"{sql[:60]}: peak RSS {out['max_rss_mb']:.0f} MB (baseline {out['baseline_rss_mb']:.0f} MB)")
+    return out
+
+
+def test_sqlite_builds_no_900_mb_cell_and_memory_stays_bounded(sqlite_db, tmp_path):
+    url = sqlite_db.config.url
+    # SQLite's printf builds no string over the length limit: the value is NULL, never 900 MB
+    out = probe(url, f"SELECT printf('%.*c', {BIG_CELL}, 'x') AS big, 42 AS n", tmp_path)
+    assert out["rows"] == [[None, 42]] and out["max_rss_mb"] < RSS_LIMIT_MB
+    # a value that grows past the limit on the way fails the query with a clear message
+    grown = (
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 900) "
+        "SELECT group_concat(printf('%.*c', 1000000, 'x'), '') AS big FROM n"
+    )
+    out = probe(url, grown, tmp_path)
+    assert "larger than 20,000,000 bytes" in out["error"] and "part of it" in out["error"]
+    assert out["max_rss_mb"] < RSS_LIMIT_MB
+
+
+def test_long_cells_are_cut_with_a_marker_that_says_how_long_they_were(sqlite_db, tmp_path):
+    sql = "SELECT printf('%.*c', 3000000, 'x') AS big, 42 AS n, name FROM item WHERE id <= 2 ORDER BY id"
+    result = execute(sqlite_db, sql, Limits(cell_cap=100_000))
+    assert [r[1:] for r in result.rows] == [(42, "item 1"), (42, "item 2")]
+    big = result.rows[0][0]
+    assert big.startswith("x" * 100_000) and not big.startswith("x" * 100_001)
+    assert big.endswith("[cut: the value holds 3,000,000 bytes; a cell shows at most 100,000]")
+    assert result.cut_cells == 2
+    path = tmp_path / "out.csv"
+    export_csv(sqlite_db, sql, path, Limits(cell_cap=100_000))
+    assert path.stat().st_size < 300_000 and "3,000,000 bytes" in path.read_text()
+    blob = execute(sqlite_db, "SELECT randomblob(300000) AS b", Limits(cell_cap=1000)).rows[0][0]
+    assert blob == "[binary data of 300,000 bytes; a cell shows at most 1,000]"
+
+
+def test_sqlite_length_limit_is_lifted_after_the_query(sqlite_db):
+    execute(sqlite_db, "SELECT 1", Limits(byte_cap=1_000_000))
+    with sqlite_db.engine.connect() as conn:
+        raw = conn.connection.dbapi_connection
+        assert raw.getlimit(sqlite3.SQLITE_LIMIT_LENGTH) == 1_000_000_000  # SQLite's default
+
+
+@pytest.mark.postgres
+def test_postgres_sends_at_most_a_capped_part_of_a_900_mb_cell(tmp_path):
+    url = server_url("ASKBASE_TEST_POSTGRES_URL")
+    out = probe(url, f"SELECT repeat('x', {BIG_CELL}) AS big, 42 AS n, 'short' AS s", tmp_path)
+    assert out["columns"] == ["big", "n", "s"]
+    big, n, short = out["rows"][0]
+    assert (n, short["tail"]) == (42, "short")
+    assert big["head"] == "x" * 10 and big["len"] < 100_000 + 100
+    assert big["tail"].endswith("[cut: the value holds 900,000,000 bytes; a cell shows at most 100,000]")
+    assert out["cut_cells"] == 1
+    assert out["max_rss_mb"] < RSS_LIMIT_MB
+
+
+@pytest.mark.postgres
+def test_postgres_bounded_results_keep_types_names_and_order(tmp_path):
+    db = make_db(server_url("ASKBASE_TEST_POSTGRES_URL"), tmp_path)
+    try:
+        result = execute(
+            db,
+            "SELECT g AS a, g::text AS b, jsonb_build_object('k', g) AS j, ARRAY[g, g] AS arr, "
+            "g::numeric / 4 AS q, g AS a, decode('00ff', 'hex') AS raw, NULL::text AS nothing "
+            "FROM generate_series(1, 300) AS g ORDER BY g DESC LIMIT 250",
+        )
+        assert result.columns == ("a", "b", "j", "arr", "q", "a", "raw", "nothing")
+        first = result.rows[0]
+        assert first[:4] == (300, "300", {"k": 300}, [300, 300])
+        assert float(first[4]) == 75.0 and first[5] == 300 and bytes(first[6]) == b"\x00\xff"
+        assert first[7] is None
+        assert [r[0] for r in result.rows] == list(range(300, 50, -1))
+        assert result.cut_cells == 0
+        cut = execute(
+            db,
+            "SELECT decode(repeat('ab', 5000), 'hex') AS raw, repeat('é', 3000) AS t",
+            Limits(cell_cap=1000),
+        )
+        assert cut.rows[0][0] == "[binary data of 5,000 bytes; a cell shows at most 1,000]"
+        assert cut.rows[0][1].startswith("é" * 1000) and "6,000 bytes" in cut.rows[0][1]
+    finally:
+        db.dispose()
+
+
+@pytest.mark.mysql
+def test_mariadb_cells_are_bounded_by_the_server_and_cut_here(tmp_path):
+    url = server_url("ASKBASE_TEST_MYSQL_URL")
+    out = probe(url, f"SELECT REPEAT('x', {BIG_CELL}) AS big, 42 AS n", tmp_path)
+    assert out["rows"] == [[None, 42]]  # max_allowed_packet: the server builds no such string
+    assert out["max_rss_mb"] < RSS_LIMIT_MB
+    out = probe(url, "SELECT REPEAT('x', 10000000) AS big, 42 AS n", tmp_path)
+    big, n = out["rows"][0]
+    assert n == 42 and big["head"] == "x" * 10
+    assert big["tail"].endswith("[cut: the value holds 10,000,000 bytes; a cell shows at most 100,000]")
+    assert out["max_rss_mb"] < RSS_LIMIT_MB
+
+
+# ---------------------------------------------------------------- errors people see (issue 18 §9)
+
+UNREACHABLE = {
+    "postgres": ("postgresql+psycopg://postgres@127.0.0.1:5999/test", ["127.0.0.1", "5999"]),
+    "postgres account": (
+        "postgresql+psycopg://askbase_nobody_x@127.0.0.1:5432/test",
+        ["askbase_nobody_x", "5432"],
+    ),
+    "mariadb": ("mysql+pymysql://root@127.0.0.1:3999/test", ["127.0.0.1"]),  # MySQL names no port
+    "mariadb account": (
+        "mysql+pymysql://askbase_nobody_x@127.0.0.1:3306/test",
+        ["askbase_nobody_x", "127.0.0.1"],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(UNREACHABLE))
+def test_database_errors_name_no_host_port_or_account_but_the_log_does(case, tmp_path, caplog, demo_var):
+    url, details = UNREACHABLE[case]
+    db = make_db(url, tmp_path)
+    with caplog.at_level(logging.INFO, logger="core.execute"), pytest.raises(QueryError) as info:
+        execute(db, "SELECT 1")
+    db.dispose()
+    assert info.value.kind in ("connection", "permission")
+    assert not [d for d in details if d in info.value.message], info.value.message
+    assert info.value.message  # still says what went wrong
+    logged = " ".join(r.getMessage() for r in caplog.records)
+    assert all(d in logged for d in details)  # the operator finds the full text in the log
+
+    settings = load_settings(
+        var_dir=str(tmp_path / "var"),
+        state_url=f"sqlite:///{tmp_path / 'state.sqlite'}",
+        databases={
+            "demo": DatabaseSettings(url=f"sqlite:///{demo_var / 'demo.sqlite'}"),
+            "far": DatabaseSettings(url=url),
+        },
+    )
+    app = Askbase(settings)
+    try:
+        outcome = app.ask("How many clients are there?", db="far")
+    finally:
+        app.close()
+    assert outcome.status == "error" and "far" in outcome.error
+    assert not [d for d in details if d in json.dumps(outcome.to_json(), default=str)], outcome.error
+
+
+def test_public_error_text_keeps_the_reason():
+    assert public_text(
+        'connection to server at "10.1.2.3", port 6432 failed: FATAL: password authentication '
+        'failed for user "askbase_ro"'
+    ) == ("connection to the database server failed: FATAL: password authentication failed for user …")
+    assert public_text("(1142, \"SELECT command denied to user 'ro'@'10.0.0.7' for table `payroll`\")") == (
+        '(1142, "SELECT command denied to user … for table `payroll`")'
+    )
+    assert public_text('column "emial" does not exist') == 'column "emial" does not exist'

@@ -6,7 +6,9 @@ time and the tests that need it skip when it is absent.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 import sqlite3
 import subprocess
 import sys
@@ -19,7 +21,11 @@ from core.guard import DANGEROUS_FUNCTIONS, GuardPolicy, UnknownDialectError, Ve
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = Path(__file__).resolve().parent / "corpus"
-BENCH = ROOT.parent / "shared" / "bench"
+# ../shared/bench from the main checkout, ../../shared/bench from a worktree under /work/wt
+BENCH = next(
+    (d / "shared" / "bench" for d in ROOT.parents if (d / "shared" / "bench").is_dir()),
+    ROOT.parent / "shared" / "bench",
+)
 SPIDER_GOLD = BENCH / "spider-train" / "train_gold.sql"
 SPIDER_DBS = BENCH / "spider-train" / "database"
 DEFOG_QUESTIONS = BENCH / "defog" / "questions.json"
@@ -38,6 +44,22 @@ def read_corpus(name: str) -> list[tuple[str, str]]:
 
 ATTACKS = read_corpus("attacks.sql")
 LEGIT = read_corpus("legit.sql")
+
+# The policy both corpora are checked under (attacks.sql says so in its header): the column rules
+# must deny the attacks that reach members.tax_id and let every legitimate query through.
+CORPUS_COLUMNS = {"members": ("id", "name", "email", "tax_id"), "orders": ("id", "member_id", "total")}
+CORPUS_POLICY = GuardPolicy(
+    deny_tables=frozenset({"payroll"}),
+    deny_columns=frozenset({"members.tax_id"}),
+    table_columns=CORPUS_COLUMNS,
+)
+CORPUS_CLI_POLICY = [
+    "--deny-table",
+    "payroll",
+    "--deny-column",
+    "members.tax_id",
+    *[arg for table, cols in CORPUS_COLUMNS.items() for arg in ("--columns", f"{table}={','.join(cols)}")],
+]
 
 
 def obfuscated(sql: str) -> list[str]:
@@ -72,7 +94,7 @@ def test_attack_corpus_is_large_and_covers_every_dialect() -> None:
 
 @pytest.mark.parametrize(("dialect", "sql"), ALL_ATTACKS)
 def test_attack_is_denied_with_a_reason(dialect: str, sql: str) -> None:
-    verdict = check(sql, dialect)
+    verdict = check(sql, dialect, CORPUS_POLICY)
     assert not verdict.allowed, f"{dialect}: {sql!r} was allowed as {verdict.sql!r}"
     assert verdict.sql == ""
     assert verdict.reason and "\n" not in verdict.reason
@@ -97,9 +119,10 @@ def test_every_known_dangerous_function_is_denied_however_it_is_called(dialect: 
 
 @pytest.mark.parametrize(("dialect", "sql"), LEGIT)
 def test_legitimate_query_is_allowed(dialect: str, sql: str) -> None:
-    verdict = check(sql, dialect)
-    assert verdict.allowed, f"{dialect}: {sql!r} denied: {verdict.reason}"
-    assert verdict.sql
+    for policy in (GuardPolicy(), CORPUS_POLICY):
+        verdict = check(sql, dialect, policy)
+        assert verdict.allowed, f"{dialect}: {sql!r} denied: {verdict.reason}"
+        assert verdict.sql
 
 
 def run_cli(dialect: str, lines: list[str], *extra: str) -> subprocess.CompletedProcess[bytes]:
@@ -119,7 +142,7 @@ def run_cli(dialect: str, lines: list[str], *extra: str) -> subprocess.Completed
 def test_cli_denies_every_attack_and_allows_every_legit_query(dialect: str) -> None:
     attacks = [sql for d, sql in ALL_ATTACKS if d == dialect and "\n" not in sql and "\r" not in sql]
     legit = [sql for d, sql in LEGIT if d == dialect]
-    result = run_cli(dialect, attacks + legit)
+    result = run_cli(dialect, attacks + legit, *CORPUS_CLI_POLICY)
     assert result.returncode == 0, result.stderr
     out = result.stdout.decode("utf-8").splitlines()
     assert len(out) == len(attacks) + len(legit)
@@ -428,6 +451,178 @@ def test_verdict_lists_the_tables_read() -> None:
         "sqlite",
     )
     assert verdict == Verdict(True, verdict.sql, "", ("orders", "customers"))
+
+
+# --------------------------------------------------------------------------------------------
+# Column rules on resolved lineage: renames, aliases that differ only in case, whole rows
+# --------------------------------------------------------------------------------------------
+
+SHOP_COLUMNS = {"customers": ("id", "name", "email", "tax_id"), "orders": ("id", "customer_id", "total")}
+SHOP = GuardPolicy(
+    deny_tables=frozenset({"payroll"}),
+    deny_columns=frozenset({"customers.tax_id"}),
+    table_columns=SHOP_COLUMNS,
+)
+SHOP_WITHOUT_SCHEMA = dataclasses.replace(SHOP, table_columns={})
+
+# Each reaches customers.tax_id (or payroll's row type) in its dialect.
+COLUMN_LEAKS = [
+    # a column list renames the table's columns by position: t is tax_id
+    ("postgres", "SELECT x.t FROM customers AS x(a, b, c, t)"),
+    ("postgres", "SELECT t FROM customers x(a, b, c, t)"),
+    (
+        "postgres",
+        "SELECT o.id FROM orders o JOIN customers AS x(a, b, c, t) ON x.a = o.customer_id WHERE x.t > '1'",
+    ),
+    ("postgres", "SELECT a FROM orders JOIN customers AS x(a, b, c, t) USING (t)"),
+    (
+        "postgres",
+        "SELECT (SELECT x.t FROM customers AS x(a, b, c, t) WHERE x.a = o.customer_id) FROM orders o",
+    ),
+    ("mysql", "SELECT x.t FROM customers AS x(a, b, c, t)"),
+    ("sqlite", "SELECT x.t FROM customers AS x(a, b, c, t)"),
+    # aliases that differ only in case are different names in PostgreSQL ("C" vs c) and MariaDB
+    ("postgres", 'SELECT c.tax_id FROM customers c JOIN orders "C" ON "C".customer_id = c.id'),
+    ("postgres", 'SELECT "C".tax_id FROM customers "C", orders c WHERE c.customer_id = "C".id'),
+    ("postgres", 'SELECT "c".tax_id FROM customers c, orders "C"'),
+    ("postgres", 'SELECT "X".* FROM customers "X" JOIN orders x ON x.customer_id = "X".id'),
+    (
+        "postgres",
+        'SELECT (SELECT c.tax_id FROM orders "C" WHERE "C".customer_id = c.id LIMIT 1) FROM customers c',
+    ),
+    ("mysql", "SELECT c.tax_id FROM customers c JOIN orders C ON C.customer_id = c.id"),
+    ("mysql", "SELECT c.tax_id FROM orders C JOIN customers c ON C.customer_id = c.id"),
+    ("mysql", "SELECT C.tax_id FROM customers C, orders c WHERE c.customer_id = C.id"),
+    # SQLite reads c and C as one name and takes the table that has the column
+    ("sqlite", "SELECT c.tax_id FROM customers c, orders C WHERE C.customer_id = c.id"),
+    ("sqlite", "SELECT C.tax_id FROM orders c JOIN customers C ON c.customer_id = C.id"),
+    # whole rows: a row value, PostgreSQL's function notation (c.f is f(c)), row types
+    ("postgres", "SELECT c.row_to_json FROM customers c"),
+    ("postgres", "SELECT c.to_jsonb FROM customers AS c"),
+    ("postgres", "SELECT c.concat FROM customers c"),
+    ("postgres", "SELECT c.json_agg FROM customers c"),
+    ("postgres", "SELECT (c).tax_id FROM customers c"),
+    ("postgres", "SELECT (c).* FROM customers c"),
+    ("postgres", 'SELECT row_to_json("X") FROM customers "X"'),
+    ("postgres", "SELECT to_jsonb(x) FROM customers AS x(a, b, c, t)"),
+    ("postgres", "SELECT jsonb_populate_record(NULL::payroll, '{}')"),
+    ("postgres", "SELECT json_populate_recordset(NULL::public.payroll, '[]')"),
+    ("postgres", "SELECT (NULL::customers).tax_id"),
+    ("postgres", "SELECT CAST('(1,a,b,c)' AS customers)"),
+    ("postgres", "SELECT '{}'::payroll[]"),
+]
+
+
+@pytest.mark.parametrize(("dialect", "sql"), COLUMN_LEAKS)
+@pytest.mark.parametrize("policy", [SHOP, SHOP_WITHOUT_SCHEMA], ids=["schema", "no-schema"])
+def test_a_denied_column_is_denied_through_renames_case_and_whole_rows(
+    dialect: str, sql: str, policy: GuardPolicy
+) -> None:
+    verdict = check(sql, dialect, policy)
+    assert not verdict.allowed, f"{dialect}: {sql!r} was allowed"
+    assert "customers" in verdict.reason or "payroll" in verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("dialect", "sql"),
+    [
+        ("postgres", "SELECT x.b, x.a FROM customers AS x(a, b)"),  # name, id
+        ("postgres", "SELECT x.email FROM customers AS x(a, b)"),  # beyond the list: its own name
+        ("postgres", 'SELECT c.name, "C".total FROM customers c JOIN orders "C" ON "C".customer_id = c.id'),
+        (
+            "postgres",
+            "SELECT name FROM customers WHERE id IN (SELECT customer_id FROM orders WHERE total > 5)",
+        ),
+        ("postgres", "SELECT row_to_json(o), o.to_jsonb FROM orders o"),
+        ("postgres", "SELECT jsonb_populate_record(NULL::orders, '{}')"),
+        ("postgres", "WITH w(a, b) AS (SELECT id, name FROM customers) SELECT b FROM w"),
+        ("mysql", "SELECT C.total, c.name FROM orders C JOIN customers c ON C.customer_id = c.id"),
+        ("sqlite", "SELECT t.total FROM (SELECT customer_id, total FROM orders) AS t"),
+    ],
+)
+def test_resolved_lineage_lets_the_other_columns_through(dialect: str, sql: str) -> None:
+    verdict = check(sql, dialect, SHOP)
+    assert verdict.allowed, verdict.reason
+
+
+def test_without_the_schema_a_renamed_column_of_a_guarded_table_is_denied() -> None:
+    """Which column `b` is depends on the table's column order: unknown, so denied (fail closed)."""
+    verdict = check("SELECT x.b FROM customers AS x(a, b)", "postgres", SHOP_WITHOUT_SCHEMA)
+    assert not verdict.allowed and "customers" in verdict.reason
+    assert check("SELECT x.b FROM orders AS x(a, b)", "postgres", SHOP_WITHOUT_SCHEMA).allowed
+
+
+def test_lineage_reasons_say_which_column_a_rename_reaches() -> None:
+    verdict = check("SELECT x.t FROM customers AS x(a, b, c, t)", "postgres", SHOP)
+    assert "customers.tax_id" in verdict.reason and "x.t" in verdict.reason
+    notation = check("SELECT c.row_to_json FROM customers c", "postgres", SHOP)
+    assert "whole rows of customers" in notation.reason
+
+
+def _spider_reads() -> list[tuple[str, dict[str, tuple[str, ...]], set[tuple[str, str]]]]:
+    """(gold SQL, its database's columns, the (table, column) pairs SQLite reads for it).
+
+    SQLite's authorizer is the oracle: it reports every column the prepared statement reads.
+    """
+    out = []
+    connections: dict[str, tuple[sqlite3.Connection, dict[str, tuple[str, ...]]]] = {}
+    reads: set[tuple[str, str]] = set()
+
+    def authorize(action: int, table: str | None, column: str | None, _db: str | None, _t: str | None) -> int:
+        if action == sqlite3.SQLITE_READ and table and column:
+            reads.add((table.lower(), column.lower()))
+        return sqlite3.SQLITE_OK
+
+    for line in SPIDER_GOLD.read_text(encoding="utf-8").splitlines():
+        sql, db_id = line.split("\t", 1)
+        if db_id not in connections:
+            path = SPIDER_DBS / db_id / f"{db_id}.sqlite"
+            # no statement cache: a repeated query must be prepared (and authorized) again
+            connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True, cached_statements=0)
+            names = [r[0] for r in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+            schema = {
+                name.lower(): tuple(r[1].lower() for r in connection.execute(f'PRAGMA table_info("{name}")'))
+                for name in names
+            }
+            connection.set_authorizer(authorize)
+            connections[db_id] = (connection, schema)
+        connection, schema = connections[db_id]
+        reads.clear()
+        try:
+            connection.execute(f"EXPLAIN {sql}")  # prepared, not run: the authorizer sees every read
+        except sqlite3.Error:
+            continue  # a few gold queries do not run at all
+        out.append((sql, schema, set(reads)))
+    for connection, _ in connections.values():
+        connection.close()
+    return out
+
+
+@pytest.mark.skipif(not SPIDER_DBS.exists(), reason="Spider databases not available")
+def test_spider_column_rules_match_what_sqlite_reads() -> None:
+    """Denying every column a gold query does not read leaves it allowed (no false positive);
+    denying one it reads denies it (no false negative). 8,500 real queries, SQLite as the oracle."""
+    false_positives, false_negatives = [], []
+    queries = _spider_reads()
+    for number, (sql, schema, reads) in enumerate(queries):
+        tables = {t for t, _ in reads} | {
+            t for t in schema if re.search(rf"\b{re.escape(t)}\b", sql, re.IGNORECASE)
+        }
+        unread = {f"{t}.{c}" for t in tables for c in schema.get(t, ()) if (t, c) not in reads}
+        verdict = check(sql, "sqlite", GuardPolicy(deny_columns=frozenset(unread), table_columns=schema))
+        if not verdict.allowed:
+            false_positives.append((sql, verdict.reason))
+        if reads:
+            table, column = sorted(reads)[number % len(reads)]
+            denied = GuardPolicy(deny_columns=frozenset({f"{table}.{column}"}), table_columns=schema)
+            if check(sql, "sqlite", denied).allowed:
+                false_negatives.append((sql, f"{table}.{column}"))
+    print(
+        f"Spider column rules: {len(queries)} gold queries, {len(false_positives)} false positives, "
+        f"{len(false_negatives)} false negatives"
+    )
+    assert not false_positives, (len(false_positives), false_positives[:10])
+    assert not false_negatives, (len(false_negatives), false_negatives[:10])
 
 
 # --------------------------------------------------------------------------------------------

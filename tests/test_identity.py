@@ -209,7 +209,7 @@ def test_in_slack_each_person_sees_their_own_deals_by_slack_id_or_email(shop, tm
         seen = {}
         for user in (ALICE, BOB, "U0DANA", CAROL):
             _, ts = bot.sender.mention("How many deals are there?", user=user)
-            seen[user] = slack.wait_for(lambda s, ts=ts: s.answer_in("C0001", ts), timeout=30).table()
-        assert {u: t[1][0] for u, t in seen.items()} == {ALICE: "3", BOB: "5", "U0DANA": "2", CAROL: "0"}
+            seen[user] = slack.wait_for(lambda s, ts=ts: s.answer_in("C0001", ts), timeout=30).result()
+        assert seen == {ALICE: [["3"]], BOB: [["5"]], "U0DANA": [["2"]], CAROL: [["0"]]}
     finally:
         bot.close()

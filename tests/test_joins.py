@@ -321,6 +321,37 @@ def test_a_table_asked_for_twice_gets_its_self_reference(tmp_path):
         assert conn.execute(sa.text(sql)).all() == [("Ada", None), ("Bob", "Ada"), ("Cy", "Ada")]
 
 
+@pytest.mark.parametrize("with_paper", [True, False])
+def test_a_branch_asked_for_twice_gets_a_second_copy_on_what_both_share(tmp_path, with_paper):
+    graph, engine = make_graph(
+        tmp_path / "coauthors.sqlite",
+        """
+        CREATE TABLE author (aid INTEGER PRIMARY KEY, name TEXT);
+        CREATE TABLE paper (pid INTEGER PRIMARY KEY, title TEXT);
+        CREATE TABLE writes (aid INTEGER REFERENCES author, pid INTEGER REFERENCES paper, PRIMARY KEY (aid, pid));
+        """,
+        {
+            "author": [(1, "Ada"), (2, "Bob"), (3, "Cy")],
+            "paper": [(10, "Joins"), (11, "Views"), (12, "Roles")],
+            "writes": [(1, 10), (2, 10), (1, 11), (3, 11), (2, 12)],
+        },
+    )
+    tables = ["writes", "author", "writes", "author"] + (["paper"] if with_paper else [])
+    view = synthesize_view(graph, tables)
+    assert sorted(view.tables) == sorted(
+        ["writes", "author", "writes", "author"] + (["paper"] if with_paper else [])
+    )
+    first, second = sorted(a for a, t in view.aliases.items() if t == "author")
+    key = "paper_pid" if with_paper else "writes_pid"
+    sql = expand(
+        f"SELECT DISTINCT {key} FROM {view.name} WHERE {first}_name = 'Ada' AND {second}_name = 'Bob'",
+        view,
+        "sqlite",
+    )
+    with engine.connect() as conn:
+        assert conn.execute(sa.text(sql)).all() == [(10,)]  # the one paper both wrote
+
+
 def test_the_trace_explains_each_join(tmp_path):
     graph, _ = make_graph(tmp_path / "trace.sqlite", LUCY_MINI, catalog_yaml=LUCY_PATTERNS)
     lines = synthesize_view(graph, ["client", "datacenter"]).explain()

@@ -197,7 +197,7 @@ def test_the_question_words_pick_the_date_column(app, demo_var):
 def test_every_stage_is_in_the_trace(app):
     outcome = app.ask("total cost per segment")
     names = [s.name for s in outcome.trace.stages]
-    assert names == ["retrieve", "interpret", "view", "compile", "expand", "guard", "execute"]
+    assert names == ["retrieve", "interpret", "view", "confidence", "compile", "expand", "guard", "execute"]
     assert outcome.trace.llm_calls == 0
     assert outcome.sql.rstrip().upper().endswith("LIMIT 1000")  # the guard bounds every query
 

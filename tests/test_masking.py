@@ -67,6 +67,27 @@ LINEAGE = {
     "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 3) SELECT x FROM n": (False,),
     # a table function over the column: unsure, so masked
     "SELECT x.value FROM client, json_each(client.email) AS x": (True,),
+    # a column list renames a table's columns by position: m is email, b is name
+    "SELECT x.m FROM client AS x(a, b, m)": (True,),
+    "SELECT m, a FROM client x(a, b, m)": (True, False),
+    "SELECT x.b, x.email FROM client AS x(a, b)": (False, True),  # beyond the list: its own name
+    "SELECT * FROM client AS x(a, b, m)": (False, False, True, False),
+    "SELECT p.method, x.m FROM payment AS p JOIN client AS x(i, n, m) ON x.i = p.client_id": (False, True),
+    "WITH w(a, b, m) AS (SELECT id, name, email FROM client) SELECT m, b FROM w": (True, False),
+    # whole rows carry every column
+    "SELECT c FROM client c": (True,),
+    "SELECT row_to_json(c) FROM client AS c": (True,),
+    "SELECT to_jsonb(x) FROM client AS x(i, n, m)": (True,),
+    'SELECT "C".email FROM payment c, client "C"': (True,),
+}
+
+# PostgreSQL only: names that differ in case, and its function notation (c.f is f(c))
+POSTGRES_LINEAGE = {
+    'SELECT "C".email, c.method FROM client "C", payment c': (True, False),
+    'SELECT c.method FROM client "C" JOIN payment c ON c.client_id = "C".id': (False,),
+    "SELECT c.row_to_json FROM client c": (True,),
+    "SELECT c.concat FROM client AS c": (True,),
+    "SELECT (c).email FROM client c": (True,),
 }
 
 
@@ -75,6 +96,12 @@ LINEAGE = {
 def test_lineage_finds_every_column_that_shows_a_masked_value(sql, dialect):
     plan = plan_masks(sql, dialect, MASKED, SCHEMA)
     assert plan.for_result(len(LINEAGE[sql])) == LINEAGE[sql]
+
+
+@pytest.mark.parametrize("sql", list(POSTGRES_LINEAGE))
+def test_postgres_lineage_follows_its_case_rules_and_whole_rows(sql):
+    plan = plan_masks(sql, "postgres", MASKED, SCHEMA)
+    assert plan.for_result(len(POSTGRES_LINEAGE[sql])) == POSTGRES_LINEAGE[sql]
 
 
 def test_sql_in_a_string_and_unsure_analysis_mask_everything():

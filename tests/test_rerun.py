@@ -81,7 +81,8 @@ def test_stored_sql_runs_again_under_the_guard_and_is_audited(app, db_path):
     assert outcome.status == "answer"
     assert outcome.rows == hand(db_path, "SELECT name FROM client ORDER BY name")
     assert outcome.sql.upper().endswith("LIMIT 1000")  # the guard bounds it like a fresh question
-    assert outcome.answer == "3 rows."
+    names = ", ".join(name for (name,) in outcome.rows)
+    assert outcome.answer == f"3 rows: {names}."  # the sentence says what the rows are
     assert [s.name for s in outcome.trace.stages] == ["guard", "execute"]
     assert audited(app) == [("rerun", USER, CHANNEL, "answer", None)]
 

@@ -58,7 +58,7 @@ def runs_posted(slack: FakeSlack) -> list:
     return [
         m
         for m in list(slack.messages.values())
-        if m.channel == CHANNEL and m.table() is not None and ":repeat:" in m.all_text()
+        if m.channel == CHANNEL and m.result() is not None and ":repeat:" in m.all_text()
     ]
 
 
@@ -156,7 +156,7 @@ def test_a_schedule_made_in_slack_runs_pauses_resumes_survives_a_worker_restart_
 
             # runs are posted, each with the current result
             wait_posts(slack, 2, timeout=30)
-            assert runs_posted(slack)[0].table()[1:] == hand(demo_var, "SELECT COUNT(*) FROM client")
+            assert runs_posted(slack)[0].result() == hand(demo_var, "SELECT COUNT(*) FROM client")
 
             # pause: the posts stop
             url = slack.response_url("list")

@@ -158,7 +158,7 @@ def test_a_run_posts_the_result_like_an_answer_with_table_chart_and_buttons(runn
     assert report.status == "posted"
 
     (message,) = posts(slack)
-    assert message.table() == [["team", "open"], ["core", "2"], ["web", "1"]]
+    assert message.table() == [["Team", "Open"], ["core", "2"], ["web", "1"]]
     text = message.all_text()
     assert "How many open incidents per team?" in text and "every minute" in text and f"<@{OWNER}>" in text
     assert "First run" in text
@@ -194,7 +194,7 @@ def test_each_run_says_what_changed_since_the_last(runner, slack, shop, clock):
     run_and_post(runner, s.id)
 
     latest = posts(slack)[-1]
-    assert latest.table() == [["team", "open"], ["core", "3"], ["data", "1"]]
+    assert latest.table() == [["Team", "Open"], ["core", "3"], ["data", "1"]]
     text = latest.all_text()
     assert "1 row added: data" in text
     assert "1 row removed: web" in text
@@ -399,7 +399,7 @@ def test_a_result_slack_refuses_is_a_failed_run_and_is_posted_at_the_next_tick(r
     # nobody saw that result, so "only when changed" posts the same result next time
     clock.advance(60)
     assert run_and_post(runner, s.id).status == "posted"
-    assert results(slack)[0].table() == [["team", "open"], ["core", "2"], ["web", "1"]]
+    assert results(slack)[0].table() == [["Team", "Open"], ["core", "2"], ["web", "1"]]
     assert "works again" in slack.messages[error.ts].text
     assert [r.status for r in store.runs(runner.state, s.id)] == ["posted", "failed"]
     assert [status for _, _, _, status, _ in audited(runner)] == ["answer", "answer"]  # one per run

@@ -122,9 +122,9 @@ def test_ask_schedule_answers_once_then_stores_that_sql_in_the_persons_timezone(
     assert "every weekday at 09:00 (Europe/Berlin)" in note.all_text()  # the fake users.info says Berlin
     assert "Next run" in note.all_text() and "/ask schedules" in note.all_text()
 
-    answer = next(m for m in slack.messages.values() if m.channel == CHANNEL and m.table())
-    assert answer.table() == [["clients"], *hand(demo_var, "SELECT COUNT(*) FROM client")]
-    assert note.thread_ts == answer.ts  # the confirmation sits under the answer it repeats
+    answer = next(m for m in slack.messages.values() if m.channel == CHANNEL and m.result())
+    assert answer.result() == hand(demo_var, "SELECT COUNT(*) FROM client")
+    assert note.thread_ts == answer.thread_ts  # the confirmation sits with the answer it repeats
 
     (s,) = store.for_channel(bot.state, "T0001", CHANNEL)
     assert (s.owner, s.question, s.database) == (USER, "how many clients are there?", "demo")
@@ -156,8 +156,8 @@ def test_ask_schedule_explains_what_it_cannot_read_and_schedules_nothing(bot, sl
 
 def test_a_question_that_merely_starts_with_schedule_is_answered(bot, slack, plan):
     assert bot.sender.command("schedule of client visits: how many clients are there?").status == 200
-    answer = thread_text(slack, CHANNEL, "asked: schedule of client visits")
-    slack.wait_for(lambda s: s.messages[answer.ts].table() is not None, timeout=15)
+    root = thread_text(slack, CHANNEL, "schedule of client visits")
+    slack.wait_for(lambda s: (a := s.answer_in(CHANNEL, root.ts)) is not None and a.result(), timeout=15)
     assert store.for_channel(bot.state, "T0001", CHANNEL) == []
 
 
@@ -343,7 +343,7 @@ def test_the_channel_list_pauses_resumes_runs_and_deletes(bot, slack, plan):
     )
     assert (
         run.channel == CHANNEL
-        and run.table() is not None
+        and run.result() is not None
         and len(slack.calls_to("chat.postMessage")) > before
     )
 

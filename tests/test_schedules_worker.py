@@ -182,7 +182,7 @@ def finished(r: Running, schedule_id: int, n: int):
 
 
 def results(slack: FakeSlack):
-    return [m for m in list(slack.messages.values()) if m.channel == CHANNEL and m.table() is not None]
+    return [m for m in list(slack.messages.values()) if m.channel == CHANNEL and m.result() is not None]
 
 
 def tick(r: Running, s, clock: Clock, n: int) -> None:

@@ -32,11 +32,17 @@ CHANNEL = "C0001"
 USER = "U0001"
 
 
-def make_settings(demo_var, tmp_path, slack: FakeSlack, **overrides):
+def make_settings(demo_var, tmp_path, fake: FakeSlack, **overrides):
+    slack_settings = {
+        "bot_token": BOT_TOKEN,
+        "signing_secret": SIGNING_SECRET,
+        "api_base_url": fake.base_url,
+        **overrides.pop("slack", {}),
+    }
     return load_settings(
         var_dir=str(demo_var),
         state_url=f"sqlite:///{tmp_path / 'state.sqlite'}",
-        slack={"bot_token": BOT_TOKEN, "signing_secret": SIGNING_SECRET, "api_base_url": slack.base_url},
+        slack=slack_settings,
         engine={"fallback_to_keyword": False},
         **overrides,
     )
@@ -66,6 +72,19 @@ def answered(slack: FakeSlack, channel: str, thread_ts: str, timeout: float = 15
     return slack.wait_for(lambda s: s.answer_in(channel, thread_ts), timeout=timeout)
 
 
+def one(demo_var, sql: str) -> str:
+    """A single value by hand-written SQL, as the sentence writes it."""
+    return hand(demo_var, sql)[0][0]
+
+
+def called_before(slack: FakeSlack, first, then) -> bool:
+    """The first call matching `first` comes before the last call matching `then`."""
+    calls = list(slack.calls)
+    a = next(i for i, c in enumerate(calls) if first(c))
+    b = max(i for i, c in enumerate(calls) if then(c))
+    return a < b
+
+
 def settle(bot: RunningBot) -> None:
     """Let a sentinel question through, so anything queued before it has had its chance to post."""
     _, ts = bot.sender.mention("how many clients are there?", channel="C0SENTINEL")
@@ -75,7 +94,9 @@ def settle(bot: RunningBot) -> None:
 # ---------------------------------------------------------------- the answer
 
 
-def test_mention_gets_a_threaded_status_then_a_table_answer_and_a_chart(bot, slack, plan, demo_var):
+def test_a_mention_is_answered_by_a_new_message_after_a_status_that_names_each_step(
+    bot, slack, plan, demo_var
+):
     plan.main_task = "Count the clients per segment"
     plan.sql = "SELECT segment, COUNT(*) AS clients FROM {view} GROUP BY segment ORDER BY segment"
     response, ts = bot.sender.mention("how many clients per segment?")
@@ -84,26 +105,42 @@ def test_mention_gets_a_threaded_status_then_a_table_answer_and_a_chart(bot, sla
     answer = answered(slack, CHANNEL, ts)
     assert answer.thread_ts == ts  # a reply in the asker's thread, not in the channel
     expected = hand(demo_var, "SELECT segment, COUNT(*) FROM client GROUP BY segment ORDER BY segment")
-    assert answer.table() == [["segment", "clients"], *expected]
-    assert {"show_sql", "show_details", "get_csv", "feedback_up", "feedback_down", "schedule_open"} <= set(
-        answer.action_ids()
-    )
-    assert f"{len(expected)} rows" in answer.all_text()
+    assert answer.table() == [["Segment", "Clients"], *expected]  # headers people read
+    assert answer.sentence().startswith(f"Number of clients per segment ({len(expected)} rows), A to Z: ")
+    assert {"show_sql", "show_details", "get_csv", "schedule_open"} <= set(answer.action_ids())
+    assert answer.feedback_values() == {
+        "positive": f"up:{answer.button_value('show_sql')}",
+        "negative": f"down:{answer.button_value('show_sql')}",
+    }
 
-    # 👀 on the question, then the status message naming each stage, replaced by the answer
+    # the answer is the only message posted, and nothing was edited into it: it notifies
+    posts = [c.args for c in slack.calls_to("chat.postMessage")]
+    assert [(p["channel"], p.get("thread_ts")) for p in posts] == [(CHANNEL, ts)]
+    assert not slack.calls_to("chat.update") and not slack.deleted
+
+    # 👀 on the question; the assistant status named each step, then was cleared after the answer
     reaction = slack.calls_to("reactions.add")[0].args
     assert (reaction["channel"], reaction["timestamp"], reaction["name"]) == (CHANNEL, ts, "eyes")
-    first_post = slack.calls_to("chat.postMessage")[0].args
-    assert first_post["thread_ts"] == ts and "Understanding the question" in first_post["text"]
-    shown = [c.args["text"] for c in slack.calls_to("chat.update")]
-    for stage in ("Searching the data", "Writing SQL", "Running it"):
-        assert any(stage in text for text in shown), (stage, shown)
+    statuses = slack.statuses[(CHANNEL, ts)]
+    for step in (
+        "understanding the question",
+        "searching the data",
+        "writing SQL",
+        "checking the SQL",
+        "running it",
+    ):
+        assert any(step in status for status in statuses), (step, statuses)
+    slack.wait_for(lambda s: s.status_of(CHANNEL, ts) == "")
+    assert called_before(
+        slack, lambda c: c.method == "chat.postMessage", lambda c: c.method == "assistant.threads.setStatus"
+    )
     slack.wait_for(lambda s: s.calls_to("reactions.remove"))
 
-    # a category → number breakdown comes with a chart, not with a CSV (the table shows it all)
+    # a category → number breakdown comes with a chart (and its alt text), not a CSV
     files = slack.wait_for(lambda s: s.files_in(CHANNEL, ts))
     assert [f.filename.rsplit(".", 1)[-1] for f in files] == ["png"]
     assert files[0].content.startswith(b"\x89PNG")
+    assert files[0].alt_txt.startswith("Bar chart: how many clients per segment? Clients by segment")
 
 
 def test_a_result_larger_than_the_table_comes_with_the_whole_csv(bot, slack, plan, demo_var):
@@ -114,8 +151,7 @@ def test_a_result_larger_than_the_table_comes_with_the_whole_csv(bot, slack, pla
     expected = hand(demo_var, "SELECT name, segment FROM client ORDER BY name")
     assert len(expected) > 100
     table = answer.table()
-    assert table[0] == ["name", "segment"] and table[1:] == expected[: len(table) - 1]
-    assert len(table) - 1 == bot.askbase.settings.slack.table_rows
+    assert table[0] == ["Name", "Segment"] and table[1:] == expected[:100]  # paged, 100 rows at most
     assert f"{len(expected)} rows" in answer.all_text() and "CSV" in answer.all_text()
 
     files = slack.wait_for(lambda s: [f for f in s.files_in(CHANNEL, ts) if f.filename.endswith(".csv")])
@@ -152,15 +188,28 @@ def test_a_redelivered_event_is_not_answered_twice(bot, slack, plan):
     assert not slack.thread(CHANNEL, other_ts)
 
 
-def test_slash_command_answers_in_the_channel(bot, slack, plan, demo_var):
+def test_slash_command_says_who_asked_and_answers_in_the_channel_too(bot, slack, plan, demo_var):
     response = bot.sender.command("how many clients are there?")
     assert response.status == 200 and not response.body  # acked at once, nothing ephemeral
     post = slack.wait_for(lambda s: s.calls_to("chat.postMessage"))[0].args
     assert post["channel"] == CHANNEL and "thread_ts" not in post  # in the channel itself
     root = next(m for m in slack.messages.values() if m.channel == CHANNEL and m.thread_ts is None)
+    assert f"<@{USER}> asked: *how many clients are there?*" in root.all_text()
     answer = answered(slack, CHANNEL, root.ts)
-    assert answer.table() == [["clients"], *hand(demo_var, "SELECT COUNT(*) FROM client")]
-    assert f"<@{USER}> asked: how many clients are there?" in answer.all_text()
+    assert answer.broadcast  # shown in the channel as well as under the question
+    assert answer.table() is None  # a single value is a sentence, not a 1 × 1 table
+    assert answer.sentence() == f"Number of clients: {one(demo_var, 'SELECT COUNT(*) FROM client')}."
+    assert answer.text.startswith(f"<@{USER}> ")  # the notification names the asker
+
+
+def test_slash_command_text_is_read_as_typed(bot, slack, plan, fake_llm):
+    bot.sender.command("how many clients have more than 2 pools &gt; 1 in R&amp;D &lt;test&gt;?")
+    root = slack.wait_for(lambda s: next((m for m in s.messages.values() if m.thread_ts is None), None))
+    answered(slack, CHANNEL, root.ts)
+    asked = fake_llm.calls("understand")[-1].user
+    assert "how many clients have more than 2 pools > 1 in R&D <test>?" in asked
+    assert "&gt;" not in asked and "&amp;" not in asked
+    assert "&amp;gt;" not in root.all_text() and "R&amp;D" in root.all_text()  # escaped once, for mrkdwn
 
 
 def test_ask_help_and_choosing_a_database_per_channel(make_bot, slack, plan, demo_var):
@@ -189,7 +238,7 @@ def test_ask_help_and_choosing_a_database_per_channel(make_bot, slack, plan, dem
     assert "`demo`" in answered(slack, CHANNEL, ts).all_text()
 
 
-def test_follow_up_in_the_thread_continues_the_conversation(bot, slack, plan, fake_llm, demo_var):
+def test_a_mention_in_our_thread_continues_the_conversation(bot, slack, plan, fake_llm, demo_var):
     _, ts = bot.sender.mention("how many clients are there?")
     answered(slack, CHANNEL, ts)
     plan.main_task = "Count the clients who signed up in 2024"
@@ -197,14 +246,33 @@ def test_follow_up_in_the_thread_continues_the_conversation(bot, slack, plan, fa
     bot.sender.message(
         "and only those who signed up in 2024?", channel=CHANNEL, channel_type="channel", thread_ts=ts
     )
-    slack.wait_for(lambda s: len(s.thread(CHANNEL, ts)) == 2 and s.thread(CHANNEL, ts)[1].table())
+    settle(bot)  # without a mention (thread_followups off): not a question
+    assert len(slack.thread(CHANNEL, ts)) == 1
+    bot.sender.mention("and only those who signed up in 2024?", thread_ts=ts)
+    slack.wait_for(lambda s: len(s.thread(CHANNEL, ts)) == 2)
     answer = slack.thread(CHANNEL, ts)[1]  # the follow-up's own answer, in the same thread
-    assert answer.table()[1:] == hand(demo_var, "SELECT COUNT(*) FROM client WHERE signup_date LIKE '2024%'")
+    count = one(demo_var, "SELECT COUNT(*) FROM client WHERE signup_date LIKE '2024%'")
+    assert answer.sentence() == f"Number of clients who signed up in 2024: {count}."
     follow_up_prompt = fake_llm.calls("understand")[-1].user
     assert "how many clients are there?" in follow_up_prompt  # the earlier turn is the context
 
 
-def test_someone_else_chatting_in_our_thread_is_left_alone(bot, slack, plan):
+def test_with_thread_followups_a_plain_reply_by_the_asker_continues(make_bot, slack, plan, demo_var):
+    bot = make_bot(slack={"thread_followups": True})
+    _, ts = bot.sender.mention("how many clients are there?")
+    answered(slack, CHANNEL, ts)
+    plan.main_task = "Count the clients who signed up in 2024"
+    plan.sql = "SELECT COUNT(*) AS clients FROM {view} WHERE signup_date LIKE '2024%'"
+    bot.sender.message(
+        "and only those who signed up in 2024?", channel=CHANNEL, channel_type="channel", thread_ts=ts
+    )
+    slack.wait_for(lambda s: len(s.thread(CHANNEL, ts)) == 2)
+    count = one(demo_var, "SELECT COUNT(*) FROM client WHERE signup_date LIKE '2024%'")
+    assert count in slack.thread(CHANNEL, ts)[1].sentence()
+
+
+def test_someone_else_chatting_in_our_thread_is_left_alone(make_bot, slack, plan):
+    bot = make_bot(slack={"thread_followups": True})
     _, ts = bot.sender.mention("how many clients are there?")
     answered(slack, CHANNEL, ts)
     bot.sender.message(
@@ -216,42 +284,76 @@ def test_someone_else_chatting_in_our_thread_is_left_alone(bot, slack, plan):
     assert len(slack.thread(CHANNEL, ts)) == 1
 
 
-def test_help_in_a_dm_or_a_bare_mention(bot, slack, plan):
+def test_help_in_a_dm_or_a_bare_mention_is_for_the_asker_only(bot, slack, plan):
     _, ts = bot.sender.message("help", channel="D0001")
     _, bare = bot.sender.mention("")
-    for channel, thread in (("D0001", ts), (CHANNEL, bare)):
-        reply = answered(slack, channel, thread)
-        assert "/ask db" in reply.all_text() and "`demo`" in reply.all_text()
-    assert not slack.calls_to("reactions.add")  # nothing to work on
+    notes = slack.wait_for(
+        lambda s: len(s.calls_to("chat.postEphemeral")) == 2 and s.calls_to("chat.postEphemeral")
+    )
+    assert {(n.args["channel"], n.args["thread_ts"], n.args["user"]) for n in notes} == {
+        ("D0001", ts, USER),
+        (CHANNEL, bare, USER),
+    }
+    for note in notes:
+        text = json.dumps(note.args["blocks"])
+        assert "/ask db" in text and "`demo`" in text and "&lt;question&gt;" in text
+    settle(bot)
+    assert all(
+        c.args["channel"] == "C0SENTINEL" for c in slack.calls_to("chat.postMessage")
+    )  # nothing public
+    assert [c.args["timestamp"] for c in slack.calls_to("reactions.add")] == [
+        c.args["thread_ts"] for c in slack.calls_to("chat.postMessage")
+    ]  # only the sentinel question was worked on
 
 
 def test_direct_message_is_answered_in_a_thread(bot, slack, plan, demo_var):
     _, ts = bot.sender.message("how many clients are there?", channel="D0001")
     answer = answered(slack, "D0001", ts)
     assert answer.thread_ts == ts
-    assert answer.table()[1:] == hand(demo_var, "SELECT COUNT(*) FROM client")
+    assert answer.sentence() == f"Number of clients: {one(demo_var, 'SELECT COUNT(*) FROM client')}."
 
 
 # ---------------------------------------------------------------- errors
 
 
-def test_a_failure_says_what_to_try_offers_retry_and_retry_answers(bot, slack, plan, fake_llm, demo_var):
+def test_a_transient_failure_offers_retry_and_retry_answers_in_a_new_message(
+    bot, slack, plan, fake_llm, demo_var
+):
     from tests.fakes.openai_server import Reply
 
     fake_llm.script("understand", *[Reply(status=500)] * 10)
     _, ts = bot.sender.mention("how many clients are there?")
     failed = answered(slack, CHANNEL, ts)
     text = failed.all_text()
-    assert ":warning:" in text and "retry" in failed.action_ids()
+    assert ":warning:" in text and "retry" in failed.action_ids() and "Try again in a minute" in text
     assert "Traceback" not in text and BOT_TOKEN not in text and "test-key" not in text
-    assert failed.table() is None
+    assert "HTTP 500" not in text and failed.button_value("retry") not in failed.text
+    slack.wait_for(lambda s: s.status_of(CHANNEL, ts) == "")  # no status left spinning
 
     fake_llm.queues["understand"].clear()
     bot.sender.click(
-        "retry", failed.button_value("retry"), channel=CHANNEL, message_ts=failed.ts, thread_ts=ts
-    )
-    fixed = slack.wait_for(lambda s: s.messages[failed.ts].table() and s.messages[failed.ts])
-    assert fixed.table()[1:] == hand(demo_var, "SELECT COUNT(*) FROM client")
+        "retry", failed.button_value("retry"), channel=CHANNEL, message_ts=failed.ts, thread_ts=ts,
+        blocks=failed.blocks,
+    )  # fmt: skip
+    fixed = slack.wait_for(lambda s: len(s.thread(CHANNEL, ts)) == 2 and s.thread(CHANNEL, ts)[1])
+    assert fixed.ts != failed.ts  # a new message: it notifies
+    assert fixed.sentence() == f"Number of clients: {one(demo_var, 'SELECT COUNT(*) FROM client')}."
+    closed = slack.messages[failed.ts]
+    assert "retry" not in closed.action_ids() and "asked again" in closed.all_text()
+    assert "Try again in a minute" in closed.all_text()  # what failed stays readable
+
+
+def test_a_deterministic_error_has_no_retry_and_no_setup_advice(bot, slack, plan, fake_llm):
+    from tests.fakes.openai_server import Reply
+
+    fake_llm.script("understand", *[Reply(status=401)] * 10)  # the endpoint refuses the API key
+    _, ts = bot.sender.mention("how many clients are there?")
+    failed = answered(slack, CHANNEL, ts)
+    text = failed.all_text()
+    assert ":warning:" in text and "admins have been told" in text
+    assert "retry" not in failed.action_ids()
+    for advice in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "401", "config"):
+        assert advice not in text
 
 
 def test_an_internal_error_is_logged_under_the_trace_id_and_never_shown(
@@ -265,7 +367,7 @@ def test_an_internal_error_is_logged_under_the_trace_id_and_never_shown(
         _, ts = bot.sender.mention("how many clients are there?")
         failed = answered(slack, CHANNEL, ts)
     assert "hunter2" not in failed.all_text() and "RuntimeError" not in failed.all_text()
-    assert "retry" in failed.action_ids()
+    assert "retry" in failed.action_ids()  # an unexpected failure may not happen twice
     trace_id = failed.button_value("retry")
     logged = [r for r in caplog.records if trace_id in r.getMessage()]
     assert logged and "hunter2" in str(logged[0].exc_info[1])
@@ -276,15 +378,44 @@ def test_rate_limited_slack_calls_are_retried(bot, slack, plan, demo_var):
     slack.fail("chat.update", "ratelimited", status=429, retry_after=0)
     _, ts = bot.sender.mention("how many clients are there?")
     answer = answered(slack, CHANNEL, ts)
-    assert answer.table()[1:] == hand(demo_var, "SELECT COUNT(*) FROM client")
+    assert one(demo_var, "SELECT COUNT(*) FROM client") in answer.sentence()
     assert len(slack.calls_to("chat.postMessage")) == 2  # the 429, then the retry
 
 
-def test_the_answer_still_arrives_when_the_status_message_cannot_be_edited(bot, slack, plan, demo_var):
-    slack.fail("chat.update", "message_not_found", times=20)
+def test_without_an_assistant_status_progress_is_a_streamed_plan(bot, slack, plan, demo_var):
+    slack.fail("assistant.threads.setStatus", "not_allowed_token_type")
     _, ts = bot.sender.mention("how many clients are there?")
-    answer = slack.wait_for(lambda s: next((m for m in s.thread(CHANNEL, ts) if m.table()), None))
-    assert answer.thread_ts == ts and answer.table()[1:] == hand(demo_var, "SELECT COUNT(*) FROM client")
+    answer = answered(slack, CHANNEL, ts)
+    assert one(demo_var, "SELECT COUNT(*) FROM client") in answer.sentence()
+    (stream,) = [m for m in slack.thread(CHANNEL, ts) if m.streamed]
+    slack.wait_for(lambda s: not stream.streaming)
+    assert stream.ts < answer.ts  # the plan came first; the answer is its own, new message
+    start = slack.calls_to("chat.startStream")[0].args
+    assert start["task_display_mode"] == "plan" and (
+        start["recipient_user_id"],
+        start["recipient_team_id"],
+    ) == (USER, "T0001")
+    assert list(stream.tasks()) == ["understand", "find", "join", "write", "check", "run"]
+    assert set(stream.tasks().values()) == {"complete"}
+    # the workspace refused the status once: the next question starts with the plan
+    _, again = bot.sender.mention("how many clients are there?")
+    answered(slack, CHANNEL, again)
+    assert len(slack.calls_to("assistant.threads.setStatus")) == 1
+
+
+def test_with_neither_status_nor_streaming_a_status_message_is_deleted_after_the_answer(
+    bot, slack, plan, demo_var
+):
+    slack.fail("assistant.threads.setStatus", "not_allowed_token_type")
+    slack.fail("chat.startStream", "unknown_method")
+    _, ts = bot.sender.mention("how many clients are there?")
+    answer = answered(slack, CHANNEL, ts)
+    assert one(demo_var, "SELECT COUNT(*) FROM client") in answer.sentence()
+    status = slack.wait_for(lambda s: s.deleted and s.deleted[0])
+    assert status.thread_ts == ts and ":hourglass" in status.all_text()
+    assert [m.ts for m in slack.thread(CHANNEL, ts)] == [answer.ts]  # nothing but the answer is left
+    shown = [c.args["text"] for c in slack.calls_to("chat.update") if c.args["ts"] == status.ts]
+    assert any("Writing SQL" in t for t in shown) and any("Running it" in t for t in shown)
 
 
 def test_a_failed_upload_never_takes_the_answer_away(bot, slack, plan, demo_var):
@@ -311,8 +442,36 @@ def test_slash_command_where_the_bot_is_not_a_member_says_how_to_fix_it(bot, sla
     assert reply["response_type"] == "ephemeral" and "/invite" in reply["text"]
 
 
+@pytest.mark.parametrize(
+    ("refused", "table", "feedback", "posts"),
+    [
+        ({"data_table"}, "table", "context_actions", 1 + 1 + 1),  # refused once, then known
+        ({"context_actions"}, "data_table", "buttons", 2 + 1 + 1),
+        ({"data_table", "context_actions"}, "table", "buttons", 3 + 1 + 1),
+    ],
+)
+def test_a_workspace_without_the_newest_blocks_gets_the_next_best(
+    demo_var, tmp_path, llm_settings, plan, refused, table, feedback, posts
+):
+    with FakeSlack(reject_block_types=refused) as slack:
+        bot = RunningBot(Askbase(make_settings(demo_var, tmp_path, slack), llm=LLM(llm_settings)), slack)
+        try:
+            plan.sql = "SELECT name FROM {view} ORDER BY name LIMIT 5"
+            for _ in range(2):
+                _, ts = bot.sender.mention("name five clients")
+                answer = answered(slack, CHANNEL, ts)
+                assert table in answer.block_types() and answer.table()[1:] == hand(
+                    demo_var, "SELECT name FROM client ORDER BY name LIMIT 5"
+                )
+                assert ("feedback_up" in answer.action_ids()) == (feedback == "buttons")
+            # the first answer learned what the workspace refuses; the second was not refused again
+            assert len(slack.calls_to("chat.postMessage")) == posts
+        finally:
+            bot.close()
+
+
 def test_a_workspace_without_table_blocks_gets_monospace(demo_var, tmp_path, llm_settings, plan):
-    with FakeSlack(reject_block_types={"table"}) as slack:
+    with FakeSlack(reject_block_types={"table", "data_table"}) as slack:
         bot = RunningBot(Askbase(make_settings(demo_var, tmp_path, slack), llm=LLM(llm_settings)), slack)
         try:
             plan.sql = "SELECT name FROM {view} ORDER BY name LIMIT 5"
@@ -359,6 +518,33 @@ def test_csv_button_uploads_the_result(bot, slack, plan, demo_var):
     assert [(e["user"], e["channel"], e["status"], e["trace_id"] != trace_id) for e in exports] == [
         (USER, CHANNEL, "answer", True)
     ]
+
+
+def test_feedback_buttons_record_the_vote_and_show_it_on_the_answer(bot, slack, plan):
+    plan.sql = "SELECT segment, COUNT(*) AS clients FROM {view} GROUP BY segment"
+    _, ts = bot.sender.mention("clients per segment")
+    answer = answered(slack, CHANNEL, ts)
+    trace_id = answer.button_value("show_sql")
+    positive = answer.feedback_values()["positive"]
+    bot.sender.click("feedback", positive, channel=CHANNEL, message_ts=answer.ts, thread_ts=ts,
+                     blocks=answer.blocks, action_type="feedback_buttons")  # fmt: skip
+    shown = slack.wait_for(
+        lambda s: "confirmed this answer" in s.messages[answer.ts].all_text() and s.messages[answer.ts]
+    )
+    assert f"<@{USER}> confirmed this answer" in shown.all_text()
+    assert shown.table() == answer.table() and shown.feedback_values() == answer.feedback_values()
+    assert [(v["verdict"], v["user"]) for v in feedback.feedback_for(bot.state, trace_id)] == [("up", USER)]
+    assert [e.sql for e in feedback.examples_for(bot.state, "demo")] == [answer_sql(bot, trace_id)]
+
+    negative = answer.feedback_values()["negative"]
+    bot.sender.click("feedback", negative, channel=CHANNEL, message_ts=answer.ts, thread_ts=ts, user="U0TWO",
+                     blocks=shown.blocks, action_type="feedback_buttons")  # fmt: skip
+    view = slack.wait_for(lambda s: s.calls_to("views.open"))[0].args["view"]
+    assert view["callback_id"] == "feedback_down"
+    bot.sender.view("view_closed", "feedback_down", private_metadata=view["private_metadata"], user="U0TWO")
+    slack.wait_for(lambda s: len(feedback.feedback_for(bot.state, trace_id)) == 2)
+    assert "<@U0TWO> said this answer is wrong" in slack.messages[answer.ts].all_text()
+    assert "confirmed this answer" not in slack.messages[answer.ts].all_text()  # the latest vote shows
 
 
 def test_thumbs_up_teaches_the_generator_a_confirmed_example(bot, slack, plan, fake_llm):
@@ -416,8 +602,8 @@ def test_keyword_mode_answers_a_mention_without_an_llm(demo_var, tmp_path, slack
     try:
         _, ts = bot.sender.mention("how many clients are there?")
         answer = answered(slack, CHANNEL, ts)
-        assert "Keyword mode" in answer.all_text()
-        assert answer.table() is not None
+        assert "Keyword mode" in answer.all_text() and "OPENAI" not in answer.all_text()
+        assert answer.sentence().endswith(": 300.") and answer.table() is None
     finally:
         bot.close()
 

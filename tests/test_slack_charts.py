@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import datetime as dt
+import struct
 
-from bot.charts import chart_png, chart_spec
+from bot.charts import alt_text, category_labels, chart_for, chart_png, chart_spec
+from core.result_shape import result_shape
 
 
 def test_a_time_series_is_a_line_over_time_with_labelled_axes():
@@ -39,3 +41,65 @@ def test_no_chart_where_a_chart_would_mislead():
     two_series = [("2024-01", "smb", 1), ("2024-01", "startup", 2), ("2024-02", "smb", 3)]
     assert chart_spec(["month", "segment", "n"], two_series) is None  # several rows per x
     assert chart_spec(["name", "n"], [(f"c{i}", i) for i in range(100)]) is None  # too many bars
+
+
+# ---------------------------------------------------------------- charts worth looking at
+
+
+def png_size(png: bytes) -> tuple[int, int]:
+    return struct.unpack(">II", png[16:24])
+
+
+def demo_shape(demo_db, sql: str, columns: list[str]):
+    return result_shape(sql, columns, demo_db.catalog)
+
+
+def test_counts_and_sums_start_at_zero_and_averages_need_not(demo_db):
+    counts = "SELECT strftime('%Y-%m', paid_on) AS month, COUNT(*) AS payments FROM payment GROUP BY 1"
+    rows = [("2024-01", 56), ("2024-02", 61), ("2026-06", 113)]
+    spec = chart_spec(
+        ["month", "payments"], rows, "Payments per month", demo_shape(demo_db, counts, ["month", "payments"])
+    )
+    assert spec.kind == "line" and spec.zero_baseline
+    average = "SELECT strftime('%Y', opened_on) AS year, AVG(cpu_cores) AS cores FROM compute JOIN datacenter ON datacenter.id = compute.dc_id GROUP BY 1"
+    rows = [("2019", 48.5), ("2020", 52.0), ("2021", 50.25)]
+    spec = chart_spec(["year", "cores"], rows, "", demo_shape(demo_db, average, ["year", "cores"]))
+    assert spec.kind == "line" and not spec.zero_baseline  # an average's scale is its own
+
+
+def test_units_from_the_catalog_and_thousands_separators_reach_labels_and_alt_text(demo_db):
+    sql = (
+        "SELECT c.segment, SUM(b.credit_amount) AS credit FROM client c JOIN retention r ON r.client_id = c.id "
+        "JOIN bonus b ON b.retention_id = r.id GROUP BY c.segment"
+    )
+    rows = [("smb", 67650.0), ("startup", 46000.0), ("enterprise", 45050.0), ("public sector", 25150.0)]
+    chart = chart_for(
+        ["segment", "credit"],
+        rows,
+        "Bonus credit per segment",
+        demo_shape(demo_db, sql, ["segment", "credit"]),
+    )
+    assert chart.spec.ylabel == "Credit (€)" and chart.spec.zero_baseline  # "Credit granted, in euros."
+    assert "highest smb (67,650 €)" in chart.alt and "lowest public sector (25,150 €)" in chart.alt
+    assert png_size(chart.png) == (1600, 900)  # twice the usual 800 × 450
+
+
+def test_codes_are_spelled_out_as_the_catalog_decodes_them(demo_db):
+    sql = "SELECT status, COUNT(*) AS clients FROM client GROUP BY status"
+    rows = [("ACT", 236), ("CHN", 48), ("SUS", 16)]
+    spec = chart_spec(["status", "clients"], rows, "", demo_shape(demo_db, sql, ["status", "clients"]))
+    assert category_labels(spec, [r[0] for r in rows]) == ["active", "churned", "suspended"]
+    assert "highest active (236), lowest suspended (16)" in alt_text(spec, rows)
+    # meanings too long for a label keep the codes, all of them (never a mix)
+    sql = "SELECT segment, COUNT(*) AS n FROM client GROUP BY segment"
+    rows = [("enterprise", 80), ("smb", 120), ("public sector", 30)]
+    spec = chart_spec(["segment", "n"], rows, "", demo_shape(demo_db, sql, ["segment", "n"]))
+    assert category_labels(spec, [r[0] for r in rows]) == ["enterprise", "smb", "public sector"]
+
+
+def test_the_alt_text_of_a_time_series_says_the_trend():
+    rows = [("2024-01", 56), ("2025-03", 130), ("2026-06", 113)]
+    spec = chart_spec(["month", "payments"], rows, "Payments per month")
+    assert alt_text(spec, rows) == (
+        "Line chart: Payments per month. Payments rose from 56 in Jan 2024 to 113 in Jun 2026, highest 130 in Mar 2025."
+    )

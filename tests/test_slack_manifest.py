@@ -17,12 +17,14 @@ def test_manifest_scopes_events_command_and_urls_match_the_app():
     settings, features = manifest["settings"], manifest["features"]
     assert sorted(manifest["oauth_config"]["scopes"]["bot"]) == sorted(BOT_SCOPES)
     assert sorted(settings["event_subscriptions"]["bot_events"]) == [
-        "app_home_opened",  # the Home tab's list of schedules
+        "app_home_opened",  # the Home tab
         "app_mention",
-        "message.channels",
-        "message.groups",
-        "message.im",
+        "assistant_thread_context_changed",  # the assistant panel follows the channel in view
+        "assistant_thread_started",
+        "message.im",  # DMs and the assistant panel; channel messages only with thread_followups
     ]
+    assert "assistant_description" in features["assistant_view"]
+    assert not {"channels:history", "groups:history"} & set(BOT_SCOPES)  # no reading of whole channels
     assert [c["command"] for c in features["slash_commands"]] == [COMMAND]
     assert settings["interactivity"]["is_enabled"] is True
     urls = [settings["event_subscriptions"]["request_url"], settings["interactivity"]["request_url"]]
@@ -30,3 +32,12 @@ def test_manifest_scopes_events_command_and_urls_match_the_app():
     assert all(u.startswith("https://") and u.endswith(EVENTS_PATH) for u in urls)
     assert manifest["oauth_config"]["redirect_urls"][0].endswith("/slack/oauth_redirect")
     assert features["app_home"]["messages_tab_enabled"] is True  # DMs reach the bot
+
+
+def test_thread_followups_ask_for_the_history_scopes_only_when_on():
+    from bot.slack_app import FOLLOWUP_SCOPES, bot_scopes
+    from core.settings import load_settings
+
+    assert bot_scopes(load_settings()) == BOT_SCOPES
+    on = bot_scopes(load_settings(slack={"thread_followups": True}))
+    assert set(on) - set(BOT_SCOPES) == set(FOLLOWUP_SCOPES) == {"channels:history", "groups:history"}

@@ -104,13 +104,13 @@ def test_serve_http_answers_mentions_and_slash_commands(fake_llm, demo_var, tmp_
 
             plan.main_task, plan.sql = "Count the clients", "SELECT COUNT(*) AS clients FROM {view}"
             assert served.sender.command("how many clients are there?", channel="C0002").status == 200
-            root = slack.wait_for(
-                lambda s: next((m for m in s.messages.values() if m.channel == "C0002" and m.table()), None),
+            answer = slack.wait_for(
+                lambda s: next((m for m in s.messages.values() if m.channel == "C0002" and m.result()), None),
                 timeout=30,
             )
-            assert root.thread_ts is None and root.table()[1:] == hand(
-                demo_var, "SELECT COUNT(*) FROM client"
-            )
+            root = slack.messages[answer.thread_ts]  # /ask: a thread saying who asked what
+            assert root.thread_ts is None and "asked" in root.all_text() and answer.broadcast
+            assert answer.result() == hand(demo_var, "SELECT COUNT(*) FROM client")
             assert [
                 p.args.get("thread_ts")
                 for p in slack.calls_to("chat.postMessage")
@@ -133,7 +133,7 @@ def test_serve_without_an_llm_answers_in_keyword_mode(tmp_path):
             _, ts = served.sender.mention("how many clients are there?", event_id="Ev0KW1")
             answer = slack.wait_for(lambda s: s.answer_in("C0001", ts), timeout=30)
             assert time.monotonic() - started < 10  # the harness allows 10 s for the first answer
-            assert answer.table()[1:] == [["300"]] and "Keyword mode" in answer.all_text()
+            assert answer.result() == [["300"]] and "Keyword mode" in answer.all_text()
 
             assert served.sender.mention("how many clients?", secret="wrong")[0].status == 401
             served.sender.mention("how many clients are there?", event_id="Ev0KW1", ts=ts, retry_num=1)
@@ -146,10 +146,12 @@ def test_serve_without_an_llm_answers_in_keyword_mode(tmp_path):
 
             assert served.sender.command("how many clients are there?", channel="C0002").status == 200
             slack.wait_for(
-                lambda s: next((m for m in s.messages.values() if m.channel == "C0002" and m.table()), None)
+                lambda s: next((m for m in s.messages.values() if m.channel == "C0002" and m.result()), None)
             )
             tables_in_first_thread = [
-                m for m in slack.messages.values() if m.channel == "C0001" and m.thread_ts == ts and m.table()
+                m
+                for m in slack.messages.values()
+                if m.channel == "C0001" and m.thread_ts == ts and m.result()
             ]
             assert len(tables_in_first_thread) == 1  # the redelivery was not answered again
         finally:

@@ -1,5 +1,9 @@
 """Slack listeners, one module per family of entry points; each has `register(app, ctx)`.
 
-questions — @mentions, DMs, follow-ups in our threads, `/ask` (+ help, db)
-actions   — the buttons under an answer (Show SQL, Details, CSV, 👍, 👎, Retry) and the 👎 modal
+questions — @mentions, DMs, `/ask` (+ help, db); follow-ups without a mention with `slack.thread_followups`
+assistant — Slack's assistant panel (Bolt's `Assistant`): greeting, suggested prompts, titles
+actions   — the buttons under an answer (Show SQL, Details, CSV, 👍 / 👎, Retry) and the 👎 modal
+schedules — the Schedule button and modal, `/ask schedule(s)`, the schedule buttons
+home      — the App Home tab: how to ask, databases with example questions, recent questions, schedules
+clarify   — clarifying questions: option buttons, "Other…", replies in the thread, 👎 rounds
 """

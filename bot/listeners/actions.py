@@ -1,7 +1,10 @@
-"""The buttons under an answer: Show SQL, Details, CSV, 👍, 👎 (and its modal), Retry.
+"""The buttons under an answer: Show SQL, Details, CSV, 👍 / 👎 (Slack's feedback buttons, or
+plain buttons where a workspace lacks them; 👎 opens a modal), Retry.
 
 Every button carries the answer's trace id; what it needs (question, SQL, database, trace) is read
-back from the state database, so a click works after a restart and on any web process.
+back from the state database, so a click works after a restart and on any web process. A vote is
+acknowledged on the answer itself ("👍 @ana confirmed this answer"), so everyone in the thread
+sees the answer was checked, and the voter also gets a note only they see.
 """
 
 from __future__ import annotations
@@ -17,13 +20,15 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot import render
-from bot.answering import Ask, start, usergroup_directory
+from bot.answering import Ask, catalog_of, start, usergroup_directory
 from bot.ephemeral import clicking_user, tell
 from bot.slack_context import BotContext
 from bot.slack_files import slug
 from bot.usergroups import slack_principal
+from core.result_shape import result_shape
 from core.state import conversations, feedback
 from core.state.conversations import StoredTurn
+from core.summary import round_csv_file
 
 log = logging.getLogger(__name__)
 
@@ -107,6 +112,10 @@ def send_csv(
                 text = "The database did not answer the export. Try again in a minute."
             tell(client, channel, user, thread_ts=thread_ts, text=text)
             return
+        try:  # rounded as the answer's table is (core/summary.py)
+            round_csv_file(path, result_shape(turn.sql, turn.columns, catalog_of(ctx, turn.database)))
+        except Exception:  # the file as the database wrote it is still right, only less tidy
+            log.exception("trace %s: could not round the CSV", trace_id)
         count, truncated = export.exported_rows, export.truncated
         cut = " (cut at the row cap)" if truncated else ""
         client.files_upload_v2(
@@ -116,6 +125,48 @@ def send_csv(
             filename=path.name,
             title=f"{turn.question[:200]} ({count:,} rows{cut})",
         )
+
+
+def acknowledge_vote(client: WebClient, body: dict[str, Any], trace_id: str, note: str) -> bool:
+    """Show who voted what on the answer itself (the blocks come with the click); False when the
+    message cannot be changed (an ephemeral one, or no blocks in the payload)."""
+    channel, message_ts, _ = _where(body)
+    message = body.get("message") or {}
+    blocks = message.get("blocks")
+    if not channel or not message_ts or not blocks or (body.get("container") or {}).get("is_ephemeral"):
+        return False
+    try:
+        client.chat_update(
+            channel=channel,
+            ts=message_ts,
+            text=message.get("text") or note,
+            blocks=render.with_vote(blocks, note, trace_id),
+        )
+        return True
+    except SlackApiError as exc:
+        log.info("could not show the vote on %s: %s", message_ts, exc.response.get("error"))
+        return False
+
+
+def vote_up(ctx: BotContext, client: WebClient, body: dict[str, Any], trace_id: str) -> None:
+    channel, _, thread_ts = _where(body)
+    user = clicking_user(body)
+    turn = conversations.turn_by_trace(ctx.state, trace_id)
+    note = on_thumbs_up(ctx, trace_id, user)
+    if turn is not None and turn.answered:
+        acknowledge_vote(client, body, trace_id, f":thumbsup: <@{user}> confirmed this answer.")
+    tell(client, channel, user, thread_ts=thread_ts, text=note)
+
+
+def vote_down(ctx: BotContext, client: WebClient, body: dict[str, Any], trace_id: str) -> None:
+    """👎: the modal asks what was wrong; without one the vote counts as it is."""
+    channel, message_ts, thread_ts = _where(body)
+    user = clicking_user(body)
+    acknowledge_vote(client, body, trace_id, f":thumbsdown: <@{user}> said this answer is wrong.")
+    metadata = {"t": trace_id, "c": channel, "th": thread_ts or message_ts or ""}
+    if not _open(client, body.get("trigger_id"), render.feedback_modal(metadata)):
+        on_thumbs_down(ctx, trace_id, user, client=client)
+        tell(client, channel, user, thread_ts=thread_ts, text="Thanks — noted that this answer is wrong.")
 
 
 def _open(client: WebClient, trigger_id: str | None, view: dict[str, Any]) -> bool:
@@ -170,28 +221,25 @@ def register(app: App, ctx: BotContext) -> None:
         ):
             tell(client, channel, clicking_user(body), thread_ts=thread_ts, text=render.BUSY)
 
+    @app.action("feedback")
+    def feedback_buttons(ack: Any, body: dict[str, Any], action: dict[str, Any], client: WebClient) -> None:
+        """Slack's feedback buttons: the value is "up:TRACE" or "down:TRACE"."""
+        ack()
+        verdict, _, trace_id = (action.get("value") or "").partition(":")
+        if verdict == "up":
+            vote_up(ctx, client, body, trace_id)
+        elif verdict == "down":
+            vote_down(ctx, client, body, trace_id)
+
     @app.action("feedback_up")
     def feedback_up(ack: Any, body: dict[str, Any], action: dict[str, Any], client: WebClient) -> None:
         ack()
-        channel, _, thread_ts = _where(body)
-        note = on_thumbs_up(ctx, action.get("value", ""), clicking_user(body))
-        tell(client, channel, clicking_user(body), thread_ts=thread_ts, text=note)
+        vote_up(ctx, client, body, action.get("value", ""))
 
     @app.action("feedback_down")
     def feedback_down(ack: Any, body: dict[str, Any], action: dict[str, Any], client: WebClient) -> None:
         ack()
-        channel, message_ts, thread_ts = _where(body)
-        trace_id = action.get("value", "")
-        metadata = {"t": trace_id, "c": channel, "th": thread_ts or message_ts or ""}
-        if not _open(client, body.get("trigger_id"), render.feedback_modal(metadata)):
-            on_thumbs_down(ctx, trace_id, clicking_user(body), client=client)
-            tell(
-                client,
-                channel,
-                clicking_user(body),
-                thread_ts=thread_ts,
-                text="Thanks — noted that this answer is wrong.",
-            )
+        vote_down(ctx, client, body, action.get("value", ""))
 
     @app.view("feedback_down")
     def feedback_submitted(ack: Any, body: dict[str, Any], view: dict[str, Any], client: WebClient) -> None:
@@ -229,7 +277,15 @@ def register(app: App, ctx: BotContext) -> None:
             )
             return
         team = (body.get("team") or {}).get("id") or ""
-        start(
+        message = body.get("message") or {}
+        closed = render.retried_message(
+            message.get("blocks") or [], message.get("text") or "", clicking_user(body)
+        )
+        try:  # the failed message keeps its words and loses its buttons
+            client.chat_update(channel=channel, ts=message_ts, text=closed.text, blocks=closed.blocks)
+        except SlackApiError as exc:
+            log.info("could not close error message %s: %s", message_ts, exc.response.get("error"))
+        start(  # the new answer comes as a new message in the thread
             ctx,
             client,
             Ask(
@@ -238,7 +294,5 @@ def register(app: App, ctx: BotContext) -> None:
                 channel=channel,
                 user=clicking_user(body),
                 thread_ts=thread_ts or message_ts,
-                status_ts=message_ts,
-                announce=thread_ts is None,  # a top-level answer came from /ask
             ),
         )

@@ -26,6 +26,7 @@ from bot import render
 from bot.answering import Ask, start, usergroup_directory
 from bot.ephemeral import clicking_user, tell
 from bot.slack_context import BotContext
+from bot.slack_text import incoming
 from bot.usergroups import slack_principal
 from core.answer import Clarification, Outcome
 from core.clarify.policy import exchange_for
@@ -168,12 +169,20 @@ def _remember(
         team=ask.team,
         channel=ask.channel,
         thread_ts=ask.thread_ts,
-        message_ts=ask.status_ts,
         trace_id=outcome.trace.id,
     )
     for old in store.replace_open(ctx.state, ask.conversation, keep=clarification.id):
         _update(client, old, closed_message(old, REPLACED_NOTE))
     sweep(ctx, client)
+
+
+def shown(ctx: BotContext, outcome: Outcome, message_ts: str) -> None:
+    """Hook of bot.answering: the clarifying question is posted; its message shows the answer later."""
+    if outcome.clarification is not None:
+        try:
+            store.set_message(ctx.state, outcome.clarification.id, message_ts)
+        except Exception:
+            log.exception("trace %s: could not note the clarifying question's message", outcome.trace.id)
 
 
 def continue_session(
@@ -313,8 +322,9 @@ def on_other(ctx: BotContext, client: WebClient, body: dict[str, Any], action: d
 
 
 def own_words(view: dict[str, Any]) -> str:
+    """The modal's answer as typed (modal inputs come unescaped: bot.slack_text.incoming)."""
     values = (view.get("state") or {}).get("values") or {}
-    return " ".join((((values.get("answer") or {}).get("answer") or {}).get("value") or "").split())
+    return incoming(((values.get("answer") or {}).get("answer") or {}).get("value") or "", escaped=False)
 
 
 def on_other_submitted(
@@ -467,6 +477,7 @@ def _ask_after_rejection(
 
 def register(app: App, ctx: BotContext) -> None:
     ctx.extras.setdefault("clarify_hooks", []).append(remember)
+    ctx.extras.setdefault("clarify_posted_hooks", []).append(shown)
     ctx.extras.setdefault("thumbs_down_hooks", []).append(after_thumbs_down)
     ctx.reply_hooks.append(on_thread_reply)
 

@@ -1,27 +1,31 @@
-"""Where questions come in: an @mention, a DM, a reply in one of our threads, or `/ask`.
+"""Where questions come in: an @mention, a DM, `/ask`, or (with `slack.thread_followups`) a reply
+in one of our channel threads without a mention. The assistant panel has its own module.
 
 Every path acks at once (Bolt acks events before the listener body runs; commands ack first
 thing) and hands the question to `bot.answering.start`. Slack may deliver one message twice —
 as `app_mention` and as `message`, or again after a retry — so each message is claimed by its
 (team, channel, ts) in the state database after the ack (bot/inflight.py): a delivery of a
 question answered, or being answered by a live process, is dropped; one whose process died is
-taken over. `/ask` questions are claimed by their trigger id.
+taken over. `/ask` questions are claimed by their trigger id. Text is read with
+`bot.slack_text.incoming` (one function for every entry point). Help goes only to the person who
+asked for it.
 """
 
 from __future__ import annotations
 
 import logging
-import re
 from typing import Any
 
 from slack_bolt import App
 from slack_sdk import WebClient
-from slack_sdk.errors import SlackApiError
 
 from bot import render
 from bot.answering import Ask, conversation_key, start, usergroup_directory
+from bot.ephemeral import tell_message
 from bot.inflight import claim_question, message_key
 from bot.slack_context import BotContext
+from bot.slack_text import incoming
+from bot.slack_text import mentions as mentions
 from bot.usergroups import slack_principal
 from core.access import usable_databases
 from core.state import conversations
@@ -33,29 +37,11 @@ COMMAND = "/ask"
 HELP_WORDS = {"", "help", "hi", "hello"}
 # Replies in a thread that close it rather than ask something: never answered.
 THANKS = {"thanks", "thank you", "thx", "ty", "ok", "okay", "great", "cool", "nice", "perfect", "got it"}
-USER_MENTION = re.compile(r"<@([UW][A-Z0-9]+)(?:\|[^>]*)?>")
-
-
-LEADING_MENTION = re.compile(r"^\s*<@[UW][A-Z0-9]+(?:\|[^>]*)?>")
 
 
 def question_text(text: str, bot_user_id: str | None, *, addressed: bool = False) -> str:
-    """The question without the bot's mention; Slack's &amp; &lt; &gt; back to characters.
-
-    `addressed`: the message is an app_mention; when it does not mention the id auth.test gave
-    us, the mention it starts with is the bot's own.
-    """
-    own = re.compile(rf"<@{re.escape(bot_user_id)}(?:\|[^>]*)?>") if bot_user_id else None
-    if own is not None and own.search(text):
-        text = own.sub(" ", text)
-    elif addressed:
-        text = LEADING_MENTION.sub(" ", text)
-    text = text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
-    return " ".join(text.split())
-
-
-def mentions(text: str, user_id: str | None) -> bool:
-    return bool(user_id) and any(m == user_id for m in USER_MENTION.findall(text or ""))
+    """The question as typed, without the bot's mention (see bot.slack_text.incoming)."""
+    return incoming(text, bot_user_id=bot_user_id, addressed=addressed)
 
 
 def _team(body: dict[str, Any], event: dict[str, Any]) -> str:
@@ -77,13 +63,9 @@ def _help(ctx: BotContext, client: WebClient, team: str, channel: str, user: str
 
 
 def reply_help(ctx: BotContext, client: WebClient, ask: Ask) -> None:
+    """Help for an empty mention or "help": only the person who asked sees it."""
     message = _help(ctx, client, ask.team, ask.channel, ask.user)
-    try:
-        client.chat_postMessage(
-            channel=ask.channel, thread_ts=ask.thread_ts, text=message.text, blocks=message.blocks
-        )
-    except SlackApiError as exc:
-        log.warning("could not post help in %s: %s", ask.channel, exc.response.get("error"))
+    tell_message(client, ask.channel, ask.user, message.text, message.blocks, thread_ts=ask.thread_ts)
 
 
 def wants_help(question: str) -> bool:
@@ -101,6 +83,8 @@ def on_message_event(
     thread_ts = event.get("thread_ts")
     text = event.get("text") or ""
     if event.get("channel_type") != "im":
+        if not ctx.settings.slack.thread_followups:
+            return  # follow-ups in channels mention the bot (app_mention answers them)
         if not thread_ts or mentions(text, bot_user_id):
             return  # a plain channel message, or an @mention (app_mention answers it)
         info = conversations.conversation_info(ctx.state, conversation_key(team, channel, thread_ts))
@@ -146,8 +130,12 @@ def on_mention_event(
     question = question_text(event.get("text") or "", bot_user_id, addressed=True)
     ask = Ask(question, team, channel, event["user"], thread_ts=thread_ts, message_ts=ts)
     claimed = claim_question(ctx, client, ask, message_key(team, channel, ts), delivery=body.get("event_id"))
-    if claimed is not None:
-        _answer(ctx, client, claimed)
+    if claimed is None:
+        return
+    if event.get("thread_ts") and any(hook(ctx, client, ask) for hook in ctx.reply_hooks):
+        ctx.claims.finished(message_key(team, channel, ts))
+        return  # e.g. "@Askbase the city" answers the open clarifying question in this thread
+    _answer(ctx, client, claimed)
 
 
 def db_command(
@@ -165,12 +153,12 @@ def db_command(
     elif name not in names:
         ack(
             response_type="ephemeral",
-            text=f"There is no database named '{name}'. Known here: {', '.join(usable)}.",
+            text=f"There is no database named '{render.escape(name)}'. Known here: {', '.join(usable)}.",
         )
     elif name not in usable:
         ack(
             response_type="ephemeral",
-            text=f"This channel may not use '{name}'. It may use: {', '.join(usable)}.",
+            text=f"This channel may not use '{render.escape(name)}'. It may use: {', '.join(usable)}.",
         )
     else:
         set_channel_database(ctx.state, team, channel, name, user)
@@ -185,7 +173,7 @@ def help_command(ctx: BotContext, *, ack: Any, command: dict[str, Any], client: 
 def on_ask_command(
     ctx: BotContext, ack: Any, command: dict[str, Any], client: WebClient, respond: Any
 ) -> None:
-    text = " ".join((command.get("text") or "").split())
+    text = incoming(command.get("text") or "")
     word, _, rest = text.partition(" ")
     word = word.lower()
     kwargs = {"ack": ack, "command": command, "rest": rest, "client": client, "respond": respond}

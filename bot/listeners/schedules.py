@@ -1,5 +1,6 @@
 """Recurring questions in Slack: the Schedule button and its modal, `/ask schedule …`,
-`/ask schedules` with Pause / Resume / Run now / Delete, and the App Home list of one's schedules.
+`/ask schedules` with Pause / Resume / Run now / Delete, and the blocks of one's schedules that the
+App Home (bot/listeners/home.py) shows.
 
 This side only writes rows (core/schedules/store.py); the worker process picks them up (see
 bot/worker.py). A schedule always stores SQL that already answered the question once: the button
@@ -16,7 +17,6 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
-from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -25,11 +25,13 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot import render
-from bot.answering import Ask, answer, start, usergroup_directory
+from bot.answering import Ask, answer, begin, features, start, usergroup_directory
 from bot.ephemeral import tell
 from bot.listeners.actions import standalone_question
 from bot.schedule_posts import Runner, run_and_post, schedule_line, slack_time
 from bot.slack_context import BotContext
+from bot.slack_progress import Progress, open_progress
+from bot.slack_text import incoming
 from bot.usergroups import slack_principal
 from core.access import Principal
 from core.answer import ErrorKind
@@ -186,7 +188,7 @@ def schedule_command(
     team, channel, user = command.get("team_id", ""), command["channel_id"], command.get("user_id") or ""
     if rest.strip() and not parse.looks_like_schedule(rest):  # "/ask schedule of deliveries next week?"
         ack()
-        question = " ".join((command.get("text") or "").split())
+        question = incoming(command.get("text") or "")
         if not start(ctx, client, Ask(question, team, channel, user, thread_ts=None, announce=True)):
             respond(
                 response_type="ephemeral",
@@ -197,34 +199,38 @@ def schedule_command(
         spec, condition, question = parse.split_schedule(rest)
         triggers.check_frequency(spec, ctx.settings.schedules.min_interval_s, _now())
     except ScheduleError as exc:
-        ack(response_type="ephemeral", text=str(exc))
+        ack(response_type="ephemeral", text=render.escape(str(exc)))  # it may quote what was typed
         return
     ack()
     if spec.kind == "cron":  # read again in the person's timezone (a timezone in the text still wins)
         spec, condition, question = parse.split_schedule(rest, user_timezone(client, user))
     ask = Ask(question=question, team=team, channel=channel, user=user, thread_ts=None, announce=True)
-    status = render.status_message(question, "understand" if ctx.pool.idle else "queued", user)
-    try:
-        posted = client.chat_postMessage(channel=channel, text=status.text, blocks=status.blocks)
-    except SlackApiError as exc:
-        log.info("could not post in %s: %s", channel, exc.response.get("error"))
+    job = begin(ctx, client, ask)  # the thread starts with who asked what
+    if job is None:
         respond(
             response_type="ephemeral",
             text="I can't post in this channel. Invite me with `/invite @Askbase` and schedule it again.",
         )
         return
-    job = replace(ask, status_ts=posted["ts"], thread_ts=posted["ts"])
-    if not ctx.pool.submit(answer_then_schedule, ctx, client, job, spec, condition):
-        client.chat_update(
-            channel=channel, ts=posted["ts"], text=render.BUSY, blocks=[render.section(render.BUSY)]
+    progress = open_progress(client, job.place, features(ctx), "understand" if ctx.pool.idle else "queued")
+    if not ctx.pool.submit(answer_then_schedule, ctx, client, job, spec, condition, progress):
+        progress.done(ok=False)
+        busy = render.plain(render.BUSY)
+        client.chat_postMessage(
+            channel=job.channel, thread_ts=job.thread_ts, text=busy.text, blocks=busy.blocks
         )
 
 
 def answer_then_schedule(
-    ctx: BotContext, client: WebClient, ask: Ask, spec: TriggerSpec, condition: Condition
+    ctx: BotContext,
+    client: WebClient,
+    ask: Ask,
+    spec: TriggerSpec,
+    condition: Condition,
+    progress: Progress | None = None,
 ) -> Schedule | None:
     """Worker thread: the answer goes out as usual; its SQL becomes the schedule."""
-    outcome = answer(ctx, client, ask)
+    outcome = answer(ctx, client, ask, progress)
     note: render.Message
     created: Schedule | None = None
     if outcome.status == "clarify":
@@ -479,7 +485,7 @@ def list_message(items: list[Schedule], note: str = "") -> render.Message:
         blocks.append(
             render.section(
                 "No scheduled questions in this channel. Press *Schedule* under an answer, or "
-                "`/ask schedule every weekday at 9:00 <question>`."
+                f"`/ask schedule every weekday at 9:00 {render.escape('<question>')}`."
             )
         )
     else:
@@ -491,37 +497,31 @@ def list_message(items: list[Schedule], note: str = "") -> render.Message:
     return render.Message(text=f"{len(items)} scheduled question(s)", blocks=blocks[: render.MAX_BLOCKS])
 
 
-def home_view(items: list[Schedule], note: str = "") -> dict[str, Any]:
+def home_blocks(items: list[Schedule], limit: int = HOME_LIMIT) -> list[dict[str, Any]]:
+    """The person's schedules for their App Home (bot/listeners/home.py lays out the page)."""
     now = _now()
     blocks: list[dict[str, Any]] = [render.section("*Your scheduled questions*")]
-    if note:
-        blocks.append(render.context(note))
     if not items:
         blocks.append(
-            render.section(
-                "You have none yet. Press *Schedule* under one of my answers, or type "
-                "`/ask schedule every weekday at 9:00 <question>` in a channel."
+            render.context(
+                "None yet. Press *Schedule* under one of my answers, or type "
+                f"`/ask schedule every weekday at 9:00 {render.escape('<question>')}` in a channel."
             )
         )
-    for s in items[:HOME_LIMIT]:
+    for s in items[:limit]:
         blocks.append({"type": "divider"})
         blocks.extend(schedule_blocks(s, now, show_channel=True))
-    if len(items) > HOME_LIMIT:
+    if len(items) > limit:
         blocks.append(
-            render.context(
-                f"… and {len(items) - HOME_LIMIT} more; `/ask schedules` in a channel lists its own."
-            )
+            render.context(f"… and {len(items) - limit} more; `/ask schedules` in a channel lists its own.")
         )
-    return {"type": "home", "blocks": blocks[:100]}
+    return blocks
 
 
 def publish_home(ctx: BotContext, client: WebClient, user: str, team: str, note: str = "") -> None:
-    try:
-        client.views_publish(
-            user_id=user, view=home_view(store.for_owner(ctx.state, user, team or None), note)
-        )
-    except SlackApiError as exc:
-        log.info("views.publish for %s failed: %s", user, exc.response.get("error"))
+    """Refresh the person's App Home after a schedule button there (bot/listeners/home.py draws it)."""
+    for hook in ctx.extras.get("home_hooks", ()):
+        hook(ctx, client, user, team, note)
 
 
 def list_command(ctx: BotContext, *, ack: Any, command: dict[str, Any], **_: Any) -> None:
@@ -710,9 +710,3 @@ def register(app: App, ctx: BotContext) -> None:
 
     for op in ("pause", "resume", "run", "delete"):
         app.action(f"schedule_{op}")(button(op))
-
-    @app.event("app_home_opened")
-    def home_opened(event: dict[str, Any], body: dict[str, Any], client: WebClient) -> None:
-        if event.get("tab", "home") != "home" or not event.get("user"):
-            return
-        publish_home(ctx, client, event["user"], body.get("team_id") or "")

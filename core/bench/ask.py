@@ -49,6 +49,7 @@ import sqlglot
 from sqlglot import exp
 
 from core.answer import json_value
+from core.bench import calibration
 from core.bench.plain import TASK as PLAIN_TASK
 from core.bench.plain import answer_plain, schema_text
 from core.database import Database, Databases
@@ -96,6 +97,7 @@ class Result:
     mode: str = ""
     columns: tuple[str, ...] = ()
     rows: list[Row] = field(default_factory=list)
+    confidence: float | None = None  # keyword mode's, for its reading (core/bench/calibration.py)
 
 
 @dataclass
@@ -485,8 +487,15 @@ class Harness:
     def __init__(self, dataset: Path, modes: Sequence[str]) -> None:
         settings = load_settings()
         self.dataset = dataset
+        # no keyword-mode confidence threshold here: calibration.thresholded applies it afterwards,
+        # so the readings below it are still checked for the reliability table
         self.engine = settings.engine.model_copy(
-            update={"default_limit": BENCH_LIMIT, "row_cap": BENCH_LIMIT, "fallback_to_keyword": False}
+            update={
+                "default_limit": BENCH_LIMIT,
+                "row_cap": BENCH_LIMIT,
+                "fallback_to_keyword": False,
+                "keyword_min_confidence": 0.0,
+            }
         )
         self.llm: LLM | None = None
         if any(m in LLM_MODES for m in modes):
@@ -528,6 +537,7 @@ class Harness:
             mode=mode,
             columns=tuple(got.columns),
             rows=list(got.rows),
+            confidence=calibration.confidence_of(got.trace) if mode == "keyword" else None,
         )
 
     def _engine(self, db: Database, text: str, mode: str) -> Got:
@@ -884,6 +894,7 @@ def detail_line(r: Result) -> dict[str, Any]:
         "interpretation": r.interpretation,
         "error": r.error,
         "gold_error": r.gold_error,
+        "confidence": r.confidence,
     }
 
 
@@ -932,6 +943,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON line")
     parser.add_argument("--quiet", action="store_true", help="no per-question progress on stderr")
     parser.add_argument(
+        "--min-confidence", type=float, help="keyword mode: this threshold instead of the configured one"
+    )
+    parser.add_argument(
         "--workers",
         type=int,
         default=1,
@@ -959,9 +973,17 @@ def main(argv: list[str]) -> int:
         questions = questions[: args.limit]
     modes = [args.mode, *([args.compare] if args.compare else [])]
     results = run_modes(questions, args.dataset, modes, progress=not args.quiet, workers=args.workers)
+    threshold = load_settings().engine.keyword_min_confidence
+    if args.min_confidence is not None:
+        threshold = args.min_confidence
+    readings = results.get("keyword", [])
+    if "keyword" in results:  # keyword mode as it answers at the threshold
+        results["keyword"] = calibration.thresholded(readings, threshold)
     gold_ms = gold_baseline_ms(questions, args.dataset)
     summaries = {m: summarize(results[m], gold_ms, m, args.dataset) for m in modes}
     summary = summaries[args.mode]
+    if args.mode == "keyword":
+        summary["calibration"] = calibration.summary(readings, threshold)
     if args.sample:
         summary["sample"] = {"n": len(questions), "seed": args.seed}
     if args.details:
@@ -980,6 +1002,8 @@ def main(argv: list[str]) -> int:
         if args.compare:
             print(f"== {m} mode ==", file=out)
         print(report(summaries[m]), file=out)
+        if m == "keyword":
+            print(calibration.report(readings, threshold), file=out)
     if args.compare:
         comparison = compare(results[args.mode], results[args.compare])
         print("\n" + comparison_report(summary, summaries[args.compare], comparison), file=out)

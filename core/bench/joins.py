@@ -1,17 +1,27 @@
 """Join-view benchmark: do synthesized views join the gold queries' tables the way the gold does?
 
-    python -m core.bench joins --db-dir DIR --gold FILE [--json]
+    python -m core.bench joins --db-dir DIR --gold FILE [--json]          # Spider layout
+    python -m core.bench joins --schema insurance [--json]                # our insurance demo
+    python -m core.bench joins --db FILE --questions FILE [--catalog YAML]
+    python -m core.bench joins --db-dir DIR --questions FILE              # questions with db_id (defog)
 
 DIR is in Spider layout (DIR/<db_id>/<db_id>.sqlite); FILE has lines `SQL<TAB>db_id`. Every SELECT
-of a gold query that joins ≥ 2 tables by equality conditions is one case: view synthesis gets the
-gold's tables (no question) and its join edges are compared with the gold's, as unordered column
-pairs, case-insensitively.
+of a gold query that joins ≥ 2 tables by equality conditions is one case (core/bench/join_gold.py):
+view synthesis gets the gold's tables (and, where the gold has one, the question) and its joins are
+compared with the gold's.
 
-- exact:   the view's edges are the gold's edges.
+- exact:   the view's edges are the gold's edges (unordered table.column pairs).
 - covered: every gold edge is in the view, and the view adds no table beyond the gold's except a
            many-to-many bridge Lucy's C3 requires (extra role copies of a gold table are allowed).
-- self-joins (a table twice in the gold) are counted separately, not in `queries`.
-- baseline_exact: networkx's approximate Steiner tree over declared foreign keys only, same cases.
+- covered_instances: the same, instance by instance — the agent's copy of the role table is not
+           the holder's (join_gold.covered_instances); a tie the view's recipe names counts when
+           its other reading is the gold's, and is reported as such.
+- self-joins (a table twice in the gold: role-playing) are counted separately, set and instance level.
+- patterns: cases needing a subtype, role table (role-filtered: the gold filters the role), typed
+           fact or parallel path, each with its coverage and the baseline's.
+- baseline: networkx's approximate Steiner tree over declared foreign keys only, same cases.
+- inference: what edge inference proposed, kept and dropped (and why), and an independent check
+           that no inferred edge joins on a date, flag, amount or free-text column.
 - p50/p95_ms: CPU time of one synthesis (the graph is built once per database and not timed
   here); CPU rather than wall-clock time so that other processes on a shared machine do not count.
   The wall clock is printed too. large_schema_p95_ms: the same on a synthetic schema of ≥ 500
@@ -22,115 +32,41 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import random
 import sys
+import tempfile
 import time
 import warnings
 from collections import Counter, defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import networkx as nx
 import sqlalchemy as sa
-import sqlglot
+import yaml
 from networkx.algorithms.approximation import steiner_tree as nx_steiner_tree
-from sqlglot import exp
-from sqlglot.optimizer.scope import traverse_scope
 
-from core.catalog import Catalog, Column, Pattern, Relationship, Table, reflect
+from core.bench.join_gold import (
+    Case,
+    case_patterns,
+    covered,
+    covered_instances,
+    gold_cases,
+    tie_readings,
+)
+from core.catalog import Catalog, Column, Pattern, Relationship, Table, overlay, reflect
 from core.connect import readonly_engine
 from core.graph import RelationshipGraph, build_graph
-from core.joins import graph_weights, synthesize_view
+from core.graph.columns import non_key_class
+from core.graph.profiling import Profiler
+from core.joins import View, graph_weights, synthesize_view
+from core.settings import ROOT
 
 ColumnPair = frozenset[tuple[str, str]]
-
-
-@dataclass(frozen=True)
-class Case:
-    db: str
-    sql: str
-    tables: tuple[str, ...]  # table of each instance, in FROM order (a self-join repeats a table)
-    edges: frozenset[ColumnPair]
-
-    @property
-    def self_join(self) -> bool:
-        return len(set(self.tables)) < len(self.tables)
-
-
-# ---------------------------------------------------------------------------------------------
-# gold queries → cases
-
-
-def gold_cases(sql: str, db: str, catalog: Catalog) -> list[Case]:
-    """The join blocks of one gold query: tables and equality edges of each SELECT scope."""
-    try:
-        tree = sqlglot.parse_one(sql, read="sqlite")
-    except sqlglot.errors.ParseError:
-        return []
-    out: list[Case] = []
-    seen: set[tuple[tuple[str, ...], frozenset[ColumnPair]]] = set()
-    for scope in traverse_scope(tree):
-        select = scope.expression
-        if not isinstance(select, exp.Select):
-            continue
-        instances: dict[str, str] = {}
-        for name, (_, source) in scope.selected_sources.items():
-            if isinstance(source, exp.Table):
-                table = catalog.table(source.name)
-                instances[name.lower()] = table.name.lower() if table else source.name.lower()
-        if len(instances) < 2:
-            continue
-        conditions = [j.args["on"] for j in select.args.get("joins") or [] if j.args.get("on")]
-        if select.args.get("where"):
-            conditions.append(select.args["where"])
-        pairs: set[tuple[tuple[str, str], tuple[str, str]]] = set()
-        for cond in conditions:
-            for eq in cond.find_all(exp.EQ):
-                left, right = eq.this, eq.expression
-                if not (isinstance(left, exp.Column) and isinstance(right, exp.Column)):
-                    continue
-                a, b = _resolve(left, instances, catalog), _resolve(right, instances, catalog)
-                if a and b and a[0] != b[0]:
-                    pairs.add((a, b))
-        if not pairs or not _connected(instances, pairs):
-            continue
-        edges = frozenset(frozenset(((instances[a], ac), (instances[b], bc))) for (a, ac), (b, bc) in pairs)
-        tables = tuple(instances.values())
-        if (tables, edges) in seen:
-            continue
-        seen.add((tables, edges))
-        out.append(Case(db, sql, tables, edges))
-    return out
-
-
-def _resolve(col: exp.Column, instances: dict[str, str], catalog: Catalog) -> tuple[str, str] | None:
-    name = col.name.lower()
-    if col.table:
-        alias = col.table.lower()
-        return (alias, name) if alias in instances else None
-    owners = [a for a, t in instances.items() if (tb := catalog.table(t)) is not None and tb.column(name)]
-    return (owners[0], name) if len(owners) == 1 else None
-
-
-def _connected(instances: dict[str, str], pairs: set[tuple[tuple[str, str], tuple[str, str]]]) -> bool:
-    g = nx.Graph()
-    g.add_nodes_from(instances)
-    g.add_edges_from((a, b) for (a, _), (b, _) in pairs)
-    return nx.is_connected(g)
-
-
-# ---------------------------------------------------------------------------------------------
-# scoring
-
-
-def covered(case: Case, view_edges: set[ColumnPair], view_tables: set[str], graph: RelationshipGraph) -> bool:
-    gold_tables = set(case.tables)
-    if not case.edges <= view_edges:
-        return False
-    extra = view_tables - gold_tables
-    required = {b for sides, bs in graph.bridges.items() if sides <= gold_tables for b in bs}
-    return extra <= required
+PATTERNS = ("subtype", "role", "role filtered", "typed fact", "parallel path", "self-join")
+INSURANCE_QUESTIONS = ROOT / "tests" / "data" / "insurance_questions.json"
 
 
 def baseline_graph(catalog: Catalog) -> nx.Graph:
@@ -252,6 +188,115 @@ def synthetic_queries(graph: RelationshipGraph, n: int, seed: int = 11) -> list[
 
 
 # ---------------------------------------------------------------------------------------------
+# scoring a database
+
+
+@dataclass
+class Tally:
+    """Everything the run counts, over all databases."""
+
+    counts: Counter[str] = field(default_factory=Counter)
+    patterns: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
+    inference: Counter[str] = field(default_factory=Counter)
+    times: list[float] = field(default_factory=list)  # CPU milliseconds per synthesis
+    wall_times: list[float] = field(default_factory=list)
+    build_ms: list[float] = field(default_factory=list)
+    misses: list[str] = field(default_factory=list)
+    unhygienic: list[str] = field(default_factory=list)
+
+
+def score_database(
+    tally: Tally,
+    catalog: Catalog,
+    engine: sa.Engine | None,
+    cases_of: list[tuple[str, str, str]],
+    show_misses: int,
+) -> None:
+    """Build the graph, then synthesize and score a view for every case of `cases_of` (sql, question, id)."""
+    started = time.perf_counter()
+    graph = build_graph(catalog, engine)
+    graph_weights(graph)  # per-graph preparation, like the cached graph itself
+    tally.build_ms.append((time.perf_counter() - started) * 1000)
+    tally.inference.update(graph.stats.get("inference") or {})
+    tally.counts["shared_key_edges"] += graph.stats.get("shared_key", 0)
+    for kind in ("subtype", "role", "typed_fact", "parallel_path"):
+        tally.counts[f"detected {kind}"] += sum(p.kind == kind for p in graph.patterns)
+    if engine is not None:
+        tally.unhygienic += unhygienic_edges(graph, engine)
+    base = baseline_graph(catalog)
+    for sql, question, qid in cases_of:
+        for case in gold_cases(sql, catalog.database, catalog, question, qid):
+            if any(catalog.table(t) is None for t in case.tables):
+                tally.counts["unknown_table"] += 1
+                continue
+            view, elapsed, wall = _timed(graph, list(case.tables), question)
+            view_edges = view.join_edges()
+            view_tables = {t.lower() for t in view.tables}
+            ok_cover = covered(case, view_edges, view_tables, graph)
+            ok_instances = covered_instances(case, view, graph)
+            by_tie = False
+            if not ok_instances and view.ties:
+                by_tie = any(covered_instances(case, view, graph, r) for r in tie_readings(view, graph))
+            b = baseline_edges(base, case.tables)
+            b_cover = b is not None and covered(case, b, {x for pair in b for x, _ in pair}, graph)
+            c = tally.counts
+            c["cases"] += 1
+            c["cases_covered_instances"] += ok_instances or by_tie
+            c["ties"] += bool(view.ties)
+            c["covered_by_tie"] += by_tie
+            for pattern in case_patterns(case, graph):
+                t = tally.patterns[pattern]
+                t["cases"] += 1
+                t["covered"] += ok_instances or by_tie
+                t["baseline"] += b_cover
+            if case.self_join:
+                c["self_join"] += 1
+                c["self_join_covered"] += ok_cover
+                c["self_join_covered_instances"] += ok_instances or by_tie
+            else:
+                tally.times.append(elapsed)
+                tally.wall_times.append(wall)
+                c["queries"] += 1
+                c["exact"] += view_edges == set(case.edges)
+                c["covered"] += ok_cover
+                c["covered_instances"] += ok_instances or by_tie
+                c["baseline_exact"] += b == set(case.edges)
+                c["baseline_covered"] += b_cover
+            if not (ok_instances or by_tie) and len(tally.misses) < show_misses:
+                tally.misses.append(_describe_miss(case, view))
+
+
+def unhygienic_edges(graph: RelationshipGraph, engine: sa.Engine) -> list[str]:
+    """Inferred edges on a date, flag, amount or free-text column, checked against fresh samples."""
+    profiler = Profiler(graph.catalog, engine, 10.0)
+    out = []
+    for e in graph.edges:
+        if e.origin != "inferred":
+            continue
+        for name, cols in ((e.table, e.columns), (e.ref_table, e.ref_columns)):
+            table = graph.catalog.table(name)
+            sample = (profiler.sample(table) or {}) if table is not None else {}
+            for col in cols:
+                column = table.column(col) if table is not None else None
+                kind = non_key_class(column, sample.get(column.name)) if column is not None else None
+                if kind:
+                    out.append(f"[{graph.catalog.database}] {e}: {name}.{col} is a {kind} column")
+    return out
+
+
+class _SkippedForeignKeys(logging.Handler):
+    """Counts the warnings for declared foreign keys that reference tables not in the database."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.count = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if "skipped: table" in record.getMessage():
+            self.count += 1
+
+
+# ---------------------------------------------------------------------------------------------
 # main
 
 
@@ -264,72 +309,52 @@ def _pct(values: Sequence[float], q: float) -> float:
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m core.bench joins", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--db-dir", required=True, type=Path)
-    parser.add_argument("--gold", required=True, type=Path)
+    parser.add_argument("--db-dir", type=Path, help="Spider layout: DIR/<db_id>/<db_id>.sqlite")
+    parser.add_argument("--gold", type=Path, help="lines SQL<TAB>db_id")
+    parser.add_argument("--schema", choices=["insurance"], help="a bundled schema with its own questions")
+    parser.add_argument("--db", type=Path, help="one SQLite database, with --questions")
+    parser.add_argument("--questions", type=Path, help='JSON list of {"question", "gold_sql"} for --db')
+    parser.add_argument("--catalog", type=Path, help="catalog YAML overlay for --db")
     parser.add_argument("--json", action="store_true", help="print a final JSON line")
     parser.add_argument("--limit", type=int, default=0, help="only the first N gold lines")
     parser.add_argument("--no-profile", action="store_true", help="infer edges from names only")
     parser.add_argument("--large-tables", type=int, default=520)
     parser.add_argument("--large-queries", type=int, default=300)
     parser.add_argument("--show-misses", type=int, default=0, help="print N cases that are not covered")
+    parser.add_argument(
+        "--show-unhygienic", action="store_true", help="print inferred edges on non-key columns"
+    )
     args = parser.parse_args(argv)
+    if (
+        not args.schema
+        and not (args.db_dir and (args.gold or args.questions))
+        and not (args.db and args.questions)
+    ):
+        parser.error(
+            "give --db-dir with --gold or --questions, or --schema insurance, or --db and --questions"
+        )
     # Spider's hand-written DDL trips SQLAlchemy's reflection warnings; they are not findings
     warnings.filterwarnings("ignore", category=sa.exc.SAWarning)
+    skipped = _SkippedForeignKeys()
+    logging.getLogger("core.catalog").addHandler(skipped)
+    logging.getLogger("core.catalog").propagate = False
 
-    by_db: dict[str, list[str]] = defaultdict(list)
-    with args.gold.open() as f:
-        for n, line in enumerate(f):
-            if args.limit and n >= args.limit:
-                break
-            if "\t" in line:
-                sql, db = line.rstrip("\n").rsplit("\t", 1)
-                by_db[db.strip()].append(sql)
-
-    counts: Counter[str] = Counter()
-    times: list[float] = []  # CPU milliseconds per synthesis
-    wall_times: list[float] = []
-    build_ms: list[float] = []
-    misses: list[str] = []
-    for db in sorted(by_db):
-        path = args.db_dir / db / f"{db}.sqlite"
-        if not path.is_file():
-            counts["missing_db"] += len(by_db[db])
-            continue
-        engine = readonly_engine(f"sqlite:///{path.resolve()}")
-        try:
-            catalog = reflect(engine, db)
-            started = time.perf_counter()
-            graph = build_graph(catalog, None if args.no_profile else engine)
-            graph_weights(graph)  # per-graph preparation, like the cached graph itself
-            build_ms.append((time.perf_counter() - started) * 1000)
-        finally:
-            engine.dispose()
-        base = baseline_graph(catalog)
-        for sql in by_db[db]:
-            for case in gold_cases(sql, db, catalog):
-                if any(catalog.table(t) is None for t in case.tables):
-                    counts["unknown_table"] += 1
-                    continue
-                view, elapsed, wall = _timed(synthesize_view, graph, list(case.tables))
-                view_edges = view.join_edges()
-                view_tables = {t.lower() for t in view.tables}
-                ok_cover = covered(case, view_edges, view_tables, graph)
-                if case.self_join:
-                    counts["self_join"] += 1
-                    counts["self_join_covered"] += ok_cover
-                    continue
-                times.append(elapsed)
-                wall_times.append(wall)
-                counts["queries"] += 1
-                counts["exact"] += view_edges == set(case.edges)
-                counts["covered"] += ok_cover
-                b = baseline_edges(base, case.tables)
-                counts["baseline_exact"] += b == set(case.edges)
-                counts["baseline_covered"] += b is not None and covered(
-                    case, b, {x for p in b for x, _ in p}, graph
+    tally = Tally()
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, path, catalog_yaml, cases_of in _databases(args, Path(tmp)):
+            if not path.is_file():
+                tally.counts["missing_db"] += len(cases_of)
+                continue
+            engine = readonly_engine(f"sqlite:///{path.resolve()}")
+            try:
+                catalog = reflect(engine, name)
+                if catalog_yaml is not None:
+                    catalog = overlay(catalog, yaml.safe_load(catalog_yaml.read_text()) or {})
+                score_database(
+                    tally, catalog, None if args.no_profile else engine, cases_of, args.show_misses
                 )
-                if not ok_cover and len(misses) < args.show_misses:
-                    misses.append(_describe_miss(case, view))
+            finally:
+                engine.dispose()
 
     large = synthetic_catalog(args.large_tables)
     large_graph = build_graph(large)
@@ -338,38 +363,137 @@ def main(argv: list[str]) -> int:
     large_times: list[float] = []
     large_wall: list[float] = []
     for tables in synthetic_queries(large_graph, args.large_queries):
-        _, elapsed, wall = _timed(synthesize_view, large_graph, tables)
+        _, elapsed, wall = _timed(large_graph, tables, "")
         large_times.append(elapsed)
         large_wall.append(wall)
 
-    q = counts["queries"] or 1
+    c = tally.counts
+    q = c["queries"] or 1
     result = {
-        "queries": counts["queries"],
-        "exact": round(counts["exact"] / q, 4),
-        "covered": round(counts["covered"] / q, 4),
-        "self_join": counts["self_join"],
-        "baseline_exact": round(counts["baseline_exact"] / q, 4),
-        "p50_ms": round(_pct(times, 0.5), 3),
-        "p95_ms": round(_pct(times, 0.95), 3),
+        "queries": c["queries"],
+        "exact": round(c["exact"] / q, 4),
+        "covered": round(c["covered"] / q, 4),
+        "covered_instances": round(c["covered_instances"] / q, 4),
+        "all_cases": c["cases"],
+        "all_cases_covered_instances": round(c["cases_covered_instances"] / (c["cases"] or 1), 4),
+        "self_join": c["self_join"],
+        "self_join_covered": round(c["self_join_covered"] / (c["self_join"] or 1), 4),
+        "self_join_covered_instances": round(c["self_join_covered_instances"] / (c["self_join"] or 1), 4),
+        "baseline_exact": round(c["baseline_exact"] / q, 4),
+        "baseline_covered": round(c["baseline_covered"] / q, 4),
+        "patterns": {
+            k: {
+                "cases": tally.patterns[k]["cases"],
+                "covered": round(tally.patterns[k]["covered"] / (tally.patterns[k]["cases"] or 1), 4),
+                "baseline": round(tally.patterns[k]["baseline"] / (tally.patterns[k]["cases"] or 1), 4),
+            }
+            for k in PATTERNS
+        },
+        "ties": c["ties"],
+        "covered_by_tie": c["covered_by_tie"],
+        "inference": dict(sorted(tally.inference.items())),
+        "inferred_on_non_key_columns": len(tally.unhygienic),
+        "skipped_foreign_keys": skipped.count,
+        "p50_ms": round(_pct(tally.times, 0.5), 3),
+        "p95_ms": round(_pct(tally.times, 0.95), 3),
         "large_schema_p95_ms": round(_pct(large_times, 0.95), 3),
     }
-    for m in misses:
+    for m in tally.misses:
         print(m)
+    if args.show_unhygienic:
+        for line in tally.unhygienic:
+            print("UNHYGIENIC", line)
+    _print_report(tally, result, large, large_graph, n_cols, large_times, large_wall)
+    if args.json:
+        print(json.dumps(result))
+    return 0
+
+
+def _databases(
+    args: argparse.Namespace, tmp: Path
+) -> list[tuple[str, Path, Path | None, list[tuple[str, str, str]]]]:
+    """(name, sqlite file, catalog YAML or None, [(gold sql, question, id)]) per database."""
+    if args.schema == "insurance":
+        from core.insurance_demo import CATALOG_PATH, build_insurance
+
+        path = build_insurance(tmp / "insurance.sqlite")
+        return [("insurance", path, CATALOG_PATH, _questions(INSURANCE_QUESTIONS))]
+    if args.db and args.questions:
+        return [(args.db.stem, args.db, args.catalog, _questions(args.questions))]
+    if args.db_dir and args.questions:  # questions.json with a db_id each, as in ../shared/bench/defog
+        grouped: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
+        for i, q in enumerate(json.loads(args.questions.read_text())):
+            grouped[q["db_id"]].append((q["gold_sql"], q.get("question", ""), q.get("id", str(i))))
+        return [(db, args.db_dir / db / f"{db}.sqlite", None, grouped[db]) for db in sorted(grouped)]
+    by_db: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
+    with args.gold.open() as f:
+        for n, line in enumerate(f):
+            if args.limit and n >= args.limit:
+                break
+            if "\t" in line:
+                sql, db = line.rstrip("\n").rsplit("\t", 1)
+                by_db[db.strip()].append((sql, "", ""))
+    return [(db, args.db_dir / db / f"{db}.sqlite", None, by_db[db]) for db in sorted(by_db)]
+
+
+def _questions(path: Path) -> list[tuple[str, str, str]]:
+    items = json.loads(path.read_text())
+    return [(q["gold_sql"], q.get("question", ""), q.get("id", str(i))) for i, q in enumerate(items)]
+
+
+def _print_report(tally, result, large, large_graph, n_cols, large_times, large_wall) -> None:  # type: ignore[no-untyped-def]
+    c = tally.counts
+    q = c["queries"] or 1
+    build = tally.build_ms
     print(
-        f"databases: {len(build_ms)}; graph build p50 {_pct(build_ms, 0.5):.1f} ms, max {max(build_ms or [0]):.1f} ms"
+        f"databases: {len(build)}; graph build p50 {_pct(build, 0.5):.1f} ms, max {max(build or [0]):.1f} ms"
     )
     print(
-        f"cases: {counts['queries']} multi-table joins (+{counts['self_join']} self-joins, "
-        f"{counts['self_join_covered']} of them covered; {counts['unknown_table']} naming unknown tables)"
+        f"cases: {c['queries']} multi-table joins (+{c['self_join']} self-joins; "
+        f"{c['unknown_table']} naming unknown tables)"
     )
-    print(f"views:    exact {result['exact']:.3f}  covered {result['covered']:.3f}")
     print(
-        f"baseline: exact {result['baseline_exact']:.3f}  covered {counts['baseline_covered'] / q:.3f}"
+        f"views:    exact {result['exact']:.3f}  covered {result['covered']:.3f}  "
+        f"covered (instance level) {result['covered_instances']:.3f}"
+    )
+    print(
+        f"baseline: exact {result['baseline_exact']:.3f}  covered {c['baseline_covered'] / q:.3f}"
         "  (networkx approximate Steiner tree, declared foreign keys only)"
     )
     print(
-        f"synthesis CPU time: p50 {result['p50_ms']} ms, p95 {result['p95_ms']} ms, max {max(times or [0]):.2f} ms"
-        f" (wall clock p50 {_pct(wall_times, 0.5):.3f} ms, p95 {_pct(wall_times, 0.95):.3f} ms)"
+        f"self-joins (role-playing): {c['self_join']} cases, covered {c['self_join_covered']} "
+        f"(set level), {c['self_join_covered_instances']} (instance level)"
+    )
+    print(
+        f"all cases, instance level: {c['cases_covered_instances']} of {c['cases']} covered "
+        f"({result['all_cases_covered_instances']:.3f}); {c['ties']} views name a tie, "
+        f"{c['covered_by_tie']} covered by the tie's other reading"
+    )
+    for k in PATTERNS:
+        t = tally.patterns[k]
+        if t["cases"]:
+            print(
+                f"  pattern {k:<14} {t['cases']:>5} cases, covered {t['covered'] / t['cases']:.3f}, "
+                f"baseline {t['baseline'] / t['cases']:.3f}"
+            )
+    detected = ", ".join(
+        f"{k.removeprefix('detected ')} {c[k]}" for k in sorted(c) if k.startswith("detected ")
+    )
+    print(f"patterns detected: {detected}; shared-key edges {c['shared_key_edges']}")
+    inf = tally.inference
+    proposed = inf["proposed by name"] + inf["proposed by values"]
+    kept = inf["kept by name"] + inf["kept by values"]
+    dropped = ", ".join(
+        f"{k.removeprefix('dropped: ')} {v}" for k, v in sorted(inf.items()) if k.startswith("dropped") and v
+    )
+    print(f"inference: proposed {proposed}, kept {kept}; dropped: {dropped or 'none'}")
+    print(
+        f"inferred edges on date/flag/amount/free-text columns: {len(tally.unhygienic)}; "
+        f"declared foreign keys to missing tables skipped: {result['skipped_foreign_keys']}"
+    )
+    print(
+        f"synthesis CPU time: p50 {result['p50_ms']} ms, p95 {result['p95_ms']} ms, max {max(tally.times or [0]):.2f} ms"
+        f" (wall clock p50 {_pct(tally.wall_times, 0.5):.3f} ms, p95 {_pct(tally.wall_times, 0.95):.3f} ms)"
     )
     print(
         f"large schema: {len(large.tables)} tables, {n_cols} columns, {len(large_graph.edges)} edges; "
@@ -377,23 +501,25 @@ def main(argv: list[str]) -> int:
         f"p95 {result['large_schema_p95_ms']} ms (wall p95 {_pct(large_wall, 0.95):.2f} ms) "
         f"over {len(large_times)} table sets"
     )
-    if args.json:
-        print(json.dumps(result))
-    return 0
 
 
-def _timed(fn, *args):  # type: ignore[no-untyped-def]
-    """(result, CPU ms, wall ms): CPU time is what the synthesis costs; on a shared machine the wall
+def _timed(graph: RelationshipGraph, tables: list[str], question: str) -> tuple[View, float, float]:
+    """(view, CPU ms, wall ms): CPU time is what the synthesis costs; on a shared machine the wall
     clock also counts the time other processes held the CPU."""
     cpu, wall = time.thread_time_ns(), time.perf_counter_ns()
-    result = fn(*args)
-    return result, (time.thread_time_ns() - cpu) / 1e6, (time.perf_counter_ns() - wall) / 1e6
+    view = synthesize_view(graph, tables, question=question)
+    return view, (time.thread_time_ns() - cpu) / 1e6, (time.perf_counter_ns() - wall) / 1e6
 
 
-def _describe_miss(case: Case, view) -> str:  # type: ignore[no-untyped-def]
+def _describe_miss(case: Case, view: View) -> str:
     gold = sorted(" = ".join(f"{t}.{c}" for t, c in sorted(p)) for p in case.edges)
     got = sorted(" = ".join(f"{t}.{c}" for t, c in sorted(p)) for p in view.join_edges())
-    return f"MISS [{case.db}] {case.sql}\n  gold: {gold}\n  view: {got}\n  tables: {view.tables}\n"
+    where = sorted(f"{a}.{c} = '{v}'" for a, fs in case.filters.items() for c, v in fs)
+    head = f"MISS [{case.db}]" + (f" {case.qid}: {case.question}" if case.question else "")
+    return (
+        f"{head} {case.sql}\n  gold: {gold}\n  gold filters: {where}\n  view: {got}\n"
+        f"  view filters: {sorted(view.join_filters())}\n  tables: {view.tables}\n"
+    )
 
 
 if __name__ == "__main__":

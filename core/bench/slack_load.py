@@ -260,7 +260,7 @@ class Seen:
     ts: str
     thread_ts: str | None
     text: str
-    table: list[list[str]] | None
+    result: list[list[str]] | None  # the rows an answer shows (its table, or its sentence's value)
 
 
 def _serve_fake_slack(conn: Connection) -> None:
@@ -272,7 +272,7 @@ def _serve_fake_slack(conn: Connection) -> None:
     while conn.recv() == "snapshot":
         with fake._lock:
             seen = [
-                Seen(m.channel, m.ts, m.thread_ts, m.all_text(), m.table()) for m in fake.messages.values()
+                Seen(m.channel, m.ts, m.thread_ts, m.all_text(), m.result()) for m in fake.messages.values()
             ]
         conn.send(seen)
     fake.stop()
@@ -312,14 +312,14 @@ def tally(slack: SlackProcess, threads: Sequence[tuple[str, str]]) -> Tally:
         by_thread.setdefault((m.channel, m.thread_ts or m.ts), []).append(m)
     for channel, ts in threads:
         ours = by_thread.get((channel, ts), [])
-        answers = [m for m in ours if m.table]
+        answers = [m for m in ours if m.result]
         if any("answering a lot of questions" in m.text for m in ours):
             t.busy += 1
         elif len(ours) > 1 or len(answers) > 1:
             t.twice += 1
         elif not answers:
             t.missing += 1
-        elif answers[0].table != [["number_of_clients"], ["300"]]:
+        elif answers[0].result != [["300"]]:
             t.wrong += 1
         else:
             t.once += 1

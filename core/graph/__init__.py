@@ -12,24 +12,28 @@ flights.dest_airport → airports), because they are two different questions. Ed
   values of the unique column B.y).
 
 On top of the edges sit the design patterns Lucy reasons with (§3.1): many-to-many bridges,
-lookup tables, stars, snowflakes and subtypes — from the catalog, or detected from the edges.
+lookup tables, stars, snowflakes, subtypes, and the enterprise ones — role tables, typed facts,
+parallel paths — from the catalog, or detected from the edges and a sample of the data.
 
 Profiling reads a few thousand rows per table, never whole tables, under a time budget; the
 graph is cached on disk next to the catalog, keyed by the catalog's signature.
 
 Modules:
 
-  build.py       build_graph: known edges, inferred edges, patterns; the on-disk cache
+  build.py       build_graph: known edges, inferred edges, patterns; the on-disk cache; graph_for
+  columns.py     what a column can hold: dates, flags, amounts and free text are never inferred keys
+  shared_keys.py a table referencing a supertype joins its subtypes on the shared key
+  report.py      the graph as an admin reads it (python -m bot catalog show) and as catalog YAML
   multigraph.py  Edge and RelationshipGraph
   names.py       naming conventions: words of an identifier, singular forms, key-like names
   keys.py        declared uniqueness, key-compatible column kinds, the confidence threshold
   profiling.py   Profiler: bounded samples of values
   infer.py       edges from column names, checked against sampled values
   inclusion.py   edges from values alone (value inclusion into a unique column)
-  patterns.py    bridges, lookups and subtypes detected from the edges
+  patterns.py    bridges, role tables, subtypes, typed facts, lookups, parallel paths detected
 """
 
-from core.graph.build import build_graph
+from core.graph.build import build_graph, graph_for
 from core.graph.multigraph import Edge, RelationshipGraph
 
-__all__ = ["Edge", "RelationshipGraph", "build_graph"]
+__all__ = ["Edge", "RelationshipGraph", "build_graph", "graph_for"]

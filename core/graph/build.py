@@ -1,4 +1,4 @@
-"""build_graph: declared and catalog edges, inferred ones, then patterns; cached on disk.
+"""build_graph: declared and catalog edges, inferred ones, patterns, shared-key edges; cached on disk.
 
 The cache is one JSON file per database next to the catalog's, keyed by the catalog's signature
 and GRAPH_VERSION, so a changed schema or a change to inference rebuilds it.
@@ -10,6 +10,7 @@ import json
 import logging
 import os
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -19,10 +20,34 @@ from core.catalog import Catalog, safe_filename
 from core.graph.infer import infer_edges
 from core.graph.keys import is_unique
 from core.graph.multigraph import GRAPH_VERSION, Edge, RelationshipGraph
-from core.graph.patterns import catalog_patterns, detect_patterns
+from core.graph.patterns import catalog_patterns, complete_roles, detect_patterns
 from core.graph.profiling import PROFILE_BUDGET_S, Profiler
+from core.graph.shared_keys import shared_key_edges
 
 log = logging.getLogger(__name__)
+
+
+def _held(catalog: Catalog) -> dict[str, RelationshipGraph]:
+    """The graphs built for this catalog object (catalogs are immutable, so they never go stale)."""
+    return catalog.memo("relationship graphs", dict)
+
+
+def graph_for(catalog: Catalog) -> RelationshipGraph:
+    """The best graph already built for `catalog` — the profiled one the database uses — or, before
+    there is one, a graph of its declared and catalog joins only (a guess from names could send
+    the path through joins the data would reject)."""
+    held = _held(catalog)
+    if "profiled" in held:
+        return held["profiled"]
+    if "declared" not in held:
+        full = build_graph(catalog)
+        held["declared"] = RelationshipGraph(
+            catalog=catalog,
+            edges=tuple(e for e in full.edges if e.origin != "inferred"),
+            patterns=full.patterns,
+            stats=full.stats,
+        )
+    return held["declared"]
 
 
 def build_graph(
@@ -39,24 +64,34 @@ def build_graph(
         try:
             data = json.loads(cache_file.read_text())
             if data.get("version") == GRAPH_VERSION and data.get("signature") == catalog.signature:
-                return RelationshipGraph.from_dict(catalog, data)
+                graph = RelationshipGraph.from_dict(catalog, data)
+                if data.get("stats", {}).get("profiled_tables"):
+                    _held(catalog)["profiled"] = graph
+                return graph
         except (ValueError, KeyError, TypeError) as exc:
             log.warning("ignoring unreadable graph cache %s: %s", cache_file, exc)
     started = time.perf_counter()
     profiler = Profiler(catalog, engine, budget_s) if engine is not None and profile else None
     edges = _known_edges(catalog)
-    edges += infer_edges(catalog, edges, profiler)
-    patterns = catalog_patterns(catalog)
+    report: Counter[str] = Counter()
+    edges += infer_edges(catalog, edges, profiler, report)
+    patterns = complete_roles(catalog, catalog_patterns(catalog), profiler)
     patterns += detect_patterns(catalog, edges, patterns, profiler)
+    shared = shared_key_edges(catalog, edges, patterns)
+    edges += shared
     stats = {
         "build_ms": round((time.perf_counter() - started) * 1000, 1),
         "declared": sum(e.origin == "declared" for e in edges),
         "catalog": sum(e.origin == "catalog" for e in edges),
-        "inferred": sum(e.origin == "inferred" for e in edges),
+        "inferred": sum(e.origin == "inferred" and not e.via for e in edges),
+        "shared_key": len(shared),
+        "inference": dict(sorted(report.items())),
         "profiled_tables": profiler.tables_read if profiler else 0,
         "profile_complete": profiler.complete if profiler else False,
     }
     graph = RelationshipGraph(catalog=catalog, edges=tuple(edges), patterns=tuple(patterns), stats=stats)
+    if profiler is not None:
+        _held(catalog)["profiled"] = graph
     if cache_file and catalog.signature:
         cache_file.parent.mkdir(parents=True, exist_ok=True)
         tmp = cache_file.with_suffix(f".{os.getpid()}.tmp")

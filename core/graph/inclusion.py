@@ -3,16 +3,19 @@
 For the keys no naming convention reveals (`list.classroom` → teachers.classroom). Inclusion alone
 is weak evidence — dense small integers are in every id column — so a target must be a declared
 key, or unique in the data with names that agree, and how surprising its values are
-(`_specificity`) sets the confidence.
+(`_specificity`) sets the confidence. Dates, flags, amounts and free text are never sources nor
+targets (`core.graph.columns`): every small table's dates are "unique", and every date appears in
+another table's dates.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from typing import Any
 
 from core.catalog import Catalog, Table
+from core.graph.columns import non_key_class
 from core.graph.keys import INFERABLE_KINDS, MIN_CONFIDENCE, inferred_edge, kinds_compatible, single_keys
 from core.graph.multigraph import Edge
 from core.graph.names import flat_name, is_generic, is_key_like, table_stems
@@ -25,8 +28,10 @@ def value_edges(
     named: Sequence[Edge],
     profiler: Profiler,
     known_keys: set[frozenset[Any]],
+    report: Counter[str] | None = None,
 ) -> list[Edge]:
     """Edges found by values alone: A.x's sampled values all appear in the (data-)unique B.y."""
+    report = report if report is not None else Counter()
     used = {(e.table.lower(), e.columns[0].lower()) for e in [*known, *named] if len(e.columns) == 1}
     name_count: dict[str, int] = defaultdict(int)
     for t in catalog.tables:
@@ -35,6 +40,7 @@ def value_edges(
     # key candidates: declared single keys, and columns unique in the data that look like keys or
     # share their name with another table's column (list.classroom → teachers.classroom)
     targets: list[tuple[Table, str, bool, float]] = []
+    unfit_targets: dict[int, str] = {}  # a date or an amount unique in a small table is still no key
     values_of: list[set[str]] = []
     for t in catalog.tables:
         declared = set(single_keys(t))
@@ -54,6 +60,9 @@ def value_edges(
                 continue
             if not complete:
                 continue
+            unfit = non_key_class(col, (profiler.sample(t) or {}).get(col.name))
+            if unfit:
+                unfit_targets[len(targets)] = unfit
             targets.append((t, col.name, name in declared, _specificity(values)))
             values_of.append(values)
     index: dict[str, list[int]] = defaultdict(list)
@@ -71,6 +80,7 @@ def value_edges(
                 continue
             if c.primary_key and len(src.primary_key) == 1:
                 continue  # a table's own key referencing another is found by name (subtypes) or declared
+            unfit = non_key_class(c, values)
             hits: dict[int, int] = defaultdict(int)
             for v in values:
                 for i in index.get(v, ()):
@@ -102,7 +112,15 @@ def value_edges(
                     if any(s in flat for s in table_stems(targets[b[1]][0].name) if len(s) >= 3)
                 ]
                 best = named_ones if len(named_ones) == 1 else best
+            if best:
+                report["proposed by values"] += 1
+                unfit = unfit or next((unfit_targets[i] for _, i in best if i in unfit_targets), None)
+                if unfit:
+                    report[f"dropped: {unfit} column"] += 1
+                    continue
             if len(best) != 1:
+                if best:
+                    report["dropped: several equally likely keys"] += 1
                 continue  # no target, or several equally plausible ones
             conf, i = best[0]
             t, col, _, _ = targets[i]
@@ -114,6 +132,8 @@ def value_edges(
             if edge.key not in known_keys and conf >= MIN_CONFIDENCE:
                 known_keys.add(edge.key)
                 out.append(edge)
+            else:
+                report["dropped: already known" if edge.key in known_keys else "dropped: low confidence"] += 1
     return out
 
 

@@ -1,5 +1,10 @@
 """Edges the database does not declare, inferred from column names and checked against values.
 
+Hygiene first: dates, flags, decimal amounts and free text are never keys (`core.graph.columns`),
+on either side, and every edge has a key on its referenced side — a declared key for name
+guesses, a declared key or a column unique in the data (whose name agrees) for value inclusion.
+What inference proposed and why it dropped what it dropped is counted in `report`.
+
 Name conventions, most certain first: the same name as another table's key (`paperId` →
 paper.paperId), `<table>_<key>` (`restaurant_id` → restaurant.id) or the bare table name, a role
 before the table (`start_station_id` → station.id, `SourceAirport` → airports.AirportCode), and
@@ -9,11 +14,12 @@ or reject each guess, and `core.graph.inclusion` finds the edges names do not su
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from core.catalog import Catalog, Table
+from core.catalog import Catalog, Column, Table
+from core.graph.columns import non_key_class
 from core.graph.inclusion import value_edges
 from core.graph.keys import (
     INFERABLE_KINDS,
@@ -77,8 +83,17 @@ class _NameIndex:
                         self.short_by_letter[kflat[0]].append(key)
 
 
-def infer_edges(catalog: Catalog, known: Sequence[Edge], profiler: Profiler | None = None) -> list[Edge]:
-    """Edges the database does not declare: column-name conventions, checked or found by values."""
+def infer_edges(
+    catalog: Catalog,
+    known: Sequence[Edge],
+    profiler: Profiler | None = None,
+    report: Counter[str] | None = None,
+) -> list[Edge]:
+    """Edges the database does not declare: column-name conventions, checked or found by values.
+
+    `report` counts what was proposed, kept, and dropped for which reason.
+    """
+    report = report if report is not None else Counter()
     known_keys = {e.key for e in known}
     # columns already used by a known edge on the referencing side are explained; don't re-infer them
     # (a declared key pointing at a non-key, like imdb's cast.msid → copyright.msid, explains nothing)
@@ -142,31 +157,53 @@ def infer_edges(catalog: Catalog, known: Sequence[Edge], profiler: Profiler | No
         ref_col = ref.column(rcol)
         if src_col is None or ref_col is None:
             continue
+        report["proposed by name"] += 1
+        unfit = _non_key(profiler, src, src_col) or _non_key(profiler, ref, ref_col)
+        if unfit:
+            report[f"dropped: {unfit} column"] += 1
+            continue
         # an integer column holding a text key's digits (SQLite allows it) needs the values to agree
         typed = kinds_compatible(src_col.kind, ref_col.kind)
         if not typed and {src_col.kind, ref_col.kind} != {"integer", "text"}:
+            report["dropped: incompatible types"] += 1
             continue
         evidence = f"name: {why}"
         checked = _check_values(profiler, src, src_col.name, ref, ref_col.name) if profiler else None
         if checked is not None:
             ratio, n = checked
             if ratio < 0.5 or (not typed and ratio < 0.9):
+                report["dropped: values disagree"] += 1
                 continue
             conf = min(0.97, conf + 0.1) if ratio >= 0.9 else conf - 0.1
             evidence += f"; values: {ratio:.0%} of {n} sampled values found"
         elif not typed:
+            report["dropped: incompatible types"] += 1
             continue
         if conf < MIN_CONFIDENCE:
+            report["dropped: low confidence"] += 1
             continue
         edge = inferred_edge(src, src_col.name, ref, ref_col.name, conf, evidence)
         if edge.key not in known_keys:
             known_keys.add(edge.key)
             out.append(edge)
-    out = _keep_best_per_column(out)
+        else:
+            report["dropped: already known"] += 1
+    best = _keep_best_per_column(out)
+    report["dropped: a likelier guess for the column"] += len(out) - len(best)
+    out = best
+    report["kept by name"] += len(out)
     if profiler is not None:
-        out += value_edges(catalog, known, out, profiler, known_keys)
+        found = value_edges(catalog, known, out, profiler, known_keys, report)
+        report["kept by values"] += len(found)
+        out += found
     out.sort(key=lambda e: (e.table.lower(), e.columns, e.ref_table.lower()))
     return out
+
+
+def _non_key(profiler: Profiler | None, table: Table, column: Column) -> str | None:
+    """Why this column can never be an inferred key (a date, a flag, an amount, free text), if so."""
+    sample = profiler.sample(table) if profiler is not None else None
+    return non_key_class(column, (sample or {}).get(column.name))
 
 
 def _same_key_parent(src: Table, column: str, key: _Key) -> bool:

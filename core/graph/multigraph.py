@@ -2,8 +2,9 @@
 
 Two foreign keys between the same two tables are two edges, because they are two different
 questions (flights.source_airport and flights.dest_airport → airports). The graph keeps its
-patterns (bridges, lookups, stars, snowflakes, subtypes) indexed the way view synthesis asks:
-lookups, bridges per table pair, the branch parent of each star/snowflake/subtype member.
+patterns (bridges, lookups, stars, snowflakes, subtypes, role tables, typed facts, parallel
+paths) indexed the way view synthesis asks: lookups, bridges per table pair, the branch parent of
+each star/snowflake/subtype member, role tables and the subtypes of each supertype.
 """
 
 from __future__ import annotations
@@ -17,8 +18,11 @@ from core.catalog import Catalog, Origin, Pattern
 from core.graph.names import KEY_WORDS, words_of
 
 # Part of the cache key: bump it when inference or detection changes, so cached graphs are rebuilt.
-GRAPH_VERSION = 5  # 5: a column that names one of several keyed tables points at it
+GRAPH_VERSION = 7  # 7: roles, typed facts, parallel paths, shared-key edges, inference hygiene
 EXCLUSIVE = "exclusive"  # a subtype pattern whose children never share a parent row
+OVERLAPPING = "overlapping"  # one whose children do share parent rows (in the data)
+SHARED_KEY_EXTRA = 0.05  # a shared-key edge costs a little more than the real edges it stands for
+SUBTYPE_KINDS = ("subtype", "typed_fact")
 
 
 @dataclass(frozen=True)
@@ -34,13 +38,19 @@ class Edge:
     evidence: str = ""
     ref_unique: bool = True  # ref_columns are a key of ref_table: the edge is many-to-one
     src_unique: bool = False  # columns are a key of table too: one-to-one
+    # a shared-key edge: table references supertype `via`, whose key ref_table (a subtype) shares
+    via: str = ""
+    # a role copy made by view synthesis: its name, and (column of `table`, code) in the join
+    label: str = ""
+    where: tuple[tuple[str, str], ...] = ()
 
     @property
     def cost(self) -> float:
         """Steiner weight: one table joined = 1; declared edges before inferred ones (Lucy C5 + ours)."""
+        extra = SHARED_KEY_EXTRA if self.via else 0.0
         if self.origin != "inferred":
-            return 1.0
-        return 1.15 + 0.5 * (1.0 - self.confidence)
+            return 1.0 + extra
+        return 1.15 + 0.5 * (1.0 - self.confidence) + extra
 
     @property
     def is_self(self) -> bool:
@@ -70,6 +80,8 @@ class Edge:
     @property
     def role(self) -> str:
         """What the referencing columns call the referenced row: source_airport, cited_paper, manager."""
+        if self.label:
+            return self.label
         words: list[str] = []
         for col in self.columns:
             parts = words_of(col)
@@ -89,7 +101,8 @@ class Edge:
         left = ", ".join(f"{self.table}.{c}" for c in self.columns)
         right = ", ".join(f"{self.ref_table}.{c}" for c in self.ref_columns)
         how = self.origin_text() + (f": {self.evidence}" if self.evidence else "")
-        return f"{left} → {right} [{how}]"
+        where = "".join(f" AND {self.table}.{c} = '{v}'" for c, v in self.where)
+        return f"{left} → {right}{where} [{how}]"
 
 
 @dataclass
@@ -115,18 +128,29 @@ class RelationshipGraph:
         for p in self.patterns:
             if p.kind == "many_to_many" and len(p.tables) == 2:
                 bridges[frozenset(t.lower() for t in p.tables)].append(p.root.lower())
+        for p in self.patterns:
+            if p.kind == "role" and len(p.tables) == 2:
+                bridges[frozenset(t.lower() for t in p.tables)].append(p.root.lower())
         self.bridges: dict[frozenset[str], list[str]] = dict(bridges)
         self.branch_parent: dict[str, tuple[str, Pattern]] = {}
         for p in self.patterns:
-            if p.kind in ("star", "snowflake", "subtype"):
+            if p.kind in ("star", "snowflake", *SUBTYPE_KINDS):
                 for child, parent in self._branch(p).items():
                     self.branch_parent.setdefault(child, (parent, p))
         # parents whose subtypes are mutually exclusive: never join two of them to each other
         self.exclusive: frozenset[str] = frozenset(
             p.root.lower()
             for p in self.patterns
-            if p.kind == "subtype" and (p.origin == "catalog" or p.description.startswith(EXCLUSIVE))
+            if p.kind in SUBTYPE_KINDS and (p.origin == "catalog" or p.description.startswith(EXCLUSIVE))
         )
+        # role tables (lower-case name → pattern) and each supertype's subtypes
+        self.roles: dict[str, Pattern] = {p.root.lower(): p for p in self.patterns if p.kind == "role"}
+        subtypes: dict[str, list[str]] = defaultdict(list)
+        for p in self.patterns:
+            if p.kind in SUBTYPE_KINDS:
+                subtypes[p.root.lower()].extend(t.lower() for t in p.tables)
+        self.subtypes: dict[str, tuple[str, ...]] = {k: tuple(dict.fromkeys(v)) for k, v in subtypes.items()}
+        self.parallel: tuple[Pattern, ...] = tuple(p for p in self.patterns if p.kind == "parallel_path")
 
     # -- lookups ------------------------------------------------------------------------------
 
@@ -156,6 +180,27 @@ class RelationshipGraph:
                 out.append(f"bridge of many-to-many {' ↔ '.join(p.tables)} ({src})")
             elif p.kind == "many_to_many":
                 out.append(f"many-to-many {' ↔ '.join(p.tables)} through {p.root} ({src})")
+            elif p.kind == "role" and p.root.lower() == low:
+                codes = ", ".join(f"{c} {m}" if m != c else c for c, m in p.codes[:8])
+                out.append(
+                    f"role table: {' ↔ '.join(p.tables)}, the role in {p.column}"
+                    + (f" ({codes})" if codes else "")
+                    + f" ({src})"
+                )
+            elif p.kind == "role":
+                out.append(f"plays roles through {p.root} ({src})")
+            elif p.kind == "typed_fact" and p.root.lower() == low:
+                out.append(f"typed fact: each row is one of {', '.join(p.tables)} ({src})")
+            elif p.kind == "typed_fact":
+                out.append(f"type of {p.root} (typed fact, {src})")
+            elif p.kind == "subtype" and p.root.lower() == low:
+                out.append(f"supertype of {', '.join(p.tables)} ({src})")
+            elif p.kind == "subtype":
+                out.append(f"subtype of {p.root}, sharing its key ({src})")
+            elif p.kind == "parallel_path" and p.root.lower() == low:
+                out.append(f"reaches {p.tables[0]} directly and through {p.tables[1]} ({src})")
+            elif p.kind == "parallel_path":
+                continue
             elif p.root.lower() == low:
                 out.append(f"root of {p.kind} ({src})")
             else:
@@ -229,8 +274,20 @@ class RelationshipGraph:
     @classmethod
     def from_dict(cls, catalog: Catalog, data: Mapping[str, Any]) -> RelationshipGraph:
         edges = tuple(
-            Edge(**{**e, "columns": tuple(e["columns"]), "ref_columns": tuple(e["ref_columns"])})
+            Edge(
+                **{
+                    **e,
+                    "columns": tuple(e["columns"]),
+                    "ref_columns": tuple(e["ref_columns"]),
+                    "where": tuple(tuple(w) for w in e.get("where") or ()),
+                }
+            )
             for e in data["edges"]
         )
-        patterns = tuple(Pattern(**{**p, "tables": tuple(p["tables"])}) for p in data["patterns"])
+        patterns = tuple(
+            Pattern(
+                **{**p, "tables": tuple(p["tables"]), "codes": tuple(tuple(c) for c in p.get("codes") or ())}
+            )
+            for p in data["patterns"]
+        )
         return cls(catalog=catalog, edges=edges, patterns=patterns, stats=dict(data.get("stats") or {}))

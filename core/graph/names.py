@@ -10,7 +10,9 @@ from __future__ import annotations
 import re
 
 # Words that end a key column's name: customer_id, country_code, order_no.
-KEY_WORDS = frozenset({"id", "code", "key", "no", "num", "number", "nr", "nbr", "cd", "uuid", "guid", "ref"})
+KEY_WORDS = frozenset(
+    {"id", "code", "key", "no", "num", "number", "nr", "nbr", "cd", "uuid", "guid", "ref", "identifier"}
+)
 # Column names too common to mean "the same thing" when two tables share them (compared without
 # separators or case: created_at, CreatedAt and createdat are one name).
 _GENERIC = """

@@ -41,6 +41,7 @@ class Profiler:
         self.complete = True
         self.tables_read = 0
         self._samples: dict[str, dict[str, set[str]] | None] = {}
+        self.rows_sampled: dict[str, int] = {}  # rows read by `sample`, per table (lower-case name)
         self._keys: dict[tuple[str, str], tuple[set[str], bool, bool] | None] = {}
 
     @contextmanager
@@ -82,6 +83,7 @@ class Profiler:
                 with self._connect() as conn:
                     rows = conn.execute(query.limit(SAMPLE_ROWS)).all()
                 self.tables_read += 1
+                self.rows_sampled[low] = len(rows)
                 result = {c: set() for c in cols}
                 for row in rows:
                     for c, v in zip(cols, row, strict=True):
@@ -114,6 +116,23 @@ class Profiler:
             log.info("profiling skipped %s.%s: %s", table.name, column, exc)
         self._keys[k] = result
         return result
+
+    def pairs(self, table: Table, key: str, label: str, limit: int = SAMPLE_VALUES) -> list[tuple[str, str]]:
+        """(key, label) of up to `limit` rows: what each code of a small code table stands for."""
+        if self._out_of_time():
+            return []
+        query = (
+            sa.select(sa.column(key), sa.column(label))
+            .select_from(sa.table(table.name, schema=table.schema))
+            .limit(limit)
+        )
+        try:
+            with self._connect() as conn:
+                rows = conn.execute(query).all()
+        except sa.exc.SQLAlchemyError as exc:
+            log.info("profiling skipped %s: %s", table.name, exc)
+            return []
+        return [(_norm_value(k), _norm_value(v)) for k, v in rows if k is not None and v is not None]
 
     def contains(self, table: Table, column: str, values: Iterable[str]) -> float | None:
         """Fraction of `values` found in table.column (exactly, for big tables via an IN query)."""

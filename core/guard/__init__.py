@@ -39,14 +39,24 @@ Decisions the executor, the access rules and the tests rely on:
   FETCH FIRST (or LIMIT ALL / NULL / negative) is lowered to it; a LIMIT expression keeps its value
   inside a wrapping query that is limited.
 - Policy: `deny_tables` / `allowed_tables` match a table by name or `schema.name`; CTE names hide a
-  table only where SQL scoping says they do. `deny_columns` ("table.column") denies any reference
-  that could reach the column (selected, filtered, joined on, sorted, unqualified or with an
-  unknown qualifier), `*` or `t.*` over its table, whole-row references (`SELECT t FROM t`) and
-  NATURAL JOIN over it. Reasons name the rule, never data values.
+  table only where SQL scoping says they do, and only when the database certainly reads the two
+  names as one (`names.py`: PostgreSQL folds unquoted names and keeps quoted ones, SQLite ignores
+  ASCII case, MySQL's alias rules depend on a server setting, so both readings are checked).
+- Columns: `deny_columns` ("table.column") denies any reference whose resolved lineage can reach
+  the column (`lineage.py`): through a column list that renames the table's columns by position
+  (`customers AS x(a, b, c, t)`: `x.t` is the fourth column, resolved with
+  `policy.table_columns`; without it a renamed column could be any one, so it is denied), through
+  aliases that differ only in case (each FROM item a qualifier may name is checked), through
+  subqueries (resolved where they stand), unqualified or with an unknown qualifier; `*` or `t.*`
+  over its table, whole-row references (`SELECT t FROM t`, `row_to_json(t)`, `(t).*`, and
+  PostgreSQL's function notation `t.row_to_json` — any `t.name` that is not a column of t), NATURAL
+  JOIN over it, USING it, and the row type of its table or of a denied table (`NULL::payroll`).
+  Reasons name the rule, never data values.
 
 `python -m core.guard check --dialect D` reads one statement per line from stdin and prints one
 `ALLOW` or `DENY <reason>` line per input line (a blank line → DENY "is empty"; a line that is
-not UTF-8 → DENY); exit code 0, or 2 on bad usage such as an unknown dialect. `python -m core.guard
+not UTF-8 → DENY); exit code 0, or 2 on bad usage such as an unknown dialect. `--deny-table`,
+`--deny-column`, `--allow-table` and `--columns TABLE=COL,COL,...` set the policy. `python -m core.guard
 bench` measures speed against a bare sqlglot baseline.
 
 Modules, in the order check() uses them:
@@ -56,7 +66,10 @@ Modules, in the order check() uses them:
   lexing.py     how each database reads quotes and comments: code, strings and comments apart
   tree.py       every node read-only, every function allowed, no system or foreign tables
   allowlist.py  the lists tree.py applies: node types, functions, system tables
-  policy.py     GuardPolicy: denied and allowed tables, denied columns
+  policy.py     GuardPolicy: denied and allowed tables, denied columns, the tables' columns
+  lineage.py    which real table columns each column reference can read
+  names.py      when two spellings name the same table, alias or CTE, per database
+  columns.py    the column rules applied to that lineage; row types of guarded tables
   limit.py      the SQL that runs: regenerated from the tree, LIMIT applied
   verdict.py    Verdict, and Deny — how a check says no
   cli.py        python -m core.guard check | bench
@@ -98,7 +111,7 @@ def check(sql: str, dialect: str, policy: GuardPolicy = _DEFAULT_POLICY) -> Verd
     try:
         root = parse_one(sql, name)
         tables = real_tables(check_tree(root, name), name)
-        check_policy(root, tables, policy)
+        check_policy(root, tables, policy, name)
         return Verdict(True, limited_sql(root, name, policy.limit), tables=table_keys(tables))
     except Deny as deny:
         return Verdict(False, "", deny.reason, _tables_of(root, name))

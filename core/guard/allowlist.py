@@ -233,6 +233,15 @@ DANGEROUS_FUNCTIONS: dict[str, str] = {
     **dict.fromkeys(_words("zeroblob randomblob"), "allocates large blobs"),
 }
 
+# PostgreSQL's function notation: `c.f` is `f(c)` when c has no column f. Without the schema these
+# are the names taken for a function of c's whole row (functions of any row: record, anyelement,
+# "any"); with the schema, any name that is not a column of c is (core.guard.lineage).
+ROW_FUNCTIONS = frozenset(
+    _words("""row_to_json to_json to_jsonb json_agg jsonb_agg array_agg json_build_array
+    jsonb_build_array json_build_object jsonb_build_object concat quote_literal quote_nullable
+    record_out record_send hstore num_nulls num_nonnulls any_value""")
+)
+
 SYSTEM_SCHEMAS = frozenset(_words("pg_catalog information_schema pg_toast mysql performance_schema sys"))
 SYSTEM_TABLE_PREFIXES = ("pg_", "sqlite_", "pragma_")  # pragma_*: SQLite's table-valued PRAGMAs
 SYSTEM_TABLES = frozenset({"dbstat"})

@@ -24,7 +24,17 @@ def _policy_from_args(args: argparse.Namespace) -> GuardPolicy:
         deny_tables=frozenset(t.lower() for t in args.deny_table),
         deny_columns=frozenset(c.lower() for c in args.deny_column),
         allowed_tables=frozenset(t.lower() for t in args.allow_table) if args.allow_table else None,
+        table_columns=dict(args.columns),
     )
+
+
+def _columns_arg(value: str) -> tuple[str, tuple[str, ...]]:
+    """`customers=id,name,email` → ("customers", ("id", "name", "email"))."""
+    table, sep, columns = value.partition("=")
+    names = tuple(c.strip().lower() for c in columns.split(",") if c.strip())
+    if not sep or not table.strip() or not names:
+        raise argparse.ArgumentTypeError(f"expected TABLE=COLUMN,COLUMN,... in order, not {value!r}")
+    return table.strip().lower(), names
 
 
 def _read_lines(stream: Iterable[bytes]) -> Iterator[str | None]:
@@ -142,6 +152,13 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+def _spider_gold() -> Path:
+    """Spider's gold SQL in the nearest ../shared/bench (the main checkout's or a worktree's)."""
+    here = Path(__file__).resolve()
+    found = (d / "shared/bench" for d in here.parents if (d / "shared/bench").is_dir())
+    return next(found, here.parents[3] / "shared/bench") / "spider-train/train_gold.sql"
+
+
 def _dialect_arg(value: str) -> str:
     try:
         return normalize_dialect(value)
@@ -163,10 +180,18 @@ def main(argv: list[str] | None = None) -> int:
         sub.add_argument("--deny-table", action="append", default=[], metavar="TABLE")
         sub.add_argument("--deny-column", action="append", default=[], metavar="TABLE.COLUMN")
         sub.add_argument("--allow-table", action="append", default=[], metavar="TABLE")
+        sub.add_argument(
+            "--columns",
+            action="append",
+            default=[],
+            type=_columns_arg,
+            metavar="TABLE=COL,COL,...",
+            help="a table's columns in order (resolves column lists such as AS x(a, b))",
+        )
         if name == "check":
             sub.add_argument("--show-sql", action="store_true", help="print ALLOW <sql to run>")
         else:
-            default_file = Path(__file__).resolve().parents[3] / "shared/bench/spider-train/train_gold.sql"
+            default_file = _spider_gold()
             sub.add_argument("--file", default=str(default_file))
             sub.add_argument(
                 "--count", type=int, default=10_000, help="statements to check (cycles the file)"

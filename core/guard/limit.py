@@ -1,12 +1,20 @@
-"""The SQL that runs: regenerated from the checked tree, printed the way the database reads it, LIMIT applied."""
+"""The SQL that runs: regenerated from the checked tree, printed the way the database reads it, LIMIT applied.
+
+What runs must mean what was checked: where sqlglot cannot print a construct in the dialect it
+would drop it with a warning (SQLite has no column lists on table aliases: `customers AS x(a, b)`
+would run as `customers AS x`, and `x.a` would then be a real column `a`), so such a query is
+denied instead.
+"""
 
 from __future__ import annotations
 
 from sqlglot import exp
+from sqlglot.errors import ErrorLevel, UnsupportedError
 
 from core.guard.dialects import sqlglot_dialect
 from core.guard.policy import is_dual
 from core.guard.tree import unwrap
+from core.guard.verdict import Deny
 
 
 def limited_sql(root: exp.Expression, dialect: str, limit: int | None) -> str:
@@ -15,8 +23,12 @@ def limited_sql(root: exp.Expression, dialect: str, limit: int | None) -> str:
     _fix_printing(query, dialect)
     if limit is not None:
         query = _apply_limit(query, limit)
-    generator = sqlglot_dialect(dialect).generator(comments=False)
-    return generator.generate(query, copy=False)  # the tree is ours to spend
+    generator = sqlglot_dialect(dialect).generator(comments=False, unsupported_level=ErrorLevel.RAISE)
+    try:
+        return generator.generate(query, copy=False)  # the tree is ours to spend
+    except UnsupportedError as error:
+        reason = str(error).strip().splitlines()[0].rstrip(".")[:120]
+        raise Deny(f"uses SQL that {dialect} cannot run as written ({reason})") from None
 
 
 def _fix_printing(query: exp.Expression, dialect: str) -> None:

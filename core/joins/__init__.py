@@ -17,11 +17,19 @@ paper_keyphrase) is left out and its referrers joined on the shared key. The vie
 joined table's primary key and knows its grain, so counts over a fanned-out join can use
 COUNT(DISTINCT key) and the generator is told when the view repeats rows.
 
+Enterprise patterns (core/graph detects them) change the view as the question's words say: a
+role table is joined once per role named ("agents", "policy holder"), the role filter inside the
+join; a typed fact once per type named (loss payment, loss reserve), each copy restricted to its
+type inside its own join; a subtype joins what hangs off its supertype on the shared key; two
+parallel paths are settled by the question, or named in the recipe as a tie (View.ties).
+
 Modules, in the order a view is made:
 
   synthesize.py   synthesize_view: the passes below, in order, and the table weights
+  wording.py      what the question's words name: roles, types, tables on a path
   steiner.py      the minimum-cost tree (pure graph algorithm: knows no catalog)
   constraints.py  Lucy's constraints applied to that tree (C3 bridges, fewer fan-outs, pass-through)
+  patterns.py     roles, typed facts and parallel paths as the question names them
   materialize.py  tree → View: root, one alias per role, INNER or LEFT, columns, grain
   view.py         View, JoinStep, ViewColumn, the SELECT that defines a view, and its grain in words
   identifiers.py  quoting per dialect and safe aliases

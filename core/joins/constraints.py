@@ -156,7 +156,10 @@ def elide_pass_through(
         if any(e.ref_table.lower() != p or e.table.lower() == p for e in edges):
             continue
         branch = [graph.branch_parent.get(e.table.lower()) for e in edges]
-        if any(b and b[0] == p and (b[1].kind != "subtype" or p in graph.exclusive) for b in branch):
+        subtypes = [b for b in branch if b and b[0] == p and b[1].kind in ("subtype", "typed_fact")]
+        if any(b and b[0] == p and b[1].kind not in ("subtype", "typed_fact") for b in branch) or (
+            len(subtypes) > 1 and p in graph.exclusive
+        ):
             continue  # a star's branches, or exclusive subtypes: joined to each other they match nothing
         if len({tuple(c.lower() for c in e.ref_columns) for e in edges}) != 1:
             continue

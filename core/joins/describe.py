@@ -45,6 +45,11 @@ def view_ddl(view: View, samples: Sequence[Sequence[Any]] = ()) -> str:
                 f"-- {', '.join(a + '_*' for a in aliases)} are the same table {table} in different roles: "
                 "use the one the question means."
             )
+        lines += [f"-- Pattern: {p}." for p in view.patterns]
+        lines += [
+            f"-- Two readings, equally good: {t}. If the question means the other one, join the base tables that way."
+            for t in view.ties
+        ]
     if samples:
         names = [c.name for c in view.columns]
         lines.append(f"/* {len(samples)} example rows:")

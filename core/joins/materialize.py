@@ -16,6 +16,7 @@ from core.catalog import Catalog, Column, Table
 from core.graph import Edge, RelationshipGraph
 from core.joins.constraints import fanouts
 from core.joins.identifiers import safe_name
+from core.joins.patterns import RoleCopy
 from core.joins.steiner import Tree, adjacency
 from core.joins.view import JoinStep, View, ViewColumn
 
@@ -34,23 +35,38 @@ def materialize(
     tree: Tree,
     dropped: list[str],
     notes: list[str],
+    role_plan: Mapping[str, Sequence[RoleCopy]] | None = None,
+    typed: Mapping[str, Sequence[str]] | None = None,
+    ties: Sequence[str] = (),
 ) -> View:
     """The view of the tree whose table pairs are the keys of `roles`, each joined once per role edge.
 
     `attachments` are (referrer, lookup) pairs: every instance of the referrer gets its own copy
     of the lookup; `repeated` tables were asked for twice and get a second copy along their
-    self-reference.
+    self-reference. `role_plan`: role tables joined once per role the question names, the role
+    filter in the join; `typed`: typed facts copied once per subtype, each copy joined to its
+    subtype table inside its own (parenthesised) join.
     """
+    role_plan = role_plan or {}
+    typed = typed or {}
     catalog = graph.catalog
     adj = {n: [] for n in nodes} | adjacency(sorted(pair) for pair in roles)
     rank = {t: i for i, t in enumerate(requested)}
     for n in adj:
         adj[n].sort(key=lambda x: (rank.get(x, len(rank)), x))
-    root = _choose_root(graph, requested, nodes, roles)
+    # start from the thing the roles are played in (policy), not the role table or its players
+    players = {t: _players(graph, t) for t in role_plan}
+    avoid = set(role_plan) | set(typed) | {c for cs in typed.values() for c in cs}
+    for t in role_plan:
+        thing = graph.roles[t].tables[0].lower()
+        if {thing, *graph.subtypes.get(thing, ())} & set(nodes):
+            avoid |= players[t]
+    root = _choose_root(graph, requested, nodes, roles, avoid)
     root_table = catalog.table(root)
     assert root_table is not None
 
     used_aliases: set[str] = set()
+    applied: list[str] = []
 
     def new_alias(base: str) -> str:
         alias = safe_name(base)
@@ -66,28 +82,107 @@ def materialize(
     instances: dict[str, list[str]] = {root: [root_alias]}
     left_aliases: set[str] = set()
 
-    def grow(node: str, alias: str, came_from: str | None) -> None:
+    def add(step: JoinStep, node: str) -> None:
+        steps.append(step)
+        instances.setdefault(node, []).append(step.alias)
+        if step.kind == "left":
+            left_aliases.add(step.alias)
+
+    def grow(
+        node: str, alias: str, came_from: str | None, skip: frozenset[str] = frozenset(), label: str = ""
+    ) -> None:
         for child in adj.get(node, []):
-            if child == came_from:
+            if child == came_from or child in skip:
                 continue
             edges = roles[frozenset((node, child))]
             if len(steps) + len(edges) > MAX_ALIASES:
                 edges = edges[:1]
             table = catalog.table(child)
             assert table is not None
+            under_left = alias in left_aliases
+            if child in role_plan and child != root:
+                _role_copies(child, role_plan[child], node, alias, edges[0], table, under_left)
+                continue
+            if child in typed and node not in typed[child]:
+                _typed_copies(child, typed[child], node, alias, edges[0], table, under_left)
+                continue
             parent_is_copy = alias != safe_name(catalog.table(node).name)  # type: ignore[union-attr]
             for edge in edges:
                 multi = len(edges) > 1
                 base = safe_name(_role_alias(edge, node, table.name) if multi else table.name)
-                if (parent_is_copy and alias != root_alias) or (not multi and base in used_aliases):
+                if label and not multi and safe_name(label) not in used_aliases:
+                    base = safe_name(label)
+                elif (parent_is_copy and alias != root_alias) or (not multi and base in used_aliases):
                     base = f"{alias}_{base}"
                 child_alias = new_alias(base)
-                kind, why = _join_kind(graph, node, child, alias in left_aliases, multi, requested)
-                if kind == "left":
-                    left_aliases.add(child_alias)
-                steps.append(_step(graph, edge, node, alias, child, child_alias, table, kind, why, multi))
-                instances.setdefault(child, []).append(child_alias)
+                kind, why = _join_kind(graph, node, child, under_left, multi, requested)
+                add(_step(graph, edge, node, alias, child, child_alias, table, kind, why, multi), child)
                 grow(child, child_alias, node)
+
+    def _role_copies(
+        child: str,
+        copies: Sequence[RoleCopy],
+        node: str,
+        alias: str,
+        edge: Edge,
+        table: Table,
+        under_left: bool,
+    ) -> None:
+        """One copy of the role table per named role, its code in the join; the player follows it."""
+        many = len(copies) > 1
+        for rc in copies:
+            child_alias = new_alias(f"{rc.label}_role")
+            kind = "left" if many or under_left else "inner"
+            why = f"role table, one copy per role the question names: {rc.how}"
+            if kind == "left":
+                why += "; LEFT JOIN: a missing role does not drop the row"
+            col = table.column(rc.column)
+            where = ((f"{child_alias}.{col.name if col else rc.column}", rc.code),)
+            role_edge = replace(edge, label=rc.label)
+            step = _step(
+                graph, role_edge, node, alias, child, child_alias, table, kind, why, True, where=where
+            )
+            add(step, child)
+            for nxt in adj.get(child, []):
+                if nxt != node:
+                    # the player's copy is named for the role (agent); the rest keep their names
+                    grow(
+                        child,
+                        child_alias,
+                        node,
+                        skip=frozenset(adj[child]) - {nxt},
+                        label=rc.label if nxt in players[child] else "",
+                    )
+        applied.append(
+            f"role table {table.name}: "
+            + ", ".join(f"{rc.label} ({rc.column} = '{rc.code}')" for rc in copies)
+            + " — one copy each, the role filter in the join"
+        )
+
+    def _typed_copies(
+        fact: str, subtypes: Sequence[str], node: str, alias: str, edge: Edge, table: Table, under_left: bool
+    ) -> None:
+        """One copy of the fact per subtype, each restricted to its type by an inner join inside it."""
+        for sub in subtypes:
+            sub_table = catalog.table(sub)
+            assert sub_table is not None
+            copy_alias = new_alias(f"{sub_table.name}_{table.name}")
+            why = f"typed fact: the {sub_table.name} rows of {table.name} (one copy per type named)"
+            step = _step(
+                graph, replace(edge, label=sub), node, alias, fact, copy_alias, table, "left", why, True
+            )
+            add(step, fact)
+            sub_alias = new_alias(sub_table.name)
+            link = roles[frozenset((fact, sub))][0]
+            why = f"restricts {copy_alias} to {sub_table.name} rows (joined inside its parentheses)"
+            inner = _step(graph, link, fact, copy_alias, sub, sub_alias, sub_table, "inner", why, False)
+            add(replace(inner, within=copy_alias), sub)
+            grow(sub, sub_alias, fact)
+            grow(fact, copy_alias, node, skip=frozenset(subtypes))
+        applied.append(
+            f"typed fact {table.name}: one copy per type ({', '.join(subtypes)}), each joined to its type"
+            " inside its own join; the copies repeat each other's rows, so aggregate each copy on its own"
+        )
 
     grow(root, root_alias, None)
     for node, lk in attachments:
@@ -114,6 +209,7 @@ def materialize(
                 steps.append(
                     _step(graph, edge, t, alias, t, child_alias, table, "left", why, True, self_ref=True)
                 )
+    steps += _second_copies(graph, repeated, nodes, root, root_alias, steps, instances, new_alias)
 
     view_columns = _columns(catalog, root_alias, root_table, steps, columns)
     name = root_table.name if not steps else _view_name(catalog, requested)
@@ -131,9 +227,107 @@ def materialize(
         if steps
         else "single table",
         dropped=tuple(dropped),
+        ties=tuple(ties),
+        patterns=tuple(applied),
     )
     grain = _grain(view)
     return replace(view, grain=tuple(grain), fans_out=grain != [root_alias])
+
+
+def _second_copies(
+    graph: RelationshipGraph,
+    repeated: set[str],
+    nodes: list[str],
+    root: str,
+    root_alias: str,
+    steps: list[JoinStep],
+    instances: dict[str, list[str]],
+    new_alias,  # type: ignore[no-untyped-def]
+) -> list[JoinStep]:
+    """A table asked for twice with no self-reference: a second copy of its branch.
+
+    "Papers written by both A and B": writes and author twice. The second copy of writes hangs
+    where the first does (on the paper), or — when writes is where the view starts and the paper
+    itself is not in the view — on the key the two copies share (writes_2.paper_id =
+    writes.paper_id); the repeated tables below it (author) are copied under it.
+    """
+    out: list[JoinStep] = []
+    by_alias = {s.alias: s for s in steps}
+    table_of = {root_alias: root, **{s.alias: s.table.lower() for s in steps}}
+    for t in sorted(repeated):
+        if graph.self_edges(t) or len(instances.get(t, [])) != 1:
+            continue  # a self-reference made the copy, or roles already did
+        first = instances[t][0]
+        step = by_alias.get(first)
+        if step is not None and table_of[step.parent] in repeated:
+            continue  # copied with the branch above it
+        table = graph.catalog.table(t)
+        assert table is not None
+        copy_alias = new_alias(f"{first}_2")
+        why = f"{table.name} asked for twice: a second copy of its branch"
+        if step is not None:
+            out.append(
+                replace(step, alias=copy_alias, on=_realias(step.on, first, copy_alias), why=why, kind="left")
+            )
+        else:
+            # the view starts at t: hang the copy on what both copies reference — a table of the
+            # view that is not repeated (the paper), else the key itself (writes.paper_id)
+            refs = [
+                e
+                for e in graph.edges
+                if e.table.lower() == t
+                and len(e.columns) == 1
+                and e.ref_unique
+                and not e.via
+                and not e.is_self
+            ]
+            hubs = [e for e in refs if e.ref_table.lower() in nodes and e.ref_table.lower() not in repeated]
+            shared = hubs or [e for e in refs if e.ref_table.lower() not in nodes]
+            if len(shared) != 1:
+                continue
+            edge = shared[0]
+            col = edge.columns[0]
+            key = f"{edge.ref_table}.{edge.ref_columns[0]}"
+            hub = instances[edge.ref_table.lower()][0] if hubs else first
+            on = f"{hub}.{edge.ref_columns[0]}" if hubs else f"{first}.{col}"
+            out.append(
+                JoinStep(
+                    alias=copy_alias,
+                    table=table.name,
+                    kind="inner",
+                    on=((on, f"{copy_alias}.{col}"),),
+                    origin=edge.origin,
+                    reason=f"both copies reference {key}",
+                    schema=table.schema,
+                    parent=hub,
+                    confidence=edge.confidence,
+                    fans_out=True,
+                    why=why + f", on the {key} they share",
+                )
+            )
+        copies = {first: copy_alias}
+        for s in steps:  # the repeated tables below the first copy, in join order
+            if s.parent in copies and s.table.lower() in repeated and s.alias not in copies:
+                copies[s.alias] = new_alias(f"{copy_alias}_{s.table}")
+                on = _realias(_realias(s.on, s.parent, copies[s.parent]), s.alias, copies[s.alias])
+                out.append(
+                    replace(s, alias=copies[s.alias], parent=copies[s.parent], on=on, why=why, kind="left")
+                )
+    return out
+
+
+def _realias(on: tuple[tuple[str, str], ...], old: str, new: str) -> tuple[tuple[str, str], ...]:
+    def swap(ref: str) -> str:
+        alias, col = ref.split(".", 1)
+        return f"{new}.{col}" if alias == old else ref
+
+    return tuple((swap(a), swap(b)) for a, b in on)
+
+
+def _players(graph: RelationshipGraph, role_table: str) -> set[str]:
+    """The tables that play the role: the player side of the role table and its subtypes."""
+    player = graph.roles[role_table].tables[1].lower()
+    return {player, *graph.subtypes.get(player, ())}
 
 
 def _choose_root(
@@ -141,6 +335,7 @@ def _choose_root(
     requested: list[str],
     nodes: list[str],
     roles: Mapping[frozenset[str], list[Edge]],
+    avoid: set[str] = frozenset(),  # type: ignore[assignment]
 ) -> str:
     """Where the view starts: as high in the pattern trees as the tables allow (a star's root before
     its branches, so they can be LEFT JOINed), requested before connectors, then the table from
@@ -150,15 +345,22 @@ def _choose_root(
     only tax amounts, and every supercharge column would be NULL.
     """
 
+    in_view = set(nodes)
+
     def depth(t: str) -> int:
+        """Ancestors of `t` along pattern trees that are in the view too."""
         seen = {t}
         while t in graph.branch_parent and graph.branch_parent[t][0] not in seen:
             t = graph.branch_parent[t][0]
             seen.add(t)
-        return len(seen) - 1
+        return len(seen & in_view) - 1
 
     present = [t for t in requested if t in nodes]
-    pool = [t for t in nodes if t not in graph.lookups] or list(nodes)
+    pool = (
+        [t for t in nodes if t not in graph.lookups and t not in avoid]
+        or [t for t in nodes if t not in graph.lookups]
+        or list(nodes)
+    )
     top = min(depth(t) for t in pool)
     candidates = [t for t in present if depth(t) == top and t in pool] or [t for t in pool if depth(t) == top]
 
@@ -234,6 +436,7 @@ def _step(
     why: str,
     role: bool,
     self_ref: bool = False,
+    where: tuple[tuple[str, str], ...] = (),
 ) -> JoinStep:
     if self_ref:
         parent_cols, child_cols = edge.columns, edge.ref_columns
@@ -257,6 +460,7 @@ def _step(
         fans_out=fans,
         determines_parent=back,
         why=why,
+        where=where,
     )
 
 

@@ -5,8 +5,13 @@
 2. the minimum-cost tree over the requested tables, lookup tables blocked as connectors (C4;
    relaxed, and noted, only when nothing else connects) — `core.joins.steiner`;
 3. Lucy's constraints on that tree — `core.joins.constraints`;
-4. requested lookup tables hung off the tables that reference them, one copy each;
-5. tree → view — `core.joins.materialize`.
+4. parallel paths settled (`core.joins.patterns`);
+5. requested lookup tables hung off the tables that reference them, one copy each;
+6. tree → view — `core.joins.materialize`, with one copy of a role table per role the question
+   names and one copy of a typed fact per type (`core.joins.patterns`).
+
+The question's words (optional) only decide between joins the patterns allow: which roles,
+which types, which of two parallel paths; tables they name through a pattern join the request.
 
 Every decision that is not obvious leaves a note on the view, which the trace shows.
 """
@@ -20,8 +25,10 @@ from core.catalog import Catalog, Table
 from core.graph import RelationshipGraph, build_graph
 from core.joins.constraints import elide_pass_through, enforce_bridges, fewer_fanouts
 from core.joins.materialize import materialize, role_edges
+from core.joins.patterns import named_roles, named_tables, resolve_parallel, typed_plan
 from core.joins.steiner import path_to_tree, steiner_tree
 from core.joins.view import View
+from core.joins.wording import Wording
 
 BRIDGE_BONUS = 0.05  # a bridge path wins ties against other connectors of the same length
 
@@ -50,11 +57,12 @@ def synthesize_view(
     *,
     deny_tables: Collection[str] = (),
     deny_columns: Collection[str] = (),
+    question: str = "",
 ) -> View:
     """The view joining `tables` (most relevant first) along the best tree Lucy's constraints allow.
 
     Denied tables are never joined, not even as connectors; denied columns are neither shown nor
-    joined on.
+    joined on. `question` decides what the patterns leave open: roles, types, parallel paths.
     """
     if isinstance(graph, Catalog):
         graph = build_graph(graph)
@@ -80,6 +88,11 @@ def synthesize_view(
     if not wanted:
         raise ValueError("no known table to build a view from")
     requested = [t.name.lower() for t in wanted]
+    words = Wording(question)
+    role_copies = named_roles(graph, words)
+    for extra, why in named_tables(graph, requested, words, role_copies):
+        requested.append(extra)
+        notes.append(f"added {catalog.table(extra).name}: {why}")  # type: ignore[union-attr]
     lookups = graph.lookups
     asked_lookups = [t for t in requested if t in lookups] if len(requested) > 1 else []
     core = [t for t in requested if t not in asked_lookups] or requested[:1]
@@ -98,6 +111,8 @@ def synthesize_view(
             tree, unreachable = relaxed, still
     tree = enforce_bridges(graph, weights, core, blocked, tree, set(requested), notes)
     tree = fewer_fanouts(graph, weights, tree, requested)
+    ties: list[str] = []
+    tree = resolve_parallel(graph, tree, words, notes, ties)
     tree_pairs = {frozenset(p): None for p in tree.pairs}
     nodes = list(tree.nodes)
     dropped = [catalog.table(t).name for t in unreachable]  # type: ignore[union-attr]
@@ -133,4 +148,32 @@ def synthesize_view(
     )
     if excluded:
         notes.append("not used as connectors (lookup tables, Lucy C4): " + ", ".join(excluded))
-    return materialize(graph, requested, nodes, roles, attachments, repeated, columns, tree, dropped, notes)
+    plan = {t: c for t, c in role_copies.items() if t in nodes}
+    for t in sorted(set(nodes) & set(graph.roles) - set(plan)):
+        p = graph.roles[t]
+        codes = ", ".join(f"'{c}' {m}" if m != c else f"'{c}'" for c, m in p.codes[:8])
+        notes.append(
+            f"{p.root} says which role {p.tables[1]} plays in {p.tables[0]} in {p.column}"
+            + (f" ({codes})" if codes else "")
+            + ": filter on it for one role"
+        )
+    typed = {
+        f: [c for c in cs if frozenset((f, c)) in roles]
+        for f, cs in typed_plan(graph, nodes, requested).items()
+    }
+    typed = {f: cs for f, cs in typed.items() if cs}
+    return materialize(
+        graph,
+        requested,
+        nodes,
+        roles,
+        attachments,
+        repeated,
+        columns,
+        tree,
+        dropped,
+        notes,
+        role_plan=plan,
+        typed=typed,
+        ties=ties,
+    )

@@ -46,6 +46,8 @@ class JoinStep:
     fans_out: bool = False  # repeats the rows joined so far (one-to-many)
     determines_parent: bool = False  # each row of this table matches at most one parent row
     why: str = ""  # why the table is in the view: requested, connector, bridge, role, lookup...
+    where: tuple[tuple[str, str], ...] = ()  # (alias.column, value): a role filter inside the join
+    within: str = ""  # alias of the copy this INNER join restricts (joined together, in parentheses)
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,8 @@ class View:
     cost: float = 0.0
     method: str = ""  # how the tree was found: exact / approximate / single table
     dropped: tuple[str, ...] = ()  # requested tables that could not be joined
+    ties: tuple[str, ...] = ()  # equally good joins the view chose between (the recipe says so)
+    patterns: tuple[str, ...] = ()  # enterprise patterns the view applied: role, typed fact, ...
 
     @property
     def tables(self) -> list[str]:
@@ -90,6 +94,16 @@ class View:
                 out.add(frozenset(((tables[la].lower(), lc.lower()), (tables[ra].lower(), rc.lower()))))
         return out
 
+    def join_filters(self) -> set[tuple[str, str, str]]:
+        """Role filters inside joins as (table, column, value), lower case (what the benchmark compares)."""
+        tables = self.aliases
+        out = set()
+        for s in self.steps:
+            for left, value in s.where:
+                alias, col = left.split(".", 1)
+                out.add((tables[alias].lower(), col.lower(), value))
+        return out
+
     def select(self, dialect: str | None = None, columns: Sequence[str] | None = None) -> exp.Select:
         """The SELECT that defines the view, over base tables.
 
@@ -112,22 +126,43 @@ class View:
         return exp.From(this=table_expr(self.root_table, self.root_schema, self.root_alias, dialect))
 
     def join_exprs(self, steps: Sequence[JoinStep], dialect: str | None = None) -> list[exp.Join]:
+        """The JOIN clauses of `steps`; a copy with steps `within` it is joined with them in
+        parentheses: LEFT JOIN (claim_amount AS a JOIN loss_payment ON ...) ON a.claim_id = ..."""
+        inside: dict[str, list[JoinStep]] = {}
+        for step in steps:
+            if step.within:
+                inside.setdefault(step.within, []).append(step)
         joins = []
         for step in steps:
-            cond = exp.and_(
-                *(
-                    exp.EQ(
-                        this=column_expr(self, *left.split(".", 1), dialect),
-                        expression=column_expr(self, *right.split(".", 1), dialect),
-                    )
-                    for left, right in step.on
+            if step.within:
+                continue
+            target: exp.Expression = table_expr(step.table, step.schema, step.alias, dialect)
+            if step.alias in inside:
+                target.set(
+                    "joins",
+                    [
+                        self._join(s, table_expr(s.table, s.schema, s.alias, dialect), dialect)
+                        for s in inside[step.alias]
+                    ],
                 )
-            )
-            side = "LEFT" if step.kind == "left" else None
-            joins.append(
-                exp.Join(this=table_expr(step.table, step.schema, step.alias, dialect), on=cond, side=side)
-            )
+                target = exp.Paren(this=target)
+            joins.append(self._join(step, target, dialect))
         return joins
+
+    def _join(self, step: JoinStep, target: exp.Expression, dialect: str | None) -> exp.Join:
+        conditions: list[exp.Expression] = [
+            exp.EQ(
+                this=column_expr(self, *left.split(".", 1), dialect),
+                expression=column_expr(self, *right.split(".", 1), dialect),
+            )
+            for left, right in step.on
+        ]
+        conditions += [
+            exp.EQ(this=column_expr(self, *left.split(".", 1), dialect), expression=exp.Literal.string(value))
+            for left, value in step.where
+        ]
+        side = "LEFT" if step.kind == "left" else None
+        return exp.Join(this=target, on=exp.and_(*conditions), side=side)
 
     def needed_steps(self, used_aliases: set[str]) -> list[JoinStep]:
         """Steps to keep when only `used_aliases` are read: every INNER or row-multiplying join,
@@ -138,7 +173,7 @@ class View:
         keep: set[str] = set()
 
         def visit(step: JoinStep) -> bool:
-            needed = step.kind != "left" or step.fans_out or step.alias in used_aliases
+            needed = (step.kind != "left" and not step.within) or step.fans_out or step.alias in used_aliases
             for child in children.get(step.alias, []):
                 needed = visit(child) or needed
             if needed:
@@ -147,6 +182,8 @@ class View:
 
         for s in children.get(self.root_alias, []):
             visit(s)
+        # a copy is kept with what restricts it: its subtype join belongs to it
+        keep |= {s.alias for s in self.steps if s.within in keep}
         return [s for s in self.steps if s.alias in keep]
 
     def explain(self) -> list[str]:
@@ -163,13 +200,17 @@ class View:
             + (f" AS {self.root_alias}" if self.root_alias != self.root_table else ""),
         ]
         for s in self.steps:
-            on = " AND ".join(f"{a} = {b}" for a, b in s.on)
+            on = " AND ".join([*(f"{a} = {b}" for a, b in s.on), *(f"{a} = '{v}'" for a, v in s.where)])
             target = s.table + (f" AS {s.alias}" if s.alias != s.table else "")
+            if s.within:
+                target += f" (inside the join of {s.within})"
             why = "; ".join(
                 x for x in (s.reason, s.why, "repeats rows (one-to-many)" if s.fans_out else "") if x
             )
             lines.append(f"{s.kind.upper()} JOIN {target} ON {on} — {why}")
         lines.append(grain_text(self))
+        lines += [f"pattern: {p}" for p in self.patterns]
+        lines += [f"tied: {t}" for t in self.ties]
         return [*lines, *self.notes]
 
 

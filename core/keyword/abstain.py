@@ -10,20 +10,27 @@ rephrasing; a wrong answer presented as sure costs far more.
 
 from __future__ import annotations
 
-from core.keyword.columns import NUMERIC
-from core.keyword.date_columns import date_hint
-from core.keyword.match import Lexicon, Matching
-from core.keyword.plan import Plan
-from core.keyword.ranking import IMPLIED, TEMPORAL_ADJ
-from core.keyword.reader import Decline, Reader
-from core.keyword.shapes import GLUE, Cue
+from core.keyword.columns import NUMERIC, counts_something
+from core.keyword.dates import about_dates, date_hint, date_verb
+from core.keyword.match import Lexicon, Matching, Sense
+from core.keyword.plan import Context, Decline, Measure, Plan
+from core.keyword.ranking import IMPLIED
+from core.keyword.shapes import (
+    FILLERS,
+    MEASURE_UNITS,
+    RECENT_WORDS,
+    RELATION_VERBS,
+    SENTENCE_ENDS,
+    TEMPORAL_ADJ,
+    Cue,
+)
 
 
-def check_unsupported(r: Reader) -> None:
+def check_unsupported(plan: Plan, ctx: Context) -> Plan:
     """Wording keyword mode recognises but does not compute (shapes.py lists it)."""
-    cues = r.shape.cues
+    cues = plan.shape.cues
     for k, cue in enumerate(cues):
-        if cue.kind != "unsupported" or cue.start in r.skipped_cues:
+        if cue.kind != "unsupported" or cue.start in plan.skipped_cues:
             continue
         prev = cues[k - 1] if k > 0 else None
         low = cue.words.lower()
@@ -32,62 +39,120 @@ def check_unsupported(r: Reader) -> None:
         raise Decline(
             f"it asks for {cue.arg} ('{cue.words}'), which keyword mode does not compute", [cue.words]
         )
+    return plan
 
 
-def check_words(r: Reader) -> None:
-    """Content words that matched nothing, unless they only relate the things named ('published')."""
+def check_words(plan: Plan, ctx: Context) -> Plan:
+    """Every content word must be placed. A word that matched nothing is only let through when it
+    carries no restriction: a filler ('kind', 'overall'), a unit ('miles'), a known relating verb
+    in a sentence that names what it relates ('authors who wrote papers', 'how many courses does
+    each department offer'), or another verb form standing between two named things ('credits
+    earned by each student'). A verb said of one thing ('flights that were delayed') or an
+    adjective before a table ('cancelled orders') restricts the rows in a way keyword mode cannot
+    read: it declines."""
     unknown: list[str] = []
-    tokens = r.shape.tokens
-    mention_at = {i: m for m in r.matching.mentions for i in range(m.start, m.end)}
-    for i in r.matching.unmatched:
+    hints: list[str] = []
+    tokens = plan.shape.tokens
+    mention_at = {i: m for m in plan.matching.mentions for i in range(m.start, m.end)}
+    named = {m.start for m in plan.matching.mentions if m.senses}
+    things = named | {lit.start for lit in plan.shape.literals}
+    things |= {c.start for c in plan.shape.cues if c.kind == "bucket"}
+    things |= {i for i, t in enumerate(tokens) if t.low in PRONOUNS}
+    for i in plan.matching.unmatched:
         low = tokens[i].low
-        if low in GLUE or len(low) <= 2 or low.isdigit():
+        if low in FILLERS or low in MEASURE_UNITS or len(low) <= 2 or low.isdigit():
             continue
-        nxt = next((j for j in range(i + 1, len(tokens)) if r.shape.role[j] != "stop"), None)
-        adjectival = (
-            nxt is not None
-            and nxt in mention_at
-            and mention_at[nxt].sense is not None
-            and mention_at[nxt].sense.kind == "table"
-        )
-        if low.endswith(("ed", "ing")) and not adjectival:
+        nxt = next((j for j in range(i + 1, len(tokens)) if plan.shape.role[j] != "stop"), None)
+        following = mention_at.get(nxt) if nxt is not None else None
+        adjectival = following is not None and following.sense is not None and following.sense.kind == "table"
+        before, after = _sentence_around(plan, i)
+        if low in RELATION_VERBS and len([t for t in things if before <= t < after]) >= 2:
             continue  # 'published in', 'serving': a relation between the things named
-        if date_hint(r, low):
-            r.date_hints.append(low)  # 'predicted to graduate in the last 10 years'
+        if (
+            low.endswith(("ed", "ing"))
+            and not adjectival
+            and any(before <= t < i for t in named)
+            and any(i < t < after for t in named)
+        ):
+            continue  # 'credits earned by each student'
+        if low.endswith(("ed", "ing")) and not adjectival and date_verb(plan, ctx, i):
+            continue  # 'clients signed up in 2024'
+        if low in RECENT_WORDS and about_dates(plan):
+            continue  # 'new clients per month': the months say when they were new
+        if date_hint(plan, ctx, low):
+            hints.append(low)  # 'predicted to graduate in the last 10 years'
             continue
         unknown.append(tokens[i].text)
-    for m in r.matching.mentions:
+    for m in plan.matching.mentions:
         if m.quoted and not m.senses:
             unknown.append(f'"{m.words}"')
     if unknown:
         raise Decline("some words matched nothing in this database", unknown)
+    return plan.but(date_hints=(*plan.date_hints, *hints))
 
 
-def check_leftover(r: Reader, cue: Cue) -> None:
+PRONOUNS = frozenset(["them", "they", "their", "it", "its", "those", "these", "he", "she", "him", "her"])
+
+
+def _sentence_around(plan: Plan, i: int) -> tuple[int, int]:
+    """The token span [start, end) of the sentence holding token i."""
+    tokens = plan.shape.tokens
+    start = max((j + 1 for j in range(i) if tokens[j].text in SENTENCE_ENDS), default=0)
+    end = min((j for j in range(i + 1, len(tokens)) if tokens[j].text in SENTENCE_ENDS), default=len(tokens))
+    return start, end
+
+
+def check_leftover(plan: Plan, ctx: Context, cue: Cue) -> Plan:
     """A cue still pending at the end of the question: harmless, implied, or not understood."""
-    if cue.kind in ("date_prep", "cmp", "by", "list", "and", "or", "between"):
-        return  # prepositions and connectives that governed nothing change nothing
-    if cue.kind == "agg" and any(m.func == "COUNT" for m in r.plan.measures):
-        return  # 'how many papers were published in total'
-    if cue.kind == "order" and (r.order_dir is not None or r.plan.order):
-        return  # 'in descending order'
+    if cue.kind == "cmp":
+        raise Decline(f"it could not tell what '{cue.words}' compares with", [cue.words])
+    if cue.kind in ("date_prep", "by", "list", "and", "or", "between"):
+        return plan  # prepositions and connectives that governed nothing change nothing
+    if cue.kind == "agg" and any(m.func == "COUNT" for m in plan.query.measures):
+        return plan  # 'how many papers were published in total'
+    if cue.kind == "order" and (plan.order_dir is not None or plan.query.order):
+        return plan  # 'in descending order'
     if cue.kind == "super" and (cue.words.lower() in IMPLIED or cue.words.lower() in TEMPORAL_ADJ):
-        r.superlative = (cue, None)
-        return
-    if cue.kind == "group" and r.plan.groups:
-        return
-    if cue.kind in ("top",) and r.top is not None:
-        return
+        return plan.but(superlative=(cue, None))
+    if cue.kind == "group" and plan.query.groups:
+        return plan
+    if cue.kind in ("top",) and plan.top is not None:
+        return plan
     raise Decline(f"it could not tell what '{cue.words}' refers to", [cue.words])
 
 
-def check_understood(r: Reader) -> None:
+def check_understood(plan: Plan, ctx: Context) -> Plan:
     """Every number and date of the question found its place."""
     unknown = [
-        lit.words for lit in r.shape.literals if lit.kind != "quoted" and lit.start not in r.used_literals
+        lit.words
+        for lit in plan.shape.literals
+        if lit.kind != "quoted" and lit.start not in plan.used_literals
     ]
     if unknown:
         raise Decline("some numbers or dates could not be placed", unknown)
+    return plan
+
+
+def check_cues(plan: Plan, ctx: Context) -> Plan:
+    """Every cue that asks for a computation has one in the query: 'how many' a count (or a sum
+    of a column that counts), 'average', 'minimum' and 'maximum' their aggregate. A cue whose
+    phrase was read some other way ('how many car policies' with 'policies' read as the column
+    of 'car') would otherwise be dropped in silence."""
+    q = plan.query
+    measures = [*q.measures, *(h.measure for h in q.having)]
+    measures += [o.key for o in q.order if isinstance(o.key, Measure)]
+    funcs = {m.func for m in measures}
+    counting = any(
+        counts_something(ctx.lex, Sense("column", r.table, r.column)) for r in q.all_refs()
+    )  # 'the highest number of citations' ranked by citation_num
+    for cue in plan.shape.cues:
+        if cue.start in plan.skipped_cues:
+            continue
+        if cue.kind == "count" and not (funcs & {"COUNT", "SUM"} or q.count_groups or counting):
+            raise Decline(f"it asks '{cue.words}' but keyword mode found nothing to count", [cue.words])
+        if cue.kind == "agg" and cue.arg in ("AVG", "MIN", "MAX") and cue.arg not in funcs:
+            raise Decline(f"it could not tell what '{cue.words}' is of", [cue.words])
+    return plan
 
 
 def understood_words(matching: Matching) -> list[str]:
@@ -105,10 +170,10 @@ def understood_words(matching: Matching) -> list[str]:
     return out
 
 
-def suggest(lex: Lexicon, plan: Plan, matching: Matching) -> str:
+def suggest(lex: Lexicon, target: str | None, matching: Matching) -> str:
     """A rephrasing keyword mode can answer, built from what it did understand."""
     tables = [m.sense.table for m in matching.mentions if m.sense]
-    table = plan.target or (tables[0] if tables else None)
+    table = target or (tables[0] if tables else None)
     if table is None:
         graph = lex.db.graph
         central = sorted(lex.catalog.tables, key=lambda t: (-len(graph.neighbors(t.name)), t.name))

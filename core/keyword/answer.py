@@ -1,28 +1,45 @@
 """Answer a question in keyword mode: no LLM, every stage inspectable in the trace.
 
-retrieve (phrases → tables, columns, stored values) → interpret (cue words → query plan, or
-decline, or ask back) → view (the joins) → compile (SQL over the view) → expand → guard → execute.
-Used when no LLM is configured and as the fallback when the LLM fails.
+retrieve (phrases → tables, columns, stored values) → interpret (passes over the plan → a query,
+or decline, or ask back) → view (the joins) → compile (SQL over the view) → expand → guard →
+execute. Used when no LLM is configured and as the fallback when the LLM fails.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import logging
+from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any, Literal
 
 from core.answer import Clarification, ErrorKind, Option, Outcome
+from core.conversation import MAX_TURNS, Turn
 from core.database import Database
+from core.expand import ExpandError, expand
+from core.joins import View
 from core.keyword.abstain import understood_words
-from core.keyword.compile import CompileError, compile_plan
-from core.keyword.explain import abstain_text, describe
+from core.keyword.compile import CompileError, compile_query, order_outputs
+from core.keyword.confidence import assess
+from core.keyword.explain import abstain_text, describe, doubt_text, follow_up_text, sense_label
+from core.keyword.followup import FollowUp, apply, looks_like_follow_up, self_contained
 from core.keyword.interpret import make_plan
-from core.keyword.match import choose, content_words, discover, lexicon
-from core.keyword.plan import Abstain, Ambiguity
-from core.keyword.readings import decode_all
-from core.keyword.shapes import read_shape
+from core.keyword.match import (
+    Lexicon,
+    Matching,
+    Sense,
+    choose,
+    content_words,
+    discover,
+    lexicon,
+    names_over_cues,
+)
+from core.keyword.plan import Abstain, Ambiguity, Context, Decline, Plan, Query
+from core.keyword.readings import Reading, decode_all
+from core.keyword.shapes import Shape, read_shape
 from core.request import Request
-from core.run import outcome_of, run_over_view
+from core.run import check_for, outcome_of, run_over_view
 from core.settings import EngineSettings
 from core.trace import Trace
 from core.view import build_view
@@ -37,29 +54,24 @@ def answer_keyword(db: Database, request: Request, settings: EngineSettings, tra
         return _answer(db, request, settings, trace)
     except Exception as exc:  # a reader bug must cost one question, never the bot
         log.exception("keyword mode failed on %r", request.question)
-        return Outcome(
-            status="error",
-            question=request.question,
-            database=db.name,
-            mode="keyword",
-            error=f"Keyword mode failed on this question ({type(exc).__name__}). Try rephrasing it.",
-            error_kind="keyword_internal",
-            trace=trace,
+        return _failed(
+            db,
+            request,
+            trace,
+            "keyword_internal",
+            f"Keyword mode failed on this question ({type(exc).__name__}). Try rephrasing it.",
         )
 
 
 def _answer(db: Database, request: Request, settings: EngineSettings, trace: Trace) -> Outcome:
     notify = request.on_stage or (lambda _stage: None)
     notify("keyword")
-    outcome = Outcome(
-        status="answer", question=request.question, database=db.name, mode="keyword", trace=trace
-    )
     readings = decode_all(request.transcript.choices)
     lex = lexicon(db)
+    today = request.today or dt.date.today()
+    ctx = Context(lex, today, tuple(readings))
     with trace.stage("retrieve") as st:
-        shape = read_shape(request.question)
-        matching = discover(shape, lex, readings)
-        choose(matching.mentions, lex)
+        shape, matching = _match(request.question, lex, readings)
         st.outputs = {
             "cues": [f"{c.kind}{':' + c.arg if c.arg else ''} '{c.words}'" for c in shape.cues],
             "literals": [f"{lit.kind} '{lit.words}'" for lit in shape.literals],
@@ -67,63 +79,304 @@ def _answer(db: Database, request: Request, settings: EngineSettings, trace: Tra
             "unmatched": content_words(shape, matching.unmatched),
             "pinned": [r.encode() for r in readings],
         }
+    follow: FollowUp | None = None
+    history = tuple(request.history)
+    if history and looks_like_follow_up(shape, matching):
+        with trace.stage("follow-up") as st:
+            continued = _continue(db, lex, ctx, shape, matching, history, settings)
+            st.outputs = {"previous": history[-1].question}
+            if isinstance(continued, Abstain):
+                st.outputs["declined"] = continued.reason
+            elif continued is not None:
+                st.outputs["change"] = continued.change
+            else:
+                st.outputs["read"] = "on its own"
+        if isinstance(continued, Abstain):
+            return _failed(
+                db, request, trace, "keyword_abstain", follow_up_text(continued, history[-1].question)
+            )
+        follow = continued
     with trace.stage("interpret") as st:
         near = request.after_rejection or settings.clarify == "always"
-        plan = make_plan(shape, matching, lex, request.today or dt.date.today(), readings, near=near)
+        plan = follow.plan if follow is not None else make_plan(shape, matching, ctx, near=near)
         if isinstance(plan, Abstain):
             st.outputs = {"abstain": plan.reason, "not_understood": list(plan.not_understood)}
         elif isinstance(plan, Ambiguity):
             st.outputs = {"ambiguous": plan.words, "readings": list(plan.labels)}
         else:
-            st.outputs = {"reading": describe(plan), "tables": plan.tables}
+            st.outputs = {"reading": describe(plan.query), "tables": list(plan.query.tables)}
     if isinstance(plan, Abstain):
-        return replace(
-            _failed(outcome, "keyword_abstain", abstain_text(plan)), interpretation="; ".join(plan.understood)
+        return _failed(
+            db,
+            request,
+            trace,
+            "keyword_abstain",
+            abstain_text(plan),
+            interpretation="; ".join(plan.understood),
         )
     if isinstance(plan, Ambiguity):
-        what = "value" if plan.kind == "AmbValue" else "column"
-        clarification = Clarification(
-            question=f"Which {what} does '{plan.words}' mean?",
-            options=tuple(
-                Option(label, r.encode()) for label, r in zip(plan.labels, plan.readings, strict=True)
-            ),
-            kind=plan.kind,
-        )
-        interpretation = f"'{plan.words}' can be read in {len(plan.readings)} ways"
-        return replace(outcome, status="clarify", clarification=clarification, interpretation=interpretation)
-    outcome = replace(outcome, interpretation=describe(plan))
-    dialect = db.catalog.dialect
+        return _clarify(db, request, trace, plan)
+    query = plan.query
+    interpretation = describe(query)
+    if follow is not None:
+        interpretation = f"Follow-up to '{history[-1].question}' ({follow.change}): {interpretation}"
     with trace.stage("view") as st:
-        view = build_view(db, plan.tables)
+        words = request.question if follow is None else f"{history[-1].question} {request.question}"
+        view = build_view(db, list(query.tables), question=words)
         st.outputs = {"tables": view.tables, "joins": view.explain(), "fans_out": view.fans_out}
-        missing = [t for t in plan.tables if t.lower() not in {x.lower() for x in view.tables}]
+        missing = [t for t in query.tables if t.lower() not in {x.lower() for x in view.tables}]
     if missing:
         return _failed(
-            outcome,
+            db,
+            request,
+            trace,
             "keyword_abstain",
             f"Keyword mode could not join {', '.join(missing)} to the other tables the question names, so it did not answer. Try asking about fewer things at once.",
+            interpretation=interpretation,
+        )
+    with trace.stage("confidence") as st:
+        try:
+            confidence = assess(
+                plan, view, ctx, also=(follow.own,) if follow is not None else (), question=words
+            )
+        except Decline as d:
+            st.outputs = {"declined": d.reason}
+            return _failed(
+                db,
+                request,
+                trace,
+                "keyword_abstain",
+                doubt_text(query, d.reason),
+                interpretation=interpretation,
+            )
+        st.outputs = confidence.trace(settings.keyword_min_confidence)
+    ask = confidence.askable(settings.keyword_min_confidence)
+    if confidence.score < settings.keyword_min_confidence and ask is not None:
+        return _asked(db, request, trace, ask.words, ask.options, interpretation)
+    if confidence.score < settings.keyword_min_confidence and confidence.weakest is not None:
+        return _failed(
+            db,
+            request,
+            trace,
+            "keyword_abstain",
+            doubt_text(query, confidence.weakest.says),
+            interpretation=interpretation,
         )
     with trace.stage("compile") as st:
         try:
-            over_view = compile_plan(plan, view, lex, dialect)
+            over_view = compile_query(query, view, lex, db.catalog.dialect)
             st.outputs = {"sql": over_view}
         except CompileError as exc:
             st.outputs = {"error": str(exc)}
             return _failed(
-                outcome,
+                db,
+                request,
+                trace,
                 "keyword_abstain",
                 f"Keyword mode could not write this query: {exc}. Try a simpler question.",
+                interpretation=interpretation,
             )
     run = run_over_view(db, over_view, view, settings, trace, notify)
+    result = run.result
+    if result is None:
+        return outcome_of(
+            run,
+            question=request.question,
+            database=db.name,
+            trace=trace,
+            mode="keyword",
+            interpretation=interpretation,
+        )
+    tied = _tied_at_limit(db, query, view, lex, over_view, result.rows, settings, trace)
+    asks_when = bool(shape.tokens) and shape.tokens[0].low == "when"  # the date is the answer, tied or not
+    if tied and query.limit == 1 and not asks_when:
+        names = ", ".join(str(r[0]) for r in tied)
+        return _failed(
+            db,
+            request,
+            trace,
+            "keyword_abstain",
+            f"Keyword mode (no LLM) found a tie: {names} share the first place, so 'the first one' has "
+            "no single answer. Ask for the top few instead to see them all.",
+            interpretation=interpretation,
+            sql=run.sql,
+        )
+    if tied:
+        interpretation += f" (More rows tie with the last one shown: {len(tied)} share its value.)"
     return outcome_of(
         run,
         question=request.question,
         database=db.name,
         trace=trace,
         mode="keyword",
-        interpretation=outcome.interpretation,
+        interpretation=interpretation,
     )
 
 
-def _failed(outcome: Outcome, kind: ErrorKind, message: str) -> Outcome:
-    return replace(outcome, status="error", error_kind=kind, error=message)
+def _tied_at_limit(
+    db: Database,
+    query: Query,
+    view: View,
+    lex: Lexicon,
+    sql: str,
+    rows: Sequence[tuple[Any, ...]],
+    settings: EngineSettings,
+    trace: Trace,
+) -> list[tuple[Any, ...]]:
+    """The rows that tie with the last one a LIMIT keeps, when more exist than it keeps ('which
+    aircraft flies the most flights?' when two fly as many): found by asking for one row more."""
+    limit = query.limit
+    dialect = db.catalog.dialect
+    keys = order_outputs(sql, dialect)
+    if not limit or not keys or len(rows) < limit:
+        return []
+    with trace.stage("ties") as st:
+        try:
+            more = compile_query(replace(query, limit=limit + 1), view, lex, dialect)
+        except CompileError:
+            st.outputs = {"checked": False}
+            return []
+        run = run_over_view(db, more, view, settings, Trace(question="", database=db.name))
+        extra = run.result.rows if run.result is not None else []
+        last = extra[limit - 1] if len(extra) > limit else None
+        tied = (
+            [r for r in extra if all(r[k] == last[k] for k in keys)]
+            if last is not None and all(extra[limit][k] == last[k] for k in keys)
+            else []
+        )
+        st.outputs = {"checked": run.result is not None, "tied": len(tied)}
+    return tied
+
+
+def _match(question: str, lex: Lexicon, readings: Sequence[Reading]) -> tuple[Shape, Matching]:
+    shape = names_over_cues(read_shape(question), lex)
+    return shape, choose(discover(shape, lex, readings), lex)
+
+
+def _continue(
+    db: Database,
+    lex: Lexicon,
+    ctx: Context,
+    shape: Shape,
+    matching: Matching,
+    history: Sequence[Turn],
+    settings: EngineSettings,
+) -> FollowUp | Abstain | None:
+    """The follow-up applied to keyword mode's last reading; an Abstain when it cannot be; None
+    when the message reads as a question of its own after all."""
+    previous = _previous(db, lex, ctx.today, history, settings)
+    on_its_own = self_contained(shape, matching)
+    if previous is None:
+        if on_its_own:
+            return None
+        return Abstain(reason="the last answer in this thread is not one keyword mode can continue")
+    try:
+        return apply(previous, shape, matching, ctx)
+    except Decline as d:
+        if on_its_own:
+            return None
+        return Abstain(reason=d.reason, understood=tuple(understood_words(matching)), not_understood=d.words)
+
+
+def _previous(
+    db: Database, lex: Lexicon, today: dt.date, history: Sequence[Turn], settings: EngineSettings
+) -> Plan | None:
+    """Keyword mode's reading of the last answered turn: the thread's questions read again,
+    oldest first, each follow-up on top of the reading before it — trusted only when it gives
+    the SQL the turn was answered with (not an LLM's answer, not one a clarification settled)."""
+    ctx = Context(lex, today)
+    plan: Plan | None = None
+    for turn in history[-MAX_TURNS:]:
+        shape, matching = _match(turn.question, lex, ())
+        candidates: list[Plan] = []
+        if plan is not None and looks_like_follow_up(shape, matching):
+            with contextlib.suppress(Decline):
+                candidates.append(apply(plan, shape, matching, ctx).plan)
+        alone = make_plan(shape, matching, ctx)
+        if isinstance(alone, Plan):
+            candidates.append(alone)
+        want = " ".join(turn.sql.split())
+        plan = next(
+            (
+                c
+                for c in candidates
+                if want and " ".join(_final_sql(db, c, settings, turn.question).split()) == want
+            ),
+            None,
+        )
+    return plan
+
+
+def _final_sql(db: Database, plan: Plan, settings: EngineSettings, question: str) -> str:
+    """The SQL keyword mode would run for `plan` (compiled, expanded, guarded), without running it."""
+    view = build_view(db, list(plan.query.tables), question=question)
+    if {t.lower() for t in plan.query.tables} - {t.lower() for t in view.tables}:
+        return ""
+    dialect = db.catalog.dialect
+    try:
+        expanded = expand(compile_query(plan.query, view, lexicon(db), dialect), view, dialect)
+    except (CompileError, ExpandError):
+        return ""
+    verdict = check_for(db, expanded, settings)
+    return verdict.sql if verdict.allowed else ""
+
+
+def _clarify(
+    db: Database, request: Request, trace: Trace, plan: Ambiguity, interpretation: str = ""
+) -> Outcome:
+    what = "value" if plan.kind == "AmbValue" else "column"
+    clarification = Clarification(
+        question=f"Which {what} does '{plan.words}' mean?",
+        options=tuple(Option(label, r.encode()) for label, r in zip(plan.labels, plan.readings, strict=True)),
+        kind=plan.kind,
+    )
+    return Outcome(
+        status="clarify",
+        question=request.question,
+        database=db.name,
+        mode="keyword",
+        clarification=clarification,
+        interpretation=interpretation or f"'{plan.words}' can be read in {len(plan.readings)} ways",
+        trace=trace,
+    )
+
+
+def _asked(
+    db: Database, request: Request, trace: Trace, words: str, options: Sequence[Sense], reading: str
+) -> Outcome:
+    """Ask which of a phrase's close readings was meant (the chosen one first)."""
+    kind: Literal["AmbValue", "AmbTableColumn"] = (
+        "AmbValue" if options[0].kind == "value" else "AmbTableColumn"
+    )
+    ambiguity = Ambiguity(
+        words=words,
+        kind=kind,
+        readings=tuple(s.reading(words) for s in options),
+        labels=tuple(sense_label(s) for s in options),
+    )
+    return _clarify(
+        db, request, trace, ambiguity, f"{reading} ('{words}' can be read in {len(options)} ways)"
+    )
+
+
+def _failed(
+    db: Database,
+    request: Request,
+    trace: Trace,
+    kind: ErrorKind,
+    message: str,
+    *,
+    interpretation: str = "",
+    sql: str = "",
+) -> Outcome:
+    return Outcome(
+        status="error",
+        question=request.question,
+        database=db.name,
+        mode="keyword",
+        error=message,
+        error_kind=kind,
+        interpretation=interpretation,
+        sql=sql,
+        trace=trace,
+    )

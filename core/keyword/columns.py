@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from core.keyword.match import Lexicon, Sense
+from core.keyword.match import Lexicon, Mention, Sense
 from core.keyword.plan import Measure, Ref
 
 NUMERIC = ("integer", "number")
@@ -21,7 +21,7 @@ def column_kind(lex: Lexicon, table: str, column: str) -> str:
     """The catalog's kind of the column, except that text holding ISO dates counts as a date."""
     t = lex.table(table)
     c = t.column(column) if t else None
-    if c is None:
+    if t is None or c is None:
         return "other"
     if c.kind == "text" and c.name in lex.text_dates(t.name):
         return "date"
@@ -37,6 +37,15 @@ def stored_as_text(lex: Lexicon, ref: Ref) -> bool:
 
 def is_numeric(lex: Lexicon, ref: Ref) -> bool:
     return column_kind(lex, ref.table, ref.column) in NUMERIC
+
+
+def date_subject(lex: Lexicon, m: Mention) -> bool:
+    """A date column, or a number column holding years: what a year or period can restrict."""
+    s = m.sense
+    if s is None or s.kind != "column" or not s.column:
+        return False
+    kind = column_kind(lex, s.table, s.column)
+    return kind in TEMPORAL or (kind in NUMERIC and "year" in s.column.lower())
 
 
 def label_columns(lex: Lexicon, table: str) -> list[str]:

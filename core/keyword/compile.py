@@ -1,10 +1,17 @@
-"""Write a keyword-mode plan as one SELECT over the view (core/expand.py inlines the view after).
+"""Write a keyword-mode query as one SELECT over the view (core/expand.py inlines the view after).
 
 The view already holds every join (DANKE's Steiner tree under Lucy's constraints), so the query
 only has to pick columns, filter, aggregate, group and order. Two rules keep counts and sums
 right when the view repeats rows (a client joined to its payments repeats the client):
 COUNT counts the counted table's key, DISTINCT; SUM and AVG over a table whose rows repeat first
 take each of its rows once (a DISTINCT subquery on its key), then aggregate.
+
+Date arithmetic is written per dialect at the end of this module. sqlglot transpiles most date
+functions (STRFTIME ↔ TO_CHAR ↔ DATE_FORMAT), so buckets are built as sqlglot expressions; where
+its rendering is wrong or lossy for a dialect (QUARTER() on PostgreSQL, DATEDIFF counting days on
+MySQL, DATE_TRUNC on SQLite) the expression is written by hand for that dialect. Bucket labels
+are text that sorts in time order and reads the same on every database: '2025', '2025-Q1',
+'2025-03', and the Monday a week starts on.
 """
 
 from __future__ import annotations
@@ -12,13 +19,14 @@ from __future__ import annotations
 import datetime as dt
 import re
 
+import sqlglot
 from sqlglot import exp
 
 from core.joins import RESERVED, View, ViewColumn, table_expr
-from core.keyword import date_sql
 from core.keyword.columns import column_kind, label_columns, stored_as_text
 from core.keyword.match import Lexicon
-from core.keyword.plan import Filter, Measure, OrderKey, Plan, Ref
+from core.keyword.plan import Filter, Measure, OrderKey, Query, Ref
+from core.keyword.time_buckets import MONTH_NAMES, WEEKDAY_NAMES
 from core.values import fold
 
 _SAFE = re.compile(r"^[a-z_][a-z0-9_]*$")
@@ -45,12 +53,14 @@ def col(name: str) -> exp.Column:
 
 
 class Compiler:
-    def __init__(self, plan: Plan, view: View, lex: Lexicon, dialect: str) -> None:
-        self.plan = plan
+    """One query's SQL; `aliases` and `output_names` are its own bookkeeping while it writes."""
+
+    def __init__(self, query: Query, view: View, lex: Lexicon, dialect: str) -> None:
+        self.query = query
         self.view = view
         self.lex = lex
         self.dialect = dialect
-        self.aliases: dict[int, str] = {}
+        self.aliases: dict[Measure, str] = {}  # the output name of each measure
         self.output_names: dict[Ref, str] = {}  # group and projection columns, by their output name
 
     # -- columns -------------------------------------------------------------------------------
@@ -63,12 +73,12 @@ class Compiler:
                 return vc
         raise CompileError(f"the view has no column {ref.table}.{ref.column}")
 
-    def c(self, ref: Ref) -> exp.Expression:
+    def c(self, ref: Ref) -> exp.Expr:
         """The view column of `ref`, or its time bucket."""
         column = col(self.vcol(ref).name)
-        return date_sql.bucket(self.as_date(column, ref), ref.bucket, self.dialect) if ref.bucket else column
+        return bucket(self.as_date(column, ref), ref.bucket, self.dialect) if ref.bucket else column
 
-    def as_date(self, column: exp.Expression, ref: Ref) -> exp.Expression:
+    def as_date(self, column: exp.Expr, ref: Ref) -> exp.Expr:
         """A date kept as text, cast for the date functions of servers that will not take text
         (SQLite's date functions read ISO text as it is)."""
         if self.dialect == "sqlite" or not stored_as_text(self.lex, ref.raw):
@@ -87,12 +97,11 @@ class Compiler:
 
     # -- expressions ---------------------------------------------------------------------------
 
-    def measure(self, m: Measure, source_has_key: bool = True) -> exp.Expression:
+    def measure(self, m: Measure, source_has_key: bool = True) -> exp.Expr:
         if m.func == "COUNT":
             if m.column is not None:
-                return exp.Count(
-                    this=exp.Distinct(expressions=[self.c(m.ref)]) if m.distinct else self.c(m.ref)
-                )  # type: ignore[arg-type]
+                ref = Ref(m.table, m.column)
+                return exp.Count(this=exp.Distinct(expressions=[self.c(ref)]) if m.distinct else self.c(ref))
             keys = self.key(m.table)
             alone = not self.view.steps or (
                 not self.repeats(m.table) and self.view.root_table.lower() == m.table.lower()
@@ -115,7 +124,7 @@ class Compiler:
             return exp.Min(this=arg)
         return exp.Max(this=arg)
 
-    def ratio(self, a: Ref, b: Ref) -> exp.Expression:
+    def ratio(self, a: Ref, b: Ref) -> exp.Expr:
         """a / b as a real number, NULL where b is 0."""
         real = exp.Cast(this=self.c(a), to=exp.DataType.build("DOUBLE"))
         return exp.Div(this=real, expression=exp.Nullif(this=self.c(b), expression=exp.Literal.number(0)))
@@ -132,11 +141,11 @@ class Compiler:
         name = re.sub(r"[^a-z0-9_]+", "_", fold(f"{base} {what}")).strip("_")
         return name
 
-    def condition(self, f: Filter) -> exp.Expression:
+    def condition(self, f: Filter) -> exp.Expr:
         column = self.c(f.ref)
         kind = column_kind(self.lex, f.ref.table, f.ref.column)
 
-        def lit(v: object) -> exp.Expression:
+        def lit(v: object) -> exp.Expr:
             if isinstance(v, bool):
                 return exp.Boolean(this=v)
             if isinstance(v, int | float) and not isinstance(v, bool):
@@ -157,7 +166,7 @@ class Compiler:
             return exp.Like(this=exp.Lower(this=column), expression=exp.Literal.string(pattern))
         if f.op == "range":
             lo, hi = f.value
-            parts: list[exp.Expression] = []
+            parts: list[exp.Expr] = []
             if lo is not None:
                 parts.append(exp.GTE(this=column.copy(), expression=lit(lo)))
             if hi is not None:
@@ -168,15 +177,15 @@ class Compiler:
         if f.op == "present":
             return exp.Not(this=exp.Is(this=column, expression=exp.Null()))
         if f.op == "month":
-            month = date_sql.month_number(self.as_date(column, f.ref), self.dialect)
+            month = month_number(self.as_date(column, f.ref), self.dialect)
             return exp.EQ(this=month, expression=exp.Literal.number(int(f.value)))
         raise CompileError(f"unknown filter {f.op}")
 
-    def duration(self, m: Measure) -> exp.Expression:
+    def duration(self, m: Measure) -> exp.Expr:
         """A row's end minus its start (durations.py), in `m.unit`."""
         assert m.column is not None and m.since is not None
         end, start = (Ref(m.table, c) for c in (m.column, m.since))
-        return date_sql.duration(
+        return duration(
             self.as_date(self.c(end), end), self.as_date(self.c(start), start), m.unit, self.dialect
         )
 
@@ -188,7 +197,7 @@ class Compiler:
         return exp.Table(this=ident(self.view.name))
 
     def sql(self) -> str:
-        plan = self.plan
+        plan = self.query
         where = [self.condition(f) for f in plan.filters]
         if plan.count_groups:
             return self._count_groups(where).sql(dialect=self.dialect)
@@ -196,10 +205,10 @@ class Compiler:
             return self._aggregate(where).sql(dialect=self.dialect)
         return self._list(where).sql(dialect=self.dialect)
 
-    def _named(self, ref: Ref, taken: set[str]) -> exp.Expression:
+    def _named(self, ref: Ref, taken: set[str]) -> exp.Expr:
         """A column under a readable name: its own (a bucket's unit), or table_column when taken."""
         name = (ref.bucket or ref.column).lower()
-        if name in taken or (name in ("id", "name") and len({r.table for r in self.plan.all_refs()}) > 1):
+        if name in taken or (name in ("id", "name") and len({r.table for r in self.query.all_refs()}) > 1):
             name = (
                 f"{ref.table}_{ref.column}".lower()
                 if not ref.bucket
@@ -212,8 +221,8 @@ class Compiler:
             return expr
         return exp.alias_(expr, ident(name))
 
-    def _list(self, where: list[exp.Expression]) -> exp.Select:
-        plan = self.plan
+    def _list(self, where: list[exp.Expr]) -> exp.Select:
+        plan = self.query
         taken: set[str] = set()
         projections = [self._named(r, taken) for r in plan.projection]
         if plan.ratio is not None:
@@ -231,7 +240,7 @@ class Compiler:
     def _list_repeats(self) -> bool:
         """A list shows each thing once: rows of the shown tables repeat through the joins, or the
         shown columns are attributes (cities of restaurants) rather than an entity's name."""
-        plan = self.plan
+        plan = self.query
         if any(self.repeats(r.table) for r in plan.projection):
             return True
         if plan.entity_rows:
@@ -242,16 +251,16 @@ class Compiler:
                 return False
         return True
 
-    def _order_expr(self, o: OrderKey, projections: list[exp.Expression]) -> exp.Ordered:
-        if isinstance(o.key, Measure) and o.key in self.plan.hidden:
-            expr: exp.Expression = self.measure(o.key)
+    def _order_expr(self, o: OrderKey, projections: list[exp.Expr]) -> exp.Ordered:
+        if isinstance(o.key, Measure) and o.key in self.query.hidden:
+            expr: exp.Expr = self.measure(o.key)
         elif isinstance(o.key, Measure):
-            expr = col(self.aliases.get(id(o.key), self.alias(o.key)))
+            expr = col(self.aliases.get(o.key, self.alias(o.key)))
         elif o.key.bucket:
             name = self.output_names.get(o.key)
             expr = col(name) if name else self.c(o.key)
-        elif o.key in self.plan.calendar and self.plan.groups:
-            expr = date_sql.calendar_position(self.c(o.key), self.plan.calendar[o.key])
+        elif o.key in self.query.calendar and self.query.groups:
+            expr = calendar_position(self.c(o.key), self.query.calendar[o.key])
         else:
             vc = self.vcol(o.key)
             expr = col(vc.name)
@@ -260,11 +269,11 @@ class Compiler:
                     expr = col(p.alias)
         return exp.Ordered(this=expr, desc=o.desc, nulls_first=False)
 
-    def _aggregate(self, where: list[exp.Expression]) -> exp.Select:
-        plan = self.plan
+    def _aggregate(self, where: list[exp.Expr]) -> exp.Select:
+        plan = self.query
         taken: set[str] = set()
         groups = [self._named(r, taken) for r in plan.groups]
-        measures: list[exp.Expression] = []
+        measures: list[exp.Expr] = []
         for m in plan.measures:
             if m in plan.hidden:
                 continue
@@ -272,9 +281,9 @@ class Compiler:
             while name in taken:
                 name += "_2"
             taken.add(name)
-            self.aliases[id(m)] = name
+            self.aliases[m] = name
             measures.append(exp.alias_(self.measure(m), ident(name)))
-        source: exp.Expression = self.from_()
+        source: exp.Expr = self.from_()
         repeated = [m for m in plan.measures if m.func in ("SUM", "AVG") and self.repeats(m.table)]
         if repeated:
             source, where = self._dedupe(repeated, where)
@@ -282,31 +291,50 @@ class Compiler:
         if where:
             query = query.where(exp.and_(*where))
         if groups:
-            query = query.group_by(*[self.c(r) for r in plan.groups])
+            query = query.group_by(*[self.c(r) for r in [*plan.groups, *self.entity_keys()]])
         if plan.having:
             query = query.having(self._having())
         return self._order_and_limit(query, groups)
 
-    def _having(self) -> exp.Expression:
+    def entity_keys(self) -> list[Ref]:
+        """The keys of the entities whose names group the rows, grouped by too (not shown): two
+        aircraft that share a name are still two aircraft."""
+        out: list[Ref] = []
+        for g in self.query.groups:
+            if g.bucket or g not in self.query.names:
+                continue
+            for k in self.key(g.table):
+                if k not in self.query.groups and k not in out and self._in_view(k):
+                    out.append(k)
+        return out
+
+    def _in_view(self, ref: Ref) -> bool:
+        try:
+            self.vcol(ref)
+        except CompileError:
+            return False
+        return True
+
+    def _having(self) -> exp.Expr:
         return exp.and_(
             *(
                 _COMPARE[h.op](this=self.measure(h.measure), expression=exp.Literal.number(h.value))
-                for h in self.plan.having
+                for h in self.query.having
             )
         )
 
-    def _order_and_limit(self, query: exp.Select, projections: list[exp.Expression]) -> exp.Select:
-        order = [self._order_expr(o, projections) for o in self.plan.order]
+    def _order_and_limit(self, query: exp.Select, projections: list[exp.Expr]) -> exp.Select:
+        order = [self._order_expr(o, projections) for o in self.query.order]
         if order:
             query = query.order_by(*order)
-        if self.plan.limit:
-            query = query.limit(self.plan.limit)
+        if self.query.limit:
+            query = query.limit(self.query.limit)
         return query
 
-    def _dedupe(self, repeated: list[Measure], where: list[exp.Expression]) -> tuple[exp.Expression, list]:
+    def _dedupe(self, repeated: list[Measure], where: list[exp.Expr]) -> tuple[exp.Expr, list[exp.Expr]]:
         """Each row of the measured table once per group: SELECT DISTINCT group columns, its key
         and the measured columns, filtered, as the source of the aggregate."""
-        plan = self.plan
+        plan = self.query
         tables = {m.table.lower() for m in repeated}
         if len(tables) > 1:
             raise CompileError("sums over two tables whose rows repeat")
@@ -315,7 +343,14 @@ class Compiler:
         if not keys:
             raise CompileError(f"{table} has no key to take each row once")
         refs = list(
-            dict.fromkeys([*(g.raw for g in plan.groups), *keys, *(r for m in plan.measures for r in m.refs)])
+            dict.fromkeys(
+                [
+                    *(g.raw for g in plan.groups),
+                    *self.entity_keys(),
+                    *keys,
+                    *(r for m in plan.measures for r in m.refs),
+                ]
+            )
         )
         for m in plan.measures:
             if m.func == "COUNT" and m.column is None:
@@ -325,8 +360,8 @@ class Compiler:
             inner = inner.where(exp.and_(*where))
         return exp.Subquery(this=inner, alias=exp.TableAlias(this=ident("each_row"))), []
 
-    def _count_groups(self, where: list[exp.Expression]) -> exp.Select:
-        plan = self.plan
+    def _count_groups(self, where: list[exp.Expr]) -> exp.Select:
+        plan = self.query
         groups = [self.c(r) for r in plan.groups]
         inner = exp.select(*[g.copy() for g in groups]).from_(self.from_())
         if where:
@@ -346,6 +381,111 @@ def _is_number(text: str) -> bool:
         return False
 
 
-def compile_plan(plan: Plan, view: View, lex: Lexicon, dialect: str) -> str:
-    """The SQL of `plan` over `view` (or over the one table), in `dialect`."""
-    return Compiler(plan, view, lex, dialect).sql()
+def compile_query(query: Query, view: View, lex: Lexicon, dialect: str) -> str:
+    """The SQL of `query` over `view` (or over the one table), in `dialect`."""
+    return Compiler(query, view, lex, dialect).sql()
+
+
+# ---------------------------------------------------------------------------------------------
+# date arithmetic per dialect
+
+FORMATS = {"year": "%Y", "month": "%Y-%m", "day": "%Y-%m-%d"}
+SECONDS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400, "week": 604800}
+
+
+def bucket(column: exp.Expr, unit: str, dialect: str) -> exp.Expr:
+    """The calendar `unit` (year | quarter | month | week | day) of a date, as a text label."""
+    if unit in FORMATS:
+        return exp.TimeToStr(this=column, format=exp.Literal.string(FORMATS[unit]))
+    if unit == "quarter":
+        if dialect == "sqlite":
+            plus = exp.Paren(this=exp.Add(this=month_number(column.copy(), dialect), expression=_number(2)))
+            number: exp.Expr = exp.Div(this=plus, expression=_number(3), typed=True)
+        else:
+            number = exp.Extract(this=exp.var("QUARTER"), expression=column.copy())
+        year = exp.TimeToStr(this=column, format=exp.Literal.string("%Y"))
+        text = exp.Cast(this=number, to=exp.DataType.build("TEXT"))
+        return exp.Concat(expressions=[year, exp.Literal.string("-Q"), text], safe=True)
+    if unit == "week":
+        if dialect == "sqlite":
+            days = [exp.Literal.string("-6 days"), exp.Literal.string("weekday 1")]
+            return exp.Anonymous(this="DATE", expressions=[column, *days])
+        if dialect == "mysql":
+            weekday = exp.Anonymous(this="WEEKDAY", expressions=[column.copy()])
+            monday: exp.Expr = exp.DateSub(this=column, expression=weekday, unit=exp.var("DAY"))
+        else:
+            monday = exp.DateTrunc(unit=exp.Literal.string("WEEK"), this=column)  # type: ignore[no-untyped-call]
+        return exp.TimeToStr(this=monday, format=exp.Literal.string("%Y-%m-%d"))
+    raise ValueError(f"unknown time bucket {unit}")
+
+
+def duration(end: exp.Expr, start: exp.Expr, unit: str, dialect: str) -> exp.Expr:
+    """`end` minus `start` in `unit` (second ... week), fractional (sqlglot's DATEDIFF would
+    round to whole units or, on MySQL, count days whatever the unit)."""
+    if dialect == "sqlite" and unit == "day":
+        julian = [exp.Anonymous(this="JULIANDAY", expressions=[e]) for e in (end, start)]
+        return exp.Sub(this=julian[0], expression=julian[1])
+    if dialect == "sqlite":
+        seconds: exp.Expr = exp.Sub(
+            this=_integer(_strftime("%s", end)), expression=_integer(_strftime("%s", start))
+        )
+    elif dialect == "postgres":
+        end, start = (exp.Cast(this=e, to=exp.DataType.build("TIMESTAMP")) for e in (end, start))
+        seconds = exp.Extract(
+            this=exp.var("EPOCH"), expression=exp.Paren(this=exp.Sub(this=end, expression=start))
+        )
+    elif dialect == "mysql":
+        seconds = exp.Anonymous(this="TIMESTAMPDIFF", expressions=[exp.var("SECOND"), start, end])
+    else:
+        seconds = exp.DateDiff(this=end, expression=start, unit=exp.var("SECOND"))
+    if unit == "second":
+        return seconds
+    return exp.Div(this=seconds, expression=exp.Literal.number(f"{SECONDS[unit]}.0"))
+
+
+def month_number(column: exp.Expr, dialect: str) -> exp.Expr:
+    """1 for January ... 12 for December."""
+    if dialect == "sqlite":
+        return _integer(_strftime("%m", column))
+    return exp.Month(this=column)
+
+
+def calendar_position(column: exp.Expr, kind: str) -> exp.Expr:
+    """A month or weekday name's place in the calendar (1 for January or Monday)."""
+    names = MONTH_NAMES if kind == "month" else WEEKDAY_NAMES
+    case = exp.Case()
+    for i, name in enumerate(names, 1):
+        case = case.when(exp.EQ(this=column.copy(), expression=exp.Literal.string(name)), _number(i))
+    return case
+
+
+def _number(n: int) -> exp.Expr:
+    return exp.Literal.number(n)
+
+
+def _strftime(fmt: str, column: exp.Expr) -> exp.Expr:
+    return exp.Anonymous(this="STRFTIME", expressions=[exp.Literal.string(fmt), column])
+
+
+def _integer(e: exp.Expr) -> exp.Expr:
+    return exp.Cast(this=e, to=exp.DataType.build("INTEGER"))
+
+
+def order_outputs(sql: str, dialect: str) -> list[int] | None:
+    """The output columns (by position) a query orders by, or None when it orders by something
+    it does not show: what two rows at a LIMIT must differ in for the cut to be clean."""
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect)
+    except sqlglot.errors.ParseError:
+        return None
+    order = tree.args.get("order")
+    if not isinstance(tree, exp.Select) or order is None:
+        return None
+    names = [p.alias_or_name.lower() for p in tree.expressions]
+    out = []
+    for o in order.expressions:
+        e = o.this
+        if not isinstance(e, exp.Column) or e.name.lower() not in names:
+            return None
+        out.append(names.index(e.name.lower()))
+    return out

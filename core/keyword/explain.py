@@ -10,7 +10,8 @@ from __future__ import annotations
 import calendar
 import datetime as dt
 
-from core.keyword.plan import Abstain, Filter, Having, Measure, OrderKey, Plan, Ref
+from core.keyword.match import Sense
+from core.keyword.plan import Abstain, Filter, Having, Measure, OrderKey, Query, Ref
 
 
 def words(name: str) -> str:
@@ -95,7 +96,7 @@ def order_text(o: OrderKey, target: str | None) -> str:
     return f"{'highest' if o.desc else 'lowest'} {what} first"
 
 
-def describe(plan: Plan) -> str:
+def describe(plan: Query) -> str:
     """One or two sentences: what was computed, over which rows, in which order."""
     target = plan.target
     parts: list[str] = []
@@ -145,15 +146,43 @@ def describe(plan: Plan) -> str:
 
 
 def abstain_text(a: Abstain) -> str:
-    lines = [f"Keyword mode (no LLM) could not answer this without guessing: {a.reason}."]
-    if a.understood:
-        lines.append("Understood: " + "; ".join(a.understood) + ".")
-    if a.not_understood:
-        lines.append(
-            "Not understood: "
-            + ", ".join(f"'{w}'" if not w.startswith(("'", '"')) else w for w in a.not_understood)
-            + "."
-        )
-    if a.suggestion:
-        lines.append(a.suggestion)
-    return " ".join(lines)
+    """One sentence: what was understood and which words could not be placed; then what to try."""
+    understood = "; ".join(a.understood)
+    words = ", ".join(f"'{w}'" if not w.startswith(("'", '"')) else w for w in a.not_understood)
+    if understood and words:
+        text = f"Keyword mode (no LLM) understood {understood} but could not place {words} ({a.reason})"
+    elif understood:
+        text = f"Keyword mode (no LLM) understood {understood} but did not answer: {a.reason}"
+    elif words:
+        text = f"Keyword mode (no LLM) could not place {words} ({a.reason})"
+    else:
+        text = f"Keyword mode (no LLM) did not answer: {a.reason}"
+    return f"{text}, so it did not answer." + (f" {a.suggestion}" if a.suggestion else "")
+
+
+def follow_up_text(a: Abstain, previous: str) -> str:
+    """A follow-up keyword mode could not apply to its last reading: say so, and that it needs an LLM."""
+    words = ", ".join(f"'{w}'" for w in a.not_understood)
+    placed = f" but could not place {words} as a change to it ({a.reason})" if words else f" but {a.reason}"
+    return (
+        f"Keyword mode (no LLM) took this as a follow-up to '{previous}'{placed}; "
+        "follow-ups of this kind need an LLM. Ask the whole question again in one message to get a "
+        "keyword-mode answer."
+    )
+
+
+def doubt_text(query: Query, reason: str) -> str:
+    """A reading that was complete but not sure enough: what it was, and the doubt."""
+    reading = describe(query).rstrip(".")
+    return f"Keyword mode (no LLM) read this as: {reading} — but did not answer, because {reason}."
+
+
+def sense_label(s: Sense) -> str:
+    """A reading of a phrase as a clarification option shows it."""
+    where = f"{s.table} {(s.column or '').replace('_', ' ')}".strip()
+    if s.kind != "value":
+        return where
+    if s.op == "contains":
+        sample = ", ".join(repr(v) for v in s.examples[:2])
+        return f"{where} containing '{s.value}'" + (f" ({sample}…)" if sample else "")
+    return f"{where} = '{s.value}'" + (f" ({s.meaning})" if s.meaning else "")

@@ -1,21 +1,25 @@
 """From a matched question to a query plan — or to a reasoned refusal, or to a question back.
 
-The steps, in order (each in its own module, sharing one `Reader`):
+The passes, in order; each is `(Plan, Context) -> Plan` and raises `Decline` (→ Abstain) or
+`AmbiguousDate` (→ Ambiguity) when reading cannot go on without guessing:
 
-    roles.read_ratio         'the ratio of X to Y' claims two phrases before anything else
-    durations                'average session duration in seconds': end minus start
-    abstain.check_*          wording keyword mode does not compute; words that matched nothing
-    walk.walk                left to right, each phrase and literal takes its role from its cues
-    ranking.implied_…        'the longest river' → the column the adjective implies
-    target.choose_target     the table the question is about
-    filters.place_loose_…    columns named with no cue ('with a final exam')
-    time_buckets             'per month' → a group by the month of the fact's date
-    date_filters             'in 2025', 'last 30 days' → ranges on the right date column
-    ranking.superlative      first row, first N, or MAX
-    output.shape_output      groups or projection, and the default order
-    time_buckets.calendar_…  month and weekday names in calendar order
-    abstain.check_understood every number and date was used
-    target.joined_tables     the tables the view must join
+    walk.read_ratio           'the ratio of X to Y' claims two phrases before anything else
+    walk.read_duration        'average session duration in seconds': end minus start
+    abstain.check_unsupported wording keyword mode does not compute
+    abstain.check_words       words that matched nothing
+    walk.walk                 left to right, each phrase and literal takes its role from its cues
+    ranking.implied_…         'the longest river' → the column the adjective implies
+    output.choose_target      the table the question is about
+    filters.place_loose_…     columns named with no cue ('with a final exam')
+    time_buckets.place_…      'per month' → a group by the month of the fact's date
+    dates.date_filters        'in 2025', 'last 30 days' → ranges on the right date column
+    ranking.superlative       first row, first N, or MAX
+    output.shape_output       groups or projection, and the default order
+    time_buckets.calendar_…   month and weekday names in calendar order
+    abstain.check_understood  every number and date was used
+    abstain.check_cues        every 'how many', 'average' or 'maximum' has its aggregate
+    filters.merge_filters     several values of one column → IN
+    output.joined_tables      the tables the view must join
 
 A question is only asked back (Ambiguity) when its plan is otherwise complete: asking which
 'Frankfurt' is meant, then declining the question anyway, would waste the person's time.
@@ -23,45 +27,65 @@ A question is only asked back (Ambiguity) when its plan is otherwise complete: a
 
 from __future__ import annotations
 
-import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Callable
 from typing import Literal
 
-from core.keyword import (
-    abstain,
-    date_filters,
-    durations,
-    filters,
-    output,
-    ranking,
-    roles,
-    target,
-    time_buckets,
+from core.keyword.abstain import (
+    check_cues,
+    check_understood,
+    check_unsupported,
+    check_words,
+    suggest,
+    understood_words,
 )
-from core.keyword.columns import NUMERIC, TEMPORAL, column_kind
+from core.keyword.confidence import fits_role
+from core.keyword.dates import date_filters
+from core.keyword.explain import sense_label
+from core.keyword.filters import merge_filters, place_loose_columns
 from core.keyword.match import Lexicon, Matching, Mention, Sense
-from core.keyword.plan import Abstain, Ambiguity, Plan
-from core.keyword.reader import AmbiguousDate, Decline, Reader
+from core.keyword.output import choose_target, joined_tables, shape_output
+from core.keyword.plan import Abstain, Ambiguity, AmbiguousDate, Context, Decline, Plan
+from core.keyword.ranking import implied_superlative, superlative
 from core.keyword.readings import Reading
 from core.keyword.shapes import Shape
-from core.keyword.walk import walk
+from core.keyword.time_buckets import calendar_order, place_buckets
+from core.keyword.walk import read_duration, read_ratio, walk
+
+Pass = Callable[[Plan, Context], Plan]
+
+PASSES: tuple[Pass, ...] = (
+    read_ratio,
+    read_duration,
+    check_unsupported,
+    check_words,
+    walk,
+    implied_superlative,
+    choose_target,
+    place_loose_columns,
+    place_buckets,
+    date_filters,
+    superlative,
+    shape_output,
+    calendar_order,
+    check_understood,
+    check_cues,
+    merge_filters,
+    joined_tables,
+)
 
 
 def make_plan(
-    shape: Shape,
-    matching: Matching,
-    lex: Lexicon,
-    today: dt.date,
-    readings: Sequence[Reading] = (),
-    near: bool = False,
+    shape: Shape, matching: Matching, ctx: Context, near: bool = False
 ) -> Plan | Abstain | Ambiguity:
     """The plan of the question, or why not (Abstain), or the readings to choose from.
 
     `near` (after the person rejected an answer) also asks about readings that matched less well
     than the chosen one, not only about ties (core/clarify)."""
-    r = Reader(shape, matching, lex, today, list(readings))
+    lex = ctx.lex
+    plan = Plan(shape, matching)
     try:
-        plan = read(r)
+        for step in PASSES:
+            plan = step(plan, ctx)
     except AmbiguousDate as amb:
         options = amb.refs[:4]
         return Ambiguity(
@@ -73,46 +97,22 @@ def make_plan(
     except Decline as d:
         return Abstain(
             reason=d.reason,
-            understood=tuple(abstain.understood_words(matching)),
+            understood=tuple(understood_words(matching)),
             not_understood=d.words,
-            suggestion=abstain.suggest(lex, r.plan, matching),
+            suggestion=suggest(lex, plan.query.target, matching),
         )
-    return _ambiguity(r, near) or plan
+    return _ambiguity(plan, lex, near) or plan
 
 
-def read(r: Reader) -> Plan:
-    """Run the steps listed in the module's docstring; raises Decline or AmbiguousDate."""
-    roles.read_ratio(r)
-    durations.read_duration(r)
-    abstain.check_unsupported(r)
-    abstain.check_words(r)
-    walk(r)
-    plan = r.plan
-    ranking.implied_superlative(r)
-    listed = [m for m, is_listed in r.entities if is_listed]
-    plan.target = target.choose_target(r, listed)
-    filters.place_loose_columns(r)
-    time_buckets.place_buckets(r)
-    date_filters.date_filters(r)
-    ranking.superlative(r, listed)
-    output.shape_output(r, listed)
-    time_buckets.calendar_order(r)
-    abstain.check_understood(r)
-    filters.merge_filters(r)
-    plan.measures = list(dict.fromkeys(plan.measures))
-    plan.tables = target.joined_tables(r)
-    return plan
-
-
-def _ambiguity(r: Reader, near: bool) -> Ambiguity | None:
+def _ambiguity(plan: Plan, lex: Lexicon, near: bool) -> Ambiguity | None:
     """The first phrase with another reading as good as the chosen one, that could play its part."""
-    for m in r.matching.mentions:
-        role = r.roles.get(id(m))
-        if m.sense is None or role is None or role.kind in ("", "absorbed"):
+    for m in plan.matching.mentions:
+        role = plan.role(m)
+        if m.sense is None or role.kind in ("", "absorbed"):
             continue
         pool = m.alternatives or (_near_senses(m) if near else [])
         alternatives = [
-            a for a in pool if not r.lex.same_thing(a, m.sense) and _fits_role(r.lex, a, m.sense, role.kind)
+            a for a in pool if not lex.same_thing(a, m.sense) and fits_role(lex, a, m.sense, role.kind)
         ]
         if alternatives:
             options = [m.sense, *alternatives][:4]
@@ -123,7 +123,7 @@ def _ambiguity(r: Reader, near: bool) -> Ambiguity | None:
                 words=m.words,
                 kind=kind,
                 readings=tuple(s.reading(m.words) for s in options),
-                labels=tuple(_sense_label(s) for s in options),
+                labels=tuple(sense_label(s) for s in options),
             )
     return None
 
@@ -139,25 +139,3 @@ def _near_senses(m: Mention) -> list[Sense]:
             seen.add((s.table, s.column))
             out.append(s)
     return out[:3]
-
-
-def _fits_role(lex: Lexicon, alt: Sense, chosen: Sense, role: str) -> bool:
-    """Only readings that could play the same part are worth asking about: the date a year is
-    compared with must be a date, what is summed must be a number."""
-    if alt.kind != "column" or not alt.column or not chosen.column:
-        return True
-    a = column_kind(lex, alt.table, alt.column)
-    c = column_kind(lex, chosen.table, chosen.column)
-    if role in ("subject", "measure", "order") and (c in TEMPORAL or c in NUMERIC):
-        return a in TEMPORAL if c in TEMPORAL else a in NUMERIC
-    return True
-
-
-def _sense_label(s: Sense) -> str:
-    where = f"{s.table} {(s.column or '').replace('_', ' ')}".strip()
-    if s.kind != "value":
-        return where
-    if s.op == "contains":
-        sample = ", ".join(repr(v) for v in s.examples[:2])
-        return f"{where} containing '{s.value}'" + (f" ({sample}…)" if sample else "")
-    return f"{where} = '{s.value}'" + (f" ({s.meaning})" if s.meaning else "")

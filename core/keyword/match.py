@@ -21,7 +21,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 import sqlalchemy as sa
@@ -29,7 +29,7 @@ import sqlalchemy as sa
 from core.dictionary import keyword_dictionary, stem
 from core.joins import graph_weights
 from core.keyword.readings import Reading
-from core.keyword.shapes import BUCKET_ADVERBS, GLUE, Shape
+from core.keyword.shapes import BUCKET_ADVERBS, GLUE, Cue, Shape
 from core.values import Access, fold
 
 if TYPE_CHECKING:
@@ -48,6 +48,7 @@ JOIN_COST = 0.1  # a reading that needs one more join must match this much bette
 AMBIGUOUS = 0.03  # two readings this close are a question for the person ...
 MATCH_TIE = 0.05  # ... when their words match equally well, too
 BEAM = 64
+ROLE_MISFIT = 0.15  # 'from LAX': a to_*/destination column is this much less likely
 CACHE_SIZE = 4096  # phrases remembered per database
 VALUE_CACHE_S = 60.0
 
@@ -86,18 +87,20 @@ class Sense:
         return Reading(words=words, table=self.table, column=self.column, value=self.value, op=self.op)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Mention:
-    """A phrase of the question and what it may mean (best first); `sense` is the chosen one."""
+    """A phrase of the question and what it may mean (best first); `sense` is the chosen one.
+    Mentions do not overlap, so `start` names one."""
 
     start: int  # token span in the Shape
     end: int
     words: str  # as typed
-    senses: list[Sense]
+    senses: tuple[Sense, ...]
     sense: Sense | None = None
     pinned: bool = False  # settled by the person's choice (a Reading)
     quoted: bool = False
-    alternatives: list[Sense] = field(default_factory=list)  # equally good other readings
+    alternatives: tuple[Sense, ...] = ()  # equally good other readings
+    rivals: tuple[tuple[Sense, float], ...] = ()  # other readings, each with how much worse it fits
     names_value: bool = False  # a column word that only says where the neighbouring value is
     alias: bool = False  # 'Chicago' in 'Chicago (ORD)': the code in brackets stands for it
 
@@ -106,11 +109,10 @@ class Mention:
         return self.sense.table if self.sense else None
 
 
-@dataclass
+@dataclass(frozen=True)
 class Matching:
-    mentions: list[Mention]
-    unmatched: list[int]  # token indices of content words nothing matched
-    notes: list[str] = field(default_factory=list)
+    mentions: tuple[Mention, ...]
+    unmatched: tuple[int, ...]  # token indices of content words nothing matched
 
 
 # ---------------------------------------------------------------------------------------------
@@ -168,7 +170,7 @@ class Lexicon:
     # -- lookups -------------------------------------------------------------------------------
 
     def schema(self, phrase: str) -> list[Sense]:
-        cached = _get(self._schema_cache, phrase)
+        cached: list[Sense] | None = _get(self._schema_cache, phrase)
         if cached is not None:
             return cached
         out: dict[tuple[str, str | None], Sense] = {}
@@ -187,14 +189,14 @@ class Lexicon:
         """Stored values the phrase names: equal (folded), meaning of a code, contained in a
         value (a LIKE filter), or a close spelling of one value."""
         key = f"{quoted}\x00{phrase}"
-        cached = _get(self._value_cache, key)
-        if cached is not None and time.monotonic() - cached[0] < VALUE_CACHE_S:
-            return cached[1]
+        stored: tuple[float, list[Sense]] | None = _get(self._value_cache, key)
+        if stored is not None and time.monotonic() - stored[0] < VALUE_CACHE_S:
+            return stored[1]
         folded = fold(phrase)
         senses: list[Sense] = []
         if folded and not (len(folded) < 2 or folded.isdigit()):
             matches = self.db.values.lookup(phrase, k=12, min_score=0.6)
-            by_column: dict[tuple[str, str], list] = {}
+            by_column: dict[tuple[str, str], list[Any]] = {}
             for m in matches:
                 by_column.setdefault((m.table, m.column), []).append(m)
             for ms in by_column.values():
@@ -259,10 +261,11 @@ def _sample_text_dates(db: Database, t: Table | None) -> frozenset[str]:
     texts = [c.name for c in t.columns if c.kind == "text"] if t is not None else []
     if t is None or not texts:
         return frozenset()
-    query = sa.select(*(sa.column(c) for c in texts)).select_from(sa.table(t.name, schema=t.schema))
+    columns: list[sa.ColumnClause[Any]] = [sa.column(c) for c in texts]
     try:
         with db.engine.connect() as conn:
-            rows = conn.execute(query.limit(DATE_SAMPLE)).fetchall()
+            query = sa.select(*columns).select_from(sa.table(t.name, schema=t.schema)).limit(DATE_SAMPLE)
+            rows = conn.execute(query).fetchall()
     except sa.exc.SQLAlchemyError as exc:
         log.warning("cannot sample %s for dates kept as text: %s", t.name, exc)
         return frozenset()
@@ -289,7 +292,7 @@ def lexicon(db: Database) -> Lexicon:
     return cached
 
 
-def _get(cache: OrderedDict, key: str) -> Any:
+def _get(cache: OrderedDict[str, Any], key: str) -> Any:
     with _cache_lock:
         value = cache.get(key)
         if value is not None:
@@ -297,7 +300,7 @@ def _get(cache: OrderedDict, key: str) -> Any:
         return value
 
 
-def _put(cache: OrderedDict, key: str, value: Any) -> None:
+def _put(cache: OrderedDict[str, Any], key: str, value: Any) -> None:
     with _cache_lock:
         cache[key] = value
         cache.move_to_end(key)
@@ -326,7 +329,7 @@ def _dijkstra(weights: dict[str, dict[str, float]], source: str) -> dict[str, fl
 _WORD_EDGE = re.compile(r"\s+")
 
 
-def _value_sense(folded: str, matches: list, quoted: bool) -> Sense | None:
+def _value_sense(folded: str, matches: list[Any], quoted: bool) -> Sense | None:
     """The best reading of `folded` among one column's matching values."""
     best = max(matches, key=lambda m: m.score)
     table, column = best.table, best.column
@@ -365,15 +368,15 @@ def _value_sense(folded: str, matches: list, quoted: bool) -> Sense | None:
 
 
 def discover(shape: Shape, lex: Lexicon, readings: Sequence[Reading] = ()) -> Matching:
-    """Split every content run into the phrases that match best; list the words nothing matched."""
-    _names_over_cues(shape, lex)
+    """Split every content run into the phrases that match best; list the words nothing matched.
+    `shape` comes from names_over_cues, so cue words that are part of a name are content."""
     mentions: list[Mention] = []
     unmatched: list[int] = []
     for start, end in shape.content_runs():
         best = _segment(shape, lex, start, end)
         for s, e, senses in best:
             if senses:
-                mentions.append(Mention(s, e, shape.text(s, e), senses))
+                mentions.append(Mention(s, e, shape.text(s, e), tuple(senses)))
             else:
                 unmatched.extend(range(s, e))
     for lit in shape.literals:
@@ -381,11 +384,10 @@ def discover(shape: Shape, lex: Lexicon, readings: Sequence[Reading] = ()) -> Ma
             continue
         text = str(lit.value)
         senses = lex.values(text, quoted=True) + [s for s in lex.schema(text) if s.score >= 0.95]
-        mentions.append(Mention(lit.start, lit.end, text, senses, quoted=True))
+        mentions.append(Mention(lit.start, lit.end, text, tuple(senses), quoted=True))
     mentions.sort(key=lambda m: m.start)
-    _apply_readings(mentions, readings)
-    attach(shape, mentions)
-    return Matching(mentions=[m for m in mentions if not m.alias], unmatched=sorted(unmatched))
+    mentions = attach(shape, _apply_readings(mentions, readings))
+    return Matching(mentions=tuple(m for m in mentions if not m.alias), unmatched=tuple(sorted(unmatched)))
 
 
 # Prepositions that say which of two columns a value belongs to ('from LAX' → from_airport).
@@ -408,40 +410,52 @@ def _gap(shape: Shape, end: int, start: int, allowed: frozenset[str], limit: int
     return all(shape.tokens[i].low in allowed for i in range(end, start))
 
 
-def attach(shape: Shape, mentions: list[Mention]) -> None:
+def attach(shape: Shape, found: Sequence[Mention]) -> list[Mention]:
     """Let neighbouring words settle each other before the global choice: a value next to a column
     or table that holds it belongs there ('the "Computer Science" department', 'keyphrase
     "Machine Learning"', 'city of Boston'), a column followed by 'of <table>' belongs to that table
-    ('names of the lakes'), and 'from'/'to' before a value favours from_*/to_* columns."""
-    for i, v in enumerate(mentions):
+    ('names of the lakes'), and 'from'/'to' before a value favours from_*/to_* columns. Returns
+    the mentions with their senses narrowed (left to right: a narrowed one is what the next sees)."""
+    mentions = list(found)
+    for i in range(len(mentions)):
+        v = mentions[i]
         if v.pinned or not any(x.kind == "value" for x in v.senses):
             continue
         neighbours = []
         if i > 0 and _gap(shape, mentions[i - 1].end, v.start, BEFORE_VALUE):
-            neighbours.append(mentions[i - 1])
+            neighbours.append(i - 1)
         if i + 1 < len(mentions) and _gap(shape, v.end, mentions[i + 1].start, AFTER_VALUE):
-            neighbours.append(mentions[i + 1])
+            neighbours.append(i + 1)
         value_columns = {(x.table, x.column) for x in v.senses if x.kind == "value"}
-        neighbours.sort(key=lambda n: not any((x.table, x.column) in value_columns for x in n.senses))
-        for n in neighbours:
+        neighbours.sort(
+            key=lambda k: not any((x.table, x.column) in value_columns for x in mentions[k].senses)
+        )
+        for k in neighbours:
+            n = mentions[k]
             if all(x.kind == "value" for x in n.senses):
                 continue
             columns = {(x.table, x.column) for x in n.senses if x.kind == "column"}
             tables = {x.table for x in n.senses if x.kind == "table"}
             keep = [x for x in v.senses if x.kind == "value" and (x.table, x.column) in columns]
             if keep and not n.pinned:
-                n.senses = [x for x in n.senses if (x.table, x.column) in {(k.table, k.column) for k in keep}]
-                n.names_value = True
+                kept = {(x.table, x.column) for x in keep}
+                mentions[k] = replace(
+                    n, senses=tuple(x for x in n.senses if (x.table, x.column) in kept), names_value=True
+                )
             if not keep:
                 keep = [x for x in v.senses if x.kind == "value" and x.table in tables]
             if keep:
-                v.senses = keep
+                v = replace(v, senses=tuple(keep))
                 break
         role = _role_word(shape, mentions, v)
         if role is not None:
-            v.senses = sorted((_role_fit(x, role) for x in v.senses), key=lambda x: -x.score)
-    _aliases(shape, mentions)
-    for i, c in enumerate(mentions):
+            v = replace(
+                v, senses=tuple(sorted((_role_fit(x, role) for x in v.senses), key=lambda x: -x.score))
+            )
+        mentions[i] = v
+    mentions = _aliases(shape, mentions)
+    for i in range(len(mentions)):
+        c = mentions[i]
         if c.pinned or i + 1 >= len(mentions) or not any(x.kind == "column" for x in c.senses):
             continue
         j = i + 1
@@ -465,7 +479,7 @@ def attach(shape: Shape, mentions: list[Mention]) -> None:
                 }
                 keep = [x for x in c.senses if x.kind == "column" and x.table in tables]
                 if keep:
-                    c.senses = keep
+                    mentions[i] = replace(c, senses=tuple(keep))
                 continue
         nxt = mentions[i + 1]
         between = [t.low for t in shape.tokens[c.end : nxt.start]]
@@ -478,7 +492,8 @@ def attach(shape: Shape, mentions: list[Mention]) -> None:
         tables = {x.table for x in nxt.senses if x.kind == "table"} or {x.table for x in nxt.senses[:1]}
         keep = [x for x in c.senses if x.kind == "column" and x.table in tables]
         if keep:
-            c.senses = keep
+            mentions[i] = replace(c, senses=tuple(keep))
+    return mentions
 
 
 def _role_fit(x: Sense, role: str) -> Sense:
@@ -488,14 +503,14 @@ def _role_fit(x: Sense, role: str) -> Sense:
     words = set(x.column.lower().replace("_", " ").split())
     others = {h for r, hints in ROLE_WORDS.items() if r != role for h in hints} - set(ROLE_WORDS[role])
     if words & others and not words & set(ROLE_WORDS[role]):
-        return replace(x, score=round(x.score - 0.05, 4))
+        return replace(x, score=round(x.score - ROLE_MISFIT, 4))
     return x
 
 
-def _role_word(shape: Shape, mentions: list[Mention], v: Mention) -> str | None:
+def _role_word(shape: Shape, mentions: Sequence[Mention], v: Mention) -> str | None:
     """The nearest 'from'/'to'/... before a value, not past another mention ('from Chicago (ORD)'
     looks past the bracket to 'from')."""
-    starts = {m.end for m in mentions if m is not v}
+    starts = {m.end for m in mentions if m.start != v.start}
     i = v.start - 1
     while i >= 0 and v.start - i <= 4:
         low = shape.tokens[i].low
@@ -507,9 +522,9 @@ def _role_word(shape: Shape, mentions: list[Mention], v: Mention) -> str | None:
     return None
 
 
-def _aliases(shape: Shape, mentions: list[Mention]) -> None:
+def _aliases(shape: Shape, mentions: list[Mention]) -> list[Mention]:
     """'Chicago (ORD)': the parenthesised code names the same thing; keep the code only."""
-    drop = []
+    drop = set()
     for a, b in itertools.pairwise(mentions):
         toks = shape.tokens
         if (
@@ -520,10 +535,8 @@ def _aliases(shape: Shape, mentions: list[Mention]) -> None:
             and any(x.kind == "value" for x in a.senses)
             and any(x.kind == "value" for x in b.senses)
         ):
-            drop.append(a)
-    for a in drop:
-        a.senses = []
-        a.alias = True
+            drop.add(a.start)
+    return [replace(m, senses=(), alias=True) if m.start in drop else m for m in mentions]
 
 
 _ID_WORDS = frozenset(["id", "ids", "code", "codes", "key", "number", "numbers", "no", "nr", "identifier"])
@@ -534,17 +547,16 @@ NAMING_CUES = frozenset(
 )
 
 
-def _names_over_cues(shape: Shape, lex: Lexicon) -> None:
+def names_over_cues(shape: Shape, lex: Lexicon) -> Shape:
     """A cue word that is part of a column's name is read as the name: 'minimum connect time' is
     airport.minimum_connect_time, 'amount of orders' is about orders.amount, 'highest point' a
     column, 'monthly limit' is tx_limit_monthly rather than a monthly breakdown. Only the name
     counts, not a synonym: 'total' as a synonym of amount must not swallow 'total payment amount'."""
-    for cue in list(shape.cues):
+    for cue in shape.cues:
         low = cue.words.lower()
         if cue.kind == "bucket" and low in BUCKET_ADVERBS:
             if _part_of_name(shape, lex, cue.start):
-                shape.cues.remove(cue)
-                shape.role[cue.start] = "content"
+                shape = _uncue(shape, cue, {cue.start: "content"})
             continue
         if cue.kind not in ("count", "agg", "super") or low not in NAMING_CUES:
             continue
@@ -562,10 +574,18 @@ def _names_over_cues(shape: Shape, lex: Lexicon) -> None:
         if not hit and low == "amount of":
             hit = any(x.kind == "column" and x.score >= 0.95 for x in lex.schema(head))
         if hit:
-            shape.cues.remove(cue)
-            shape.role[cue.start] = "content"
-            for k in range(cue.start + 1, cue.end):
-                shape.role[k] = "stop"
+            roles = {cue.start: "content"} | {k: "stop" for k in range(cue.start + 1, cue.end)}
+            shape = _uncue(shape, cue, roles)
+    return shape
+
+
+def _uncue(shape: Shape, cue: Cue, roles: dict[int, str]) -> Shape:
+    """`shape` without `cue`, its words given `roles`."""
+    return replace(
+        shape,
+        cues=tuple(c for c in shape.cues if c != cue),
+        role=tuple(roles.get(i, r) for i, r in enumerate(shape.role)),
+    )
 
 
 def _named_column(x: Sense) -> bool:
@@ -636,7 +656,9 @@ def _segment(shape: Shape, lex: Lexicon, start: int, end: int) -> list[tuple[int
         for j in range(i + 1, min(n, i + MAX_PHRASE) + 1):
             senses[(i, j)] = _phrase_senses(shape, lex, start + i, start + j)
     # best[k] = (weight, -phrases, split) for the first k tokens
-    best: list[tuple[float, int, list[tuple[int, int]]]] = [(0.0, 0, [])] + [(-1.0, 0, [])] * n
+    start_split: list[tuple[int, int]] = []
+    best: list[tuple[float, int, list[tuple[int, int]]]] = [(0.0, 0, start_split)]
+    best += [(-1.0, 0, start_split)] * n
     for k in range(1, n + 1):
         for i in range(max(0, k - MAX_PHRASE), k):
             ss = senses[(i, k)]
@@ -649,33 +671,36 @@ def _segment(shape: Shape, lex: Lexicon, start: int, end: int) -> list[tuple[int
     return [(start + i, start + j, senses[(i, j)]) for i, j in best[n][2]]
 
 
-def _apply_readings(mentions: list[Mention], readings: Sequence[Reading]) -> None:
+def _apply_readings(mentions: list[Mention], readings: Sequence[Reading]) -> list[Mention]:
     """Pin the phrases a person already settled (clarification choices) to their reading."""
     for r in readings:
         target = fold(r.words)
-        for m in mentions:
+        for k, m in enumerate(mentions):
             if fold(m.words) == target or (target and target in fold(m.words)):
                 kind: SenseKind = "value" if r.value is not None else ("column" if r.column else "table")
-                m.sense = Sense(kind, r.table, r.column, r.value, 1.0, "choice", op=r.op)
-                m.senses = [m.sense]
-                m.pinned = True
+                sense = Sense(kind, r.table, r.column, r.value, 1.0, "choice", op=r.op)
+                mentions[k] = replace(m, sense=sense, senses=(sense,), pinned=True)
+    return mentions
 
 
 # ---------------------------------------------------------------------------------------------
 # matching optimisation: one coherent sense per phrase
 
 
-def choose(mentions: list[Mention], lex: Lexicon, anchor: Sequence[str] = ()) -> None:
+def choose(matching: Matching, lex: Lexicon, anchor: Sequence[str] = ()) -> Matching:
     """Pick each mention's sense: best total match score minus JOIN_COST per unit of join cost.
 
     A beam search over the mentions (most certain first); then, for every mention, the best
     reading with that mention forced to another table/column is computed — if it is within
-    AMBIGUOUS of the best, the mention's `alternatives` say so.
+    AMBIGUOUS of the best, the mention's `alternatives` say so. Every other reading tried is kept
+    in `rivals` with its margin (how much lower the best total with it is): the confidence model
+    reads how close the nearest one came.
     """
+    mentions = matching.mentions
     open_ = [m for m in mentions if not m.pinned and m.senses]
     fixed = [m.sense for m in mentions if m.pinned and m.sense]
     if not open_:
-        return
+        return matching
     order = sorted(open_, key=lambda m: -_certainty(m))
 
     def total(assign: Sequence[Sense]) -> float:
@@ -695,10 +720,11 @@ def choose(mentions: list[Mention], lex: Lexicon, anchor: Sequence[str] = ()) ->
             beam = nxt[:BEAM]
         return beam[0] if beam else (-math.inf, [])
 
-    options = [m.senses for m in order]
+    options = [list(m.senses) for m in order]
     best_total, best = search(options)
-    for m, s in zip(order, best, strict=True):
-        m.sense = s
+    chosen_at = {m.start: s for m, s in zip(order, best, strict=True)}
+    alternatives: dict[int, list[Sense]] = {}
+    rivals: dict[int, list[tuple[Sense, float]]] = {}
     # ambiguity: the same mention read as another table/column, everything else re-optimised
     for idx, m in enumerate(order):
         chosen = best[idx]
@@ -712,11 +738,26 @@ def choose(mentions: list[Mention], lex: Lexicon, anchor: Sequence[str] = ()) ->
             seen.add((alt.table, alt.column))
             forced = [opts if j != idx else [alt] for j, opts in enumerate(options)]
             alt_total, _ = search(forced)
+            rivals.setdefault(m.start, []).append((alt, round(best_total - alt_total, 4)))
             if alt_total < best_total - AMBIGUOUS:
                 continue
             if abs(alt.score - chosen.score) <= MATCH_TIE:
-                m.alternatives.append(alt)  # as good a match, as good a fit: ask
+                alternatives.setdefault(m.start, []).append(alt)  # as good a match, as good a fit: ask
             # else: one reading matches the words clearly better; the best total stands
+    return replace(
+        matching,
+        mentions=tuple(
+            replace(
+                m,
+                sense=chosen_at[m.start],
+                alternatives=tuple(alternatives.get(m.start, ())),
+                rivals=tuple(sorted(rivals.get(m.start, ()), key=lambda r: r[1])),
+            )
+            if m.start in chosen_at
+            else m
+            for m in mentions
+        ),
+    )
 
 
 def _certainty(m: Mention) -> float:

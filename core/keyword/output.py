@@ -1,10 +1,15 @@
-"""What one row of the answer is: grouping, the columns shown, and the default order.
+"""What one row of the answer is: the target, grouping or projection, the order, the tables.
 
-Two shapes. An *aggregate* (a count, a sum, a HAVING, or an entity ranked by a measure) groups
-by the listed entity's name and by what the question grouped by, and orders by time for time
-groups, else by the measure, largest first. A *list* shows the columns asked for, with the
-listed entity's name in front so each row can be told apart. Grouping by something while
-naming nothing to compute per group is declined: it has no honest reading.
+The target decides what a row of the answer stands for and whose dates 'in 2025' restricts: the
+entity the question lists or ranks ('which clients …'), else the table it counts, else any
+entity it names, a column it asks to see, what it measures, orders or filters — in that order,
+because the earlier ones say more directly what the person wants back.
+
+Then two shapes. An *aggregate* (a count, a sum, a HAVING, or an entity ranked by a measure)
+groups by the listed entity's name and by what the question grouped by, and orders by time for
+time groups, else by the measure, largest first. A *list* shows the columns asked for, with the
+listed entity's name in front so each row can be told apart. Grouping by something while naming
+nothing to compute per group is declined: it has no honest reading.
 """
 
 from __future__ import annotations
@@ -12,98 +17,147 @@ from __future__ import annotations
 from dataclasses import replace
 
 from core.keyword.columns import TEMPORAL, column_kind, is_key, is_numeric, label_columns, ranking_measure
-from core.keyword.match import Mention
-from core.keyword.plan import Measure, OrderKey, Ref
-from core.keyword.reader import Decline, Reader
+from core.keyword.match import Lexicon, Mention
+from core.keyword.plan import Context, Decline, Measure, OrderKey, Plan, Query, Ref, frozen_map
 from core.keyword.shapes import singular_phrase
 
+# ---------------------------------------------------------------------------------------------
+# the target
 
-def shape_output(r: Reader, listed: list[Mention]) -> None:
-    """Fill in the groups or the projection, and the order, of `r.plan`."""
-    plan = r.plan
-    explicit = list(dict.fromkeys(Ref(m.sense.table, m.sense.column or "") for m in r.explicit if m.sense))
-    ranked_entity = any(isinstance(o.key, Measure) for o in plan.order) or _ranked_by_child(r)
-    if plan.ratio is not None and (plan.measures or plan.having or ranked_entity):
+
+def choose_target(plan: Plan, ctx: Context) -> Plan:
+    q = plan.query
+    listed = plan.listed()
+    entity_tables = [m.sense.table for m, _ in plan.entities if m.sense]
+    target: str | None = None
+    if listed:
+        target = listed[0].sense.table if listed[0].sense else None
+    elif any(m.func == "COUNT" and m.column is None for m in q.measures):
+        target = next(m.table for m in q.measures if m.func == "COUNT" and m.column is None)
+    elif entity_tables:
+        target = entity_tables[0]
+    elif plan.explicit:
+        target = plan.explicit[0].sense.table if plan.explicit[0].sense else None
+    elif q.measures:
+        target = q.measures[0].table
+    elif q.order and isinstance(q.order[0].key, Ref):
+        target = q.order[0].key.table
+    elif q.order and isinstance(q.order[0].key, Measure):
+        target = q.order[0].key.table  # 'which month had the most payments'
+    elif q.ratio is not None:
+        target = q.ratio[0].table
+    elif q.filters:
+        target = q.filters[0].ref.table
+    if target is None:
+        raise Decline("none of its words named a table or a column")
+    return plan.with_query(target=target)
+
+
+# ---------------------------------------------------------------------------------------------
+# groups or projection, and order
+
+
+def shape_output(plan: Plan, ctx: Context) -> Plan:
+    """Fill in the groups or the projection, and the order, of the query."""
+    q = plan.query
+    listed = plan.listed()
+    explicit = list(dict.fromkeys(Ref(m.sense.table, m.sense.column or "") for m in plan.explicit if m.sense))
+    ranked_entity = any(isinstance(o.key, Measure) for o in q.order) or _ranked_by_child(plan)
+    if q.ratio is not None and (q.measures or q.having or ranked_entity):
         raise Decline("it asks for a ratio of totals or averages, which keyword mode does not compute")
-    if plan.measures or plan.having or ranked_entity:
-        _aggregate_rows(r, listed, explicit, ranked_entity)
-    else:
-        _list_rows(r, listed, explicit)
+    if q.measures or q.having or ranked_entity:
+        return _aggregate_rows(plan, ctx, listed, explicit, ranked_entity)
+    return _list_rows(plan, ctx, listed, explicit)
 
 
-def _aggregate_rows(r: Reader, listed: list[Mention], explicit: list[Ref], ranked_entity: bool) -> None:
+def _aggregate_rows(
+    plan: Plan, ctx: Context, listed: list[Mention], explicit: list[Ref], ranked_entity: bool
+) -> Plan:
     """Group by the listed entity and the columns asked for."""
-    plan = r.plan
-    target = plan.target
+    lex = ctx.lex
+    q = plan.query
+    target = q.target
     assert target is not None
-    if (listed or (ranked_entity and not plan.measures and not r.buckets)) and not explicit:
+    groups, measures, hidden = list(q.groups), list(q.measures), list(q.hidden)
+    names, count_groups = dict(q.names), q.count_groups
+    if (listed or (ranked_entity and not measures and not plan.buckets)) and not explicit:
         # ('which month had the most payments' ranks the months, not the payments)
         entity = listed[0].sense.table if listed and listed[0].sense else target
-        if not any(m.func == "COUNT" and m.column is None and m.table == entity for m in plan.measures):
-            labels = [Ref(entity, c) for c in label_columns(r.lex, entity)]
-            plan.groups = list(dict.fromkeys([*labels, *plan.groups]))
+        if not any(m.func == "COUNT" and m.column is None and m.table == entity for m in measures):
+            labels = [Ref(entity, c) for c in label_columns(lex, entity)]
+            groups = list(dict.fromkeys([*labels, *groups]))
             noun = singular_phrase(listed[0].words) if listed else entity
-            plan.names.update({ref: noun for ref in labels})
-    plan.groups = list(dict.fromkeys([*explicit, *plan.groups]))
-    for o in list(plan.order):
-        if isinstance(o.key, Measure) and o.key not in plan.measures:
-            plan.measures.append(o.key)
+            names.update({ref: noun for ref in labels})
+    groups = list(dict.fromkeys([*explicit, *groups]))
+    for o in q.order:
+        if isinstance(o.key, Measure) and o.key not in measures:
+            measures.append(o.key)
             if explicit:
-                plan.hidden.append(o.key)  # 'the latitude of the business with the highest rating'
-    if plan.having and not plan.groups:
-        if plan.measures and all(m.func == "COUNT" and m.column is None for m in plan.measures):
+                hidden.append(o.key)  # 'the latitude of the business with the highest rating'
+    if q.having and not groups:
+        if measures and all(m.func == "COUNT" and m.column is None for m in measures):
             # 'how many authors have more than 2 papers': count the qualifying groups
-            counted = plan.measures[0].table
-            plan.groups = [Ref(counted, c) for c in (r.lex.key_of(counted) or label_columns(r.lex, counted))]
-            plan.count_groups = plan.measures[0].words or counted
-            plan.measures = []
+            counted = measures[0].table
+            groups = [Ref(counted, c) for c in (lex.key_of(counted) or label_columns(lex, counted))]
+            count_groups = measures[0].words or counted
+            measures = []
         else:
-            plan.groups = [Ref(target, c) for c in label_columns(r.lex, target)]
-    _ranked_child_measure(r)
-    for o in plan.order:
-        if isinstance(o.key, Ref) and o.key not in plan.groups:
-            same = [g for g in plan.groups if g.table == o.key.table]
-            if same and (is_key(r.lex, o.key) or o.key.column.lower().endswith("id")):
+            groups = [Ref(target, c) for c in label_columns(lex, target)]
+    plan = plan.with_query(
+        groups=tuple(groups),
+        measures=tuple(measures),
+        hidden=tuple(hidden),
+        names=frozen_map(names),
+        count_groups=count_groups,
+    )
+    plan = _ranked_child_measure(plan, ctx)
+    q = plan.query
+    groups, order = list(q.groups), list(q.order)
+    for o in order:
+        if isinstance(o.key, Ref) and o.key not in groups:
+            same = [g for g in groups if g.table == o.key.table]
+            if same and (is_key(lex, o.key) or o.key.column.lower().endswith("id")):
                 # 'each paper, ordered by the paper ID': show and group by the id
-                plan.groups = [o.key if g == same[0] else g for g in plan.groups if g not in same[1:]]
+                groups = [o.key if g == same[0] else g for g in groups if g not in same[1:]]
             else:
-                plan.groups.append(o.key)
-    if plan.groups and not plan.order and plan.measures:
-        g = plan.groups[0]
-        temporal = column_kind(r.lex, g.table, g.column) in TEMPORAL or any(
+                groups.append(o.key)
+    if groups and not order and q.measures:
+        g = groups[0]
+        temporal = column_kind(lex, g.table, g.column) in TEMPORAL or any(
             w in g.column.lower() for w in ("year", "month", "date", "day", "week", "quarter")
         )
-        if r.order_dir is not None or r.alpha:
-            plan.order.append(OrderKey(g if r.alpha else plan.measures[0], bool(r.order_dir)))
+        if plan.order_dir is not None or plan.alpha:
+            order.append(OrderKey(g if plan.alpha else q.measures[0], bool(plan.order_dir)))
         elif temporal:
-            plan.order.append(OrderKey(g, False))
+            order.append(OrderKey(g, False))
         else:
-            plan.order.append(OrderKey(plan.measures[0], True))
-    elif r.order_dir is not None and plan.order:
-        plan.order = [replace(o, desc=r.order_dir) if not o.words else o for o in plan.order]
-    if not plan.groups and plan.order and not plan.count_groups:
-        plan.order = []  # one row: nothing to order
+            order.append(OrderKey(q.measures[0], True))
+    elif plan.order_dir is not None and order:
+        order = [replace(o, desc=plan.order_dir) if not o.words else o for o in order]
+    if not groups and order and not q.count_groups:
+        order = []  # one row: nothing to order
+    return plan.with_query(groups=tuple(groups), order=tuple(order))
 
 
-def _list_rows(r: Reader, listed: list[Mention], explicit: list[Ref]) -> None:
+def _list_rows(plan: Plan, ctx: Context, listed: list[Mention], explicit: list[Ref]) -> Plan:
     """The asked-for columns, else the entity's name ('the cities ... and their population': the
     listed entity's name comes first)."""
-    plan = r.plan
-    target = plan.target
+    lex = ctx.lex
+    q = plan.query
+    target = q.target
     assert target is not None
-    if plan.ratio is not None:
+    groups = q.groups
+    if q.ratio is not None:
         # 'for each course id' names the rows of the ratio, one per row of its table
-        if any(g.table != plan.ratio[0].table for g in plan.groups):
+        if any(g.table != q.ratio[0].table for g in groups):
             raise Decline("it asks for a ratio per group, which keyword mode does not compute")
-        explicit = list(dict.fromkeys([*explicit, *plan.groups]))
-        plan.groups = []
-    if plan.groups:
+        explicit = list(dict.fromkeys([*explicit, *groups]))
+        groups = ()
+    if groups:
         raise Decline("it groups by something but names nothing to count or compute per group")
-    labels = [Ref(target, c) for c in label_columns(r.lex, target)]
-    plan.entity_rows = not explicit
-    identifying = {c.lower() for c in label_columns(r.lex, target)} | {
-        k.lower() for k in r.lex.key_of(target)
-    }
+    labels = [Ref(target, c) for c in label_columns(lex, target)]
+    entity_rows = not explicit
+    identifying = {c.lower() for c in label_columns(lex, target)} | {k.lower() for k in lex.key_of(target)}
     if (
         explicit
         and listed
@@ -113,53 +167,117 @@ def _list_rows(r: Reader, listed: list[Mention], explicit: list[Ref]) -> None:
         )
     ):
         explicit = [*labels, *explicit]
-    plan.projection = explicit or labels
-    if plan.ratio is not None and not explicit:
-        plan.projection = []  # 'the ratio of X to Y': the ratio is the answer
-    if plan.order and not explicit and (listed or r.top):
-        for o in plan.order:
-            if isinstance(o.key, Ref) and o.key not in plan.projection:
-                plan.projection.append(o.key)
-    if r.shape.tokens and r.shape.tokens[0].low == "when":
+    projection = list(explicit or labels)
+    if q.ratio is not None and not explicit:
+        projection = []  # 'the ratio of X to Y': the ratio is the answer
+    order = list(q.order)
+    if order and not explicit and (listed or plan.top):
+        for o in order:
+            if isinstance(o.key, Ref) and o.key not in projection:
+                projection.append(o.key)
+    if plan.shape.tokens and plan.shape.tokens[0].low == "when":
         # 'when did the latest payment happen': the answer is the date
-        dates = [ref for ref in plan.all_refs() if column_kind(r.lex, ref.table, ref.column) in TEMPORAL]
+        so_far = replace(q, groups=groups, projection=tuple(projection))
+        dates = [ref for ref in so_far.all_refs() if column_kind(lex, ref.table, ref.column) in TEMPORAL]
         if not dates:
             raise Decline("it could not tell which date 'when' asks for", ["when"])
-        plan.projection += [d for d in dict.fromkeys(dates) if d not in plan.projection]
-    if r.alpha and not plan.order:
-        plan.order = [OrderKey(plan.projection[0], False)]
-    elif r.order_dir is not None and plan.order:
-        plan.order = [replace(o, desc=r.order_dir) for o in plan.order]
-    elif r.order_dir is not None and not plan.order:
+        projection += [d for d in dict.fromkeys(dates) if d not in projection]
+    if plan.alpha and not order:
+        order = [OrderKey(projection[0], False)]
+    elif plan.order_dir is not None and order:
+        order = [replace(o, desc=plan.order_dir) for o in order]
+    elif plan.order_dir is not None and not order:
         raise Decline("it could not tell what to order by", [])
+    return plan.with_query(
+        groups=groups, projection=tuple(projection), order=tuple(order), entity_rows=entity_rows
+    )
 
 
-def _ranked_by_child(r: Reader) -> bool:
+def _ranked_by_child(plan: Plan) -> bool:
     """Ranking an entity by a column of another table ('clients by cpu hours') aggregates it."""
-    if not r.plan.order or r.plan.target is None:
+    q = plan.query
+    if not q.order or q.target is None:
         return False
-    key = r.plan.order[0].key
-    return isinstance(key, Ref) and key.table != r.plan.target and bool(r.top or r.superlative)
+    key = q.order[0].key
+    return isinstance(key, Ref) and key.table != q.target and bool(plan.top or plan.superlative)
 
 
-def _ranked_child_measure(r: Reader) -> None:
+def _ranked_child_measure(plan: Plan, ctx: Context) -> Plan:
     """'top clients by cpu hours': each client's usage rows added up (averaged for rates)."""
-    plan = r.plan
-    for k, o in enumerate(plan.order):
+    q = plan.query
+    order, measures, hidden = list(q.order), list(q.measures), list(q.hidden)
+    notes = list(q.notes)
+    for k, o in enumerate(q.order):
         if (
             isinstance(o.key, Ref)
-            and o.key.table != plan.target
-            and plan.groups
-            and not any(g.table == o.key.table for g in plan.groups)
+            and o.key.table != q.target
+            and q.groups
+            and not any(g.table == o.key.table for g in q.groups)
         ):
-            if not is_numeric(r.lex, o.key):
+            if not is_numeric(ctx.lex, o.key):
                 continue
             measure = ranking_measure(o.key, o.words)
-            plan.order[k] = OrderKey(measure, o.desc, o.words)
-            if measure not in plan.measures:
-                plan.measures.append(measure)
-                if r.explicit:
-                    plan.hidden.append(measure)
-            plan.notes.append(
-                f"each {plan.target}'s {o.key.table} rows {'averaged' if measure.func == 'AVG' else 'added up'}"
-            )
+            order[k] = OrderKey(measure, o.desc, o.words)
+            if measure not in measures:
+                measures.append(measure)
+                if plan.explicit:
+                    hidden.append(measure)
+            how = "averaged" if measure.func == "AVG" else "added up"
+            notes.append(f"each {q.target}'s {o.key.table} rows {how}")
+    return plan.with_query(
+        order=tuple(order), measures=tuple(measures), hidden=tuple(hidden), notes=tuple(notes)
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# the tables the view must join
+
+
+def joined_tables(plan: Plan, ctx: Context) -> Plan:
+    """Every table the query touches, the target first (the view joins them, core/view.py)."""
+    plan = plan.with_query(measures=tuple(dict.fromkeys(plan.query.measures)))
+    entity_tables = [m.sense.table for m, _ in plan.entities if m.sense and plan.role(m).kind == "entity"]
+    q = local_keys(plan.query, ctx.lex, entity_tables)
+    tables = [q.target or "", *entity_tables]
+    tables += [ref.table for ref in q.all_refs()]
+    tables += [h.measure.table for h in q.having] + [m.table for m in q.measures]
+    tables += [o.key.table for o in q.order if isinstance(o.key, Measure)]
+    return plan.but(query=replace(q, tables=tuple(dict.fromkeys(tables))))
+
+
+def local_keys(q: Query, lex: Lexicon, entity_tables: list[str]) -> Query:
+    """Read a column where another needed table already holds it: 'lakes per state' groups by
+    lake.state_name rather than joining state for state.state_name (the join's own key)."""
+    needed = {t.lower() for t in entity_tables}
+    needed |= {m.table.lower() for m in q.measures} | {h.measure.table.lower() for h in q.having}
+    needed |= {f.ref.table.lower() for f in q.filters}
+    needed |= {o.key.table.lower() for o in q.order if isinstance(o.key, Measure)}
+    if q.target:
+        needed.add(q.target.lower())  # the view always holds it
+    edges = [e for e in lex.db.graph.edges if len(e.columns) == 1 and not e.is_self]
+
+    def local(ref: Ref) -> Ref:
+        if ref.table.lower() in needed:
+            return ref
+        for e in edges:
+            ends = [
+                ((e.table, e.columns[0]), (e.ref_table, e.ref_columns[0])),
+                ((e.ref_table, e.ref_columns[0]), (e.table, e.columns[0])),
+            ]
+            for (ta, ca), (tb, cb) in ends:
+                if (
+                    ta.lower() == ref.table.lower()
+                    and ca.lower() == ref.column.lower()
+                    and tb.lower() in needed
+                ):
+                    return Ref(tb, cb)
+        return ref
+
+    return replace(
+        q,
+        groups=tuple(dict.fromkeys(local(ref) for ref in q.groups)),
+        projection=tuple(dict.fromkeys(local(ref) for ref in q.projection)),
+        order=tuple(
+            OrderKey(local(o.key), o.desc, o.words) if isinstance(o.key, Ref) else o for o in q.order
+        ),
+    )

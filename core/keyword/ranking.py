@@ -8,11 +8,10 @@ the table's one date), and only when exactly one column fits — otherwise keywo
 
 from __future__ import annotations
 
-from core.keyword.date_columns import own_dates, pick_date
-from core.keyword.match import Mention
-from core.keyword.plan import Measure, OrderKey, Ref
-from core.keyword.reader import Decline, Reader
-from core.keyword.shapes import is_plural
+from core.keyword.columns import date_subject
+from core.keyword.dates import own_dates, pick_date
+from core.keyword.plan import Context, Decline, Measure, OrderKey, Plan, Ref
+from core.keyword.shapes import LATER_ADJ, TEMPORAL_ADJ, is_plural
 
 # Nouns an adjective implies when the question names no column ('longest river' → length).
 IMPLIED = {
@@ -39,85 +38,78 @@ IMPLIED = {
     "best": ("rating", "score"),
     "worst": ("rating", "score"),
 }
-TEMPORAL_ADJ = frozenset(
-    ["latest", "newest", "earliest", "oldest", "most recent", "most recently", "least recent", "youngest"]
-)
-LATER_ADJ = frozenset(["latest", "newest", "most recent", "most recently", "youngest"])  # latest date first
 
 
-def implied_superlative(r: Reader) -> None:
+def implied_superlative(plan: Plan, ctx: Context) -> Plan:
     """'the longest rivers' names no column: the adjective implies one ('length')."""
     if (
-        r.superlative is None
-        or r.superlative[1] is not None
-        or any(isinstance(o.key, Measure) for o in r.plan.order)
+        plan.superlative is None
+        or plan.superlative[1] is not None
+        or any(isinstance(o.key, Measure) for o in plan.query.order)
     ):
-        return
-    cue = r.superlative[0]
+        return plan
+    cue = plan.superlative[0]
     adj = cue.words.lower()
     if adj in TEMPORAL_ADJ:
-        for m in list(r.loose_columns):
-            if r.date_subject(m) and m.sense is not None and m.sense.column:
+        for m in plan.loose_columns:
+            if date_subject(ctx.lex, m) and m.sense is not None and m.sense.column:
                 # 'which datacenter opened most recently': the date the verb names
-                r.loose_columns.remove(m)
-                r.role(m).kind = "order"
                 key = OrderKey(Ref(m.sense.table, m.sense.column), adj in LATER_ADJ, f"{m.words} {cue.words}")
-                r.plan.order.append(key)
-                return
-    tables = [m.sense.table for m, _ in r.entities if m.sense] or [f.ref.table for f in r.plan.filters]
+                plan = plan.but(loose_columns=tuple(x for x in plan.loose_columns if x.start != m.start))
+                return plan.with_role(m, "order").adding(order=key)
+    tables = [m.sense.table for m, _ in plan.entities if m.sense] or [f.ref.table for f in plan.query.filters]
     if not tables:
         raise Decline(f"it could not tell what '{cue.words}' ranks", [cue.words])
     table = tables[0]
-    t = r.lex.table(table)
+    t = ctx.lex.table(table)
     assert t is not None
     column: str | None = None
     if adj in TEMPORAL_ADJ:
-        dates = own_dates(r.lex, table)  # several: the words pick one ('signed up'), or ask
-        column = pick_date(r, cue.words, dates).column if dates else None
+        dates = own_dates(ctx.lex, table)  # several: the words pick one ('signed up'), or ask
+        if dates:
+            plan, date = pick_date(plan, ctx, cue.words, dates)
+            column = date.column
         desc = adj in LATER_ADJ
     else:
         desc = cue.arg == "desc"
         for noun in IMPLIED.get(adj, ()):
             hits = [
-                x for x in r.lex.schema(noun) if x.kind == "column" and x.table == table and x.score >= 0.85
+                x for x in ctx.lex.schema(noun) if x.kind == "column" and x.table == table and x.score >= 0.85
             ]
             if hits:
                 column = hits[0].column
                 break
     if column is None:
         raise Decline(f"it could not tell which column '{cue.words}' ranks by", [cue.words])
-    r.plan.order.append(OrderKey(Ref(table, column), desc, cue.words))
-    r.plan.notes.append(f"'{cue.words}' read as {'highest' if desc else 'lowest'} {table} {column}")
+    plan = plan.adding(order=OrderKey(Ref(table, column), desc, cue.words))
+    return plan.noted(f"'{cue.words}' read as {'highest' if desc else 'lowest'} {table} {column}")
 
 
-def superlative(r: Reader, listed: list[Mention]) -> None:
+def superlative(plan: Plan, ctx: Context) -> Plan:
     """'which X has the highest Y' ranks X (LIMIT 1 for one X); 'what is the highest Y' is MAX(Y)."""
-    plan = r.plan
-    if r.superlative is None:
-        if r.top is not None and r.top[1] is None:
-            cue = r.top[0]
-            plan.limit = 1 if listed and not is_plural(listed[0].words) else 10
-            plan.notes.append(f"'{cue.words}' without a number: the first {plan.limit}")
-        elif r.top is not None:
-            plan.limit = r.top[1]
-        return
-    cue, col_mention = r.superlative
-    if r.top is not None and r.top[1] is not None:
-        plan.limit = r.top[1]
-        return
-    wants_entity = bool(listed) or bool(r.explicit)
-    if not wants_entity and col_mention is not None and not plan.measures:
+    listed = plan.listed()
+    if plan.superlative is None:
+        if plan.top is not None and plan.top[1] is None:
+            cue = plan.top[0]
+            limit = 1 if listed and not is_plural(listed[0].words) else 10
+            return plan.with_query(limit=limit).noted(f"'{cue.words}' without a number: the first {limit}")
+        if plan.top is not None:
+            return plan.with_query(limit=plan.top[1])
+        return plan
+    cue, col_mention = plan.superlative
+    if plan.top is not None and plan.top[1] is not None:
+        return plan.with_query(limit=plan.top[1])
+    wants_entity = bool(listed) or bool(plan.explicit)
+    if not wants_entity and col_mention is not None and not plan.query.measures:
         # 'what is the highest population' → MAX(population)
-        key = plan.order.pop()
+        key = plan.query.order[-1]
         assert isinstance(key.key, Ref)
-        r.role(col_mention).kind = "measure"
-        plan.measures.append(
-            Measure("MAX" if key.desc else "MIN", key.key.table, key.key.column, words=key.words)
-        )
-        return
-    noun = listed[0].words if listed else (r.explicit[0].words if r.explicit else "")
-    if r.top is not None:
-        plan.limit = 1 if not is_plural(noun) else 10
-    elif not noun or not is_plural(noun) or not listed:
-        plan.limit = 1
-    # plural and no number: every row, ranked ('which states have the highest density')
+        measure = Measure("MAX" if key.desc else "MIN", key.key.table, key.key.column, words=key.words)
+        plan = plan.with_query(order=plan.query.order[:-1]).with_role(col_mention, "measure")
+        return plan.adding(measures=measure)
+    noun = listed[0].words if listed else (plan.explicit[0].words if plan.explicit else "")
+    if plan.top is not None:
+        return plan.with_query(limit=1 if not is_plural(noun) else 10)
+    if not noun or not is_plural(noun) or not listed:
+        return plan.with_query(limit=1)
+    return plan  # plural and no number: every row, ranked ('which states have the highest density')

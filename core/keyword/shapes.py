@@ -14,6 +14,7 @@ from __future__ import annotations
 import calendar
 import datetime as dt
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -77,15 +78,14 @@ class Literal_:
     words: str
 
 
-@dataclass
-class Shape:
-    """The question as tokens, with cue phrases and literals found and the rest left as content."""
+class _Words:
+    """Lookups shared by the finished Shape and the draft it is built from."""
 
     question: str
-    tokens: list[Token]
-    cues: list[Cue] = field(default_factory=list)
-    literals: list[Literal_] = field(default_factory=list)
-    role: list[str] = field(default_factory=list)  # per token: cue | literal | stop | content
+    tokens: Sequence[Token]
+    cues: Sequence[Cue]
+    literals: Sequence[Literal_]
+    role: Sequence[str]
 
     def content_runs(self) -> list[tuple[int, int]]:
         """Maximal runs of content tokens, as (start, end) token indices."""
@@ -112,6 +112,33 @@ class Shape:
 
     def literal_at(self, i: int) -> Literal_ | None:
         return next((lit for lit in self.literals if lit.start <= i < lit.end), None)
+
+
+@dataclass(frozen=True)
+class Shape(_Words):
+    """The question as tokens, with cue phrases and literals found and the rest left as content."""
+
+    question: str
+    tokens: tuple[Token, ...]
+    cues: tuple[Cue, ...] = ()
+    literals: tuple[Literal_, ...] = ()
+    role: tuple[str, ...] = ()  # per token: cue | literal | stop | content
+
+
+@dataclass
+class _Draft(_Words):
+    """The Shape while read_shape finds its cues and literals (local to one call)."""
+
+    question: str
+    tokens: list[Token]
+    cues: list[Cue] = field(default_factory=list)
+    literals: list[Literal_] = field(default_factory=list)
+    role: list[str] = field(default_factory=list)
+
+    def freeze(self) -> Shape:
+        return Shape(
+            self.question, tuple(self.tokens), tuple(self.cues), tuple(self.literals), tuple(self.role)
+        )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -185,6 +212,12 @@ for _w in _DESC_ADJ.split():
     _add("super", "desc", _w)
 for _w in _ASC_ADJ.split():
     _add("super", "asc", _w)
+TEMPORAL_ADJ = frozenset(
+    ["latest", "newest", "earliest", "oldest", "most recent", "most recently", "least recent", "youngest"]
+)
+LATER_ADJ = frozenset(["latest", "newest", "most recent", "most recently", "youngest"])  # latest date first
+# Words that say how recent a row is: placed by the question's date ('new clients per month').
+RECENT_WORDS = frozenset(["new", "newly", "recent", "recently"])
 _add("super", "desc", "most recent", "most recently", "highest rated", "best rated", "most expensive")
 _add("super", "asc", "least recent", "lowest rated", "least expensive")
 _add("top", "desc", "top")
@@ -245,20 +278,26 @@ _UNSUPPORTED = {
     "don't doesn't didn't isn't aren't wasn't weren't haven't hasn't hadn't won't can't cannot",
     "a median or another statistic": "median variance stddev deviation percentile quartile",
     "a comparison between groups": "both same either respectively another",
+    "a set operation": "union intersect intersection overlap overlapping",
     "a change over time": "change changes changed growth grow grew increase increased decrease decreased trend",
     "a duration": "duration elapsed",
     "a running total": "running cumulative consecutive",
 }
-for _why, _words in _UNSUPPORTED.items():
-    for _w in _words.split():
+for _why, _spelled in _UNSUPPORTED.items():
+    for _w in _spelled.split():
         CUES.setdefault((_w,), ("unsupported", _why))
 _add("unsupported", "a duration", "how long", "time between", "days between", "time from")
 _add("unsupported", "a comparison between groups", "each other", "than the average", "above average")
 _add("unsupported", "a comparison between groups", "below average", "more than the", "less than the")
 _add("unsupported", "a ratio", "rate of", "per cent", "share of")
+_add("unsupported", "a set operation", "in common", "common to", "shared by", "at the same time")
 _add("unsupported", "a negation", "do not", "does not", "did not", "is not", "are not", "has no", "have no")
 _add("unsupported", "a negation", "other than", "apart from", "aside from", "not in", "no longer")
 MAX_CUE_WORDS = max(len(k) for k in CUES)
+
+
+# Comparatives left over once 'more than 3', 'or less' and the like are read as comparisons.
+COMPARATIVES = frozenset(["more", "fewer", "less", "than"])
 
 
 # Words that carry no meaning for the query (the LLM-free reader skips them).
@@ -279,8 +318,8 @@ STOP = _words(
     """
 )
 
-# Relational verbs and fillers: they link the things a question names without restricting them.
-GLUE = _words(
+# Relational verbs: they link the things a question names without restricting them.
+RELATION_VERBS = _words(
     """
     make made makes making take took taken takes taking have has had get got gets having
     write wrote written writes writing publish published publishes publishing post posted posts posting
@@ -290,19 +329,31 @@ GLUE = _words(
     give gave given gives giving hold held holds holding use used uses using run ran runs running
     work worked works working buy bought buys buying sell sold sells selling pay paid pays paying
     place placed places placing list listed lists record recorded include included includes including
-    involve involved involves involving appear appeared appears appearing exist existed exists existing
+    involve involved involves involving appear appeared appears appearing
     associated linked connected assigned attached present presented presents find found finds
     feature featured features registered register registers operate operated operates operating
     teach taught teaches teaching take attend attended attends attending study studied studies
-    happen happened happens occur occurred occurs occurring done
+    fly flies flew flown flying travel travels traveled travelled traveling travelling
+    """
+)
+# Fillers: words that name no restriction ('what kind of', 'overall').
+FILLERS = _words(
+    """
     person people thing things item items one ones kind kinds type types sort
+    altogether overall total respectively ever there their they them
+    happen happened happens occur occurred occurs occurring exist existed exists existing done
+    """
+)
+# Units of the numbers a question compares: said of a column, never a restriction of their own.
+MEASURE_UNITS = _words(
+    """
     meter meters metre metres kilometer kilometers kilometre kilometres km mile miles mph kmh
     square sq feet foot inch inches gram grams kilogram kilograms kg pound pounds lb lbs ton tons
     dollar dollars usd euro euros eur cent cents percent unit units
-    altogether overall total respectively currently recently ever new
-    there their they them
     """
 )
+GLUE = RELATION_VERBS | FILLERS | MEASURE_UNITS
+SENTENCE_ENDS = frozenset([".", "?", "!", ";"])
 
 MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
 MONTHS.update({m.lower(): i for i, m in enumerate(calendar.month_abbr) if m})
@@ -394,7 +445,7 @@ def parse_number(text: str) -> float | None:
 def read_shape(question: str) -> Shape:
     """Tokens, cue phrases and literals of `question`; every other word is content."""
     tokens = tokenize(question)
-    shape = Shape(question=question, tokens=tokens, role=["content"] * len(tokens))
+    shape = _Draft(question=question, tokens=tokens, role=["content"] * len(tokens))
     lows = [t.low for t in tokens]
     _find_literals(shape, lows)
     i = 0
@@ -428,13 +479,18 @@ def read_shape(question: str) -> Shape:
         if lows[i] in STOP:
             shape.role[i] = "stop"
         i += 1
+    for i, low in enumerate(lows):
+        if low in COMPARATIVES and shape.role[i] == "stop":
+            # 'more clients than Berlin', 'which has more, Zurich or Berlin': not 'more than 3'
+            shape.cues.append(Cue("unsupported", "a comparison between things", i, i + 1, tokens[i].text))
+            shape.role[i] = "cue"
     shape.cues.sort(key=lambda c: c.start)
     _find_periods(shape, lows)
     _find_buckets(shape, lows)
-    return shape
+    return shape.freeze()
 
 
-def _find_buckets(shape: Shape, lows: list[str]) -> None:
+def _find_buckets(shape: _Draft, lows: list[str]) -> None:
     """'per month', 'by the year', 'every week', 'which month', 'monthly' → a bucket cue. Runs
     after the periods, so 'last month' stays a date range. Whether the unit is a calendar bucket of
     a date or a column of its own ('review.month' holding 'January') is decided by the planner."""
@@ -462,14 +518,14 @@ def _find_buckets(shape: Shape, lows: list[str]) -> None:
             _make_bucket(shape, BUCKET_UNITS[low], cue.start, i + 1)
 
 
-def _make_bucket(shape: Shape, unit: str, start: int, end: int) -> None:
+def _make_bucket(shape: _Draft, unit: str, start: int, end: int) -> None:
     shape.cues.append(Cue("bucket", unit, start, end, shape.text(start, end)))
     shape.cues.sort(key=lambda c: c.start)
     for k in range(start, end):
         shape.role[k] = "cue"
 
 
-def _find_periods(shape: Shape, lows: list[str]) -> None:
+def _find_periods(shape: _Draft, lows: list[str]) -> None:
     """'last 30 days', 'past 2 years', 'this month', 'last year', 'today' → a period literal
     (resolved against today's date when the query is built)."""
     for cue in [c for c in shape.cues if c.kind == "relative"]:
@@ -514,7 +570,7 @@ def _next(lows: list[str], i: int) -> str:
     return lows[i + 1] if i + 1 < len(lows) else ""
 
 
-def _quarter(shape: Shape, lows: list[str], i: int) -> Literal_:
+def _quarter(shape: _Draft, lows: list[str], i: int) -> Literal_:
     """'Q1 2023', 'Q3 of 2024', 'the first quarter of 2023', '2023 Q4' (a year just before is merged)."""
     q = QUARTERS.get(lows[i]) or ORDINALS[lows[i]]
     start, end = i, i + 1 if lows[i] in QUARTERS else i + 2
@@ -529,7 +585,7 @@ def _quarter(shape: Shape, lows: list[str], i: int) -> Literal_:
     return Literal_("quarter", (year, q), start, end, shape.text(start, end))
 
 
-def _find_literals(shape: Shape, lows: list[str]) -> None:
+def _find_literals(shape: _Draft, lows: list[str]) -> None:
     tokens = shape.tokens
     i = 0
     while i < len(tokens):

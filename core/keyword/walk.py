@@ -1,30 +1,56 @@
 """Read the question left to right: cue words wait for the phrase or literal they govern.
 
 A cue ('how many', 'average', 'per', 'top', 'more than', 'in') is kept pending until the next
-phrase or literal, which takes its role from the pending cues (core/keyword/roles.py for
-phrases, `attach_literal` here for numbers and dates). Three patterns of neighbouring phrases
-are settled here because only the order of words tells them apart: a compound whose last noun
-is the head ('business category'), a list joined by 'and' or commas ('names and areas'), and a
-generic word said of the word before it ('region name').
+phrase or literal, which takes its role from the pending cues. A stored value becomes a filter.
+A table after 'how many' is counted, after 'per' it is a group, after 'top' it is the entity
+ranked; a column after 'average' is the measure, after 'highest' the ranking key, after 'list' a
+column to show. What is left — a column named with no cue — is 'loose' and placed once the whole
+question is known (core/keyword/filters.py).
+
+Three patterns of neighbouring phrases are settled here because only the order of words tells
+them apart: a compound whose last noun is the head ('business category'), a list joined by 'and'
+or commas ('names and areas'), and a generic word said of the word before it ('region name').
+Two readings claim several words at once and run before the walk: a ratio of two numbers of one
+row ('ratio of memory to cores') and a duration ('average session duration in seconds').
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from core.keyword.abstain import check_leftover
-from core.keyword.columns import NUMERIC, TEMPORAL, column_kind, counts_something
-from core.keyword.date_filters import date_literal
+from core.keyword.columns import (
+    NUMERIC,
+    TEMPORAL,
+    column_kind,
+    counts_something,
+    is_key,
+    is_numeric,
+    is_pointer,
+    label_columns,
+    measure_column,
+    measure_columns,
+)
+from core.keyword.dates import date_literal
 from core.keyword.filters import compare, numeric_neighbour
-from core.keyword.match import Mention
-from core.keyword.plan import Filter
-from core.keyword.reader import Decline, Reader
-from core.keyword.roles import read_mention
-from core.keyword.shapes import Cue, Literal_, is_generic, is_plural
+from core.keyword.match import Lexicon, Mention, Sense
+from core.keyword.plan import Context, Decline, Filter, Measure, OrderKey, Plan, Ref, frozen_map
+from core.keyword.ranking import IMPLIED
+from core.keyword.shapes import (
+    GLUE,
+    SENTENCE_ENDS,
+    TEMPORAL_ADJ,
+    Cue,
+    Literal_,
+    is_generic,
+    is_plural,
+    singular_phrase,
+)
+from core.values import fold
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Item:
     pos: int
     kind: Literal["cue", "literal", "mention"]
@@ -33,30 +59,36 @@ class _Item:
     mention: Mention | None = None
 
 
-def walk(r: Reader) -> None:
-    """Give every cue, literal and phrase its part in `r.plan`, in the question's order."""
-    items = _items(r)
+def walk(plan: Plan, ctx: Context) -> Plan:
+    """Give every cue, literal and phrase its part in the plan, in the question's order."""
+    items = _items(plan)
     pending: list[Cue] = []
     last: Mention | None = None
     list_scope = False  # right after a list cue ('what are the X')
     chained: Mention | None = None  # the last mention a list cue governed ('X and Y' follow it)
+    counted: Mention | None = None  # the last table counted ('how many X, Y and Z' would count all three)
     bucket: int | None = None  # the token after a time bucket ('per month' | of the signup date)
+    ends = [i for i, t in enumerate(plan.shape.tokens) if t.text in SENTENCE_ENDS]
     for n, item in enumerate(items):
         after_bucket, bucket = bucket, None
+        if n > 0 and any(items[n - 1].pos < e < item.pos for e in ends):
+            # a new sentence: what the last one left pending governs nothing in this one
+            for left in pending:
+                plan = check_leftover(plan, ctx, left)
+            pending, list_scope, chained = [], False, None
         if item.kind == "cue":
             cue = item.cue
             assert cue is not None
-            if cue.start in r.skipped_cues:
+            if cue.start in plan.skipped_cues:
                 continue
             if cue.kind == "dir":
-                r.order_dir = cue.arg == "desc"
+                plan = plan.but(order_dir=cue.arg == "desc")
             elif cue.kind == "alpha":
-                r.alpha = True
-                r.order_dir = False
+                plan = plan.but(alpha=True, order_dir=False)
             elif cue.kind == "distinct":
-                r.plan.distinct = True
+                plan = plan.with_query(distinct=True)
             elif cue.kind == "list":
-                if _clause_start(r, cue.start):
+                if _clause_start(plan, cue.start):
                     list_scope = True
                     pending = [c for c in pending if c.kind not in ("list",)] + [cue]
                 # else: 'the instructor who taught', a relative pronoun
@@ -64,7 +96,7 @@ def walk(r: Reader) -> None:
                 pass  # connectives: 'X and Y' is read by _chained and filters.merge_filters
             elif cue.kind == "bucket":
                 _per_period_statistic(pending, cue)
-                r.buckets.append((cue, None))  # placed by time_buckets once the fact is known
+                plan = plan.but(buckets=(*plan.buckets, (cue, None)))  # placed by time_buckets
                 bucket = cue.end
             else:
                 pending.append(cue)
@@ -74,90 +106,114 @@ def walk(r: Reader) -> None:
             lit = item.literal
             assert lit is not None
             nxt = next((it.mention for it in items[n + 1 :] if it.kind == "mention"), None)
-            pending = attach_literal(r, lit, pending, last, nxt)
+            plan, pending = _attach_literal(plan, ctx, lit, pending, last, nxt)
         else:
             m = item.mention
             assert m is not None
-            if m.sense is None or r.role(m).kind == "absorbed":
+            if m.sense is None or plan.role(m).kind == "absorbed":
                 list_scope, pending = False, []  # the cues before it governed it
                 continue
-            if after_bucket is not None and _bucket_subject(r, m, after_bucket):
-                r.buckets[-1] = (r.buckets[-1][0], m)  # 'per year of signup date'
-                r.role(m).kind = "subject"
+            if after_bucket is not None and _bucket_subject(plan, ctx, m, after_bucket):
+                plan = plan.but(buckets=(*plan.buckets[:-1], (plan.buckets[-1][0], m)))
+                plan = plan.with_role(m, "subject")  # 'per year of signup date'
                 continue
             if is_generic(m.words) and last is not None and last.end == m.start and m.sense.kind == "column":
-                r.role(m).kind = "absorbed"  # 'region name', 'paper ID': said of the word before
+                plan = plan.with_role(m, "absorbed")  # 'region name', 'paper ID': said of the word before
                 continue
-            head = _compound_head(r, m, items, n)
-            if head is not None:
+            if _compound_head(ctx, m, items, n) is not None:
                 # 'each business category', 'highest population density': the last noun is
                 # the head and takes the cues; the words before it only qualify it
-                _modifier(r, m)
+                plan = _modifier(plan, m)
                 continue
+            if counted is not None and m.sense.kind == "table" and _chained(plan, counted, m):
+                # 'how many loss payments, loss reserves and expense payments': one count each
+                raise Decline(
+                    f"it asks to count '{counted.words}' and '{m.words}' at once, which keyword mode "
+                    "does not compute",
+                    [m.words],
+                )
             governed = list_scope or any(c.kind == "list" for c in pending)
-            if not governed and chained is not None and _chained(r, chained, m):
+            if not governed and chained is not None and _chained(plan, chained, m):
                 governed = True
-            read_mention(r, m, pending, governed)
+            if governed and m.sense.kind == "value" and not _qualifies_next(m, items, n):
+                # 'which repairers worked on …' matched the role name 'repairer': the question
+                # lists the parties in that role, and a filter on it would list something else
+                raise Decline(
+                    f"it asks which '{m.words}', and keyword mode can only filter by '{m.words}', "
+                    "not list them",
+                    [m.words],
+                )
+            plan = read_mention(plan, ctx, m, pending, governed)
+            if m.sense.kind == "table":
+                counted = m if plan.role(m).kind == "measure" else None
             list_scope = False
-            if m.names_value or (m.sense is not None and m.sense.kind == "value"):
-                pass  # 'the city of Boston': the chain goes on past it
-            else:
-                chained = m if governed else None
-            if m.sense is not None and m.sense.kind == "value":
-                # 'how many active clients': the value qualifies what follows, cues carry over
+            if m.sense.kind == "value":
+                # 'how many active clients': the value qualifies what follows, cues carry over;
+                # 'the city of Boston': the chain goes on past it
                 pending = [c for c in pending if c.kind not in ("text",)]
             else:
                 pending = []
+                if not m.names_value:
+                    chained = m if governed else None
             last = m
     for cue in pending:
-        check_leftover(r, cue)
+        plan = check_leftover(plan, ctx, cue)
+    return plan
 
 
-def _items(r: Reader) -> list[_Item]:
-    items = [_Item(c.start, "cue", cue=c) for c in r.shape.cues]
-    items += [_Item(lit.start, "literal", literal=lit) for lit in r.shape.literals if lit.kind != "quoted"]
-    items += [_Item(m.start, "mention", mention=m) for m in r.matching.mentions]
+def _items(plan: Plan) -> list[_Item]:
+    items = [_Item(c.start, "cue", cue=c) for c in plan.shape.cues]
+    items += [_Item(lit.start, "literal", literal=lit) for lit in plan.shape.literals if lit.kind != "quoted"]
+    items += [_Item(m.start, "mention", mention=m) for m in plan.matching.mentions]
     return sorted(items, key=lambda it: (it.pos, it.kind != "cue"))
 
 
-def attach_literal(
-    r: Reader, lit: Literal_, pending: list[Cue], last: Mention | None, nxt: Mention | None
-) -> list[Cue]:
-    """Attach a number or date to what governs it; returns the cues still pending."""
+# ---------------------------------------------------------------------------------------------
+# literals
+
+
+def _attach_literal(
+    plan: Plan, ctx: Context, lit: Literal_, pending: list[Cue], last: Mention | None, nxt: Mention | None
+) -> tuple[Plan, list[Cue]]:
+    """Attach a number or date to what governs it; returns the plan and the cues still pending."""
     kinds = [c.kind for c in pending]
     table_next = nxt is not None and nxt.sense is not None and nxt.sense.kind == "table"
-    if lit.kind == "number" and "list" in kinds and table_next and r.adjacent_after(lit, nxt):  # type: ignore[arg-type]
+    used = plan.used_literals | {lit.start}
+    if lit.kind == "number" and "list" in kinds and table_next and plan.adjacent_after(lit, nxt):  # type: ignore[arg-type]
         # 'which 3 clients …': the first three
         cue = next(c for c in pending if c.kind == "list")
-        r.top = (Cue("top", "desc", cue.start, cue.end, f"{cue.words} {lit.words}"), int(lit.value))
-        r.used_literals.add(lit.start)
-        return [*pending, r.top[0]]
-    if lit.kind == "number" and _superlative_next(r, lit):
+        top = Cue("top", "desc", cue.start, cue.end, f"{cue.words} {lit.words}")
+        return plan.but(top=(top, int(lit.value)), used_literals=used), [*pending, top]
+    if lit.kind == "number" and _superlative_next(plan, lit):
         # 'the 3 most recent payments': the first three of a ranking
-        r.top = (Cue("top", "desc", lit.start, lit.end, lit.words), int(lit.value))
-        r.used_literals.add(lit.start)
-        return pending
+        top = Cue("top", "desc", lit.start, lit.end, lit.words)
+        return plan.but(top=(top, int(lit.value)), used_literals=used), pending
     if lit.kind == "number" and "top" in kinds:
         cue = next(c for c in pending if c.kind == "top")
-        r.top = (cue, int(lit.value))
-        r.used_literals.add(lit.start)
-        return [c for c in pending if c.kind != "top"] + [cue]
+        plan = plan.but(top=(cue, int(lit.value)), used_literals=used)
+        return plan, [c for c in pending if c.kind != "top"] + [cue]
     if lit.kind in ("number", "year") and "cmp" in kinds:
         cue = next(c for c in reversed(pending) if c.kind == "cmp")
-        r.used_literals.add(lit.start)
-        compare(r, cue.arg, float(lit.value), f"{cue.words} {lit.words}", last, nxt)
-        return [c for c in pending if c.kind != "cmp"]
+        plan = compare(
+            plan.but(used_literals=used),
+            ctx,
+            cue.arg,
+            float(lit.value),
+            f"{cue.words} {lit.words}",
+            last,
+            nxt,
+        )
+        return plan, [c for c in pending if c.kind != "cmp"]
     if lit.kind in ("year", "month", "quarter", "date", "period"):
-        return date_literal(r, lit, pending, last)
+        return date_literal(plan, ctx, lit, pending, last)
     if lit.kind in ("number", "year"):
         # 'paper ID 2', 'semester 1': the column named just before; '3 stops': just after
-        named = numeric_neighbour(r, lit, last, nxt)
+        named = numeric_neighbour(plan, ctx, lit, last, nxt)
         if named is not None:
             m, ref = named
-            r.used_literals.add(lit.start)
-            r.role(m).kind = "subject"
-            r.plan.filters.append(Filter(ref, "=", lit.value, f"{m.words} {lit.words}"))
-    return pending  # an unattached literal is reported by abstain.check_understood
+            plan = plan.but(used_literals=used).with_role(m, "subject")
+            plan = plan.adding(filters=Filter(ref, "=", lit.value, f"{m.words} {lit.words}"))
+    return plan, pending  # an unattached literal is reported by abstain.check_understood
 
 
 PERIODIC = {"year": "yearly", "quarter": "quarterly", "month": "monthly", "week": "weekly", "day": "daily"}
@@ -174,30 +230,48 @@ def _per_period_statistic(pending: list[Cue], bucket: Cue) -> None:
             )
 
 
-def _bucket_subject(r: Reader, m: Mention, start: int) -> bool:
+def _bucket_subject(plan: Plan, ctx: Context, m: Mention, start: int) -> bool:
     """'per month of the signup date': a date column right after a time bucket is what it groups;
     'each month of the year 2021' is not (the year is the subject of 2021)."""
     s = m.sense
     if s is None or s.kind != "column" or not s.column:
         return False
-    if not all(r.shape.tokens[i].low in ("of", "the") for i in range(start, m.start)):
+    if not all(plan.shape.tokens[i].low in ("of", "the") for i in range(start, m.start)):
         return False
-    kind = column_kind(r.lex, s.table, s.column)
-    unit = r.buckets[-1][0].arg
-    followed_by_date = any(lit.start == m.end for lit in r.shape.literals)
+    kind = column_kind(ctx.lex, s.table, s.column)
+    unit = plan.buckets[-1][0].arg
+    followed_by_date = any(lit.start == m.end for lit in plan.shape.literals)
     return kind in TEMPORAL or (kind in NUMERIC and unit == "year" and not followed_by_date)
 
 
-def _superlative_next(r: Reader, lit: Literal_) -> bool:
-    cue = r.shape.cue_at(lit.end)
+def _superlative_next(plan: Plan, lit: Literal_) -> bool:
+    cue = plan.shape.cue_at(lit.end)
     return cue is not None and cue.start == lit.end and cue.kind == "super" and float(lit.value).is_integer()
 
 
-def _clause_start(r: Reader, i: int) -> bool:
+# ---------------------------------------------------------------------------------------------
+# neighbouring phrases
+
+
+def _qualifies_next(m: Mention, items: list[_Item], n: int) -> bool:
+    """A stored value right before a table or column qualifies it ('which active clients');
+    a value followed by anything else is what the question is about ('which repairers worked')."""
+    nxt = items[n + 1] if n + 1 < len(items) else None
+    return (
+        nxt is not None
+        and nxt.kind == "mention"
+        and nxt.mention is not None
+        and nxt.mention.start == m.end
+        and nxt.mention.sense is not None
+        and nxt.mention.sense.kind in ("table", "column", "value")
+    )
+
+
+def _clause_start(plan: Plan, i: int) -> bool:
     """Nothing but punctuation or 'and' before position i in its sentence."""
     j = i - 1
     while j >= 0:
-        t = r.shape.tokens[j]
+        t = plan.shape.tokens[j]
         if t.text in (".", "?", "!", ";", ":"):
             return True
         if t.kind == "punct" or t.low in ("and", "please", "also", "then", "now", "so"):
@@ -207,7 +281,7 @@ def _clause_start(r: Reader, i: int) -> bool:
     return True
 
 
-def _compound_head(r: Reader, m: Mention, items: list[_Item], n: int) -> Mention | None:
+def _compound_head(ctx: Context, m: Mention, items: list[_Item], n: int) -> Mention | None:
     nxt = items[n + 1] if n + 1 < len(items) else None
     if nxt is None or nxt.kind != "mention" or nxt.mention is None or nxt.mention.sense is None:
         return None
@@ -216,7 +290,7 @@ def _compound_head(r: Reader, m: Mention, items: list[_Item], n: int) -> Mention
         return None
     if m.sense.kind == "value" or other.sense.kind == "value" or m.names_value or other.names_value:
         return None
-    if m.sense.kind == "table" and other.sense.kind == "column" and counts_something(r.lex, other.sense):
+    if m.sense.kind == "table" and other.sense.kind == "column" and counts_something(ctx.lex, other.sense):
         return other  # 'number of students enrolled' is the num_enrolled column
     if other.words.lower().endswith(("ed", "ing")):
         return None  # 'which datacenter opened …': a verb, not the head of a compound
@@ -227,25 +301,354 @@ def _compound_head(r: Reader, m: Mention, items: list[_Item], n: int) -> Mention
     return other
 
 
-def _modifier(r: Reader, m: Mention) -> None:
+def _modifier(plan: Plan, m: Mention) -> Plan:
     """The words before a compound's head: a table there is a related entity, a column nothing."""
-    s = m.sense
-    assert s is not None
-    if s.kind == "table":
-        r.role(m).kind = "entity"
-        r.entities.append((m, False))
-    else:
-        r.role(m).kind = "absorbed"
+    assert m.sense is not None
+    if m.sense.kind == "table":
+        return plan.with_role(m, "entity").but(entities=(*plan.entities, (m, False)))
+    return plan.with_role(m, "absorbed")
 
 
-def _chained(r: Reader, prev: Mention, m: Mention) -> bool:
+def _chained(plan: Plan, prev: Mention, m: Mention) -> bool:
     """'names and areas', 'name, rating and city': joined by 'and' or commas only."""
     joined = False
     for i in range(prev.end, m.start):
-        t = r.shape.tokens[i]
-        cue = r.shape.cue_at(i)
+        t = plan.shape.tokens[i]
+        cue = plan.shape.cue_at(i)
         if t.text == "," or (cue is not None and cue.kind == "and"):
             joined = True
-        elif not (r.shape.role[i] == "stop" and t.low in ("the", "their", "its", "a", "an", "both", "also")):
+        elif not (
+            plan.shape.role[i] == "stop" and t.low in ("the", "their", "its", "a", "an", "both", "also")
+        ):
             return False
     return joined
+
+
+# ---------------------------------------------------------------------------------------------
+# the role of one phrase
+
+
+@dataclass(frozen=True)
+class _Cues:
+    """The cues pending before a phrase, looked up by what they ask for."""
+
+    pending: list[Cue]
+    kinds: list[str]
+    agg: Cue | None  # average, total, minimum, maximum
+    count: bool  # how many, number of
+    sup: Cue | None  # highest, most, earliest
+
+    @classmethod
+    def of(cls, pending: list[Cue]) -> _Cues:
+        return cls(
+            pending=pending,
+            kinds=[c.kind for c in pending],
+            agg=next((c for c in pending if c.kind == "agg"), None),
+            count=any(c.kind == "count" for c in pending),
+            sup=next((c for c in pending if c.kind == "super"), None),
+        )
+
+
+def read_mention(plan: Plan, ctx: Context, m: Mention, pending: list[Cue], governed: bool) -> Plan:
+    """Give `m` its role from the `pending` cues; `governed`: a list cue ('which', 'show') asks for it."""
+    s = m.sense
+    assert s is not None
+    plan = plan.with_role(m, governed=governed)
+    if m.names_value:
+        return plan.with_role(m, "absorbed")
+    if s.kind == "value":
+        text = next((c for c in pending if c.kind == "text"), None)
+        op = text.arg if text is not None else s.op
+        value = s.value if text is None else m.words
+        f = Filter(Ref(s.table, s.column or ""), op, value, m.words, s.meaning)  # type: ignore[arg-type]
+        return plan.with_role(m, "filter").adding(filters=f)
+    cues = _Cues.of(pending)
+    if "text" in cues.kinds:
+        raise Decline(f"it could not tell which text '{m.words}' should match", [m.words])
+    if s.kind == "table":
+        return _table_mention(plan, ctx, m, s, cues, governed)
+    return _column_mention(plan, ctx, m, s, cues, governed)
+
+
+def _table_mention(plan: Plan, ctx: Context, m: Mention, s: Sense, cues: _Cues, governed: bool) -> Plan:
+    kinds, agg, count, sup = cues.kinds, cues.agg, cues.count, cues.sup
+    if sup is not None and (count or sup.words.lower() in ("most", "least", "fewest")):
+        return _ranked(plan, m, Measure("COUNT", s.table, words=m.words), sup)
+    if count and _orders(plan, cues):
+        # 'top 3 datacenters by number of hosts', 'sorted by the number of papers'
+        desc = plan.order_dir if plan.order_dir is not None else not (plan.top and plan.top[0].arg == "asc")
+        key = OrderKey(Measure("COUNT", s.table, words=m.words), desc, f"number of {m.words}")
+        return plan.with_role(m, "order").adding(order=key)
+    if count and agg is not None and agg.arg != "SUM":
+        # 'the average number of payments per client': an average of counts
+        raise Decline(
+            f"it asks for the {agg.words} of counts, which keyword mode does not compute", [agg.words]
+        )
+    if count or (agg is not None and agg.arg == "SUM" and "count" in kinds):
+        plan = plan.with_role(m, "measure").adding(measures=Measure("COUNT", s.table, words=m.words))
+        if "group" in kinds or "by" in kinds:
+            raise Decline(f"it could not tell how '{m.words}' is counted per group", [m.words])
+        return plan
+    if agg is not None:
+        column = measure_column(ctx.lex, s.table) or _named_measure(ctx.lex, m, s.table)
+        if column is None:
+            raise Decline(
+                f"'{agg.words}' needs a numeric column and '{m.words}' has none or several", [m.words]
+            )
+        measure = Measure(agg.arg, s.table, column, words=f"{agg.words} {m.words}")  # type: ignore[arg-type]
+        return _measured(plan, m, measure, sup)
+    if _orders(plan, cues):
+        plan = plan.with_role(m, "order")
+        keys = tuple(OrderKey(Ref(s.table, c), False, m.words) for c in label_columns(ctx.lex, s.table))
+        return plan.with_query(order=(*plan.query.order, *keys))
+    if _groups(plan, cues):
+        refs = [Ref(s.table, c) for c in label_columns(ctx.lex, s.table)]
+        names = {**plan.query.names, **{ref: singular_phrase(m.words) for ref in refs}}
+        plan = plan.with_role(m, "group")
+        return plan.with_query(groups=(*plan.query.groups, *refs), names=frozen_map(names))
+    if sup is not None and sup.words.lower() in (IMPLIED.keys() | TEMPORAL_ADJ):
+        # 'the latest payment', 'the longest river': ranked by the column the adjective implies,
+        # found once the whole question is read (ranking.implied_superlative)
+        plan = plan.with_role(m, "entity")
+        return plan.but(entities=(*plan.entities, (m, governed)), superlative=(sup, None))
+    if sup is not None:
+        raise Decline(f"it could not tell what '{sup.words}' ranks '{m.words}' by", [sup.words])
+    if "top" in kinds:
+        plan = plan.with_role(m, "entity").but(entities=(*plan.entities, (m, True)))
+        if plan.top is None:
+            cue = next(c for c in cues.pending if c.kind == "top")
+            plan = plan.but(top=(cue, None))
+        return plan
+    return plan.with_role(m, "entity").but(entities=(*plan.entities, (m, governed)))
+
+
+def _column_mention(plan: Plan, ctx: Context, m: Mention, s: Sense, cues: _Cues, governed: bool) -> Plan:
+    lex = ctx.lex
+    agg, count, sup = cues.agg, cues.count, cues.sup
+    ref = Ref(s.table, s.column or "")
+    kind = column_kind(lex, ref.table, ref.column)
+    if count and (agg is None or agg.arg == "SUM") and (is_key(lex, ref) or is_pointer(lex, ref)):
+        # 'number of publications' matched publication.pid, 'number of restaurants' matched
+        # location.restaurant_id: count the things it identifies
+        measure = (
+            Measure("COUNT", ref.table, words=m.words)
+            if is_key(lex, ref)
+            else Measure("COUNT", ref.table, ref.column, True, m.words)
+        )
+        if sup is not None:
+            return _ranked(plan, m, measure, sup)
+        return plan.with_role(m, "measure").adding(measures=measure)
+    if count and agg is None and sup is None and kind in NUMERIC:
+        total = any(c.kind == "count" and "total" in c.words.lower() for c in cues.pending)
+        if total or any(c.kind == "group" for c in plan.shape.cues):
+            # 'total number of citations (per author)': the column already counts something
+            measure = Measure("SUM", ref.table, ref.column, words=m.words)
+            return plan.with_role(m, "measure").adding(measures=measure)
+    if agg is not None:
+        func = agg.arg
+        if func in ("AVG", "SUM") and kind not in NUMERIC:
+            if count and func == "SUM":  # 'total number of cities' → count distinct
+                measure = Measure("COUNT", ref.table, ref.column, True, m.words)
+                return plan.with_role(m, "measure").adding(measures=measure)
+            raise Decline(
+                f"'{agg.words}' needs a number and '{m.words}' is not numeric", [agg.words, m.words]
+            )
+        measure = Measure(func, ref.table, ref.column, words=f"{agg.words} {m.words}")  # type: ignore[arg-type]
+        return _measured(plan, m, measure, sup)
+    if sup is not None and (is_key(lex, ref) or is_pointer(lex, ref)):
+        if sup.words.lower() in ("most", "least", "fewest"):
+            # 'the customer with the most policies' matched Customer_Policies.Policy_ID: count them
+            measure = (
+                Measure("COUNT", ref.table, words=m.words)
+                if is_key(lex, ref)
+                else Measure("COUNT", ref.table, ref.column, True, m.words)
+            )
+            return _ranked(plan, m, measure, sup)
+        raise Decline(
+            f"'{sup.words}' cannot rank by '{m.words}', which identifies rows", [sup.words, m.words]
+        )
+    if sup is not None:
+        return _ranked(plan, m, ref, sup)
+    if count and kind not in NUMERIC:
+        measure = Measure("COUNT", ref.table, ref.column, True, m.words)
+        return plan.with_role(m, "measure").adding(measures=measure)
+    if _orders(plan, cues):
+        key = OrderKey(ref, bool(plan.top and plan.top[0].arg == "desc"), m.words)
+        return plan.with_role(m, "order").adding(order=key)
+    if _groups(plan, cues):
+        return plan.with_role(m, "group").adding(groups=ref)
+    if governed or count:
+        return plan.with_role(m, "projection").but(explicit=(*plan.explicit, m))
+    return plan.with_role(m, "loose").but(loose_columns=(*plan.loose_columns, m))
+
+
+def _named_measure(lex: Lexicon, m: Mention, table: str) -> str | None:
+    """'total payment amount' matched the table payment_amount: of its several numbers, the one
+    a word of the phrase names (amount), if exactly one does."""
+    candidates = {c.lower(): c for c in measure_columns(lex, table)}
+    named = {
+        candidates[(x.column or "").lower()]
+        for word in m.words.split()
+        for x in lex.schema(word.lower())
+        if x.kind == "column"
+        and x.table.lower() == table.lower()
+        and x.score >= 0.95
+        and (x.column or "").lower() in candidates
+    }
+    return named.pop() if len(named) == 1 else None
+
+
+def _measured(plan: Plan, m: Mention, measure: Measure, sup: Cue | None) -> Plan:
+    """'the total cost', and with a superlative before it ('the highest total cost') the rows are
+    ranked by it too: 'which month had the highest total amount' keeps the first month."""
+    plan = plan.with_role(m, "measure").adding(measures=measure)
+    if sup is not None and sup.words.lower() not in TEMPORAL_ADJ:
+        plan = plan.adding(order=OrderKey(measure, sup.arg == "desc", f"{sup.words} {m.words}"))
+        plan = plan.but(superlative=(sup, None))
+    return plan
+
+
+def _ranked(plan: Plan, m: Mention, key: Ref | Measure, sup: Cue) -> Plan:
+    """'the highest rating', 'the most papers': rank by `key`; ranking.superlative decides
+    later whether that means the first row or MAX."""
+    plan = plan.with_role(m, "order").adding(order=OrderKey(key, sup.arg == "desc", f"{sup.words} {m.words}"))
+    return plan.but(superlative=(sup, m if isinstance(key, Ref) else None))
+
+
+def _orders(plan: Plan, cues: _Cues) -> bool:
+    """'ordered by X', or 'by X' after 'top N'."""
+    return "order" in cues.kinds or ("by" in cues.kinds and _by_orders(plan))
+
+
+def _groups(plan: Plan, cues: _Cues) -> bool:
+    """'per X', 'for each X', or 'by X' after a measure."""
+    return "group" in cues.kinds or ("by" in cues.kinds and _by_groups(plan, cues.pending))
+
+
+def _by_groups(plan: Plan, pending: list[Cue]) -> bool:
+    """'by X' groups after a measure ('clients by country'), but ranks after 'top'."""
+    if _by_orders(plan):
+        return False
+    by = next(c for c in pending if c.kind == "by")
+    prev = plan.shape.tokens[by.start - 1].low if by.start > 0 else ""
+    if prev in GLUE or prev.endswith(("ed", "en")):
+        return False  # 'written by', 'paid by': a relation, not a grouping
+    return bool(plan.query.measures)
+
+
+def _by_orders(plan: Plan) -> bool:
+    return plan.top is not None and not any(isinstance(o.key, Measure) or o.words for o in plan.query.order)
+
+
+# ---------------------------------------------------------------------------------------------
+# readings that claim several words at once, before the walk
+
+
+def read_ratio(plan: Plan, ctx: Context) -> Plan:
+    """'the ratio of helpfulness score to clarity score (for each course)': two numbers of the
+    same row, divided. Any other ratio (of counts, across tables) is declined."""
+    shape = plan.shape
+    cue = next((c for c in shape.cues if c.kind == "unsupported" and c.words.lower() == "ratio"), None)
+    if cue is None:
+        return plan
+    after = [m for m in plan.matching.mentions if m.start >= cue.end and m.sense is not None]
+    if len(after) < 2:
+        return plan
+    a, b = after[0], after[1]
+    toks = shape.tokens
+    lead = {t.low for t in toks[cue.end : a.start]}
+    link = [t.low for t in toks[a.end : b.start] if t.low not in ("the", "a", "an", "its", "their")]
+    if not lead <= {"of", "the", "between"} or link not in (
+        ["to"],
+        ["over"],
+        ["per"],
+        ["and"],
+        ["divided", "by"],
+    ):
+        return plan
+    refs = []
+    for m in (a, b):
+        s = m.sense
+        if s is None or s.kind != "column" or not s.column or not is_numeric(ctx.lex, Ref(s.table, s.column)):
+            return plan
+        refs.append(Ref(s.table, s.column))
+    if refs[0].table != refs[1].table:
+        return plan
+    plan = plan.with_query(ratio=(refs[0], refs[1])).with_role(a, "absorbed").with_role(b, "absorbed")
+    return plan.but(
+        skipped_cues=plan.skipped_cues | {c.start for c in shape.cues if cue.start <= c.start < b.start}
+    )
+
+
+START = frozenset(["start", "started", "begin", "begins", "from", "checkin", "departure", "pickup", "open"])
+END = frozenset(["end", "ended", "finish", "to", "checkout", "arrival", "dropoff", "close", "return"])
+UNITS = {"second": "second", "minute": "minute", "hour": "hour", "day": "day", "week": "week"}
+EXTREMES = {"longest": "MAX", "shortest": "MIN"}
+
+
+def read_duration(plan: Plan, ctx: Context) -> Plan:
+    """'The average session duration in seconds': a row's end date minus its start date,
+    aggregated. Read only when nothing has to be guessed: an aggregate is asked for ('average',
+    'total', 'longest'), the unit is stated ('in seconds', 'in days'), and the table has exactly
+    one start date and one end date (session_start_ts / session_end_ts). Otherwise the word stays
+    unsupported and keyword mode declines, as it does for any duration it cannot pin down."""
+    shape = plan.shape
+    cue = next((c for c in shape.cues if c.kind == "unsupported" and c.words.lower() == "duration"), None)
+    if cue is None:
+        return plan
+    unit_at = next(
+        (
+            i
+            for i in range(cue.end, len(shape.tokens) - 1)
+            if shape.tokens[i].low == "in" and shape.tokens[i + 1].low.rstrip("s") in UNITS
+        ),
+        None,
+    )
+    how = next(
+        (
+            c
+            for c in reversed(shape.cues)
+            if c.end <= cue.start and (c.kind == "agg" or c.words.lower() in EXTREMES)
+        ),
+        None,
+    )
+    if unit_at is None or how is None:
+        return plan
+    between = [m for m in plan.matching.mentions if how.end <= m.start and m.end <= cue.start]
+    tables = [m for m in between if m.sense is not None and m.sense.kind == "table"]
+    if len(tables) != 1 or len(between) != 1:
+        return plan
+    table = tables[0].sense.table  # type: ignore[union-attr]
+    pair = start_and_end(ctx.lex, table)
+    if pair is None:
+        return plan
+    unit = UNITS[shape.tokens[unit_at + 1].low.rstrip("s")]
+    func = how.arg if how.kind == "agg" else EXTREMES[how.words.lower()]
+    words = f"{tables[0].words} duration in {unit}s"
+    measure = Measure(func, table, pair[1], words=words, since=pair[0], unit=unit)  # type: ignore[arg-type]
+    plan = plan.adding(measures=measure).with_role(tables[0], "absorbed")
+    unit_words = {unit_at, unit_at + 1}
+    for m in plan.matching.mentions:
+        if m.start in unit_words:
+            plan = plan.with_role(m, "absorbed")
+    # the unit's words are read: stop words from here on, and no longer unknown
+    return plan.but(
+        skipped_cues=plan.skipped_cues | {how.start, cue.start},
+        shape=replace(shape, role=tuple("stop" if i in unit_words else r for i, r in enumerate(shape.role))),
+        matching=replace(
+            plan.matching, unmatched=tuple(i for i in plan.matching.unmatched if i not in unit_words)
+        ),
+    )
+
+
+def start_and_end(lex: Lexicon, table: str) -> tuple[str, str] | None:
+    """The one start date and the one end date of `table`, by their names."""
+    t = lex.table(table)
+    if t is None:
+        return None
+    dates = [c.name for c in t.columns if column_kind(lex, t.name, c.name) in TEMPORAL]
+    starts = [d for d in dates if set(fold(d.replace("_", " ")).split()) & START]
+    ends = [d for d in dates if set(fold(d.replace("_", " ")).split()) & END]
+    if len(starts) == 1 and len(ends) == 1 and starts != ends:
+        return starts[0], ends[0]
+    return None

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import sqlalchemy as sa
 
@@ -20,6 +20,8 @@ from core.schedules.conditions import Condition
 from core.schedules.results import Snapshot
 from core.schedules.triggers import TriggerSpec, as_utc
 from core.state.schema import schedule_runs, schedules
+
+Platform = Literal["slack", "teams"]
 
 RUNS_KEPT = 500  # per schedule; older run records are pruned as new ones are claimed
 
@@ -64,6 +66,10 @@ class Schedule:
     source_trace: str | None
     created_at: dt.datetime
     updated_at: dt.datetime
+    platform: Platform = "slack"  # the chat it posts in
+    address: dict[str, Any] | None = (
+        None  # how that chat is reached unprompted (Teams: a conversation reference)
+    )
 
     @property
     def job_id(self) -> str:
@@ -102,6 +108,8 @@ def _schedule(row: Any) -> Schedule:
         source_trace=m["source_trace"],
         created_at=as_utc(m["created_at"]),
         updated_at=as_utc(m["updated_at"]),
+        platform="teams" if m["platform"] == "teams" else "slack",
+        address=m["address"] if isinstance(m["address"], dict) else None,
     )
 
 
@@ -118,6 +126,8 @@ def create(
     condition: Condition | None = None,
     source_trace: str | None = None,
     now: dt.datetime | None = None,
+    platform: Platform = "slack",
+    address: dict[str, Any] | None = None,
 ) -> Schedule:
     """Store a new schedule; an interval is counted from now."""
     now = as_utc(now or _now())
@@ -137,6 +147,8 @@ def create(
         "source_trace": source_trace,
         "created_at": now,
         "updated_at": now,
+        "platform": platform,
+        "address": address,
     }
     with engine.begin() as conn:
         schedule_id = _new_id(conn.execute(schedules.insert().values(**values)))
@@ -157,8 +169,10 @@ def _list(engine: sa.Engine, *where: Any) -> list[Schedule]:
     return [_schedule(r) for r in rows]
 
 
-def for_channel(engine: sa.Engine, team: str, channel: str) -> list[Schedule]:
-    return _list(engine, schedules.c.team == team, schedules.c.channel == channel)
+def for_channel(engine: sa.Engine, team: str, channel: str, platform: Platform = "slack") -> list[Schedule]:
+    return _list(
+        engine, schedules.c.team == team, schedules.c.channel == channel, schedules.c.platform == platform
+    )
 
 
 def for_owner(engine: sa.Engine, owner: str, team: str | None = None) -> list[Schedule]:

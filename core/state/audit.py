@@ -5,7 +5,8 @@ Written to the state database and as one structured log line per question (logge
 
 Secrets never reach either: the configured secret values (API keys, tokens, database passwords)
 and anything shaped like a credential (Slack and OpenAI tokens, `user:password@` in URLs,
-`password=...`) are replaced by `***` in every text field, whatever the person typed.
+`password=...`) are replaced by `***` in every text field, whatever the person typed
+(core/redact.py, which traces use too).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
 from core.answer import Outcome
+from core.redact import redact
 from core.settings import Settings
 from core.state.schema import audit
 
@@ -64,25 +66,6 @@ def record(
             conn.execute(audit.insert().values(**entry))
 
 
-CREDENTIALS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"\b(?:xox[abposre]|xapp|xoxe\.xox[bp])-[A-Za-z0-9-]{8,}"), "***"),  # Slack tokens
-    (re.compile(r"\bsk-[A-Za-z0-9_-]{16,}"), "***"),  # OpenAI-style API keys
-    (re.compile(r"(://[^\s:/@]+):[^\s@/]+@"), r"\1:***@"),  # user:password@ in URLs
-    (re.compile(r"(?i)\b(password|passwd|pwd|secret|token|api_?key)(\s*[=:]\s*)[^\s&;,'\"]+"), r"\1\2***"),
-)
-
-
-def redact(text: str | None, secrets: Iterable[str] = ()) -> str | None:
-    """`text` without the given secret values and without anything shaped like a credential."""
-    if not text:
-        return text
-    for secret in secrets:
-        text = text.replace(secret, "***")
-    for pattern, replacement in CREDENTIALS:
-        text = pattern.sub(replacement, text)
-    return text
-
-
 def secrets_of(settings: Settings) -> frozenset[str]:
     """Every secret value in the settings: keys, tokens, and the databases' passwords."""
     values = [
@@ -92,6 +75,8 @@ def secrets_of(settings: Settings) -> frozenset[str]:
         settings.slack.app_token,
         settings.slack.client_secret,
         settings.slack.state_secret,
+        settings.teams.app_password,
+        settings.teams.link_secret,
     ]
     found = {v.get_secret_value() for v in values if v is not None}
     for db in settings.databases.values():

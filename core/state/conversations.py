@@ -211,3 +211,79 @@ def load_trace(engine: sa.Engine, trace_id: str) -> dict[str, Any] | None:
     with engine.connect() as conn:
         data = conn.execute(sa.select(traces.c.data).where(traces.c.id == trace_id)).scalar()
     return dict(data) if isinstance(data, dict) else None
+
+
+@dataclass(frozen=True)
+class AskedQuestion:
+    """A question someone asked, for their App Home: what, where, when, and how it ended."""
+
+    question: str
+    conversation_id: str
+    database: str
+    status: Status
+    trace_id: str
+    asked_at: dt.datetime
+
+
+def recent_questions(engine: sa.Engine, user: str, prefix: str = "", limit: int = 5) -> list[AskedQuestion]:
+    """`user`'s latest distinct questions, newest first, in conversations whose id starts with
+    `prefix` (e.g. one Slack workspace's "slack:T123:")."""
+    with engine.connect() as conn:
+        rows = conn.execute(
+            sa.select(
+                turns.c.question,
+                turns.c.conversation_id,
+                turns.c.status,
+                turns.c.trace_id,
+                turns.c.created_at,
+                conversations.c.database,
+            )
+            .join(conversations, conversations.c.id == turns.c.conversation_id)
+            .where(turns.c.user == user, turns.c.conversation_id.startswith(prefix, autoescape=True))
+            .order_by(turns.c.id.desc())
+            .limit(limit * 4)
+        ).all()
+    seen: set[str] = set()
+    out: list[AskedQuestion] = []
+    for r in rows:
+        key = " ".join(r.question.lower().split())
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(
+            AskedQuestion(
+                r.question, r.conversation_id, r.database, _status(r.status), r.trace_id or "", r.created_at
+            )
+        )
+        if len(out) == limit:
+            break
+    return out
+
+
+def has_turns(engine: sa.Engine, conversation_id: str) -> bool:
+    """Whether anything was asked in the conversation yet (answered, asked back or failed)."""
+    with engine.connect() as conn:
+        return (
+            conn.execute(
+                sa.select(turns.c.id).where(turns.c.conversation_id == conversation_id).limit(1)
+            ).first()
+            is not None
+        )
+
+
+def rebind_database(engine: sa.Engine, conversation_id: str, database: str) -> bool:
+    """Point a conversation at another database while nothing has been asked in it yet (Slack's
+    assistant panel: the person moved to a channel about other data before asking). True if done."""
+    with engine.begin() as conn:
+        asked = conn.execute(
+            sa.select(turns.c.id).where(turns.c.conversation_id == conversation_id).limit(1)
+        ).first()
+        if asked is not None:
+            return False
+        return bool(
+            conn.execute(
+                conversations.update()
+                .where(conversations.c.id == conversation_id)
+                .values(database=database, updated_at=_now())
+            ).rowcount
+        )

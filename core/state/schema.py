@@ -160,6 +160,11 @@ schedules = sa.Table(
     sa.Column("source_trace", sa.String(32)),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+    # NEW for the Teams adapter (issue 17) — to be folded into an Alembic migration: which chat the
+    # schedule posts in, and, for chats that need one to post unprompted, the stored address
+    # (Teams: the SDK's ConversationReference as JSON). Slack rows: "slack" and NULL.
+    sa.Column("platform", sa.String(16), nullable=False, default="slack", server_default="slack"),
+    sa.Column("address", sa.JSON),
 )
 
 schedule_runs = sa.Table(

@@ -1,6 +1,8 @@
 -- Adversarial corpus for core.guard: every line must be DENIED in its dialect.
 -- Format: <dialect><TAB><one SQL statement>. Lines starting with "-- " and blank lines are notes.
 -- Written by hand for Askbase; the test adds generated obfuscations (case, comments, control chars).
+-- Every line is checked under the corpus policy of tests/test_guard.py (CORPUS_POLICY): table payroll
+-- denied, column members.tax_id denied, members' columns are (id, name, email, tax_id).
 
 -- DML at the top level and in every disguise
 sqlite	INSERT INTO users (name) VALUES ('x')
@@ -438,3 +440,41 @@ sqlite	WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT co
 sqlite	WITH RECURSIVE r(n) AS (VALUES (1) UNION ALL SELECT n + 1 FROM r) SELECT sum(n) FROM r
 mysql	WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r
 mysql	WITH RECURSIVE r AS (SELECT 1 AS n UNION ALL SELECT r.n + 1 FROM r, r AS r2) SELECT count(*) FROM r
+
+-- denied columns reached through renames, aliases that differ only in case, and whole rows
+postgres	SELECT x.t FROM members AS x(a, b, c, t)
+postgres	SELECT t FROM members x(a, b, c, t)
+postgres	SELECT o.id, x.t FROM orders o JOIN members AS x(a, b, c, t) ON x.a = o.member_id
+postgres	SELECT x.n FROM orders o, LATERAL (SELECT m.t AS n FROM members AS m(a, b, c, t) WHERE m.a = o.member_id) x
+postgres	SELECT a FROM orders JOIN members AS x(a, b, c, t) USING (t)
+postgres	SELECT count(*) FROM members AS x(a, b, c, t) WHERE x.t LIKE '1%'
+postgres	SELECT c.tax_id FROM members c JOIN orders "C" ON "C".member_id = c.id
+postgres	SELECT "C".tax_id FROM members "C", orders c WHERE c.member_id = "C".id
+postgres	SELECT "c".tax_id FROM members c CROSS JOIN orders "C"
+postgres	SELECT "X".* FROM members "X" JOIN orders x ON x.member_id = "X".id
+postgres	SELECT c.row_to_json FROM members c
+postgres	SELECT c.to_jsonb FROM members AS c
+postgres	SELECT c.concat FROM members c
+postgres	SELECT c.json_agg FROM members c
+postgres	SELECT c.record_out FROM members c
+postgres	SELECT (c).tax_id FROM members c
+postgres	SELECT (c).* FROM members c
+postgres	SELECT row_to_json("X") FROM members "X"
+postgres	SELECT to_jsonb(x) FROM members AS x(a, b, c, t)
+postgres	SELECT jsonb_populate_record(NULL::payroll, '{}')
+postgres	SELECT json_populate_recordset(NULL::public.payroll, '[]')
+postgres	SELECT (NULL::members).tax_id
+postgres	SELECT CAST(NULL AS members)
+postgres	SELECT '{}'::payroll[]
+postgres	WITH w(a, b, c, t) AS (SELECT * FROM members) SELECT t FROM w
+mysql	SELECT c.tax_id FROM members c JOIN orders C ON C.member_id = c.id
+mysql	SELECT C.tax_id FROM members C, orders c WHERE c.member_id = C.id
+mysql	SELECT c.tax_id FROM orders C JOIN members c ON C.member_id = c.id
+mysql	SELECT x.t FROM members AS x(a, b, c, t)
+mysql	WITH w(a, b, c, t) AS (SELECT * FROM members) SELECT t FROM w
+mysql	WITH w(a, b) AS (SELECT id, tax_id FROM members) SELECT b FROM w
+mysql	WITH PAYROLL AS (SELECT 1 AS x) SELECT * FROM payroll
+sqlite	SELECT c.tax_id FROM members c, orders C WHERE C.member_id = c.id
+sqlite	SELECT C.tax_id FROM orders c JOIN members C ON c.member_id = C.id
+sqlite	SELECT x.t FROM members AS x(a, b, c, t)
+sqlite	WITH w(a, b, c, t) AS (SELECT * FROM members) SELECT t FROM w

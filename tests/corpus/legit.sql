@@ -59,7 +59,7 @@ sqlite	SELECT ceil(price), floor(price), sqrt(area), power(2, 10), log10(n), ln(
 sqlite	SELECT median FROM stats WHERE median > 3
 sqlite	SELECT id FROM t WHERE (a, b) = (1, 2)
 sqlite	SELECT CAST(score AS REAL) / NULLIF(games, 0) FROM players
-sqlite	SELECT x FROM (VALUES (1), (2), (3)) AS v(x)
+sqlite	WITH v(x) AS (VALUES (1), (2), (3)) SELECT x FROM v
 
 -- PostgreSQL
 postgres	SELECT name, email FROM customers WHERE email ILIKE '%@gmail.com' ORDER BY name

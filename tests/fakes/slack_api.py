@@ -5,9 +5,13 @@ bodies, tokens, the three-step file upload and 429 retries all go over real HTTP
 kept by ts with their latest text and blocks (chat.update replaces them), files by id with their
 bytes. Failures are scripted per method: `fail("chat.update", "ratelimited", status=429)`.
 
-Serves: auth.test, chat.postMessage, chat.update, chat.postEphemeral, reactions.add/remove,
+Serves: auth.test, chat.postMessage, chat.update, chat.delete, chat.postEphemeral,
+chat.startStream/appendStream/stopStream (streamed messages keep their chunks),
+assistant.threads.setStatus/setSuggestedPrompts/setTitle (kept per thread), reactions.add/remove,
 views.open/update/publish, conversations.info, users.info, files.getUploadURLExternal, the upload URL,
-files.completeUploadExternal, and response_url posts (`/respond/<id>`).
+files.completeUploadExternal, and response_url posts (`/respond/<id>`). Blocks are checked against
+Slack's documented limits for the kinds the bot uses (table, data_table, context_actions), so a
+payload Slack would reject is rejected here too.
 
 Run standalone:  python -m tests.fakes.slack_api --port 8766
 """
@@ -18,6 +22,7 @@ import argparse
 import contextlib
 import itertools
 import json
+import re
 import threading
 import time
 from collections import defaultdict, deque
@@ -27,7 +32,36 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
-JSON_FIELDS = ("blocks", "attachments", "files", "view", "metadata")
+JSON_FIELDS = ("blocks", "attachments", "files", "view", "metadata", "chunks", "prompts", "loading_messages")
+
+
+def _valid_block(block: dict[str, Any]) -> bool:
+    """Slack's documented rules for the block kinds Askbase sends (docs.slack.dev/reference/block-kit)."""
+    kind = block.get("type")
+    if kind == "table":
+        rows = block.get("rows") or []
+        return 1 <= len(rows) <= 101 and all(c.get("text") for r in rows for c in r)
+    if kind == "data_table":
+        rows = block.get("rows") or []
+        width = len(rows[0]) if rows else 0
+        cells = [c for r in rows for c in r]
+        return (
+            bool(block.get("caption"))
+            and 2 <= len(rows) <= 101
+            and 1 <= width <= 20
+            and all(len(r) == width for r in rows)
+            and all(c.get("type") == "raw_text" for c in rows[0])
+            and all(c.get("text") for c in cells)
+            and all(isinstance(c.get("value"), int | float) for c in cells if c.get("type") == "raw_number")
+            and sum(len(c.get("text", "")) for c in cells) <= 10_000
+            and 1 <= int(block.get("page_size", 5)) <= 100
+        )
+    if kind == "context_actions":
+        elements = block.get("elements") or []
+        return 1 <= len(elements) <= 5 and all(
+            e.get("type") in ("feedback_buttons", "icon_button") for e in elements
+        )
+    return True
 
 
 @dataclass
@@ -53,16 +87,62 @@ class Message:
     blocks: list[dict[str, Any]] = field(default_factory=list)
     thread_ts: str | None = None
     updates: int = 0
+    broadcast: bool = False  # reply_broadcast: also shown in the channel
+    chunks: list[dict[str, Any]] = field(default_factory=list)  # a streamed message's chunks, in order
+    streaming: bool = False  # started and not yet stopped
+
+    @property
+    def streamed(self) -> bool:
+        return bool(self.chunks) or self.streaming
 
     def block_types(self) -> list[str]:
         return [b.get("type", "") for b in self.blocks]
 
     def table(self) -> list[list[str]] | None:
-        """The table block's cells as text, header first; None when the message has no table."""
+        """The table's cells as text (a `table` or a `data_table` block), header first; None when the
+        message has no table."""
         for block in self.blocks:
-            if block.get("type") == "table":
-                return [[cell.get("text", "") for cell in row] for row in block["rows"]]
+            if block.get("type") in ("table", "data_table"):
+                return [
+                    [cell.get("text", str(cell.get("value", ""))) for cell in row] for row in block["rows"]
+                ]
         return None
+
+    def sentence(self) -> str:
+        """The text of the first section: an answer's sentence."""
+        return next(
+            (b["text"]["text"] for b in self.blocks if b.get("type") == "section" and b.get("text")), ""
+        )
+
+    def result(self) -> list[list[str]] | None:
+        """The rows an answer shows: its table's body, or the one value its sentence states ("Number of
+        clients: 300." → [["300"]]); None for a message that is not an answer."""
+        table = self.table()
+        if table is not None:
+            return table[1:]
+        if "show_sql" not in self.action_ids():
+            return None
+        match = re.search(r": ([^:]+)\.$", self.sentence())
+        return [[match.group(1)]] if match else None
+
+    def feedback_values(self) -> dict[str, str]:
+        """{"positive": value, "negative": value} of the message's feedback buttons, when it has them."""
+        for b in self.blocks:
+            for e in b.get("elements", []) if b.get("type") == "context_actions" else []:
+                if e.get("type") == "feedback_buttons":
+                    return {
+                        "positive": e["positive_button"]["value"],
+                        "negative": e["negative_button"]["value"],
+                    }
+        return {}
+
+    def tasks(self) -> dict[str, str]:
+        """A streamed plan's tasks: id → latest status."""
+        found: dict[str, str] = {}
+        for chunk in self.chunks:
+            if chunk.get("type") == "task_update":
+                found[chunk["id"]] = chunk.get("status", "")
+        return found
 
     def action_ids(self) -> list[str]:
         return [
@@ -104,6 +184,7 @@ class UploadedFile:
     channel: str | None = None
     thread_ts: str | None = None
     completed: bool = False
+    alt_txt: str = ""  # what the image shows, for screen readers
 
 
 @dataclass
@@ -124,6 +205,14 @@ class FakeSlack:
         self.messages: dict[str, Message] = {}
         self.files: dict[str, UploadedFile] = {}
         self.home_views: dict[str, dict[str, Any]] = {}  # user → the App Home view last published
+        self.deleted: list[Message] = []  # messages removed with chat.delete
+        self.statuses: dict[tuple[str, str], list[str]] = defaultdict(
+            list
+        )  # (channel, thread) → statuses set
+        self.prompts: dict[
+            tuple[str, str], list[dict[str, Any]]
+        ] = {}  # (channel, thread) → suggested prompts
+        self.titles: dict[tuple[str, str], str] = {}  # (channel, thread) → assistant thread title
         self.failures: dict[str, deque[Failure]] = defaultdict(deque)
         self._ids = itertools.count(1)
         self._lock = threading.Condition()
@@ -199,8 +288,16 @@ class FakeSlack:
         )
 
     def answer_in(self, channel: str, thread_ts: str) -> Message | None:
-        """The first message of ours in the thread that is no longer a status message."""
-        return next((m for m in self.thread(channel, thread_ts) if ":hourglass" not in m.all_text()), None)
+        """The first reply of ours in the thread that is neither a status message nor a streamed plan
+        (the root of a thread we started, e.g. "<@U> asked: …" for /ask, is not an answer)."""
+        return next(
+            (
+                m
+                for m in self.thread(channel, thread_ts)
+                if m.ts != thread_ts and not m.streamed and ":hourglass" not in m.all_text()
+            ),
+            None,
+        )
 
     def files_in(self, channel: str, thread_ts: str | None = None) -> list[UploadedFile]:
         return [
@@ -219,6 +316,8 @@ class FakeSlack:
         if any(b.get("type") in self.reject_block_types for b in blocks):
             return "invalid_blocks"
         if len(blocks) > 50:
+            return "invalid_blocks"
+        if any(not _valid_block(b) for b in blocks):
             return "invalid_blocks"
         return None
 
@@ -268,13 +367,85 @@ class FakeSlack:
         if not args.get("channel"):
             return {"ok": False, "error": "channel_not_found"}
         ts = self._next_ts()
-        self.messages[ts] = Message(args["channel"], ts, args.get("text", ""), blocks, args.get("thread_ts"))
+        channel = args["channel"]  # a user id stands for the app's DM with that person
+        broadcast = str(args.get("reply_broadcast", "")).lower() in ("true", "1")
+        self.messages[ts] = Message(
+            channel, ts, args.get("text", ""), blocks, args.get("thread_ts"), broadcast=broadcast
+        )
         return {
             "ok": True,
-            "channel": args["channel"],
+            "channel": channel,
             "ts": ts,
             "message": {"text": args.get("text", ""), "ts": ts},
         }
+
+    def api_chat_delete(self, args: dict[str, Any]) -> dict[str, Any]:
+        message = self.messages.get(args.get("ts", ""))
+        if message is None or message.channel != args.get("channel"):
+            return {"ok": False, "error": "message_not_found"}
+        self.deleted.append(self.messages.pop(message.ts))
+        return {"ok": True, "channel": message.channel, "ts": message.ts}
+
+    def api_chat_startStream(self, args: dict[str, Any]) -> dict[str, Any]:
+        channel, thread_ts = args.get("channel"), args.get("thread_ts")
+        if not channel or not thread_ts:
+            return {"ok": False, "error": "invalid_arguments"}
+        if not channel.startswith("D") and not (
+            args.get("recipient_user_id") and args.get("recipient_team_id")
+        ):
+            return {"ok": False, "error": "missing_recipient_user_id"}  # required outside DMs
+        ts = self._next_ts()
+        message = Message(channel, ts, args.get("markdown_text") or "", [], thread_ts, streaming=True)
+        message.chunks.extend(args.get("chunks") or [])
+        self.messages[ts] = message
+        return {"ok": True, "channel": channel, "ts": ts}
+
+    def api_chat_appendStream(self, args: dict[str, Any]) -> dict[str, Any]:
+        message = self.messages.get(args.get("ts", ""))
+        if message is None or not message.streaming:
+            return {"ok": False, "error": "message_not_in_streaming_state"}
+        message.text += args.get("markdown_text") or ""
+        message.chunks.extend(args.get("chunks") or [])
+        return {"ok": True, "channel": message.channel, "ts": message.ts}
+
+    def api_chat_stopStream(self, args: dict[str, Any]) -> dict[str, Any]:
+        message = self.messages.get(args.get("ts", ""))
+        if message is None or not message.streaming:
+            return {"ok": False, "error": "message_not_in_streaming_state"}
+        blocks = args.get("blocks") or []
+        if error := self._check_blocks(blocks):
+            return {"ok": False, "error": error}
+        message.text += args.get("markdown_text") or ""
+        message.chunks.extend(args.get("chunks") or [])
+        message.blocks = blocks
+        message.streaming = False
+        return {"ok": True, "channel": message.channel, "ts": message.ts}
+
+    def api_assistant_threads_setStatus(self, args: dict[str, Any]) -> dict[str, Any]:
+        if not args.get("channel_id") or not args.get("thread_ts") or "status" not in args:
+            return {"ok": False, "error": "invalid_arguments"}
+        self.statuses[(args["channel_id"], args["thread_ts"])].append(args["status"])
+        return {"ok": True}
+
+    def api_assistant_threads_setSuggestedPrompts(self, args: dict[str, Any]) -> dict[str, Any]:
+        prompts = args.get("prompts") or []
+        if not args.get("channel_id") or not prompts or len(prompts) > 4:
+            return {"ok": False, "error": "invalid_arguments"}
+        if any(not p.get("title") or not p.get("message") for p in prompts):
+            return {"ok": False, "error": "invalid_arguments"}
+        self.prompts[(args["channel_id"], args.get("thread_ts") or "")] = prompts
+        return {"ok": True}
+
+    def api_assistant_threads_setTitle(self, args: dict[str, Any]) -> dict[str, Any]:
+        if not args.get("channel_id") or not args.get("thread_ts") or not args.get("title"):
+            return {"ok": False, "error": "invalid_arguments"}
+        self.titles[(args["channel_id"], args["thread_ts"])] = args["title"]
+        return {"ok": True}
+
+    def status_of(self, channel: str, thread_ts: str) -> str | None:
+        """The assistant status shown under a thread now ("" cleared; None never set)."""
+        seen = self.statuses.get((channel, thread_ts))
+        return seen[-1] if seen else None
 
     def api_chat_update(self, args: dict[str, Any]) -> dict[str, Any]:
         message = self.messages.get(args.get("ts", ""))
@@ -338,7 +509,9 @@ class FakeSlack:
 
     def api_files_getUploadURLExternal(self, args: dict[str, Any]) -> dict[str, Any]:
         file_id = f"F{next(self._ids):06d}"
-        self.files[file_id] = UploadedFile(file_id, args.get("filename", ""))
+        self.files[file_id] = UploadedFile(
+            file_id, args.get("filename", ""), alt_txt=args.get("alt_txt") or ""
+        )
         return {"ok": True, "upload_url": f"{self.url}upload/{file_id}", "file_id": file_id}
 
     def api_files_completeUploadExternal(self, args: dict[str, Any]) -> dict[str, Any]:

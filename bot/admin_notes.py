@@ -1,0 +1,116 @@
+"""Configuration problems go to the people who can fix them, not to the channel that asked.
+
+When a question fails because of the setup — the LLM endpoint rejects the key, a database cannot
+be opened, the database account lacks a grant — the asker is told what went wrong in their terms
+(bot/failures.py); the advice ("check OPENAI_API_KEY") goes to the log every time, and to the
+admins: a DM to whoever installed the app (known for OAuth installs), at most once a day per
+problem and workspace across all processes (claimed in the state database), and on the App Home
+of workspace admins (`home_notes`, read from the audit log, so it survives restarts).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from collections import Counter
+
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
+
+from bot.failures import Failure
+from bot.slack_clients import oauth_configured
+from bot.slack_context import BotContext
+from bot.slack_text import escape
+from core.state import events
+from core.state.audit import entries_since
+
+log = logging.getLogger(__name__)
+
+SINCE = dt.timedelta(days=1)
+# What the admins should look at, per kind of failure the audit log records.
+ADVICE: dict[str, str] = {
+    "llm": "the language model endpoint failed or refused the key: check OPENAI_API_KEY, OPENAI_BASE_URL and llm.model",
+    "database": "a database could not be opened: check its URL and that the server is reachable",
+    "dialect": "a database uses a SQL dialect Askbase cannot check yet, so nothing runs on it",
+    "permission": "the database account Askbase uses lacks a grant on data people ask about",
+    "keyword_internal": "keyword mode failed on a question (a bug): the log has the details",
+    "internal": "answering failed unexpectedly (a bug): the log has the details under the trace id",
+}
+
+
+def installer_of(ctx: BotContext, team: str) -> str | None:
+    """Who installed the app in `team` (OAuth installs only; a single bot token names nobody)."""
+    if not oauth_configured(ctx.settings):
+        return None
+    try:
+        # Imported here: the store pulls in sqlalchemy.ext.asyncio (needs greenlet) — OAuth mode only.
+        from slack_sdk.oauth.installation_store.sqlalchemy import SQLAlchemyInstallationStore
+
+        store = SQLAlchemyInstallationStore(client_id=ctx.settings.slack.client_id or "", engine=ctx.state)
+        installation = store.find_installation(enterprise_id=None, team_id=team or None)
+    except Exception:
+        log.debug("no installation found for %s", team, exc_info=True)
+        return None
+    return installation.user_id if installation is not None else None
+
+
+def tell_admins(ctx: BotContext, client: WebClient, team: str, failure: Failure, trace_id: str) -> None:
+    """Log the advice; DM the installer once a day per problem (never the channel that asked)."""
+    if not failure.admin_note:
+        return
+    log.warning("trace %s: for the admins (%s): %s", trace_id, failure.kind, failure.admin_note)
+    installer = installer_of(ctx, team)
+    if not installer:
+        return
+    day = dt.datetime.now(dt.UTC).date().isoformat()
+    try:
+        first = events.first_delivery(ctx.state, f"admin-note:{team}:{failure.kind}:{day}")
+    except Exception:
+        log.exception("could not claim the admin note for %s", team)
+        return
+    if not first:
+        return
+    text = (
+        f":wrench: A question in your workspace failed because of Askbase's setup: {escape(failure.admin_note)}\n"
+        f"Trace `{trace_id}` in the log has the details. Your App Home lists what failed in the last day."
+    )
+    try:
+        client.chat_postMessage(
+            channel=installer,
+            text=text,
+            blocks=[{"type": "section", "text": {"type": "mrkdwn", "text": text[:3000]}}],
+        )
+    except SlackApiError as exc:
+        log.info("could not DM the installer %s: %s", installer, exc.response.get("error"))
+
+
+def home_notes(ctx: BotContext) -> list[str]:
+    """For admins' App Home (mrkdwn lines): what in the setup made questions fail in the last day."""
+    notes = []
+    if ctx.askbase.llm is None:
+        notes.append(
+            "No language model is configured, so questions are answered in keyword mode only. "
+            "Set `OPENAI_API_KEY` (and `OPENAI_BASE_URL` for Azure, vLLM or Ollama)."
+        )
+    try:
+        recent = entries_since(ctx.state, SINCE)
+    except Exception:
+        log.exception("could not read the audit log for App Home")
+        recent = []
+    failed = [e for e in recent if e.get("error_kind") in ADVICE]
+    fell_back = [e for e in recent if e.get("mode") == "keyword" and e.get("status") == "answer"]
+    if ctx.askbase.llm is not None and fell_back:
+        n = len(fell_back)
+        notes.append(
+            f"{n} question{'s were' if n != 1 else ' was'} answered in keyword mode in the last day although "
+            "a language model is configured: it failed or refused the key (the log says which, under "
+            f"trace `{fell_back[-1].get('trace_id') or '-'}`)."
+        )
+    counts = Counter(str(e["error_kind"]) for e in failed)
+    latest = {str(e["error_kind"]): e.get("trace_id") for e in sorted(failed, key=lambda e: str(e.get("at")))}
+    for kind, n in counts.most_common():
+        notes.append(
+            f"{n} question{'s' if n != 1 else ''} failed in the last day: {escape(ADVICE[kind])} "
+            f"(latest trace `{latest.get(kind) or '-'}`)."
+        )
+    return notes

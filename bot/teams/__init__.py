@@ -1,0 +1,20 @@
+"""The Microsoft Teams adapter, on the Microsoft 365 Agents SDK (`python -m bot serve --teams`).
+
+The SDK does what it is for: parsing activities, validating the JWTs Teams (the Bot Connector)
+signs requests with, the connector client that sends replies and proactive messages, MSAL tokens.
+These modules are only the Askbase side of it, one idea each:
+
+  config.py     settings → the SDK's configuration; refuse to start without an app id
+  auth.py       incoming JWTs, checked by the SDK's validator (keys from a configurable metadata URL)
+  incoming.py   an activity → who asks, where, about what (pure)
+  cards.py      outcomes → Adaptive Cards 1.5 (pure)
+  links.py      signed, expiring download links for the CSV and the chart
+  files.py      `/files/<token>`: the CSV and the chart, through Askbase.rerun (access, audit)
+  proactive.py  posting to a stored conversation reference (web process and worker alike)
+  answering.py  a question → typing → the answer card, off the request, in the same conversation
+  actions.py    the card buttons: Details, CSV, 👍/👎, clarification options, Retry
+  schedules.py  schedules made and managed from Teams
+  posts.py      the worker's side: a scheduled run posted proactively to its conversation
+  app.py        the AgentApplication: routes activities to the above, duplicates answered once
+  server.py     the aiohttp app (`POST /api/messages`, `GET /files/<token>`, `/healthz`) and `serve`
+"""

@@ -1,0 +1,333 @@
+"""The buttons of Askbase's cards in Teams, and typed answers to a clarifying question.
+
+A card's Action.Submit comes back as a message activity whose `value` is the button's data
+(`{"askbase": verb, "trace": …}`) plus the card's inputs. Everything a button needs — question,
+SQL, database, trace, the clarifying question and its options — is read back from the state
+database by the id it carries, so a press works after a restart and on any web process.
+
+Clarifying questions follow the Slack adapter's rules: only the asker answers
+(`teams.only_asker_answers`), a question expires after `teams.clarification_ttl_s`, a newer one
+replaces an older one, answering is a compare-and-set (a double press answers once), and the
+answer is shown on the question's card before the question is asked again with it. A 👎 starts
+one more round about the rejected answer (Sphinteract's reject → ask → answer again).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from microsoft_agents.hosting.core import TurnContext
+
+from bot.teams import cards, links
+from bot.teams.answering import Question, remember, start
+from bot.teams.incoming import Incoming
+from bot.teams.proactive import card_activity
+from bot.teams.runtime import TeamsRuntime
+from core.clarify.policy import exchange_for
+from core.clarify.transcript import FEEDBACK, Exchange, Transcript, normalize
+from core.state import clarifications as pending_store
+from core.state import conversations, feedback
+from core.state.conversations import StoredTurn
+
+log = logging.getLogger("askbase.teams")
+
+MAX_OWN_WORDS = 500
+WRONG = "What was wrong with the answer?"
+
+
+async def say(context: TurnContext, text: str, subtle: str = "") -> None:
+    await context.send_activity(card_activity(cards.message_card(text, subtle=subtle), text))
+
+
+# ---------------------------------------------------------------- answers' buttons
+
+
+def standalone_question(runtime: TeamsRuntime, turn: StoredTurn) -> str:
+    """The question as understood on its own ("…in 2024?" after "How many clients?" becomes whole)."""
+    trace = conversations.load_trace(runtime.state, turn.trace_id) or {}
+    for stage in trace.get("stages", []):
+        if stage.get("name") == "understand":
+            text = (stage.get("outputs") or {}).get("question")
+            if text:
+                return str(text)
+    return turn.question
+
+
+def thumbs_up(runtime: TeamsRuntime, trace_id: str, user: str) -> str:
+    turn = conversations.turn_by_trace(runtime.state, trace_id)
+    if turn is None or not turn.answered:
+        return "There is no query to confirm on this message."
+    feedback.record_feedback(runtime.state, trace_id, user, "up")
+    feedback.confirm_example(runtime.state, turn.database, standalone_question(runtime, turn), turn.sql, user)
+    return "Thanks! I'll use this question and its SQL as an example for similar questions."
+
+
+async def on_details(runtime: TeamsRuntime, context: TurnContext, trace_id: str) -> None:
+    trace = await runtime.run(conversations.load_trace, runtime.state, trace_id)
+    if trace is None:
+        await say(context, "I no longer have the details of this answer.")
+        return
+    await context.send_activity(card_activity(cards.details_card(trace), "Details"))
+
+
+async def on_csv(
+    runtime: TeamsRuntime, context: TurnContext, incoming: Incoming, trace_id: str, base_url: str | None
+) -> None:
+    """A fresh download link for the clicker; the CSV is made when it is opened (files.py)."""
+    turn = await runtime.run(conversations.turn_by_trace, runtime.state, trace_id)
+    if turn is None or not turn.answered:
+        await say(context, "There is no result to export on this message.")
+        return
+    if not runtime.askbase.may_query(incoming.principal, turn.database):
+        await say(context, f"You may not query '{turn.database}' here.")
+        return
+    if not base_url:
+        await say(
+            context, "I don't know my own address, so I can't make a download link. Set teams.public_url."
+        )
+        return
+    token, link = links.issue(
+        runtime.link_key, "csv", trace_id, incoming.principal, runtime.settings.teams.link_ttl_s
+    )
+    expires = link.expires_at.strftime("%Y-%m-%d %H:%M UTC")
+    content = cards.link_card(
+        f"The CSV of “{turn.question}”", "Download CSV", links.url(base_url, token), expires
+    )
+    await context.send_activity(card_activity(content, "CSV"))
+
+
+async def on_thumbs_down(
+    runtime: TeamsRuntime,
+    context: TurnContext,
+    incoming: Incoming,
+    trace_id: str,
+    comment: str,
+    base_url: str | None,
+) -> None:
+    """Record the 👎 (and what was wrong); then, for the asker, one more clarification round."""
+    comment = " ".join(comment.split())[:MAX_OWN_WORDS]
+    await runtime.run(feedback.record_feedback, runtime.state, trace_id, incoming.user, "down", comment)
+    turn = await runtime.run(conversations.turn_by_trace, runtime.state, trace_id)
+    if runtime.settings.engine.clarify == "off" or turn is None or not turn.answered:
+        await say(context, "Thanks — noted that this answer is wrong.")
+        return
+    info = await runtime.run(conversations.conversation_info, runtime.state, turn.conversation_id)
+    asker = (info.user if info else None) or turn.user
+    if runtime.settings.teams.only_asker_answers and asker and incoming.user != asker:
+        await say(context, "Thanks — noted that this answer is wrong.")
+        return
+    waiting = await runtime.run(pending_store.open_in, runtime.state, turn.conversation_id)
+    if waiting is not None and not waiting.expired():
+        await say(context, "Thanks — noted. Please answer the open question above first.")
+        return
+    trace = await runtime.run(conversations.load_trace, runtime.state, trace_id)
+    transcript = transcript_of_trace(trace).rejecting(turn.sql)
+    if comment:
+        transcript = transcript.plus(Exchange(question=WRONG, answer=comment, kind=FEEDBACK))
+    question = Question(
+        text=turn.question,
+        incoming=incoming,
+        reference=context.activity.get_conversation_reference(),
+        identity=context.identity,
+        base_url=base_url,
+        transcript=transcript,
+        conversation=(turn.conversation_id, turn.database),
+    )
+    if not runtime.spawn(_ask_after_rejection(runtime, question)):
+        await say(context, "Thanks — noted that this answer is wrong.")
+
+
+def transcript_of_trace(trace: dict[str, Any] | None) -> Transcript:
+    """The transcript an answer was written with (the pipeline's "clarified" stage)."""
+    for stage in (trace or {}).get("stages", []):
+        if stage.get("name") == "clarified":
+            return Transcript.from_json((stage.get("outputs") or {}).get("transcript"))
+    return Transcript()
+
+
+async def _ask_after_rejection(runtime: TeamsRuntime, question: Question) -> None:
+    assert question.conversation is not None
+    key, database = question.conversation
+
+    def ask() -> Any:
+        outcome = runtime.askbase.ask(
+            question.text,
+            db=database,
+            source="teams",
+            principal=question.incoming.principal,
+            transcript=question.transcript,
+            after_rejection=True,
+        )
+        if outcome.status == "clarify" and outcome.clarification is not None:
+            conversations.record_turn(runtime.state, key, outcome, user=question.incoming.user)
+            remember(runtime, question, outcome, key)
+        return outcome
+
+    async def post(context: TurnContext) -> None:
+        outcome = await runtime.run(ask)
+        if outcome.status != "clarify" or outcome.clarification is None:
+            await say(context, outcome.error or "Thanks — noted.")
+            return
+        response = await context.send_activity(
+            card_activity(cards.clarification_card(outcome), outcome.clarification.question)
+        )
+        if response and response.id:
+            await runtime.run(pending_store.set_message, runtime.state, outcome.clarification.id, response.id)
+
+    try:
+        await runtime.sender.within(question.reference, post, question.identity)
+    except Exception:
+        log.exception("asking back after a 👎 in %s failed", key)
+
+
+# ---------------------------------------------------------------- clarifying questions
+
+
+def expired_note(runtime: TeamsRuntime) -> str:
+    ttl = runtime.settings.teams.clarification_ttl_s
+    after = f"{ttl} seconds" if ttl < 120 else f"{round(ttl / 60)} minutes"
+    return f"⏰ This question expired after {after} without an answer. Ask your question again to start over."
+
+
+def refusal(runtime: TeamsRuntime, pending: pending_store.Pending | None, user: str) -> str | None:
+    """Why `user` cannot answer this question now (None: they can)."""
+    if pending is None:
+        return "I no longer have this question. Please ask again."
+    if pending.status == pending_store.ANSWERED:
+        return f"This question was answered already: {pending.answer}."
+    if pending.status == pending_store.REPLACED:
+        return "A newer question replaced this one; please answer that one."
+    if pending.status == pending_store.EXPIRED or pending.expired():
+        return expired_note(runtime)
+    if runtime.settings.teams.only_asker_answers and pending.asker and user != pending.asker:
+        return "Only the person who asked can answer this. Mention me to ask your own question."
+    return None
+
+
+async def _close_card(
+    runtime: TeamsRuntime,
+    context: TurnContext,
+    pending: pending_store.Pending,
+    result: str,
+    activity_id: str | None,
+) -> None:
+    """Replace the question's card with what became of it (its buttons go)."""
+    target = pending.message_ts or activity_id
+    if not target:
+        return
+    activity = card_activity(cards.closed_question_card(pending.clarification.question, result))
+    activity.id = target
+    try:
+        await context.update_activity(activity)
+    except Exception as exc:  # the answer still goes out; the old buttons just stay
+        log.info("could not update clarification %s: %s", pending.id, exc)
+
+
+async def on_clarification(
+    runtime: TeamsRuntime,
+    context: TurnContext,
+    incoming: Incoming,
+    value: dict[str, Any],
+    base_url: str | None,
+    *,
+    own_words: str | None = None,
+) -> None:
+    """A press on a reading (or "Other…" with one's own words)."""
+    pending = await runtime.run(pending_store.get, runtime.state, str(value.get("c") or ""))
+    if pending is not None and pending.channel and pending.channel != incoming.place.channel:
+        pending = None  # a card of another conversation: never mix them
+    due = pending is not None and pending.status == pending_store.OPEN and pending.expired()
+    if due and pending is not None and await runtime.run(pending_store.expire, runtime.state, pending.id):
+        await _close_card(runtime, context, pending, expired_note(runtime), incoming.reply_to)
+    why = refusal(runtime, pending, incoming.user)
+    index = -1
+    if own_words is None:
+        try:
+            index = int(value.get("i", -1))
+        except (TypeError, ValueError):
+            index = -1
+        if why is None and pending is not None and not 0 <= index < len(pending.clarification.options):
+            why = "That option is not part of this question any more. Please ask again."
+    elif not own_words.strip():
+        why = why or "Type your answer in the box, then press Send."
+    if why is not None or pending is None:
+        await say(context, why or "")
+        return
+    if own_words is None:
+        exchange = exchange_for(pending.clarification, option=index)
+    else:
+        exchange = exchange_for(
+            pending.clarification,
+            own_words=own_words.strip()[:MAX_OWN_WORDS],
+            match_options=runtime.askbase.llm is None,
+        )
+    await settle(runtime, context, incoming, pending, exchange, base_url)
+
+
+async def settle(
+    runtime: TeamsRuntime,
+    context: TurnContext,
+    incoming: Incoming,
+    pending: pending_store.Pending,
+    exchange: Exchange,
+    base_url: str | None,
+) -> bool:
+    """Record the answer (once), show it on the question's card, and answer the question again."""
+    answered = await runtime.run(pending_store.answer, runtime.state, pending.id, exchange, incoming.user)
+    if answered is None:
+        again = await runtime.run(pending_store.get, runtime.state, pending.id)
+        await say(context, refusal(runtime, again, incoming.user) or "This question was answered already.")
+        return False
+    who = incoming.user_name or "Someone"
+    if exchange.own_words:
+        result = f"✅ {cards.escape(who)} answered: “{cards.escape(exchange.answer)}”"
+    else:
+        result = f"✅ {cards.escape(who)} chose **{cards.escape(exchange.answer)}**"
+    await _close_card(runtime, context, answered, result, incoming.reply_to)
+    await start(
+        runtime,
+        context,
+        Question(
+            text=answered.question,
+            incoming=incoming,
+            reference=context.activity.get_conversation_reference(),
+            identity=context.identity,
+            base_url=base_url,
+            transcript=answered.transcript_after(),
+            conversation=(answered.conversation_id, answered.database),
+        ),
+    )
+    return True
+
+
+def typed_exchange(runtime: TeamsRuntime, pending: pending_store.Pending, text: str) -> Exchange:
+    """A typed reply: an option's number or its exact words pick it; anything else is own words."""
+    options = pending.clarification.options
+    words = text.strip().rstrip(".").strip()
+    if words.isdigit() and 1 <= int(words) <= len(options):
+        return exchange_for(pending.clarification, option=int(words) - 1)
+    for i, option in enumerate(options):
+        if normalize(option.label) == normalize(words):
+            return exchange_for(pending.clarification, option=i)
+    return exchange_for(
+        pending.clarification, own_words=text[:MAX_OWN_WORDS], match_options=runtime.askbase.llm is None
+    )
+
+
+async def on_typed_reply(
+    runtime: TeamsRuntime, context: TurnContext, incoming: Incoming, key: str, base_url: str | None
+) -> bool:
+    """A message in a conversation with an open question answers it, when the asker writes it."""
+    pending = await runtime.run(pending_store.open_in, runtime.state, key)
+    if pending is None:
+        return False
+    if pending.expired():
+        if await runtime.run(pending_store.expire, runtime.state, pending.id):
+            await _close_card(runtime, context, pending, expired_note(runtime), None)
+        return False
+    if runtime.settings.teams.only_asker_answers and pending.asker and incoming.user != pending.asker:
+        return False
+    return await settle(
+        runtime, context, incoming, pending, typed_exchange(runtime, pending, incoming.text), base_url
+    )

@@ -1,0 +1,222 @@
+"""A question in Teams, from the typing indicator to the answer card in the same conversation.
+
+`start` runs in the request's turn: it shows "typing…" and queues the work. The work runs in a
+proactive turn of the same conversation (proactive.py), keeps the typing indicator going while the
+engine answers on a worker thread, and posts the card: the answer, a clarifying question (stored
+before it is shown, so the first click finds it), or an error with Retry. The database is the
+thread's (a channel thread stays on the one it started with), else the place's `db NAME` choice,
+else the default. Failures are logged under the trace id; the person sees what failed and what
+to try.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from microsoft_agents.activity import Activity, ActivityTypes, ConversationReference
+from microsoft_agents.hosting.core import TurnContext
+from microsoft_agents.hosting.core.app.typing_indicator import TypingIndicator, TypingOptions
+from microsoft_agents.hosting.core.authorization import ClaimsIdentity
+
+from bot.charts import chart_spec
+from bot.teams import cards, links
+from bot.teams.incoming import Incoming, Place
+from bot.teams.proactive import card_activity
+from bot.teams.runtime import TeamsRuntime
+from core.access import Principal
+from core.answer import ErrorKind, Outcome
+from core.clarify.transcript import Transcript
+from core.database import UnknownDatabase
+from core.state import clarifications, conversations
+from core.state.channel_settings import channel_database
+from core.trace import Trace
+
+log = logging.getLogger("askbase.teams")
+
+TYPING = TypingOptions(initial_delay_ms=0, interval_ms=3000)  # Teams shows "typing" for ~3 s
+INTERNAL_ERROR = (
+    "Something went wrong on my side while answering. Press Retry; if it keeps failing, tell the "
+    "bot's admins and quote the trace id."
+)
+BUSY = "I'm answering a lot of questions right now. Ask again in a minute."
+
+
+@dataclass(frozen=True)
+class Question:
+    """A question to answer in a conversation, and what it continues."""
+
+    text: str
+    incoming: Incoming
+    reference: ConversationReference
+    identity: ClaimsIdentity | None  # the request's caller (None: a later, unprompted post)
+    base_url: str | None  # where download links point
+    transcript: Transcript | None = None  # answers to clarifying questions so far
+    conversation: tuple[str, str] | None = None  # (key, database) when continuing a known one
+
+
+def database_for(runtime: TeamsRuntime, place: Place) -> str:
+    """The thread's database, else the place's `db NAME` choice, else the default."""
+    if place.threaded:
+        known = conversations.conversation_database(runtime.state, place.conversation_key(""))
+        if known:
+            return known
+    return channel_database(runtime.state, place.settings_team, place.channel) or runtime.settings.default_db
+
+
+def access_words(outcome: Outcome) -> str:
+    """The engine's refusal names Slack's command; in Teams the command is `db`."""
+    return (
+        f"You may not query '{outcome.database}' here. Type db to see the databases you may use "
+        "here, or ask the bot's admins for access."
+    )
+
+
+def outcome_card(
+    runtime: TeamsRuntime,
+    outcome: Outcome,
+    base_url: str | None,
+    who: Principal,
+    *,
+    asked_by: str | None = None,
+) -> dict[str, Any]:
+    if outcome.status == "clarify" and outcome.clarification is not None:
+        return cards.clarification_card(outcome, asked_by)
+    if outcome.status == "error":
+        error = access_words(outcome) if outcome.error_kind == "access" else outcome.error or INTERNAL_ERROR
+        return cards.error_card(error, outcome.trace.id, question=outcome.question, asked_by=asked_by)
+    return cards.answer_card(
+        outcome,
+        table_rows=runtime.table_rows,
+        chart_url=chart_url(runtime, outcome, base_url, who),
+        asked_by=asked_by,
+    )
+
+
+def chart_url(runtime: TeamsRuntime, outcome: Outcome, base_url: str | None, who: Principal) -> str | None:
+    """A signed link to the chart (drawn when opened, as `who`), when the result reads better as one."""
+    if not base_url or outcome.status != "answer" or not outcome.rows:
+        return None
+    try:
+        if chart_spec(outcome.columns, outcome.rows, outcome.question) is None:
+            return None
+    except Exception:  # a chart is a bonus
+        log.exception("trace %s: chart check failed", outcome.trace.id)
+        return None
+    token, _ = links.issue(runtime.link_key, "png", outcome.trace.id, who, runtime.settings.teams.link_ttl_s)
+    return links.url(base_url, token)
+
+
+async def start(runtime: TeamsRuntime, context: TurnContext, question: Question) -> None:
+    """In the request's turn: "typing…", then the answer later; or "busy" at once."""
+    await context.send_activity(Activity(type=ActivityTypes.typing))
+    if not runtime.spawn(answer_later(runtime, question)):
+        trace = Trace(question=question.text)
+        outcome = Outcome(status="error", question=question.text, error=BUSY, error_kind="busy", trace=trace)
+        await runtime.run(_audit, runtime, question.incoming, outcome)
+        await context.send_activity(card_activity(cards.error_card(BUSY, trace.id), BUSY))
+
+
+async def answer_later(runtime: TeamsRuntime, question: Question) -> None:
+    """A proactive turn in the question's conversation: typing while the engine works, then the card."""
+
+    async def work(context: TurnContext) -> None:
+        async with TypingIndicator(context, typing_options=TYPING):
+            outcome, key = await runtime.run(answer, runtime, question)
+        content = outcome_card(runtime, outcome, question.base_url, question.incoming.principal)
+        response = await context.send_activity(card_activity(content, outcome.answer or outcome.question))
+        if outcome.status == "clarify" and outcome.clarification is not None and response and response.id:
+            await runtime.run(
+                clarifications.set_message, runtime.state, outcome.clarification.id, response.id
+            )
+        log.info("trace %s: %s posted in %s", outcome.trace.id, outcome.status, key)
+
+    try:
+        await runtime.sender.within(question.reference, work, question.identity)
+    except Exception:
+        log.exception(
+            "answering %r in %s failed", question.text[:80], question.incoming.place.conversation_id
+        )
+
+
+def answer(runtime: TeamsRuntime, question: Question) -> tuple[Outcome, str]:
+    """Worker thread: ask the engine, store the turn (and a clarifying question). Never raises."""
+    incoming = question.incoming
+    key = ""
+    try:
+        return _answer(runtime, question)
+    except Exception:
+        trace = Trace(question=question.text)
+        log.exception("trace %s: answering in %s failed", trace.id, incoming.place.conversation_id)
+        outcome = Outcome(
+            status="error", question=question.text, error=INTERNAL_ERROR, error_kind="internal", trace=trace
+        )
+        _audit(runtime, incoming, outcome)
+        return outcome, key
+
+
+def _failed(runtime: TeamsRuntime, incoming: Incoming, question: str, error: str, kind: ErrorKind) -> Outcome:
+    outcome = Outcome(status="error", question=question, error=error, error_kind=kind)
+    log.info("trace %s: %s: %s", outcome.trace.id, kind, error)
+    _audit(runtime, incoming, outcome)
+    return outcome
+
+
+def _answer(runtime: TeamsRuntime, question: Question) -> tuple[Outcome, str]:
+    incoming, place = question.incoming, question.incoming.place
+    if question.conversation is not None:
+        key, name = question.conversation
+    else:
+        name = database_for(runtime, place)
+        key = place.conversation_key(name)
+    try:
+        db = runtime.askbase.database(name)
+    except UnknownDatabase:
+        error = f"The database '{name}' is not configured any more. Pick another one with db NAME."
+        return _failed(runtime, incoming, question.text, error, "database"), key
+    conversations.ensure_conversation(runtime.state, key, db.name, channel=place.channel, user=incoming.user)
+    history = conversations.history(runtime.state, key)
+    outcome = runtime.askbase.ask(
+        question.text,
+        db=db,
+        history=history,
+        source="teams",
+        principal=incoming.principal,  # the engine refuses (and audits) what it may not query
+        transcript=question.transcript,
+    )
+    if outcome.status == "error":
+        log.warning("trace %s: %s error: %s", outcome.trace.id, outcome.error_kind, outcome.error)
+    conversations.record_turn(runtime.state, key, outcome, user=incoming.user)
+    if outcome.status == "clarify" and outcome.clarification is not None:
+        remember(runtime, question, outcome, key)
+    return outcome, key
+
+
+def remember(runtime: TeamsRuntime, question: Question, outcome: Outcome, key: str) -> None:
+    """Store a clarifying question before its buttons are shown; older open ones are replaced."""
+    clarification = outcome.clarification
+    assert clarification is not None
+    place = question.incoming.place
+    clarifications.record(
+        runtime.state,
+        clarification,
+        question=outcome.question,
+        database=outcome.database,
+        conversation_id=key,
+        transcript=question.transcript or Transcript(),
+        ttl_s=runtime.settings.teams.clarification_ttl_s,
+        asker=question.incoming.user,
+        team=place.settings_team,
+        channel=place.channel,
+        trace_id=outcome.trace.id,
+    )
+    clarifications.replace_open(runtime.state, key, keep=clarification.id)
+
+
+def _audit(runtime: TeamsRuntime, incoming: Incoming, outcome: Outcome) -> None:
+    """Questions the engine never saw (busy, unknown database, a crash) are audited too."""
+    try:
+        runtime.askbase.audit(outcome, source="teams", principal=incoming.principal)
+    except Exception:
+        log.exception("trace %s: could not audit", outcome.trace.id)

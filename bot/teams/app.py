@@ -1,0 +1,240 @@
+"""The SDK's AgentApplication for Askbase: every activity Teams sends, routed to its handler.
+
+A message is, in order: a press on one of our cards (`value` carries `askbase`), a command
+(`help`, `db`, `db NAME`, `schedules`, `schedule WHEN … QUESTION`), an answer to the open
+clarifying question of its conversation (typed by the asker), or a question. A card press may
+also come as an `adaptiveCard/action` invoke (Action.Execute clients); it is handled the same way.
+
+Each activity is answered once: its id is claimed in the state database first (the Slack event
+claim, core/state/events.py), so a redelivery — Teams retries a request it thinks timed out — and
+a second web process behind the load balancer both leave it alone.
+"""
+
+from __future__ import annotations
+
+import logging
+from contextvars import ContextVar
+from typing import Any
+
+from microsoft_agents.activity import Activity, ActivityTypes, InvokeResponse
+from microsoft_agents.hosting.core import AgentApplication, Connections, MemoryStorage, TurnContext, TurnState
+
+from bot.teams import actions, cards, schedules
+from bot.teams.actions import say
+from bot.teams.answering import Question, database_for, start
+from bot.teams.incoming import Incoming, read
+from bot.teams.proactive import card_activity
+from bot.teams.runtime import TeamsRuntime
+from core.access import usable_databases
+from core.schedules import parse
+from core.state import conversations, events
+from core.state.channel_settings import set_channel_database
+
+log = logging.getLogger("askbase.teams")
+
+# The public address of the request being handled (server.py sets it): download links point here
+# when `teams.public_url` is not set.
+REQUEST_BASE: ContextVar[str | None] = ContextVar("askbase_teams_request_base", default=None)
+
+HELP = (
+    "**Ask me about your data in plain English.**\n\n"
+    "- In a chat with me, just ask; in a channel or group chat, mention me: @Askbase how many clients are there?\n"
+    '- Reply in the same thread (or chat) to follow up ("and only in Europe?").\n'
+    "- Under each answer: Show SQL, Details (every step I took), CSV, 👍 to teach me the query is right, "
+    "👎 to tell me it is not, Schedule to get it again on a schedule.\n"
+    "- db lists the databases this place may use; db NAME picks one.\n"
+    "- schedule every weekday at 9:00 QUESTION posts fresh results on time; schedules lists this place's."
+)
+
+
+def base_url(runtime: TeamsRuntime) -> str | None:
+    return runtime.base_url or REQUEST_BASE.get()
+
+
+def claim(runtime: TeamsRuntime, incoming: Incoming) -> bool:
+    """First delivery of this activity? (A state database that is down: answering twice beats never.)"""
+    if not incoming.activity_id:
+        return True
+    try:
+        return events.first_delivery(runtime.state, incoming.dedupe_key)
+    except Exception:
+        log.exception("could not record activity %s", incoming.activity_id)
+        return True
+
+
+async def on_press(
+    runtime: TeamsRuntime, context: TurnContext, incoming: Incoming, value: dict[str, Any]
+) -> None:
+    """A button of one of our cards (its data, plus the card's inputs)."""
+    verb = str(value.get(cards.ACTION) or "")
+    trace_id = str(value.get("trace") or "")
+    url = base_url(runtime)
+    if verb == "details":
+        await actions.on_details(runtime, context, trace_id)
+    elif verb == "csv":
+        await actions.on_csv(runtime, context, incoming, trace_id, url)
+    elif verb == "up":
+        note = await runtime.run(actions.thumbs_up, runtime, trace_id, incoming.user)
+        await say(context, note)
+    elif verb == "down":
+        await actions.on_thumbs_down(
+            runtime, context, incoming, trace_id, str(value.get("comment") or ""), url
+        )
+    elif verb == "clarify":
+        await actions.on_clarification(runtime, context, incoming, value, url)
+    elif verb == "clarify_other":
+        await actions.on_clarification(
+            runtime, context, incoming, value, url, own_words=str(value.get("answer") or "")
+        )
+    elif verb == "retry":
+        await retry(runtime, context, incoming, trace_id)
+    elif verb == "schedule":
+        await schedules.on_form(runtime, context, incoming, value)
+    elif verb in ("schedule_pause", "schedule_resume", "schedule_delete"):
+        await schedules.on_change(runtime, context, incoming, verb, value)
+    else:
+        log.info("unknown card action %r", verb)
+
+
+async def retry(runtime: TeamsRuntime, context: TurnContext, incoming: Incoming, trace_id: str) -> None:
+    turn = await runtime.run(conversations.turn_by_trace, runtime.state, trace_id)
+    if turn is None:
+        await say(context, "I no longer have this question. Please ask it again.")
+        return
+    await start(runtime, context, question_of(runtime, context, incoming, turn.question))
+
+
+def question_of(runtime: TeamsRuntime, context: TurnContext, incoming: Incoming, text: str) -> Question:
+    return Question(
+        text=text,
+        incoming=incoming,
+        reference=context.activity.get_conversation_reference(),
+        identity=context.identity,
+        base_url=base_url(runtime),
+    )
+
+
+async def on_db(runtime: TeamsRuntime, context: TurnContext, incoming: Incoming, name: str) -> None:
+    """`db` lists the databases this place may use; `db NAME` picks one for it."""
+    place = incoming.place
+    names = runtime.askbase.databases.names()
+    usable = usable_databases(runtime.settings, incoming.principal, names)
+    current = await runtime.run(database_for, runtime, place)
+    name = name.strip().strip("`")
+    if not name:
+        listed = (
+            "\n".join(f"- {cards.escape(d)}{'  ← here' if d == current else ''}" for d in usable) or "none"
+        )
+        await context.send_activity(
+            card_activity(
+                cards.card(
+                    [
+                        cards.text_block(f"**Databases this place may use:**\n\n{listed}"),
+                        cards.note("Choose one with db NAME."),
+                    ]
+                ),
+                "Databases",
+            )
+        )
+    elif name not in names:
+        await say(context, f"There is no database named '{name}'. Known here: {', '.join(usable) or 'none'}.")
+    elif name not in usable:
+        await say(context, f"This place may not use '{name}'. It may use: {', '.join(usable) or 'none'}.")
+    else:
+        await runtime.run(
+            set_channel_database, runtime.state, place.settings_team, place.channel, name, incoming.user
+        )
+        await say(context, f"{incoming.user_name or 'Someone'} set this place to ask about {name}.")
+
+
+async def on_text(runtime: TeamsRuntime, context: TurnContext, incoming: Incoming) -> None:
+    text = incoming.text
+    word, _, rest = text.partition(" ")
+    word = word.lower().rstrip(":")
+    if word in ("help", "?") and not rest:
+        await context.send_activity(card_activity(cards.card([cards.text_block(HELP)]), "How to use Askbase"))
+        return
+    if word == "db" and len(rest.split()) <= 1:  # "db sizes by month?" is a question
+        await on_db(runtime, context, incoming, rest)
+        return
+    if word == "schedules" and not rest:
+        await schedules.on_list(runtime, context, incoming)
+        return
+    if word == "schedule" and parse.looks_like_schedule(rest):
+        await schedules.on_command(runtime, context, incoming, rest, base_url(runtime))
+        return
+    key = incoming.place.conversation_key(await runtime.run(database_for, runtime, incoming.place))
+    if await actions.on_typed_reply(runtime, context, incoming, key, base_url(runtime)):
+        return
+    await start(runtime, context, question_of(runtime, context, incoming, text))
+
+
+async def on_message(runtime: TeamsRuntime, context: TurnContext) -> None:
+    incoming = read(context.activity)
+    if not await runtime.run(claim, runtime, incoming):
+        log.info("activity %s already handled; left alone", incoming.activity_id)
+        return
+    if incoming.value is not None and cards.ACTION in incoming.value:
+        await on_press(runtime, context, incoming, incoming.value)
+    elif incoming.text:
+        await on_text(runtime, context, incoming)
+
+
+async def on_invoke(runtime: TeamsRuntime, context: TurnContext) -> None:
+    """Action.Execute (`adaptiveCard/action`): the same as a press, acknowledged in the response."""
+    activity = context.activity
+    if activity.name != "adaptiveCard/action":
+        return
+    value = activity.value if isinstance(activity.value, dict) else {}
+    data = (value.get("action") or {}).get("data") if isinstance(value.get("action"), dict) else None
+    incoming = read(activity)
+    if isinstance(data, dict) and cards.ACTION in data and await runtime.run(claim, runtime, incoming):
+        await on_press(runtime, context, incoming, data)
+    await context.send_activity(
+        Activity(
+            type=ActivityTypes.invoke_response,
+            value=InvokeResponse(
+                status=200,
+                body={
+                    "statusCode": 200,
+                    "type": "application/vnd.microsoft.activity.message",
+                    "value": "Working on it…",
+                },
+            ),
+        )
+    )
+
+
+async def on_installed(runtime: TeamsRuntime, context: TurnContext) -> None:
+    """The bot was added to a chat or team: say what it does."""
+    activity = context.activity
+    bot_id = activity.recipient.id if activity.recipient else None
+    if any(m.id == bot_id for m in activity.members_added or []):
+        await context.send_activity(card_activity(cards.card([cards.text_block(HELP)]), "Askbase is here"))
+
+
+def create_agent(runtime: TeamsRuntime, connections: Connections) -> AgentApplication[TurnState]:
+    agent = AgentApplication[TurnState](
+        storage=MemoryStorage(),
+        connection_manager=connections,
+        remove_recipient_mention=False,  # incoming.py removes it, and keeps the original text intact
+        start_typing_timer=False,  # the answer's own turn keeps "typing…" going (answering.py)
+    )
+
+    @agent.activity(ActivityTypes.message)
+    async def message(context: TurnContext, _state: TurnState) -> None:
+        await on_message(runtime, context)
+
+    @agent.activity(ActivityTypes.invoke)
+    async def invoke(context: TurnContext, _state: TurnState) -> None:
+        await on_invoke(runtime, context)
+
+    @agent.activity(ActivityTypes.conversation_update)
+    async def conversation_update(context: TurnContext, _state: TurnState) -> None:
+        await on_installed(runtime, context)
+
+    @agent.error
+    async def on_error(context: TurnContext, error: Exception) -> None:
+        log.error("turn failed: %s", error, exc_info=error)
+
+    return agent

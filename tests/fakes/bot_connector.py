@@ -1,0 +1,393 @@
+"""A local Bot Connector service for tests: the `serviceUrl` Teams activities name.
+
+The adapter sends its replies, proactive posts and card updates here through the SDK's real
+connector client, exactly as it would to Teams (`POST /v3/conversations/{id}/activities[/{replyTo}]`,
+`PUT /v3/conversations/{id}/activities/{activityId}`). Every call is recorded with its bearer
+token; messages are kept per conversation with their latest content (an update replaces it).
+
+`TeamsClient` plays Teams' side of the other direction: it posts activities (a message, a mention
+in a channel, a card's button press) to the adapter's real `/api/messages`, optionally with a
+bearer token.
+
+Run standalone:  python -m tests.fakes.bot_connector --port 8767
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import threading
+import time
+import urllib.error
+import urllib.request
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+CARD = "application/vnd.microsoft.card.adaptive"
+
+
+@dataclass
+class Call:
+    method: str  # POST | PUT | DELETE
+    path: str
+    conversation: str
+    activity_id: str | None  # the activity replied to or updated
+    body: dict[str, Any]
+    token: str | None
+    at: float = field(default_factory=time.time)
+
+
+@dataclass
+class Posted:
+    """A message the bot posted, as a person in the conversation would see it now."""
+
+    id: str
+    conversation: str
+    activity: dict[str, Any]
+    reply_to: str | None = None
+    updates: int = 0
+
+    @property
+    def type(self) -> str:
+        return str(self.activity.get("type", ""))
+
+    @property
+    def cards(self) -> list[dict[str, Any]]:
+        return [
+            a.get("content") or {}
+            for a in self.activity.get("attachments") or []
+            if a.get("contentType") == CARD
+        ]
+
+    @property
+    def card(self) -> dict[str, Any] | None:
+        found = self.cards
+        return found[0] if found else None
+
+    def texts(self) -> list[str]:
+        """Every text of the message and its cards (TextBlocks, titles, cells), in order."""
+        found: list[str] = []
+
+        def walk(node: Any) -> None:
+            if isinstance(node, dict):
+                for key in ("text", "title", "altText"):
+                    if isinstance(node.get(key), str):
+                        found.append(node[key])
+                for value in node.values():
+                    if isinstance(value, dict | list):
+                        walk(value)
+            elif isinstance(node, list):
+                for item in node:
+                    walk(item)
+
+        walk(self.activity)
+        return found
+
+    def all_text(self) -> str:
+        return "\n".join(self.texts())
+
+    def actions(self) -> list[dict[str, Any]]:
+        """Every action of its cards, nested ones (inside Action.ShowCard, ActionSets) included."""
+        found: list[dict[str, Any]] = []
+
+        def walk(node: Any) -> None:
+            if isinstance(node, dict):
+                if str(node.get("type", "")).startswith("Action."):
+                    found.append(node)
+                for value in node.values():
+                    if isinstance(value, dict | list):
+                        walk(value)
+            elif isinstance(node, list):
+                for item in node:
+                    walk(item)
+
+        for content in self.cards:
+            walk(content)
+        return found
+
+    def action(self, title: str) -> dict[str, Any] | None:
+        return next((a for a in self.actions() if a.get("title") == title), None)
+
+    def submits(self) -> list[dict[str, Any]]:
+        return [a for a in self.actions() if a.get("type") == "Action.Submit"]
+
+    def table(self) -> list[list[str]]:
+        for content in self.cards:
+            stack: list[Any] = list(content.get("body") or [])
+            while stack:
+                node = stack.pop(0)
+                if isinstance(node, dict):
+                    if node.get("type") == "Table":
+                        return [
+                            [
+                                " ".join(i.get("text", "") for i in c.get("items", []))
+                                for c in r.get("cells", [])
+                            ]
+                            for r in node.get("rows", [])
+                        ]
+                    for key in ("items", "body", "columns"):
+                        if isinstance(node.get(key), list):
+                            stack.extend(node[key])
+        return []
+
+
+@dataclass
+class FakeConnector:
+    host: str = "127.0.0.1"
+    port: int = 0
+    calls: list[Call] = field(default_factory=list)
+    messages: dict[str, Posted] = field(default_factory=dict)
+    fail_next: dict[str, int] = field(default_factory=dict)  # method → HTTP status to answer once
+
+    def __post_init__(self) -> None:
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)
+        self._server = ThreadingHTTPServer((self.host, self.port), self._handler())
+        self._server.daemon_threads = True
+        self.port = self._server.server_address[1]
+        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-connector", daemon=True)
+
+    @property
+    def service_url(self) -> str:
+        return f"http://{self.host}:{self.port}/"
+
+    def start(self) -> FakeConnector:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def __enter__(self) -> FakeConnector:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # ------------------------------------------------------------ reading what happened
+
+    def in_conversation(self, conversation: str) -> list[Posted]:
+        with self._lock:
+            return [m for m in self.messages.values() if m.conversation == conversation]
+
+    def wait_for(self, predicate: Callable[[FakeConnector], Any], timeout: float = 10.0) -> Any:
+        deadline = time.monotonic() + timeout
+        while True:
+            found = predicate(self)
+            if found:
+                return found
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"timed out; calls so far: {[(c.method, c.path) for c in self.calls]}")
+            with self._changed:
+                self._changed.wait(min(left, 0.2))
+
+    def card_in(
+        self, conversation: str, predicate: Callable[[Posted], bool], timeout: float = 10.0
+    ) -> Posted:
+        return self.wait_for(
+            lambda c: next((m for m in c.in_conversation(conversation) if m.card and predicate(m)), None),
+            timeout=timeout,
+        )
+
+    def typing_in(self, conversation: str) -> list[Call]:
+        return [c for c in self.calls if c.conversation == conversation and c.body.get("type") == "typing"]
+
+    # ------------------------------------------------------------ serving
+
+    def _record(self, call: Call) -> tuple[int, dict[str, Any]]:
+        with self._changed:
+            self.calls.append(call)
+            status = self.fail_next.pop(call.method, 0)
+            if status:
+                self._changed.notify_all()
+                return status, {"error": {"code": "ServiceError", "message": "scripted failure"}}
+            if call.method == "PUT" and call.activity_id:
+                known = self.messages.get(call.activity_id)
+                if known is None:
+                    self._changed.notify_all()
+                    return 404, {"error": {"code": "NotFound", "message": "no such activity"}}
+                known.activity = call.body
+                known.updates += 1
+                self._changed.notify_all()
+                return 200, {"id": call.activity_id}
+            new_id = f"1{next(self._ids):012d}"
+            if call.body.get("type", "message") != "typing":
+                self.messages[new_id] = Posted(
+                    new_id, call.conversation, call.body, reply_to=call.activity_id
+                )
+            self._changed.notify_all()
+            return 201, {"id": new_id}
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def _reply(self, status: int, body: dict[str, Any]) -> None:
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _handle(self, method: str) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length) if length else b""
+                try:
+                    body = json.loads(raw or b"{}")
+                except ValueError:
+                    self._reply(400, {"error": {"code": "BadSyntax", "message": "not JSON"}})
+                    return
+                parts = [unquote(p) for p in urlparse(self.path).path.strip("/").split("/")]
+                if len(parts) < 4 or parts[:2] != ["v3", "conversations"] or parts[3] != "activities":
+                    self._reply(404, {"error": {"code": "NotFound", "message": self.path}})
+                    return
+                auth = self.headers.get("Authorization") or ""
+                token = auth.split(" ", 1)[1] if auth.lower().startswith("bearer ") else None
+                call = Call(method, self.path, parts[2], parts[4] if len(parts) > 4 else None, body, token)
+                status, answer = fake._record(call)
+                self._reply(status, answer)
+
+            def do_POST(self) -> None:
+                self._handle("POST")
+
+            def do_PUT(self) -> None:
+                self._handle("PUT")
+
+        return Handler
+
+
+# ---------------------------------------------------------------- Teams' side
+
+
+BOT_ID = "28:askbase-bot"
+TENANT = "72f988bf-0000-4000-8000-000000000001"
+
+
+@dataclass
+class TeamsClient:
+    """Posts activities to the adapter's `/api/messages`, as the Bot Connector does."""
+
+    url: str  # http://127.0.0.1:PORT/api/messages
+    service_url: str
+    token: str | None = None
+
+    def place(self, kind: str = "personal", conversation: str | None = None) -> dict[str, Any]:
+        """A conversation and channelData: personal chat, group chat, or a channel thread."""
+        if kind == "channel":
+            channel = "19:general0123456789abcdef@thread.tacv2"
+            post = conversation or f"{int(time.time() * 1000)}"
+            return {
+                "conversation": {
+                    "id": f"{channel};messageid={post}",
+                    "conversationType": "channel",
+                    "isGroup": True,
+                    "tenantId": TENANT,
+                },
+                "channelData": {
+                    "team": {"id": "19:team0123456789abcdef@thread.tacv2"},
+                    "channel": {"id": channel},
+                    "tenant": {"id": TENANT},
+                },
+            }
+        if kind == "groupChat":
+            return {
+                "conversation": {
+                    "id": conversation or "19:groupchat0123456789abcdef@thread.v2",
+                    "conversationType": "groupChat",
+                    "isGroup": True,
+                    "tenantId": TENANT,
+                },
+                "channelData": {"tenant": {"id": TENANT}},
+            }
+        return {
+            "conversation": {
+                "id": conversation or ("a:1" + "x" * 120),
+                "conversationType": "personal",
+                "tenantId": TENANT,
+            },
+            "channelData": {"tenant": {"id": TENANT}},
+        }
+
+    def activity(
+        self,
+        text: str | None = None,
+        *,
+        place: dict[str, Any] | None = None,
+        user: str = "00000000-0000-4000-8000-00000000a11c",
+        name: str = "Alice",
+        mention: bool = False,
+        value: dict[str, Any] | None = None,
+        reply_to: str | None = None,
+        activity_id: str | None = None,
+        kind: str = "message",
+    ) -> dict[str, Any]:
+        where = place or self.place()
+        body: dict[str, Any] = {
+            "type": kind,
+            "id": activity_id or f"{int(time.time() * 1000)}{uuid.uuid4().int % 10**6:06d}",
+            "timestamp": time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime()),
+            "serviceUrl": self.service_url,
+            "channelId": "msteams",
+            "from": {"id": f"29:{user}", "aadObjectId": user, "name": name},
+            "recipient": {"id": BOT_ID, "name": "Askbase"},
+            "locale": "en-US",
+            "entities": [{"type": "clientInfo", "locale": "en-US", "timezone": "Europe/Berlin"}],
+            **where,
+        }
+        if text is not None:
+            body["text"] = f"<at>Askbase</at> {text}" if mention else text
+            if mention:
+                body["entities"].append(
+                    {
+                        "type": "mention",
+                        "text": "<at>Askbase</at>",
+                        "mentioned": {"id": BOT_ID, "name": "Askbase"},
+                    }
+                )
+        if value is not None:
+            body["value"] = value
+        if reply_to:
+            body["replyToId"] = reply_to
+        return body
+
+    def post(self, activity: dict[str, Any], token: str | None = None) -> tuple[int, bytes]:
+        data = json.dumps(activity).encode()
+        headers = {"Content-Type": "application/json"}
+        bearer = token if token is not None else self.token
+        if bearer:
+            headers["Authorization"] = f"Bearer {bearer}"
+        request = urllib.request.Request(self.url, data=data, headers=headers, method="POST")
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                return response.status, response.read()
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.read()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="A local Bot Connector service that records replies.")
+    parser.add_argument("--port", type=int, default=8767)
+    args = parser.parse_args(argv)
+    with FakeConnector(port=args.port) as fake:
+        print(f"fake Bot Connector on {fake.service_url}", flush=True)
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,169 @@
+"""Adaptive Cards built from outcomes, checked the way Teams would read them: schema 1.5 element
+types and required properties, readable headers, escaped text, the size limit, the actions."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+from bot.teams import cards, links
+from bot.teams.incoming import conversation_key, short_id
+from core.access import Principal
+from core.answer import Clarification, Option, Outcome
+
+ROOT = Path(__file__).resolve().parent.parent
+# Adaptive Cards 1.5: element and action types, and the properties each requires.
+ELEMENTS = {
+    "TextBlock": {"text"},
+    "Table": {"rows"},
+    "TableRow": {"cells"},
+    "TableCell": {"items"},
+    "Container": {"items"},
+    "Image": {"url"},
+    "ActionSet": {"actions"},
+    "Input.Text": {"id"},
+    "Input.ChoiceSet": {"id", "choices"},
+}
+ACTIONS = {
+    "Action.Submit": set(),
+    "Action.ShowCard": {"card"},
+    "Action.ToggleVisibility": {"targetElements"},
+    "Action.OpenUrl": {"url"},
+}
+
+
+def check_card(card: dict, top: bool = True) -> None:
+    assert card["type"] == "AdaptiveCard" and card["version"] == "1.5"
+    if top:
+        assert card["$schema"] == cards.SCHEMA
+    ids: list[str] = []
+
+    def element(node: dict) -> None:
+        kind = node["type"]
+        assert kind in ELEMENTS, kind
+        assert ELEMENTS[kind] <= node.keys(), (kind, node.keys())
+        if "id" in node:
+            ids.append(node["id"])
+        for key in ("items", "rows", "cells"):
+            for child in node.get(key, []):
+                element(child)
+        for act in node.get("actions", []):
+            action(act)
+
+    def action(node: dict) -> None:
+        kind = node["type"]
+        assert kind in ACTIONS, kind
+        assert ACTIONS[kind] <= node.keys()
+        assert node.get("title")
+        if kind == "Action.ShowCard":
+            check_card(node["card"], top=False)
+        if kind == "Action.Submit":
+            assert node["data"][cards.ACTION]
+
+    for node in card["body"]:
+        element(node)
+    for act in card.get("actions", []):
+        action(act)
+    assert len(ids) == len(set(ids))  # ids are unique within a card
+
+
+def outcome(**kwargs) -> Outcome:
+    base = {
+        "status": "answer",
+        "question": "Revenue by region",
+        "database": "demo",
+        "answer": "Revenue by region — 3 rows.",
+        "sql": "SELECT region, SUM(amount) AS total_amount FROM payments GROUP BY region",
+        "columns": ("region", "total_amount"),
+        "rows": [("EU", 1200.5), ("US", 900.0), ("[click](http://evil.example)", 1.0)],
+    }
+    return Outcome(**{**base, **kwargs})
+
+
+def test_an_answer_card_is_valid_1_5_with_readable_headers_escaped_cells_and_six_actions():
+    content = cards.answer_card(outcome(), table_rows=10, chart_url="https://bot.example/files/x")
+    check_card(content)
+    rows = cards.shown_rows(content)
+    assert rows[0] == ["Region", "Total amount"]
+    assert rows[3][0] == "\\[click\\]\\(http://evil.example\\)"  # a value never becomes a link
+    assert [a["title"] for a in content["actions"]] == ["Show SQL", "Details", "CSV", "👍", "👎", "Schedule"]
+    toggle = content["actions"][0]
+    (sql,) = [e for e in content["body"] if e.get("id") == toggle["targetElements"][0]]
+    assert sql["isVisible"] is False and "SUM\\(amount\\)" in sql["items"][0]["text"]
+    assert any(e["type"] == "Image" for e in content["body"])
+    assert "3 rows" in json.dumps(content, ensure_ascii=False)
+
+
+def test_a_large_result_shows_fewer_rows_until_the_card_fits_and_says_so():
+    wide = Outcome(
+        status="answer",
+        question="everything",
+        database="demo",
+        columns=tuple(f"column_{i}" for i in range(12)),
+        rows=[tuple("x" * 100 for _ in range(12)) for _ in range(400)],
+    )
+    content = cards.answer_card(wide, table_rows=50)
+    assert cards.size_of(content) <= cards.MAX_CARD_BYTES
+    rows = cards.shown_rows(content)
+    assert 1 < len(rows) < 51 and len(rows[0]) == cards.MAX_COLUMNS
+    text = json.dumps(content)
+    assert f"showing the first {len(rows) - 1}" in text and "4 more columns in the CSV" in text
+
+
+def test_a_clarification_card_has_one_button_per_reading_and_other_with_a_box():
+    c = Clarification(
+        question="Which city do you mean?",
+        options=(Option("customers' city", "customers.city"), Option("suppliers' city", "suppliers.city")),
+    )
+    content = cards.clarification_card(
+        Outcome(status="clarify", question="orders from Lyon", clarification=c)
+    )
+    check_card(content)
+    submits = [a for a in content["actions"] if a["type"] == "Action.Submit"]
+    assert [a["data"] for a in submits] == [
+        {"askbase": "clarify", "c": c.id, "i": 0},
+        {"askbase": "clarify", "c": c.id, "i": 1},
+    ]
+    other = content["actions"][-1]
+    assert other["title"] == "Other…" and other["card"]["body"][0]["id"] == "answer"
+
+
+def test_links_verify_only_unchanged_unexpired_tokens(tmp_path):
+    key = b"k" * 32
+    who = Principal.teams(user="u1", channel="19:c@thread.v2", team=None)
+    token, link = links.issue(key, "csv", "trace1", who, ttl_s=60)
+    back = links.verify(key, token)
+    assert back == link and back.principal == who
+    for bad in (token[:-2] + "xy", token.replace(".", ""), "", "a.b"):
+        try:
+            links.verify(key, bad)
+        except links.BadLink:
+            continue
+        raise AssertionError(f"accepted {bad!r}")
+    try:
+        links.verify(b"other" * 8, token)
+        raise AssertionError("accepted another key's token")
+    except links.BadLink:
+        pass
+    later = link.expires_at.replace(microsecond=0) + dt.timedelta(seconds=2)
+    try:
+        links.verify(key, token, now=later)
+        raise AssertionError("accepted an expired token")
+    except links.BadLink as exc:
+        assert "expired" in str(exc)
+
+
+def test_ids_fit_the_state_columns_and_conversation_keys_follow_threads_and_chats():
+    long = "a:1" + "x" * 150
+    assert len(short_id(long)) <= 64 and short_id(long) == short_id(long) and short_id("19:c") == "19:c"
+    thread = "19:c@thread.tacv2;messageid=17"
+    assert conversation_key(thread, "demo") == conversation_key(thread, "sales") == f"teams:{thread}"
+    assert conversation_key("19:g@thread.v2", "demo") != conversation_key("19:g@thread.v2", "sales")
+    assert len(conversation_key(long + long, "demo")) <= 200
+
+
+def test_core_has_no_teams_import():
+    for path in (ROOT / "core").rglob("*.py"):
+        text = path.read_text()
+        assert "microsoft_agents" not in text and "bot.teams" not in text, path

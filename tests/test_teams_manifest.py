@@ -1,0 +1,64 @@
+"""The Teams app package (teams/manifest.json + icons) holds what Teams' v1.17 manifest schema
+requires, within its limits, so an admin's upload is not refused; and the bot answers the
+commands the manifest lists."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from PIL import Image
+
+ROOT = Path(__file__).resolve().parent.parent
+TEAMS = ROOT / "teams"
+GUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+SEMVER = re.compile(r"^\d+\.\d+\.\d+$")
+# Required top-level properties of the v1.17 schema (MicrosoftTeams.schema.json "required")
+REQUIRED = ["manifestVersion", "version", "id", "developer", "name", "description", "icons", "accentColor"]
+
+
+def manifest() -> dict:
+    return json.loads((TEAMS / "manifest.json").read_text())
+
+
+def test_manifest_has_every_required_field_within_the_schemas_limits():
+    m = manifest()
+    assert m["$schema"].endswith(f"/v{m['manifestVersion']}/MicrosoftTeams.schema.json")
+    assert [k for k in REQUIRED if k not in m] == []
+    assert SEMVER.match(m["version"]) and GUID.match(m["id"])
+    for key in ("name", "websiteUrl", "privacyUrl", "termsOfUseUrl"):
+        assert m["developer"][key], key
+    for key in ("websiteUrl", "privacyUrl", "termsOfUseUrl"):
+        assert m["developer"][key].startswith("https://")
+    assert 0 < len(m["name"]["short"]) <= 30 and len(m["name"]["full"]) <= 100
+    assert 0 < len(m["description"]["short"]) <= 80 and len(m["description"]["full"]) <= 4000
+    assert re.match(r"^#[0-9a-fA-F]{6}$", m["accentColor"])
+
+
+def test_the_bot_is_in_personal_team_and_group_chats_with_a_placeholder_id_and_its_commands():
+    (bot,) = manifest()["bots"]
+    assert GUID.match(bot["botId"])  # the placeholder an admin replaces with the app id (docs/teams.md)
+    assert sorted(bot["scopes"]) == ["groupChat", "personal", "team"]
+    for command_list in bot["commandLists"]:
+        assert set(command_list["scopes"]) <= {"team", "personal", "groupChat"}
+        assert 0 < len(command_list["commands"]) <= 10
+        for command in command_list["commands"]:
+            assert 0 < len(command["title"]) <= 32 and 0 < len(command["description"]) <= 128
+    titles = {c["title"] for cl in bot["commandLists"] for c in cl["commands"]}
+    assert titles == {"help", "db", "schedules", "schedule"}
+    app = (ROOT / "bot" / "teams" / "app.py").read_text()
+    for title in titles:  # every listed command is one the adapter handles
+        assert f'"{title}"' in app
+
+
+def test_icons_are_the_sizes_teams_asks_for():
+    m = manifest()
+    color = Image.open(TEAMS / m["icons"]["color"])
+    outline = Image.open(TEAMS / m["icons"]["outline"]).convert("RGBA")
+    assert color.size == (192, 192) and outline.size == (32, 32)
+    # the outline icon is white on a transparent background
+    pixels = [outline.getpixel((x, y)) for x in range(32) for y in range(32)]
+    drawn = {px for px in pixels if px[3] > 0}
+    assert drawn and all(px[:3] == (255, 255, 255) for px in drawn)
+    assert any(px[3] == 0 for px in pixels)

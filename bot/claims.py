@@ -2,7 +2,7 @@
 
 `take` claims a question when it arrives, waiting on the state database at most `wait_s`; a
 heartbeat thread renews the leases of every question still being answered; `answering` records
-the status message once it is out; `finished` marks the question answered. A process that dies
+where its progress shows once it is out; `finished` marks the question answered. A process that dies
 stops renewing, and its questions are taken over (bot/inflight.py).
 
 When `take` gives up waiting, the claim may still land in the background. It is then marked
@@ -99,7 +99,7 @@ class ClaimKeeper:
                 thread_ref=f"{channel}:{thread_ts}" if thread_ts else None,
             )
         except sa.exc.SQLAlchemyError:
-            log.warning("could not record the status message of %s", key, exc_info=True)
+            log.warning("could not record the progress of %s", key, exc_info=True)
 
     def finished(self, key: str) -> None:
         """The question got its one reply; retries and recovery leave it alone from now on."""

@@ -1,11 +1,11 @@
 """Questions in flight and requests already seen: each question is answered once, and none is lost.
 
-A question is *claimed* when it arrives (`received`), its status message is recorded once posted
+A question is *claimed* when it arrives (`received`), where its progress shows is recorded once
 (`answering`), and it is marked `answered` at the end. The process answering it holds a lease and
 renews it; Slack's retries of a question being answered, or answered already, are dropped. When
 the lease runs out — the process was killed, the machine went away — the next delivery (a Slack
 retry) or any process's recovery sweep takes the claim over (compare-and-set, so one wins),
-replaces the stale status message and answers once; a question left too long is apologised for.
+closes the stale progress and answers once; a question left too long is apologised for.
 
 Processed Slack event ids and digests of signed requests (slash commands and interactions, which
 Slack never retries but an attacker may replay within the 5-minute signature window) are kept for
@@ -38,7 +38,7 @@ class Claim:
     attempts: int
     received_at: dt.datetime
     payload: Mapping[str, Any] | None = None
-    status_ref: str | None = None  # the status message a dead process left behind
+    status_ref: str | None = None  # the progress message a dead process left showing
     thread_ref: str | None = None
 
     @property
@@ -162,7 +162,7 @@ def answering(
     thread_ref: str | None,
     now: dt.datetime | None = None,
 ) -> bool:
-    """The status message is out: record it, so a takeover replaces it instead of adding another."""
+    """Progress is showing: record where, so that a takeover closes it before answering."""
     now = _now(now)
     with engine.begin() as conn:
         return bool(

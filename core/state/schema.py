@@ -57,10 +57,10 @@ events = sa.Table(
 )
 
 # Questions in flight (core/state/events.py). NEW with issue 18 — the lead folds it into an Alembic
-# revision. A question is claimed when it arrives (received), its status message is recorded once
+# revision. A question is claimed when it arrives (received), where its progress shows is recorded once
 # posted (answering), and it is marked answered at the end. The process answering it renews a
 # lease; when the lease runs out (the process died) a Slack retry, or any process's recovery
-# sweep, takes the claim over, replaces the stale status message and answers once.
+# sweep, takes the claim over, closes the stale progress and answers once.
 question_claims = sa.Table(
     "question_claims",
     metadata,
@@ -70,7 +70,7 @@ question_claims = sa.Table(
     sa.Column("lease_until", sa.DateTime(timezone=True), nullable=False, index=True),
     sa.Column("attempts", sa.Integer, nullable=False, default=1),  # 1 + takeovers
     sa.Column("payload", sa.JSON),  # the adapter's record of the question, to finish it after a crash
-    sa.Column("status_ref", sa.String(64)),  # our status message (Slack ts), replaced by whoever finishes
+    sa.Column("status_ref", sa.String(64)),  # the progress message left showing ("message:TS", "stream:TS")
     sa.Column("thread_ref", sa.String(64)),  # the thread the answer goes to
     sa.Column("received_at", sa.DateTime(timezone=True), nullable=False, index=True),
     sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),

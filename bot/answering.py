@@ -39,6 +39,7 @@ from core.state import conversations
 from core.state.channel_settings import channel_database
 from core.summary import Presentation, present
 from core.trace import Trace
+from core.verified.analysts import configured as analysts_configured
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +60,7 @@ class Ask:
     announce: bool = False  # nobody sees the question otherwise (/ask): say who asked, broadcast the answer
     transcript: Transcript | None = None  # answers to clarifying questions so far (listeners/clarify.py)
     database: str | None = None  # asked about this database (e.g. "Ask again" from App Home)
+    refresh: bool = False  # the Refresh button under a cached answer: ask anew, past the cache
     claim: str | None = None  # its claim (bot/claims.py): status recorded once posted, answered at the end
 
     @property
@@ -201,7 +203,8 @@ def _answer(
     conversations.ensure_conversation(
         ctx.state, ask.conversation, db.name, channel=ask.channel, user=ask.user
     )
-    history = conversations.history(ctx.state, ask.conversation)
+    # Refresh repeats a question that was answered on its own (only those are cached): no history
+    history = [] if ask.refresh else conversations.history(ctx.state, ask.conversation)
     outcome = ctx.askbase.ask(
         ask.question,
         db=db,
@@ -210,6 +213,7 @@ def _answer(
         source="slack",
         principal=principal_of(ctx, client, ask),  # the engine refuses (and audits) what it may not query
         transcript=ask.transcript,
+        refresh=ask.refresh,
     )
     engine_outcomes.append(outcome)
     if outcome.status == "error":
@@ -222,6 +226,8 @@ def _answer(
     problem = setup_problem(outcome)
     if problem is not None:
         tell_admins(ctx, client, ask.team, problem, outcome.trace.id)
+    for after in ctx.extras.get("answer_hooks", ()):  # e.g. tell verifiers of stale queries (verified.py)
+        after(ctx, client, ask, outcome)
     return outcome
 
 
@@ -295,6 +301,7 @@ def deliver(
         message_with_csv = False
     else:
         styles = styles_for(ctx, ask.team)
+        can_verify = analysts_configured(ctx.settings)  # ✅ Verify under answers (listeners/verified.py)
         ts, message_with_csv = None, False
         for i, style in enumerate(styles):
             message = render.outcome_message(
@@ -303,6 +310,7 @@ def deliver(
                 asked_by=ask.asked_by,
                 style=style,
                 presentation=presentation,
+                can_verify=can_verify,
             )
             try:
                 ts = _post(client, ask, message, broadcast=ask.announce)

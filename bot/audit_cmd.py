@@ -70,6 +70,8 @@ def _status(entry: dict[str, Any]) -> str:
     if entry.get("status") == "error":
         return f"error:{entry.get('error_kind') or '?'}"
     status = entry.get("status") or ""
+    if entry.get("reused_from"):  # "verified #3", "cache 1a2b3c4d5e6f" (issue 19)
+        return f"{status} ({str(entry['reused_from']).split(' of ')[0][:16]})"
     return f"{status} ({entry['mode']})" if entry.get("mode") == "keyword" else status
 
 

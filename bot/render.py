@@ -14,6 +14,7 @@ Slack's reference documents it for messages) else the `table` block else monospa
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
@@ -24,7 +25,7 @@ from bot.failures import BUSY as BUSY
 from bot.failures import INTERNAL, Failure, failure_of, interpretation_for_people
 from bot.progress import step_for
 from bot.slack_text import escape as escape
-from core.answer import Outcome
+from core.answer import Outcome, Reuse
 from core.summary import Presentation, present
 
 MAX_BLOCKS = 50
@@ -250,7 +251,12 @@ def status_message(question: str, stage: str | None = None, asked_by: str | None
 
 
 def answer_buttons(
-    trace_id: str, *, with_rows: bool = True, feedback: FeedbackKind = "buttons"
+    trace_id: str,
+    *,
+    with_rows: bool = True,
+    feedback: FeedbackKind = "buttons",
+    verify: bool = False,
+    refresh: bool = False,
 ) -> dict[str, Any]:
     elements = [button("Show SQL", "show_sql", trace_id), button("Details", "show_details", trace_id)]
     if with_rows:
@@ -261,6 +267,10 @@ def answer_buttons(
             button(":thumbsdown:", "feedback_down", trace_id),
         ]
     elements.append(button("Schedule", "schedule_open", trace_id))  # bot/listeners/schedules.py
+    if refresh:  # bot/listeners/verified.py (issue 19)
+        elements.append(button("Refresh", "answer_refresh", trace_id))
+    if verify:
+        elements.append(button("✅ Verify", "verified_verify", trace_id))
     return actions(f"answer:{trace_id}", *elements)
 
 
@@ -296,6 +306,25 @@ def with_vote(blocks: Sequence[dict[str, Any]], note: str, trace_id: str) -> lis
     return [*kept[:at], context(note, block_id=vote_id), *kept[at:]][:MAX_BLOCKS]
 
 
+def slack_date(when: dt.datetime, token: str, fallback: str) -> str:
+    """A time every reader sees in their own timezone (`<!date^…>`), with a UTC fallback."""
+    return f"<!date^{int(when.timestamp())}^{token}|{when.astimezone(dt.UTC).strftime(fallback)}>"
+
+
+def reuse_line(reuse: Reuse) -> str:
+    """Where an answer came from when no SQL was written for it (issue 19)."""
+    parts = []
+    if reuse.verified:
+        when = f" on {slack_date(reuse.verified_at, '{date_short}', '%Y-%m-%d')}" if reuse.verified_at else ""
+        parts.append(f"✅ Verified by <@{reuse.verified_by}>{when}")
+    if reuse.cached_at is not None:
+        parts.append(
+            f":repeat: As of {slack_date(reuse.cached_at, '{time}', '%H:%M UTC')}: this question was just "
+            "answered — *Refresh* runs it again"
+        )
+    return " · ".join(parts)
+
+
 def _row_note(outcome: Outcome, shown: int, hidden_columns: int, wants_csv: bool) -> str:
     n = outcome.row_count
     parts = [f"{n:,} row{'s' if n != 1 else ''}"]
@@ -323,6 +352,7 @@ def answer_message(
     asked_by: str | None = None,
     style: Style | None = None,
     presentation: Presentation | None = None,
+    can_verify: bool = False,
 ) -> Message:
     style = style or (PLAIN if use_table else Style("text", "buttons"))
     presentation = presentation or present(outcome)
@@ -331,6 +361,8 @@ def answer_message(
         blocks.append(context(f"<@{asked_by}> asked: {escape(outcome.question)}"))
     sentence = presentation.sentence if outcome.rows else "No rows match the question."
     blocks.append(section(escape(sentence)))
+    if outcome.reuse is not None:  # answered from a verified query or the cache, in every style
+        blocks.append(context(reuse_line(outcome.reuse)))
     if outcome.mode == "keyword":
         reading = interpretation_for_people(outcome)
         blocks.append(context(f":mag: *Keyword mode*{': ' + escape(reading) if reading else ''}"))
@@ -356,7 +388,16 @@ def answer_message(
         note = " · ".join(p for p in (_row_note(outcome, shown, hidden_columns, wants_csv), note) if p)
     if note:
         blocks.append(context(note))
-    blocks.append(answer_buttons(outcome.trace.id, with_rows=bool(outcome.rows), feedback=style.feedback))
+    reuse = outcome.reuse
+    blocks.append(
+        answer_buttons(
+            outcome.trace.id,
+            with_rows=bool(outcome.rows),
+            feedback=style.feedback,
+            verify=can_verify and bool(outcome.sql) and not (reuse is not None and reuse.verified),
+            refresh=reuse is not None and reuse.cached,
+        )
+    )
     if style.feedback == "context_actions":
         blocks.append(feedback_block(outcome.trace.id))
     text = f"<@{asked_by}> {sentence}" if asked_by else sentence
@@ -423,6 +464,7 @@ def outcome_message(
     asked_by: str | None = None,
     style: Style | None = None,
     presentation: Presentation | None = None,
+    can_verify: bool = False,
 ) -> Message:
     if outcome.status == "clarify" and outcome.clarification is not None:
         return clarification_message(outcome, asked_by)
@@ -437,6 +479,7 @@ def outcome_message(
         asked_by=asked_by,
         style=style,
         presentation=presentation,
+        can_verify=can_verify,
     )
 
 
@@ -452,6 +495,7 @@ def help_message(databases: Sequence[str], current: str, command: str = "/ask") 
         f"• `{command} db` lists the databases this channel may use; `{command} db NAME` picks one.\n"
         f"• `{command} schedule every weekday at 9:00 {example}` posts fresh results on time; "
         f"`{command} schedules` lists this channel's schedules.\n"
+        f"• ✅ marks an answer given from a query an analyst verified; `{command} verified` lists them.\n"
         f"This channel asks about `{escape(current)}`. Databases here: {names}."
     )
     return Message(text="How to use Askbase", blocks=[section(text)])

@@ -41,7 +41,7 @@ from slack_sdk.webhook import WebhookClient
 from bot import http_server as web
 from bot.claims import ClaimKeeper
 from bot.inflight import STATE_TROUBLE, Recovery
-from bot.listeners import actions, assistant, clarify, home, questions, schedules
+from bot.listeners import actions, assistant, clarify, home, questions, schedules, verified
 from bot.slack_clients import api_base_url, oauth_configured, web_client
 from bot.slack_clients import secret as _secret
 from bot.slack_context import BotContext
@@ -218,7 +218,7 @@ class SlackBot:
 
 
 # A feature with listeners adds its module here (one line).
-LISTENERS = (questions, assistant, actions, schedules, home, clarify)
+LISTENERS = (questions, assistant, actions, schedules, home, clarify, verified)
 
 
 def create_bot(
@@ -286,6 +286,7 @@ def warm_up(askbase: Askbase, settings: Settings) -> None:
         events.prune(askbase.state)  # processed event ids older than Slack's retry window
         db = askbase.database(settings.default_db)
         db.catalog  # noqa: B018
+        askbase.trusted.watch.signature(db)  # notes the schema's fingerprint (core/schema_watch.py)
         db.graph  # noqa: B018
         db.values  # noqa: B018
         import matplotlib.figure  # noqa: F401 — the first chart is drawn without this wait

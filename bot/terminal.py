@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from core.answer import Outcome
+from core.answer import Outcome, Reuse
 from core.summary import display
 
 MAX_CELL = 40
@@ -49,6 +49,8 @@ def render(outcome: Outcome, *, show_sql: bool = True, show_trace: bool = False)
         parts.append(outcome.answer + label)
         if outcome.interpretation:
             parts.append(outcome.interpretation)
+        if outcome.reuse is not None:  # answered without new SQL (core/trusted.py)
+            parts.append(reuse_text(outcome.reuse))
         if outcome.columns:
             parts.append("")
             parts.append(table(outcome.columns, outcome.rows))
@@ -59,6 +61,16 @@ def render(outcome: Outcome, *, show_sql: bool = True, show_trace: bool = False)
     if show_trace:
         parts.extend(["", trace_text(outcome)])
     return "\n".join(parts)
+
+
+def reuse_text(reuse: Reuse) -> str:
+    said = []
+    if reuse.verified:
+        when = f" on {reuse.verified_at:%Y-%m-%d}" if reuse.verified_at else ""
+        said.append(f"✅ verified query #{reuse.verified_id} (verified by {reuse.verified_by}{when})")
+    if reuse.cached_at is not None:
+        said.append(f"as of {reuse.cached_at:%H:%M} UTC: the same question was answered then")
+    return "; ".join(said)
 
 
 def trace_text(outcome: Outcome) -> str:

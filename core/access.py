@@ -113,6 +113,16 @@ def may_query(settings: Settings, who: Principal, database: str) -> bool:
     return not rules or any(_matches(r, who) for r in rules)
 
 
+def matching_rules(settings: Settings, who: Principal, database: str) -> tuple[int, ...]:
+    """Which of the rules governing `database` match `who` (their places in the settings): two
+    principals with the same ones are treated alike by every rule (the answer cache keys on it)."""
+    return tuple(
+        i
+        for i, r in enumerate(settings.access.rules)
+        if (database in r.databases or "*" in r.databases) and _matches(r, who)
+    )
+
+
 def usable_databases(settings: Settings, who: Principal, names: Iterable[str]) -> list[str]:
     return [n for n in names if may_query(settings, who, n)]
 

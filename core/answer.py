@@ -63,6 +63,46 @@ class Clarification:
 
 
 @dataclass(frozen=True)
+class Reuse:
+    """Where an answer came from when no SQL was written for it (core/trusted.py): a verified
+    query's SQL (with the new question's values), and/or the cached result of the same question."""
+
+    verified_id: int | None = None
+    verified_by: str = ""  # the adapter's user id of the analyst
+    verified_at: dt.datetime | None = None
+    match: str = ""  # how the question matched the verified one, for Details
+    cached_at: dt.datetime | None = None  # a repeated question: when the result was computed
+    cached_from: str = ""  # the trace id of the answer it repeats
+
+    @property
+    def verified(self) -> bool:
+        return self.verified_id is not None
+
+    @property
+    def cached(self) -> bool:
+        return self.cached_at is not None
+
+    def audit_text(self) -> str:
+        """The audit log's `reused_from`: 'verified #3', 'cache 1a2b3c4d5e6f', or both."""
+        parts = []
+        if self.cached:
+            parts.append(f"cache {self.cached_from}".strip())
+        if self.verified:
+            parts.append(f"verified #{self.verified_id}")
+        return " of ".join(parts)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "verified_id": self.verified_id,
+            "verified_by": self.verified_by or None,
+            "verified_at": self.verified_at.isoformat() if self.verified_at else None,
+            "match": self.match or None,
+            "cached_at": self.cached_at.isoformat() if self.cached_at else None,
+            "cached_from": self.cached_from or None,
+        }
+
+
+@dataclass(frozen=True)
 class Outcome:
     """What became of a question (or of stored SQL run again); built once, never changed —
     a step that says more makes a new one with `dataclasses.replace`."""
@@ -82,6 +122,7 @@ class Outcome:
     error_kind: ErrorKind | None = None  # set exactly when status is "error"
     trace: Trace = field(default_factory=Trace)
     exported_rows: int | None = None  # rows streamed to a CSV file (Askbase.rerun with csv_path)
+    reuse: Reuse | None = None  # answered from a verified query or the answer cache, not by new SQL
 
     @property
     def row_count(self) -> int:
@@ -103,6 +144,7 @@ class Outcome:
             "interpretation": self.interpretation,
             "clarification": None,
             "error": self.error or None,
+            "reuse": self.reuse.to_json() if self.reuse else None,
         }
         if self.clarification:
             c = self.clarification

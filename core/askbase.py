@@ -3,8 +3,9 @@
 It owns the process-wide pieces — settings, the open databases, the LLM client, the state
 database — and is the one way in for everything that runs SQL on a database people ask about:
 `ask` for a question (a new one, a clarified one, or one asked back about after a 👎), `rerun`
-for SQL written before (a CSV export, a schedule). Nothing here decides how a question is
-answered (core/pipeline.py does); whether the asker may query the database at all is decided
+for SQL written before (a CSV export, a schedule, a verified query's check). Nothing here decides
+how a question is answered (core/pipeline.py does; a verified query or the answer cache may answer
+first, core/trusted.py); whether the asker may query the database at all is decided
 here, before anything runs (core/access.py), and every call leaves an audit row, so no adapter
 can forget either.
 """
@@ -34,11 +35,12 @@ from core.run import outcome_of, run_stored
 from core.settings import Settings
 from core.state import audit, feedback, open_state
 from core.trace import Trace
+from core.trusted import NOTHING, Plan, Trusted
 
 log = logging.getLogger(__name__)
 
 # Why SQL that was written before runs again; recorded as the audit row's source.
-Purpose = Literal["csv", "schedule", "schedule_run", "rerun"]
+Purpose = Literal["csv", "schedule", "schedule_run", "rerun", "verified_check"]
 
 
 class Askbase:
@@ -61,6 +63,11 @@ class Askbase:
     def database(self, name_or_url: str | None = None) -> Database:
         return self.databases.get(name_or_url)
 
+    @cached_property
+    def trusted(self) -> Trusted:
+        """Verified queries and the answer cache (core/trusted.py)."""
+        return Trusted(self.settings, lambda: self.state, self.rerun)
+
     def ask(
         self,
         question: str,
@@ -74,6 +81,7 @@ class Askbase:
         principal: Principal | None = None,
         transcript: Transcript | None = None,
         after_rejection: bool = False,
+        refresh: bool = False,
     ) -> Outcome:
         """Answer `question` for `principal` (who asks, where); every call leaves an audit row.
 
@@ -82,6 +90,8 @@ class Askbase:
         `transcript`: the person's answers to clarifying questions about this question so far.
         `after_rejection`: the person rejected the answer whose SQL ends `transcript.rejected_sql`;
         the outcome is a clarifying question about it, or an error that nothing is left to ask.
+        A fresh question (no history, no clarification) is first tried against the answer cache
+        (unless `refresh`) and the verified queries (core/trusted.py).
         """
         who = principal or _principal(source, user, channel)
         database = db if isinstance(db, Database) else self.database(db)
@@ -110,18 +120,34 @@ class Askbase:
                 trace=Trace(question=question, database=database.name),
             )
         else:
-            request = Request(
-                question=question,
-                history=history,
-                examples=feedback.examples_for(self.state, database.name),
-                on_stage=on_stage,
-                transcript=transcript or Transcript(),
-                after_rejection=after_rejection,
-            )
-            with deadline.within(self.settings.engine.question_deadline_s), acting_as(as_who):
-                outcome = answer(database, request, self.settings.engine, self.llm)
+            clarified = transcript is not None and bool(transcript.exchanges or transcript.rejected_sql)
+            fresh = not history and not clarified and not after_rejection
+            plan = self.trusted.before(question, database, who, refresh=refresh) if fresh else NOTHING
+            trusted = plan.cached or self._reuse(plan, database.name, who, question)
+            if trusted is not None:
+                outcome = trusted
+            else:
+                request = Request(
+                    question=question,
+                    history=history,
+                    examples=[*plan.examples, *feedback.examples_for(self.state, database.name)],
+                    on_stage=on_stage,
+                    transcript=transcript or Transcript(),
+                    after_rejection=after_rejection,
+                )
+                with deadline.within(self.settings.engine.question_deadline_s), acting_as(as_who):
+                    outcome = answer(database, request, self.settings.engine, self.llm)
+            self.trusted.after(plan, outcome)
         self.audit(outcome, source=source, principal=who)
         return outcome
+
+    def _reuse(self, plan: Plan, database: str, who: Principal, question: str) -> Outcome | None:
+        """Answer from a verified query (its SQL with the question's values) like stored SQL:
+        access → guard → execute, same rules and masking; None when it turned out stale."""
+        if plan.reuse is None or plan.trace is None:
+            return None
+        ran = self._rerun(plan.sql, database, who, question, None, plan.trace)
+        return self.trusted.reused(plan, ran)
 
     def rerun(
         self,

@@ -1,7 +1,9 @@
-"""Expand SQL written over the view back to base tables, in the database's dialect.
+"""Expand SQL that uses the join recipe's view back to base tables, in the database's dialect.
 
-The SQL writer only ever sees one table (the view); the database never has it. The SQL shown to
-people should read as if a person had written it, so when the view is used once in a plain SELECT
+The SQL writer sees the base tables and, as a hint, the join recipe: a view it may select from
+by name (core/view.py); the database never has that view. SQL over base tables only passes
+through (parsed and printed in the dialect). The SQL shown to people should read as if a person
+had written it, so when the view is used once in a plain SELECT
 its joins are inlined — `client_name` becomes `client.name AS client_name` — and LEFT JOINs that
 neither add rows nor feed a used column are left out. Anything more involved (the view used
 twice, set operations, subqueries) gets the view as a CTE, pruned the same way. Either way the
@@ -20,10 +22,10 @@ class ExpandError(ValueError):
     pass
 
 
-def expand(sql: str, view: View, dialect: str) -> str:
-    """`sql` is written over table `view.name` (or over the base table when the view is one table)."""
+def expand(sql: str, view: View | None, dialect: str) -> str:
+    """`sql` is written over base tables and/or the table `view.name` (None: no view offered)."""
     tree = _parse(sql, dialect)
-    if view.single_table:
+    if view is None or view.single_table:
         return tree.sql(dialect=dialect, pretty=True)
     refs = _view_refs(tree, view)
     if not refs:
@@ -129,12 +131,14 @@ def _is_view_column(projection: exp.Expression, name: str) -> bool:
 
 def _check_qualifier(col: exp.Column, qualifiers: set[str], view: View) -> None:
     if col.table and col.table.lower() not in qualifiers:
-        raise ExpandError(f"unknown table '{col.table}' in {col.sql()}: query only the table {view.name}")
+        raise ExpandError(
+            f"unknown table '{col.table}' in {col.sql()}: only {view.name} is in the FROM clause"
+        )
 
 
 def _unknown_column(name: str, view: View) -> str:
     names = ", ".join(c.name for c in view.columns[:60])
-    return f"no such column: {name} (table {view.name} has: {names})"
+    return f"no such column: {name} (the recipe {view.name} has: {names})"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,41 +1,75 @@
-"""Generate and revise stages (LAIA-SQL §4.3): SQL over the view, and fixes fed by the error.
+"""Generate and revise stages: the SQL writer's prompt, its candidates, and fixes fed by the error.
 
-The prompt has LAIA-SQL's four parts: data schema (the view as one table with descriptions and
-sample rows, the stored values that matched, the relevant descriptions, confirmed examples), user
-question reasoning (question, main task, sub tasks), constraints, and incentives.
+The writer sees the schema (core/schema_text.py: every table when it fits the budget), the join
+recipe as an optional CTE (core/view.py), the stored spellings of the question's values
+(core/hints.py), confirmed examples, the conversation and the clarification transcript — and
+writes, in one reply, a short plan (LAIA-SQL §4.1's decomposition: the task becomes the SELECT,
+the steps the JOIN / WHERE / GROUP BY) and two candidate queries (CHESS's candidate generator,
+within one call): a primary and an alternative that is either the same reading written another
+way, so that running both checks it, or — when the question has two readings — the other one.
+The pipeline runs both and chooses (core/select.py).
+
+Replies are read defensively: prose and reasoning around the blocks, one block only (one
+candidate), a block cut off at the token limit (dropped when another candidate is whole), bare
+SQL or JSON with no fence at all.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from core import prompts
 from core.conversation import Turn, describe_history
 from core.examples import Example
-from core.joins import View, grain_text, view_ddl
-from core.llm import LLM
-from core.retrieval import Retrieval
-from core.understand import Understanding
+from core.llm import LLM, Completion, LLMBadReply, LLMRefused
+from core.replies import SQL_START, RefusalError, ReplyError, extract_sql, strip_reasoning
 
 DIALECT_NAMES = {"sqlite": "SQLite", "postgres": "PostgreSQL", "mysql": "MySQL"}
+DATES = {
+    "sqlite": "Dates are ISO text: use date(), strftime('%Y', col), julianday(), and compare 'YYYY-MM-DD' strings.",
+    "postgres": "Dates: DATE_TRUNC, EXTRACT, CURRENT_DATE - INTERVAL '1 month'.",
+    "mysql": "Dates: YEAR(), DATE_FORMAT(), DATE_SUB(CURDATE(), INTERVAL 1 MONTH).",
+}
+PRIMARY, ALTERNATIVE, REVISED = "primary", "alternative", "revised"
+MAX_NOTE = 2000
+
+_BLOCK = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)(```|\Z)", re.S)
+_SQL_LANGS = {"sql", "sqlite", "postgresql", "postgres", "mysql", "psql"}
+_LABEL = re.compile(r"^\s*(?:--|#)\s*(.*)$")
+_READING = re.compile(r"other\s+reading\s*[:\-—]\s*(.+)$", re.I)
+_FIELD = r"^[\s>*_#-]*{name}[\s*_]*:[\s*_]*(.+?)\s*$"
 
 
 @dataclass(frozen=True)
 class Candidate:
-    sql: str  # over the view
-    note: str = ""  # what the model said about it (revisions explain the fix)
+    sql: str  # over the base tables and/or the recipe's CTE name
+    label: str = PRIMARY  # primary | alternative | revised
+    reading: str = ""  # the writer's words for the other reading it took, when it took one
+    note: str = ""  # what the model said around it (revisions explain the fix)
+
+
+@dataclass(frozen=True)
+class Draft:
+    """What the writer replied: its candidates, in order, and its plan."""
+
+    candidates: tuple[Candidate, ...]
+    task: str = ""  # what the answer is, in a few words (the answer sentence starts with it)
+    plan: str = ""
+    question: str = ""  # the question as a standalone one, when it followed up on earlier turns
+    cut: bool = False  # a candidate was cut off at the token limit and dropped
 
 
 @dataclass(frozen=True)
 class Context:
-    """Everything the generator and the reviser see besides the question."""
+    """Everything the writer and the reviser see besides the question."""
 
-    view: View
-    samples: Sequence[tuple[Any, ...]] = ()
-    retrieval: Retrieval | None = None
+    schema: str  # CREATE TABLE text of the tables in scope (core/schema_text.py)
+    recipe: str = ""  # the join recipe as CTE text (core/view.py), or ""
+    recipe_name: str = ""
+    values: str = ""  # the value hints section (core/hints.py), or ""
     examples: Sequence[Example] = ()
     history: Sequence[Turn] = ()
     dialect: str = "sqlite"
@@ -43,83 +77,158 @@ class Context:
     clarifications: str = ""  # rejected SQL and answers to clarifying questions (core/clarify)
 
 
-def _values_section(view: View, retrieval: Retrieval | None) -> str:
-    if retrieval is None or not retrieval.values:
+def _recipe_section(ctx: Context) -> str:
+    if not ctx.recipe:
         return ""
-    lines = []
-    for m in retrieval.values[:12]:
-        names = [c.name for c in view.columns if c.table == m.table and c.column == m.column]
-        if names:
-            where = " or ".join(names)
-            lines.append(f"- {where} = '{m.value}' (the user wrote '{m.keyword}')")
-    return "### Values found in the data\n" + "\n".join(lines) + "\n" if lines else ""
-
-
-def _descriptions_section(view: View, retrieval: Retrieval | None) -> str:
-    if retrieval is None or not retrieval.descriptions:
-        return ""
-    tables = {c.table for c in view.columns}
-    lines = [
-        f"- {d.table}{'.' + d.column if d.column else ''}: {d.text}"
-        for d in retrieval.descriptions[:8]
-        if d.table in tables
-    ]
-    return "### Relevant descriptions\n" + "\n".join(lines) + "\n" if lines else ""
+    return (
+        "\n### Join recipe (a hint)\n"
+        f"How the tables the question names join. Select from `{ctx.recipe_name}` as a table, copy "
+        "its joins, or ignore it: it drops entities with no match and leaves keys out.\n"
+        f"{ctx.recipe}\n"
+    )
 
 
 def _examples_section(examples: Sequence[Example]) -> str:
     if not examples:
         return ""
-    parts = ["### Confirmed answers to similar questions (SQL over the base tables)"]
+    parts = ["\n### Confirmed answers to similar questions"]
     for ex in examples:
         parts.append(f"Question: {ex.question}\n```sql\n{ex.sql}\n```")
     return "\n".join(parts) + "\n"
 
 
-def _fanout_note(view: View) -> str:
-    note = grain_text(view)
-    if view.fans_out:
-        note += " Avoid summing a value that repeats across joined rows."
-    return note
-
-
-def _common(understanding: Understanding, ctx: Context) -> dict[str, str]:
+def _common(question: str, ctx: Context) -> dict[str, str]:
     return {
         "dialect": DIALECT_NAMES.get(ctx.dialect, ctx.dialect),
-        "view_name": ctx.view.name,
-        "view_ddl": view_ddl(ctx.view, list(ctx.samples)),
-        "values": _values_section(ctx.view, ctx.retrieval),
-        "question": understanding.question,
-        "main_task": "; ".join(understanding.main_task) or understanding.question,
-        "sub_tasks": "; ".join(understanding.sub_tasks) or "(none)",
+        "schema": ctx.schema,
+        "recipe": _recipe_section(ctx),
+        "values": f"\n{ctx.values}" if ctx.values else "",
+        "dates": DATES.get(ctx.dialect, "Use the dialect's date functions."),
+        "today": (ctx.today or dt.date.today()).isoformat(),
+        "question": question,
+        "clarifications": f"{ctx.clarifications}\n" if ctx.clarifications else "",
     }
 
 
-def generate(understanding: Understanding, ctx: Context, llm: LLM) -> Candidate:
+def generate(question: str, ctx: Context, llm: LLM) -> Draft:
+    """One call: the plan and up to two candidates. Raises LLMError (LLMRefused when the model
+    declines) when the reply holds no query at all."""
     history = describe_history(ctx.history)
     messages = prompts.render(
         "generate",
-        **_common(understanding, ctx),
-        descriptions=_descriptions_section(ctx.view, ctx.retrieval),
+        **_common(question, ctx),
         examples=_examples_section(ctx.examples),
-        fanout=_fanout_note(ctx.view),
-        today=(ctx.today or dt.date.today()).isoformat(),
         history=f"Earlier in this conversation:\n{history}\n" if history else "",
-        clarifications=f"{ctx.clarifications}\n" if ctx.clarifications else "",
+        standalone=(
+            "\nThe question may follow up on earlier ones: start your reply with "
+            "`Question: <it as a standalone question>`."
+            if history
+            else ""
+        ),
     )
-    sql, completion = llm.sql("generate", messages)
-    return Candidate(sql=sql, note=completion.text[:2000])
+    completion = llm.chat("generate", messages)
+    return read_draft(completion, follow_up=bool(history))
 
 
-def revise(
-    understanding: Understanding, ctx: Context, failed: Candidate, problem: str, llm: LLM
-) -> Candidate:
-    messages = prompts.render(
-        "revise",
-        **_common(understanding, ctx),
-        sql=failed.sql,
-        problem=problem,
-        clarifications=f"{ctx.clarifications}\n" if ctx.clarifications else "",
+def read_draft(completion: Completion, follow_up: bool = False) -> Draft:
+    """The writer's reply as a Draft; raises LLMRefused or LLMBadReply when it holds no query."""
+    if completion.refusal:
+        raise LLMRefused(f"The language model declined: {completion.refusal}")
+    text = completion.text
+    body = strip_reasoning(text)
+    blocks = _sql_blocks(body)
+    cut_at_limit = completion.finish_reason == "length"
+    cut = False
+    if len(blocks) > 1 and (not blocks[-1][1] or cut_at_limit):
+        blocks = blocks[:-1]  # the last block was cut off: a half query must not be run
+        cut = True
+    candidates: list[Candidate] = []
+    for i, (block, _closed, before) in enumerate(blocks):
+        label, reading, sql = _labelled(block, before, first=i == 0)
+        if sql and not any(_same_sql(sql, c.sql) for c in candidates):
+            candidates.append(Candidate(sql=sql, label=label, reading=reading, note=text[:MAX_NOTE]))
+        if len(candidates) == 2:
+            break
+    # the one the writer calls primary first, wherever it put it (a tie keeps the reply's order)
+    candidates.sort(key=lambda c: c.label != PRIMARY)
+    if not candidates:
+        try:
+            candidates = [Candidate(sql=extract_sql(text), note=text[:MAX_NOTE])]
+        except RefusalError as exc:
+            raise LLMRefused(f"The language model declined: {exc}") from exc
+        except ReplyError as exc:
+            limit = " (cut off at the token limit)" if cut_at_limit else ""
+            raise LLMBadReply(f"The language model's reply had no SQL: {exc}{limit}") from exc
+    head = body.split("```", 1)[0]
+    return Draft(
+        candidates=tuple(candidates),
+        task=_field(head, "task"),
+        plan=_field(head, "plan"),
+        question=_field(head, r"(?:standalone\s+)?question") if follow_up else "",
+        cut=cut,
     )
+
+
+def _sql_blocks(body: str) -> list[tuple[str, bool, str]]:
+    """Fenced blocks holding SQL, in order: each with whether its fence was closed, and the last
+    line of prose before it (where some models put the label: "**Alternative** (other reading: …)")."""
+    out = []
+    end_of_last = 0
+    for match in _BLOCK.finditer(body):
+        lang, block, end = match.group(1).lower(), match.group(2), match.group(3)
+        before = body[end_of_last : match.start()].strip().splitlines()
+        end_of_last = match.end()
+        if lang in _SQL_LANGS or (lang == "" and SQL_START.search(block)):
+            out.append((block.strip(), bool(end), before[-1] if before else ""))
+    return out
+
+
+def _labelled(block: str, before: str, first: bool) -> tuple[str, str, str]:
+    """(label, the other reading if it says so, the SQL) of one block."""
+    lines = block.strip().splitlines()
+    label = PRIMARY if first else ALTERNATIVE
+    said = before.strip("*_#:> ").lower()
+    if said.startswith(ALTERNATIVE):
+        label = ALTERNATIVE
+    elif said.startswith(PRIMARY):
+        label = PRIMARY
+    found = _READING.search(before)
+    reading = _reading(found.group(1)) if found else ""
+    while lines and _LABEL.match(lines[0]) and not SQL_START.match(lines[0]):
+        said = _LABEL.match(lines[0]).group(1).strip()  # type: ignore[union-attr]
+        if said.lower().startswith(ALTERNATIVE):
+            label = ALTERNATIVE
+        elif said.lower().startswith(PRIMARY):
+            label = PRIMARY
+        found = _READING.search(said)
+        if found:
+            reading = _reading(found.group(1))
+        lines = lines[1:]
+    sql = "\n".join(lines).strip()
+    while sql.endswith(";"):
+        sql = sql[:-1].rstrip()
+    return label, reading, sql
+
+
+def _reading(text: str) -> str:
+    return text.strip().rstrip(":.").strip("`'\"*() ").rstrip(".")
+
+
+def _same_sql(a: str, b: str) -> bool:
+    return " ".join(a.lower().split()) == " ".join(b.lower().split())
+
+
+def _field(text: str, name: str) -> str:
+    found = re.search(_FIELD.format(name=name), text, re.I | re.M)
+    return found.group(1).strip().strip("`") if found else ""
+
+
+def revise(question: str, ctx: Context, failures: Sequence[tuple[Candidate, str]], llm: LLM) -> Candidate:
+    """One call: a corrected query, given every failed candidate and what went wrong with it."""
+    attempts = []
+    for i, (candidate, problem) in enumerate(failures, 1):
+        name = f"Query {i}" if len(failures) > 1 else "This query"
+        attempts.append(f"{name}:\n```sql\n{candidate.sql}\n```\n{problem}")
+    messages = prompts.render("revise", **_common(question, ctx), attempts="\n\n".join(attempts))
     sql, completion = llm.sql("revise", messages)
-    return Candidate(sql=sql, note=completion.text[:2000])
+    return Candidate(sql=sql, label=REVISED, note=completion.text[:MAX_NOTE])

@@ -1,9 +1,15 @@
 """The question pipeline, and the only place that orchestrates one: it checks the question, picks
 the mode, runs it, and asks back (core/clarify/policy.py) as one of its steps.
 
-- LLM mode: understand → retrieve → link → view → [ask back] → generate → expand → guard →
-  execute → revise (on error or empty result) → Outcome. LLM calls on the happy path: understand
-  and generate (plus link on large or ambiguous schemas), so at most 3.
+- LLM mode (issue 13): retrieve (the question's own words, no LLM) → scope (the whole schema when
+  it fits `schema_token_budget`, else recall-first pruning with one linking call) → recipe (the
+  join reasoner's view as a hint CTE, and value hints) → generate (one call: a plan and two
+  candidates) → expand → guard → execute, each candidate → select: they agree, or one answers —
+  done; they disagree — a judge call picks one, or the person is asked with both readings;
+  none answers — revise with every candidate's problem. The happy path is one LLM call (two
+  above the budget); a judge or a revision adds one.
+- A reading chosen from such a question (`core/clarify/choice.py`) runs its own query again:
+  guard → execute, no LLM.
 - Keyword mode (no LLM, or the LLM failed; core/keyword): its tied readings are asked about, or
   settled with the best one when the clarification rules say not to ask.
 - After a 👎 (`Request.after_rejection`): retrieve → link → view over what the question and the
@@ -17,13 +23,14 @@ and turns failures into outcomes a person can act on.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import replace
 
 import sqlalchemy as sa
 
 from core.answer import Clarification, ErrorKind, Mode, Outcome
-from core.catalog import Catalog
 from core.clarify.candidates import pin
+from core.clarify.choice import Reading, already_asked, chosen_sql, two_readings
 from core.clarify.policy import (
     MAX_SETTLED,
     NOTHING_TO_ASK,
@@ -35,27 +42,35 @@ from core.clarify.policy import (
     with_own_words,
 )
 from core.clarify.transcript import Transcript, describe, with_answers
+from core.conversation import Turn
 from core.database import Database
 from core.db_errors import public_error
 from core.examples import most_similar
-from core.generate import Context, generate, revise
+from core.execute import ResultSet
+from core.generate import Candidate, Context, generate, revise
 from core.guard import UnknownDialectError, normalize_dialect
+from core.hints import hints_text, value_hints
+from core.joins import View
+from core.judge import Shown, judge
 from core.keyword import answer_keyword
 from core.keyword.readings import decode_all
 from core.link import LinkError, Linking, link
 from core.llm import LLM, LLMError, LLMRefused
-from core.request import MAX_QUESTION_CHARS, Request
+from core.request import MAX_QUESTION_CHARS, Request, StageCallback
 from core.retrieval import Keywords
-from core.retrieve import retrieve
-from core.run import Run, outcome_of, run_over_view
+from core.retrieve import guess_keywords, retrieve
+from core.run import Run, outcome_of, run_over_view, run_stored
+from core.schema_text import ASKBASE, ddl_text, schema_text
+from core.scope import scope
+from core.select import Selection, Tried, select
 from core.settings import EngineSettings
 from core.trace import Trace
 from core.understand import Understanding, understand
-from core.view import build_view, sample_rows
+from core.view import build_view, recipe_text, recipe_view, sample_rows
 
 log = logging.getLogger(__name__)
 
-MAX_VIEW_COLUMNS = 120  # beyond this the view keeps only the columns the question matched
+UNFIXABLE = ("connection", "timeout", "permission")  # failures rewriting the SQL will not fix
 NO_LLM_NOTE = (
     " With an LLM configured (set OPENAI_API_KEY, and OPENAI_BASE_URL for Azure, vLLM or "
     "Ollama) Askbase can answer free-form questions like this one."
@@ -104,6 +119,9 @@ def answer(db: Database, request: Request, settings: EngineSettings, llm: LLM | 
 
     if request.after_rejection:
         return _after_rejection(db, request, settings, llm, trace)
+    chosen = chosen_sql(transcript)
+    if chosen is not None:  # the person chose between two readings: run that one's query
+        return _chosen(db, request, chosen, settings, trace)
     if llm is None:
         outcome = _keyword(db, request, settings, trace)
         if outcome.error_kind == "keyword_abstain":
@@ -135,79 +153,82 @@ def _with_llm(db: Database, llm: LLM, request: Request, settings: EngineSettings
     catalog = db.catalog
     transcript = request.transcript
     notify = request.on_stage or _quiet
+    question = request.question
 
-    notify("understand")
-    with trace.stage("understand") as st:
-        asked = with_answers(request.question, transcript.exchanges)
-        understanding = understand(asked, request.history, llm, catalog.description)
-        st.outputs = {
-            "question": understanding.question,
-            "main_task": list(understanding.main_task),
-            "sub_tasks": list(understanding.sub_tasks),
-            "objects": list(understanding.keywords.objects),
-            "values": list(understanding.keywords.values),
-        }
+    if settings.understand == "separate":
+        notify("understand")
+        with trace.stage("understand") as st:
+            asked = with_answers(question, transcript.exchanges)
+            understanding = understand(asked, request.history, llm, catalog.description)
+            st.outputs = {
+                "question": understanding.question,
+                "main_task": list(understanding.main_task),
+                "sub_tasks": list(understanding.sub_tasks),
+                "objects": list(understanding.keywords.objects),
+                "values": list(understanding.keywords.values),
+            }
+    else:  # folded into the writer's reply: the question's own words are the keywords
+        understanding = Understanding(question=question, keywords=_own_words(question, request.history))
     notify("retrieve")
     with trace.stage("retrieve") as st:
         # the person's clarification choices are the only readings of their words
-        retrieval = pin(
-            retrieve(understanding.question, understanding.keywords, db), decode_all(transcript.choices)
-        )
+        found = retrieve(understanding.question, understanding.keywords, db, every_object_as_value=True)
+        retrieval = pin(found, decode_all(transcript.choices))
         st.outputs = retrieval.summary()
     notify("link")
-    with trace.stage("link") as st:
+    with trace.stage("scope") as st:
         try:
-            linking = link(
-                understanding,
-                retrieval,
-                catalog,
-                llm,
-                llm_min_tables=settings.link_llm_min_tables,
-                graph=db.graph.restricted(db.config.deny_tables, db.config.deny_columns),
-            )
+            scoped = scope(db, retrieval, understanding, settings, llm)
         except LinkError as exc:
             st.outputs = {"error": str(exc)}
             return Outcome(
                 status="error",
-                question=request.question,
+                question=question,
                 database=db.name,
                 error=f"I could not tell which data the question is about: {exc}. "
                 "Try naming what you want counted or listed, e.g. 'clients' or 'payments'.",
                 error_kind="link",
                 trace=trace,
             )
-        st.outputs = {
-            "tables": list(linking.tables),
-            "reasons": linking.reasons,
-            "used_llm": linking.used_llm,
-        }
+        st.outputs = scoped.trace()
     notify("view")
-    with trace.stage("view") as st:
-        view = build_view(
-            db, linking.tables, _pruned_columns(catalog, linking), question=understanding.question
+    with trace.stage("recipe") as st:
+        recipe = recipe_view(db, scoped.named, understanding.question, settings.recipe_max_tables)
+        hints = value_hints(
+            db, retrieval, understanding.keywords, settings, named=scoped.named, visible=scoped.tables
         )
-        samples = sample_rows(db, view, settings.sample_rows)
-        st.outputs = {"tables": view.tables, "joins": view.explain(), "fans_out": view.fans_out}
+        style = replace(ASKBASE, sample_rows=settings.sample_rows)
+        described = scoped.described | {(h.table.lower(), h.column.lower()) for h in hints.hints}
+        schema = schema_text(db, settings, style, None if scoped.whole else scoped.tables, described)
+        st.outputs = {
+            "recipe": recipe.explain() if recipe is not None else None,
+            "hints": [f"{h.typed!r} → {h.table}.{h.column} = {h.value!r}" for h in hints.hints],
+            "ties": [
+                f"{t.typed!r}: " + ", ".join(f"{h.table}.{h.column}" for h in t.hints) for t in hints.ties
+            ],
+            "not_hinted": list(hints.dropped),
+        }
     clarification = before_generating(
-        request.question,
+        question,
         transcript,
         settings,
         llm,
         catalog=catalog,
         understanding=understanding,
         retrieval=retrieval,
-        linking=linking,
-        view=view,
-        samples=samples,
+        linking=Linking(tables=scoped.named),
+        view=recipe,
+        schema=schema,
         trace=trace,
     )
     if clarification is not None:
-        return _asking(db, request.question, clarification, "llm", trace)
+        return _asking(db, question, clarification, "llm", trace)
     ctx = Context(
-        view=view,
-        samples=samples,
-        retrieval=retrieval,
-        examples=most_similar(understanding.question, request.examples, settings.few_shot_examples),
+        schema=schema,
+        recipe=recipe_text(recipe, catalog, catalog.dialect) if recipe is not None else "",
+        recipe_name=recipe.name if recipe is not None else "",
+        values=hints_text(hints),
+        examples=most_similar(question, request.examples, settings.few_shot_examples),
         history=request.history,
         dialect=catalog.dialect,
         today=request.today,
@@ -215,55 +236,165 @@ def _with_llm(db: Database, llm: LLM, request: Request, settings: EngineSettings
     )
     notify("generate")
     with trace.stage("generate") as st:
-        candidate = generate(understanding, ctx, llm)
-        st.outputs = {"sql": candidate.sql}
+        draft = generate(question, ctx, llm)
+        st.outputs = {
+            "task": draft.task,
+            "plan": draft.plan,
+            "candidates": [_described(c) for c in draft.candidates],
+        }
+        if draft.question:
+            st.outputs["question"] = draft.question
+        if draft.cut:
+            st.outputs["cut"] = "a candidate cut off at the token limit was dropped"
+    tried = [Tried(c, run_over_view(db, c.sql, recipe, settings, trace, notify)) for c in draft.candidates]
+    with trace.stage("select") as st:
+        selection = select(tried)
+        st.outputs = selection.trace()
+    chosen = selection.chosen
+    if selection.decision == "disagree":
+        settled = _settle(db, question, tried, transcript, settings, llm, trace, notify)
+        if isinstance(settled, Clarification):
+            return _asking(db, question, settled, "llm", trace)
+        chosen = settled
+    elif selection.decision in ("failed", "vacuous"):
+        chosen = _revised(db, question, ctx, recipe, selection, settings, llm, trace, notify)
+    run = chosen.run if chosen is not None else tried[0].run
+    return outcome_of(run, question=question, database=db.name, trace=trace, mode="llm", task=draft.task)
 
-    for round_no in range(settings.max_revisions + 1):
-        run = run_over_view(db, candidate.sql, view, settings, trace, notify)
-        problem = _problem(run, settings.revise_on_empty)
-        if not problem or round_no == settings.max_revisions:
-            break
-        if run.error is not None and run.error.kind in ("connection", "timeout", "permission"):
-            break  # rewriting the SQL will not fix these
-        notify("revise")
-        with trace.stage("revise") as st:
-            revised = revise(understanding, ctx, candidate, problem, llm)
-            st.outputs = {"round": round_no + 1, "problem": problem, "sql": revised.sql}
-        if run.result is not None and revised.sql.strip() == candidate.sql.strip():
-            break  # the model holds that the empty result is the answer
-        candidate = revised
-    return outcome_of(
-        run,
-        question=request.question,
-        database=db.name,
-        trace=trace,
-        mode="llm",
-        task="; ".join(understanding.main_task),
+
+def _own_words(question: str, history: Sequence[Turn]) -> Keywords:
+    """Keywords from the question's own words (no LLM); a follow-up borrows the last question's,
+    since 'and only for 2024?' names nothing itself."""
+    own = guess_keywords(question)
+    if not history:
+        return own
+    before = guess_keywords(history[-1].question)
+    return Keywords(
+        objects=tuple(dict.fromkeys([*own.objects, *before.objects])),
+        values=tuple(dict.fromkeys([*own.values, *before.values])),
     )
 
 
-def _pruned_columns(catalog: Catalog, linking: Linking) -> dict[str, tuple[str, ...]] | None:
-    """All columns of the linked tables when they fit in a prompt; only the matched ones (plus keys)
-    for very wide tables, as CHESS prunes its schema."""
-    width = sum(len(t.columns) for t in (catalog.table(n) for n in linking.tables) if t is not None)
-    return None if width <= MAX_VIEW_COLUMNS else dict(linking.columns)
+def _described(c: Candidate) -> dict[str, str]:
+    out = {"label": c.label, "sql": c.sql}
+    if c.reading:
+        out["reading"] = c.reading
+    return out
 
 
-def _problem(run: Run, revise_vacuous: bool) -> str:
-    """What the reviser is told about a run; empty when the run is the answer."""
+def _settle(
+    db: Database,
+    question: str,
+    tried: Sequence[Tried],
+    transcript: Transcript,
+    settings: EngineSettings,
+    llm: LLM,
+    trace: Trace,
+    notify: StageCallback,
+) -> Tried | Clarification:
+    """Two candidates returned different rows: the judge picks one, or — when the question itself
+    has both readings — the person is asked, with each reading's result on its button."""
+    pair = [t for t in tried if t.answers][:2]
+    shown = [Shown(sql=t.run.sql, result=_result(t), note=_reading_note(t.candidate)) for t in pair]
+    notify("judge")
+    with trace.stage("judge") as st:
+        tables = ddl_text(db, ASKBASE, sql_tables([t.run.sql for t in pair], db.catalog))
+        try:
+            verdict = judge(question, shown, tables, llm)
+        except LLMError as exc:  # choosing is a courtesy: a failed call must not cost the answer
+            log.warning("the judge call failed: %s", exc)
+            st.outputs = {"error": str(exc), "took": pair[0].candidate.label}
+            return pair[0]
+        st.outputs = verdict.trace()
+        chosen = pair[verdict.choice]
+        if not verdict.ambiguous:
+            return chosen
+        clarification = two_readings(
+            verdict.question,
+            [Reading(verdict.readings[i], t.run.sql, _result(t)) for i, t in enumerate(pair)],
+        )
+        if clarification is None:
+            st.outputs["not_asked"] = "the readings could not be shown as buttons"
+        elif not may_ask(settings, transcript):
+            st.outputs["not_asked"] = "clarifying is off or the question limit is reached"
+        elif already_asked(clarification, transcript):
+            st.outputs["not_asked"] = "asked already"
+        else:
+            return clarification
+        return chosen
+
+
+def _result(t: Tried) -> ResultSet:
+    assert t.run.result is not None  # only candidates that ran are compared
+    return t.run.result
+
+
+def _reading_note(c: Candidate) -> str:
+    return f"the writer's other reading: {c.reading}" if c.reading else ""
+
+
+def _revised(
+    db: Database,
+    question: str,
+    ctx: Context,
+    recipe: View | None,
+    selection: Selection,
+    settings: EngineSettings,
+    llm: LLM,
+    trace: Trace,
+    notify: StageCallback,
+) -> Tried:
+    """No candidate answered: revise with every candidate's problem, a round at a time."""
+    best = selection.chosen or selection.tried[-1]
+    if selection.decision == "vacuous" and not settings.revise_on_empty:
+        return best
+    failures = [(t.candidate, _problem(t.run)) for t in selection.tried]
+    stuck = any(t.run.error is not None and t.run.error.kind in UNFIXABLE for t in selection.tried)
+    for round_no in range(0 if stuck else settings.max_revisions):
+        notify("revise")
+        with trace.stage("revise") as st:
+            revised = revise(question, ctx, failures, llm)
+            st.outputs = {"round": round_no + 1, "problems": [p for _, p in failures], "sql": revised.sql}
+        attempt = Tried(revised, run_over_view(db, revised.sql, recipe, settings, trace, notify))
+        if attempt.answers:
+            return attempt
+        if attempt.ran and any(_same_sql(revised.sql, c.sql) for c, _ in failures):
+            return attempt  # the model holds that the empty result is the answer
+        if attempt.ran or not best.ran:
+            best = attempt
+        if attempt.run.error is not None and attempt.run.error.kind in UNFIXABLE:
+            break  # rewriting the SQL will not fix these
+        failures = [(revised, _problem(attempt.run))]
+    return best
+
+
+def _same_sql(a: str, b: str) -> bool:
+    return " ".join(a.lower().split()) == " ".join(b.lower().split())
+
+
+def _problem(run: Run) -> str:
+    """What the reviser is told about a run."""
     if run.unfit:
-        return f"The query does not fit the table: {run.unfit}"
+        return f"It could not be read: {run.unfit}"
     if run.refused:
         return f"The query was refused because it {run.refused}. Only one read-only SELECT is allowed."
     if run.error is not None:
         return f"Running it failed with this error: {run.error.message}"
-    if run.result is not None and run.result.vacuous and revise_vacuous:
+    if run.result is not None and run.result.vacuous:
         got = "no rows" if run.result.empty else "only zero or NULL"
         return (
             f"It ran but returned {got}. Check the filters against the stored values and the join "
             "semantics; if that is truly the right answer, return the same query unchanged."
         )
     return ""
+
+
+def _chosen(db: Database, request: Request, sql: str, settings: EngineSettings, trace: Trace) -> Outcome:
+    """The person chose one of two readings: run its query (guarded again), write nothing new."""
+    with trace.stage("chosen") as st:
+        st.outputs = {"sql": sql, "answer": request.transcript.exchanges[-1].answer}
+    run = run_stored(db, sql, settings, trace)
+    return outcome_of(run, question=request.question, database=db.name, trace=trace, mode="llm")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -88,9 +88,18 @@ def _close_to_best(matches: list[ValueMatch]) -> list[ValueMatch]:
     return [m for m in matches if m.score >= floor]
 
 
-def retrieve(question: str, keywords: Keywords, db: Database) -> Retrieval:
+def retrieve(
+    question: str, keywords: Keywords, db: Database, *, every_object_as_value: bool = False
+) -> Retrieval:
     """Schema matches for the object keywords, stored values for the filter values, descriptions
-    for the question; nothing the database's access rules deny."""
+    for the question; nothing the database's access rules deny.
+
+    `every_object_as_value`: look every object keyword up among stored values, not only those
+    that name no table or column ('active' names a status column and is also the meaning of
+    client.status 'ACT'). LLM mode asks for it: its keywords are the question's own words, and
+    core/hints.py decides which matches are worth showing. Without a value index (a large
+    database searched directly) only the words that name nothing are looked up, as otherwise.
+    """
     catalog = db.catalog
     access = Access.of(db)
     notes: list[str] = []
@@ -112,7 +121,9 @@ def retrieve(question: str, keywords: Keywords, db: Database) -> Retrieval:
     # An object keyword that names no table or column may be a stored value ('Frankfurt servers').
     named = {m.keyword for m in schema if m.score >= NAMED_MIN}
     for kw in dict.fromkeys(keywords.objects):
-        if kw not in named and kw not in keywords.values:
+        # every object word only with an index: direct searches are slow, keep them to the few
+        wide = every_object_as_value and index.mode != "direct"
+        if (wide or kw not in named) and kw not in keywords.values:
             values.extend(m for m in _close_to_best(index.lookup(kw, k=3)) if m.score >= OBJECT_AS_VALUE_MIN)
     if index.mode == "direct":
         notes.append("no value index yet: values were searched directly (run `python -m bot index build`)")

@@ -75,12 +75,13 @@ class Run:
 def run_over_view(
     db: Database,
     sql: str,
-    view: View,
+    view: View | None,
     settings: EngineSettings,
     trace: Trace,
     notify: Callable[[str], None] | None = None,
 ) -> Run:
-    """expand → guard → execute SQL written over `view`, one trace stage each."""
+    """expand → guard → execute SQL written over base tables and/or `view` (the join recipe,
+    whose name is expanded where used), one trace stage each."""
     with trace.stage("expand") as st:
         try:
             expanded = expand(sql, view, db.catalog.dialect)

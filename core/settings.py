@@ -87,8 +87,13 @@ class EngineSettings(BaseModel):
     byte_cap: int = 20_000_000  # bytes of result kept per question
     default_limit: int = 1000  # LIMIT added by the guard when the SQL has none
     statement_timeout_s: float = 30.0
-    sample_rows: int = 3  # example rows of the view shown to the LLM
+    sample_rows: int = 3  # example rows per table shown to the LLM
     link_llm_min_tables: int = 25  # ask the LLM to link tables only for schemas at least this large
+    # LLM mode: the writer sees the whole schema when it fits this many tokens (estimated at 4
+    # characters a token); above it the schema is pruned for recall, with an LLM linking call.
+    schema_token_budget: int = 6000
+    understand: Literal["folded", "separate"] = "folded"  # separate: an LLM call before retrieval
+    recipe_max_tables: int = 4  # join recipes with more table copies are not shown (0: never)
     few_shot_examples: int = 3  # confirmed examples shown to the generator
     fallback_to_keyword: bool = True  # answer in keyword mode when the LLM fails
     clarify: Literal["off", "auto", "always"] = "auto"
@@ -187,6 +192,27 @@ class ScheduleSettings(BaseModel):
     lease_s: float = 30.0  # a dead worker's scheduler lease expires after this; another takes over
 
 
+class AnalystSettings(BaseModel):
+    """Who may verify answers (and unverify them). Empty: nobody, and no Verify button is shown."""
+
+    users: list[str] = []  # Slack user ids (U…), Teams users' Entra ID object ids
+    usergroups: list[str] = []  # Slack user-group ids or handles (the adapter resolves membership)
+
+
+class VerifiedSettings(BaseModel):
+    analysts: AnalystSettings = AnalystSettings()
+    reuse: bool = True  # answer a question that matches a verified one from its SQL (no LLM)
+    schema_check_s: float = 60.0  # how often a running process re-reads each schema's signature
+
+
+class CacheSettings(BaseModel):
+    window_s: int = 600  # a repeated question within this many seconds gets the cached answer; 0: off
+    max_entries: int = 1000  # across all databases; the oldest go first
+    max_rows: int = 5000  # larger results are not cached
+    max_bytes: int = 2_000_000  # per cached answer (rows as JSON)
+    off: list[str] = []  # databases whose answers are never cached
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="ASKBASE_", env_nested_delimiter="__", extra="ignore", populate_by_name=True
@@ -203,6 +229,8 @@ class Settings(BaseSettings):
     teams: TeamsSettings = TeamsSettings()
     access: AccessSettings = AccessSettings()
     schedules: ScheduleSettings = ScheduleSettings()
+    verified: VerifiedSettings = VerifiedSettings()
+    cache: CacheSettings = CacheSettings()
 
     @property
     def state_database_url(self) -> str:

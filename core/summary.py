@@ -348,13 +348,15 @@ def summarize(
 
 
 def main_task_of(trace: Trace) -> str:
-    """The main task the LLM read in the question (the pipeline's "understand" stage), or ""."""
+    """The main task the LLM read in the question, or "": the "understand" stage's when understanding
+    is its own call, else the task line the SQL writer put before its queries ("generate")."""
     for stage in trace.stages:
-        if stage.name == "understand":
-            task = stage.outputs.get("main_task")
-            if isinstance(task, list | tuple):
-                return "; ".join(str(t) for t in task)
-            return str(task or "")
+        if stage.name == "understand" and stage.outputs.get("main_task"):
+            task = stage.outputs["main_task"]
+            return "; ".join(str(t) for t in task) if isinstance(task, list | tuple) else str(task)
+    for stage in trace.stages:
+        if stage.name == "generate" and stage.outputs.get("task"):
+            return str(stage.outputs["task"])
     return ""
 
 

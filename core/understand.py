@@ -1,5 +1,9 @@
 """Understand stage (LAIA-SQL §4.1): task decomposition and keyword extraction by the LLM.
 
+Used only with `engine.understand: separate`: by default the decomposition is folded into the SQL
+writer's reply (its Task and Plan lines, core/generate.py) and retrieval reads the question's own
+words, which saves a call on every question. `Understanding` stays the type the stages share.
+
 The main task becomes what follows SELECT, the sub tasks the joins and filters; object keywords
 feed schema matching and implementation values feed value retrieval. A follow-up question is
 rewritten into a standalone one using the conversation so far.

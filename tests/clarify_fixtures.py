@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from tests.fakes import model_replies as mr
-from tests.fakes.model_replies import view_name
 from tests.fakes.openai_server import FakeOpenAI, Reply
 
 PLANTS = [
@@ -111,11 +110,10 @@ def script_paper_model(fake: FakeOpenAI) -> None:
 
     def generate(body: dict[str, Any]) -> Reply:
         prompt = "\n".join(m["content"] for m in body["messages"])
-        view = view_name(body)
         output = "Latitude, Longitude" if answered(prompt, LOCATED_ANSWER) else "Country, Name"
         order = "ConstructionStartAt" if answered(prompt, FIRST_ANSWER) else "OperationalFrom"
-        sql = f"SELECT {output} FROM {view} WHERE ReactorType = 'BWR' ORDER BY {order} ASC LIMIT 1"
-        return Reply(content=mr.sql_fenced(sql))
+        sql = f"SELECT {output} FROM nuclear_power_plants WHERE ReactorType = 'BWR' ORDER BY {order} ASC LIMIT 1"
+        return Reply(content=mr.candidates(sql, task="The first BWR plant"))
 
     fake.respond("generate", generate)
 
@@ -173,3 +171,48 @@ def sra_reply(**fields: Any) -> str:
 
 def dumps(obj: Any) -> str:
     return json.dumps(obj)
+
+
+# ---------------------------------------------------------------- LLM mode: two readings of 'Lyon'
+
+BY_CUSTOMER = (
+    "SELECT COUNT(*) AS orders FROM orders JOIN customers ON customers.id = orders.customer_id "
+    "WHERE customers.city = 'Lyon'"
+)
+BY_SUPPLIER = (
+    "SELECT COUNT(*) AS orders FROM orders JOIN suppliers ON suppliers.id = orders.supplier_id "
+    "WHERE suppliers.city = 'Lyon'"
+)
+LYON = "How many orders came from Lyon?"
+
+
+def script_two_readings(fake_llm, ambiguous: bool = True) -> None:
+    """A writer that, told 'Lyon' is stored in two places, writes both readings; a judge that
+    calls the question ambiguous (or picks the supplier's reading)."""
+
+    def generate(body):
+        told = "'Lyon' is stored in" in body["messages"][0]["content"]
+        return Reply(
+            content=mr.candidates(
+                BY_CUSTOMER,
+                BY_SUPPLIER if told else None,
+                task="Orders from Lyon",
+                reading="orders whose supplier is in Lyon",
+            )
+        )
+
+    fake_llm.respond("generate", generate)
+    fake_llm.respond(
+        "judge",
+        lambda body: Reply(
+            content=mr.json_fenced(
+                {
+                    "choice": "B",
+                    "ambiguous": ambiguous,
+                    "question": "Orders from Lyon: whose city should be Lyon?",
+                    "readings": ["the customer's city", "the supplier's city"],
+                    "why": "Both customers and suppliers have a city.",
+                }
+            )
+        ),
+    )

@@ -35,8 +35,11 @@ def demo_var(tmp_path_factory) -> Path:
 
 
 @pytest.fixture
-def settings(demo_var, monkeypatch):
+def settings(demo_var, monkeypatch, tmp_path):
+    """The demo database (shared, read-only) with a state database of this test's own: answers
+    cached or verified by one test never answer another's questions."""
     monkeypatch.setenv("ASKBASE_VAR_DIR", str(demo_var))
+    monkeypatch.setenv("ASKBASE_STATE_URL", f"sqlite:///{tmp_path / 'state.sqlite'}")
     return load_settings(var_dir=str(demo_var))
 
 

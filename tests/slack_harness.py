@@ -18,7 +18,6 @@ from typing import Any
 from bot.slack_app import SlackBot, create_bot, http_server
 from core.askbase import Askbase
 from tests.fakes import model_replies as mr
-from tests.fakes.model_replies import view_name
 from tests.fakes.openai_server import FakeOpenAI, Reply
 from tests.fakes.slack_api import FakeSlack
 from tests.slack_requests import SlackSender
@@ -26,26 +25,26 @@ from tests.slack_requests import SlackSender
 
 @dataclass
 class Plan:
-    """What the scripted model answers next: the main task and SQL over the offered view."""
+    """What the scripted model answers next: the task and the SQL it writes (one candidate)."""
 
     main_task: str = "Count the clients"
-    sql: str = "SELECT COUNT(*) AS clients FROM {view}"
+    sql: str = "SELECT COUNT(*) AS clients FROM client"
     objects: list[str] = field(default_factory=lambda: ["clients"])
 
 
 def script_llm(fake_llm: FakeOpenAI, plan: Plan) -> None:
-    """Understand and generate replies follow `plan` (mutable, so a test can change it between asks)."""
+    """Generate (and understand, for `engine.understand: separate`) replies follow `plan`
+    (mutable, so a test can change it between asks)."""
     fake_llm.respond(
         "understand",
         lambda body: Reply(content=mr.json_fenced(mr.understanding(plan.main_task, [], plan.objects))),
     )
 
     def generate(body: dict[str, Any]) -> Reply:
-        view = view_name(body)
-        return Reply(content=mr.sql_fenced(plan.sql.format(view=view)))
+        return Reply(content=mr.candidates(plan.sql, task=plan.main_task))
 
     fake_llm.respond("generate", generate)
-    fake_llm.respond("revise", generate)
+    fake_llm.respond("revise", lambda body: Reply(content=mr.sql_fenced(plan.sql)))
 
 
 def hand(demo_var: Path, sql: str) -> list[list[str]]:

@@ -107,7 +107,9 @@ def guarded_app(settings, llm_settings, tmp_path):
 
 def _script_count(fake_llm) -> None:
     fake_llm.script("understand", mr.json_fenced(mr.understanding("Count the clients", [], ["clients"])))
-    fake_llm.respond("generate", mr.over_view("SELECT COUNT(*) AS clients FROM {view}"))
+    fake_llm.respond(
+        "generate", mr.writing("SELECT COUNT(*) AS clients FROM client", task="Number of clients")
+    )
 
 
 def test_a_refused_asker_costs_no_llm_call_and_is_audited(guarded_app, fake_llm):

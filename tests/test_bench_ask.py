@@ -12,11 +12,10 @@ from typing import Any
 import pytest
 
 from core.bench.ask import Gold, Question, Result, compare, main, order_keys, same_result, stratified_sample
-from core.bench.plain import schema_text
 from core.database import Databases
+from core.schema_text import schema_text
 from core.settings import load_settings
 from tests.fakes import model_replies as mr
-from tests.fakes.model_replies import view_name
 from tests.fakes.openai_server import FakeOpenAI, Reply
 
 
@@ -145,22 +144,40 @@ def test_limit_takes_the_first_questions(dataset, capsys):
 def test_llm_mode_uses_the_configured_endpoint_and_the_instructions(dataset, capsys, fake_llm, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     monkeypatch.setenv("OPENAI_BASE_URL", fake_llm.base_url)
-    fake_llm.respond(
-        "understand", lambda body: Reply(content=mr.json_fenced(mr.understanding("Sum", [], ["orders"])))
-    )
-
-    def generate(body):
-        name = view_name(body)
-        return Reply(content=mr.sql_fenced(f"SELECT COUNT(*) FROM {name}"))
-
-    fake_llm.respond("generate", generate)
-    fake_llm.respond("revise", generate)
+    fake_llm.respond("generate", mr.writing("SELECT COUNT(*) FROM customer"))
+    fake_llm.respond("revise", mr.fixing("SELECT COUNT(*) FROM customer"))
     out = run_json(capsys, str(dataset), "--mode", "llm", "--limit", "2")
     assert out["mode"] == "llm" and out["questions"] == 2
-    assert out["llm_calls_per_question"] >= 2 and out["tokens_per_question"] > 0
-    prompts = [c.user for c in fake_llm.calls("understand")]
+    assert out["llm_calls_per_question"] >= 1 and out["tokens_per_question"] > 0
+    prompts = [c.user for c in fake_llm.calls("generate")]
     assert any("Amounts are in euros." in p for p in prompts)  # instructions go to the LLM only
     assert not any("Amounts are in euros." in p for p in prompts[:1])
+
+
+def test_llm_mode_reports_how_its_candidates_were_chosen(dataset, capsys, fake_llm, monkeypatch, tmp_path):
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    monkeypatch.setenv("OPENAI_BASE_URL", fake_llm.base_url)
+    # the primary counts orders, the alternative customers: they disagree, the judge picks B
+    fake_llm.respond(
+        "generate", mr.writing("SELECT COUNT(*) FROM orders", "SELECT COUNT(*) AS n FROM customer")
+    )
+    fake_llm.respond(
+        "judge",
+        lambda body: Reply(content=mr.json_fenced({"choice": "B", "ambiguous": False, "why": "customers"})),
+    )
+    details = tmp_path / "llm.jsonl"
+    assert main(["--dataset", str(dataset), "--mode", "llm", "--limit", "1", "--details", str(details)]) == 0
+    text = capsys.readouterr().out
+    assert "candidates: disagree 1 (right 1); judged 1: picked right 1, the other was right 0" in text
+    line = json.loads(details.read_text())
+    assert line["correct"] and line["llm_calls"] == 2
+    assert line["candidates"] == {
+        "decision": "disagree",
+        "judged": True,
+        "asked": False,
+        "other_right": False,
+        "revised": 0,
+    }
 
 
 # ---------------------------------------------------------------------------------------------
@@ -295,11 +312,8 @@ def test_the_plain_prompt_shows_no_denied_data(dataset, tmp_path):
 
 
 def test_compare_prints_both_modes_and_the_questions_where_they_differ(dataset, capsys, endpoint, tmp_path):
-    endpoint.respond(
-        "understand", lambda body: Reply(content=mr.json_fenced(mr.understanding("Count", [], ["customer"])))
-    )
-    endpoint.respond("generate", mr.over_view("SELECT COUNT(*) FROM {view}"))
-    endpoint.respond("revise", mr.over_view("SELECT COUNT(*) FROM {view}"))
+    endpoint.respond("generate", mr.writing("SELECT COUNT(*) FROM customer"))
+    endpoint.respond("revise", mr.fixing("SELECT COUNT(*) FROM customer"))
     plain_model(
         endpoint,
         {"How many customers": "SELECT COUNT(*) FROM orders", "What is the total amount": JOIN_SQL},
@@ -325,15 +339,12 @@ def test_compare_prints_both_modes_and_the_questions_where_they_differ(dataset, 
     assert plain_q2["correct"] and plain_q2["sql"].startswith("SELECT c.city") and plain_q2["gold_sql"]
     assert plain_q2["result"]["row_count"] == 3 and plain_q2["result"]["columns"] == ["city", "total"]
     assert plain_q2["llm_calls"] == 1 and plain_q2["tokens"] > 0
-    assert all(x["llm_calls"] >= 2 for x in lines if x["mode"] == "llm")
+    assert all(x["llm_calls"] >= 1 for x in lines if x["mode"] == "llm")
 
 
 def test_compare_json_has_both_figures_and_the_differences(dataset, capsys, endpoint):
-    endpoint.respond(
-        "understand", lambda body: Reply(content=mr.json_fenced(mr.understanding("Count", [], ["customer"])))
-    )
-    endpoint.respond("generate", mr.over_view("SELECT COUNT(*) FROM {view}"))
-    endpoint.respond("revise", mr.over_view("SELECT COUNT(*) FROM {view}"))
+    endpoint.respond("generate", mr.writing("SELECT COUNT(*) FROM customer"))
+    endpoint.respond("revise", mr.fixing("SELECT COUNT(*) FROM customer"))
     plain_model(endpoint, {"How many customers": "SELECT COUNT(*) FROM customer", "What is": JOIN_SQL})
     out = run_json(capsys, str(dataset), "--mode", "llm", "--compare", "plain", "--limit", "2")
     assert out["mode"] == "llm" and out["compare"]["mode"] == "plain"

@@ -23,6 +23,8 @@ from core.pipeline import answer
 from core.request import Request
 from core.settings import load_settings
 from tests.clarify_fixtures import (
+    BY_CUSTOMER,
+    BY_SUPPLIER,
     FIRST_ANSWER,
     GOLD,
     LOCATED_ANSWER,
@@ -34,7 +36,6 @@ from tests.clarify_fixtures import (
     sra_reply,
 )
 from tests.fakes import model_replies as mr
-from tests.fakes.model_replies import VIEW_NAME
 from tests.fakes.openai_server import Reply
 
 
@@ -111,16 +112,12 @@ def test_the_papers_running_example_takes_two_rounds_to_the_right_answer(tmp_pat
 
 
 def script_orders(fake_llm) -> None:
-    understanding = mr.understanding(
-        "Count the orders", ["Keep orders from Lyon"], ["orders"], [("equal to", "city is Lyon", "Lyon")]
-    )
-    fake_llm.respond("understand", lambda body: Reply(content=mr.json_fenced(understanding)))
+    """A writer that follows the stored value it is told about; an SRA round that asks whose city."""
 
     def generate(body):
-        prompt = body["messages"][0]["content"]
-        view = VIEW_NAME.search(prompt).group(1)
-        column = "suppliers_city" if "suppliers_city" in prompt else "customers_city"
-        return Reply(content=mr.sql_fenced(f"SELECT COUNT(*) AS orders FROM {view} WHERE {column} = 'Lyon'"))
+        values = body["messages"][0]["content"].partition("### Values found in the data")[2]
+        chosen = "suppliers.city = 'Lyon'" in values and "customers.city" not in values
+        return Reply(content=mr.candidates(BY_SUPPLIER if chosen else BY_CUSTOMER, task="Orders from Lyon"))
 
     fake_llm.respond("generate", generate)
 
@@ -144,11 +141,13 @@ def script_orders(fake_llm) -> None:
     fake_llm.respond("clarify", clarify)
 
 
-def test_a_value_in_two_columns_is_asked_before_answering_and_the_choice_is_exact(
+def test_with_always_a_value_in_two_columns_is_asked_before_answering_and_the_choice_is_exact(
     tmp_path, fake_llm, llm_settings
 ):
+    """`clarify: always` keeps Sphinteract's round before writing; with `auto` a question like
+    this is asked only after writing both readings (tests/test_candidates.py)."""
     script_orders(fake_llm)
-    app = make_app(tmp_path, llm_settings)
+    app = make_app(tmp_path, llm_settings, clarify="always")
     first = ask(app, "shop", "How many orders came from Lyon?")
     assert first.status == "clarify" and first.clarification.kind == "AmbValue"
     assert [o.label for o in first.clarification.options] == ["the customer's city", "the supplier's city"]
@@ -156,25 +155,17 @@ def test_a_value_in_two_columns_is_asked_before_answering_and_the_choice_is_exac
     assert Reading.decode(supplier.value) == Reading("Lyon", "suppliers", "city", "Lyon")
     prompt = fake_llm.calls("clarify")[0].user
     assert "customers.city = 'Lyon'" in prompt and "suppliers.city = 'Lyon'" in prompt
-    assert [c.task for c in fake_llm.calls()] == ["understand", "clarify"]  # no SQL written before asking
+    assert [c.task for c in fake_llm.calls()] == ["clarify"]  # no SQL written before asking
     t = Transcript().plus(exchange_for(first.clarification, option=1))
     second = ask(app, "shop", "How many orders came from Lyon?", t)
     assert second.status == "answer"
-    want = rows(
-        tmp_path / "shop.sqlite",
-        "SELECT COUNT(*) FROM orders JOIN suppliers ON suppliers.id = orders.supplier_id WHERE suppliers.city = 'Lyon'",
-    )
-    assert [list(r) for r in second.rows] == want
-    assert len(fake_llm.calls("clarify")) == 1  # the settled word is not asked about again
+    assert [list(r) for r in second.rows] == rows(tmp_path / "shop.sqlite", BY_SUPPLIER)
+    assert len(fake_llm.calls("clarify")) == 2  # always: one more round, which found nothing new to ask
+    assert second.trace.llm_calls == 2
 
 
 def script_customers(fake_llm) -> None:
-    understanding = mr.understanding("Count the customers", [], ["customers"])
-    fake_llm.script("understand", mr.json_fenced(understanding))
-    fake_llm.script(
-        "generate",
-        Reply(content=mr.sql_fenced("SELECT COUNT(*) AS customers FROM customers")),
-    )
+    fake_llm.script("generate", mr.candidates("SELECT COUNT(*) AS customers FROM customers"))
 
 
 def test_a_plain_question_costs_no_extra_call_and_no_stage(tmp_path, fake_llm, llm_settings):
@@ -204,7 +195,7 @@ def test_always_runs_a_round_that_may_stop_and_off_never_asks(tmp_path, fake_llm
 def test_a_failed_round_still_answers(tmp_path, fake_llm, llm_settings):
     script_orders(fake_llm)
     fake_llm.respond("clarify", lambda body: Reply(status=500))
-    app = make_app(tmp_path, llm_settings)
+    app = make_app(tmp_path, llm_settings, clarify="always")
     outcome = ask(app, "shop", "How many orders came from Lyon?")
     assert outcome.status == "answer"
     assert "error" in next(s for s in outcome.trace.stages if s.name == "clarify").outputs

@@ -9,7 +9,6 @@ from core.bench.clarify import INTENDED, Oracle, main
 from core.keyword import Reading
 from tests.clarify_fixtures import sra_reply
 from tests.fakes import model_replies as mr
-from tests.fakes.model_replies import VIEW_NAME
 from tests.fakes.openai_server import Reply
 
 
@@ -50,17 +49,12 @@ def test_the_oracle_picks_the_reading_the_intended_sql_uses_or_gives_a_hint(demo
 def test_llm_mode_runs_against_an_endpoint(settings, fake_llm, monkeypatch, capsys):
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     monkeypatch.setenv("OPENAI_BASE_URL", fake_llm.base_url)
-    understanding = mr.understanding(
-        "Count the clients", ["Keep 2024"], ["clients"], [("in year", "year 2024", "2024")]
-    )
-    fake_llm.respond("understand", lambda body: Reply(content=mr.json_fenced(understanding)))
 
     def generate(body):
         prompt = "\n".join(m["content"] for m in body["messages"])
         column = "signup_date" if "answered: the signup date" in prompt else "birth_date"
-        view = VIEW_NAME.search(prompt).group(1)
-        sql = f"SELECT COUNT(*) FROM {view} WHERE {column} >= '2024-01-01' AND {column} < '2025-01-01'"
-        return Reply(content=mr.sql_fenced(sql))
+        sql = f"SELECT COUNT(*) FROM client WHERE {column} >= '2024-01-01' AND {column} < '2025-01-01'"
+        return Reply(content=mr.candidates(sql, task="Clients in 2024"))
 
     fake_llm.respond("generate", generate)
     fake_llm.respond("revise", generate)  # an empty count is revised; the model stands by its query

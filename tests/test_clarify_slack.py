@@ -19,7 +19,18 @@ from core.llm import LLM
 from core.settings import load_settings
 from core.state import clarifications as store
 from core.state.audit import entries_since
-from tests.clarify_fixtures import GOLD, LOCATED_ANSWER, nuclear_db, rows, script_paper_model
+from tests.clarify_fixtures import (
+    BY_CUSTOMER,
+    BY_SUPPLIER,
+    GOLD,
+    LOCATED_ANSWER,
+    LYON,
+    nuclear_db,
+    rows,
+    script_paper_model,
+    script_two_readings,
+    shop_db,
+)
 from tests.clarify_fixtures import QUESTION as PAPER_QUESTION
 from tests.fakes.slack_api import FakeSlack, Message
 from tests.slack_harness import RunningBot, hand
@@ -373,3 +384,42 @@ def test_a_question_with_two_ambiguities_asks_twice_in_its_thread_then_answers(b
     )
     assert table_in(slack, CHANNEL, ts)[1:] == [[str(n)] for (n,) in want]
     assert [p.status for p in store.asked_in(bot.state, f"slack:T0001:{CHANNEL}:{ts}")] == ["answered"] * 2
+
+
+# ---------------------------------------------------------------- LLM mode: two readings, asked after writing
+
+
+def test_two_readings_that_return_different_rows_become_buttons_and_a_click_runs_that_reading(
+    tmp_path, slack, fake_llm, llm_settings
+):
+    """The writer's two candidates disagree and the judge calls it a real ambiguity: the person
+    gets one button per reading with what it returns; clicking one answers with that reading's
+    query, and no new SQL is written."""
+    script_two_readings(fake_llm)
+    path = shop_db(tmp_path / "shop.sqlite")
+    settings = load_settings(
+        var_dir=str(tmp_path / "var"),
+        state_url=f"sqlite:///{tmp_path / 'state.sqlite'}",
+        default_db="shop",
+        databases={"shop": {"url": f"sqlite:///{path}"}},
+        slack={"bot_token": BOT_TOKEN, "signing_secret": SIGNING_SECRET, "api_base_url": slack.base_url},
+        engine={"fallback_to_keyword": False},
+    )
+    bot = RunningBot(Askbase(settings, llm=LLM(llm_settings)), slack)
+    try:
+        _, ts = bot.sender.mention(LYON)
+        question = clarification_in(slack, CHANNEL, ts)
+        suppliers = rows(path, BY_SUPPLIER)[0][0]
+        customers = rows(path, BY_CUSTOMER)[0][0]
+        assert "whose city should be Lyon" in question.all_text()
+        assert set(labels(question)) == {
+            f"the customer's city → {customers}",
+            f"the supplier's city → {suppliers}",
+        }
+        calls = len(fake_llm.requests)
+        click_option(bot, question, "supplier", ts)
+        assert table_in(slack, CHANNEL, ts)[1:] == [[str(suppliers)]]
+        assert len(fake_llm.requests) == calls  # the chosen reading's query ran: nothing new was written
+        assert f"<@{USER}> chose" in slack.messages[question.ts].all_text()
+    finally:
+        bot.close()

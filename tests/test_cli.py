@@ -7,8 +7,16 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from tests.fakes import model_replies as mr
 from tests.fakes.openai_server import Reply
+
+
+@pytest.fixture(autouse=True)
+def own_state(monkeypatch, tmp_path):
+    """Each test its own state database: an answer one test cached must not answer another's."""
+    monkeypatch.setenv("ASKBASE_STATE_URL", f"sqlite:///{tmp_path / 'state.sqlite'}")
 
 
 def run(args: list[str], env: dict[str, str], stdin: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -27,7 +35,9 @@ def scripted(fake_llm) -> None:
         "understand",
         lambda body: Reply(content=mr.json_fenced(mr.understanding("Count the clients", [], ["clients"]))),
     )
-    fake_llm.respond("generate", mr.over_view("SELECT COUNT(*) AS clients FROM {view}"))
+    fake_llm.respond(
+        "generate", mr.writing("SELECT COUNT(*) AS clients FROM client", task="Number of clients")
+    )
 
 
 def test_ask_json_contract(fake_llm, demo_var):
@@ -56,7 +66,7 @@ def test_ask_trace_shows_every_stage(fake_llm, demo_var):
     }
     proc = run(["ask", "How many clients are there?", "--trace"], env)
     assert proc.returncode == 0, proc.stderr
-    for stage in ("understand", "retrieve", "link", "view", "generate", "expand", "guard", "execute"):
+    for stage in ("retrieve", "scope", "recipe", "generate", "expand", "guard", "execute", "select"):
         assert f"- {stage}:" in proc.stdout
     assert "LLM calls" in proc.stdout and "300" in proc.stdout
 
@@ -88,8 +98,8 @@ def test_console_follow_up_uses_the_conversation(fake_llm, demo_var):
     )
     assert proc.returncode == 0, proc.stderr
     assert "300" in proc.stdout
-    second_understand = fake_llm.calls("understand")[1].user
-    assert "How many clients are there?" in second_understand  # the earlier turn is context
+    second_generate = fake_llm.calls("generate")[1].user
+    assert "How many clients are there?" in second_generate  # the earlier turn is context
 
 
 def test_without_a_key_the_quick_start_question_is_answered_in_keyword_mode(demo_var):

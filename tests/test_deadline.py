@@ -25,8 +25,11 @@ def hanging_llm(fake_llm) -> LLMSettings:
     return LLMSettings(api_key="test-key", base_url=fake_llm.base_url, timeout_s=60, max_attempts=3)
 
 
-def ask(demo_var, llm_settings: LLMSettings, **engine) -> tuple[float, object]:
-    settings = load_settings(var_dir=str(demo_var), engine=engine)
+def ask(demo_var, tmp_path, llm_settings: LLMSettings, **engine) -> tuple[float, object]:
+    # a state database of its own: the answer cache must not answer for the LLM
+    settings = load_settings(
+        var_dir=str(demo_var), state_url=f"sqlite:///{tmp_path / 'state.sqlite'}", engine=engine
+    )
     app = Askbase(settings, llm=LLM(llm_settings))
     try:
         app.database("demo").catalog  # noqa: B018 — opened before the clock starts
@@ -37,8 +40,10 @@ def ask(demo_var, llm_settings: LLMSettings, **engine) -> tuple[float, object]:
         app.close()
 
 
-def test_a_hanging_llm_falls_back_to_keyword_mode_within_the_deadline(demo_var, hanging_llm, fake_llm):
-    took, outcome = ask(demo_var, hanging_llm, question_deadline_s=2.0)
+def test_a_hanging_llm_falls_back_to_keyword_mode_within_the_deadline(
+    demo_var, tmp_path, hanging_llm, fake_llm
+):
+    took, outcome = ask(demo_var, tmp_path, hanging_llm, question_deadline_s=2.0)
     assert took < 2.0 + 3.0  # the deadline, plus keyword mode's own work
     assert outcome.status == "answer" and outcome.mode == "keyword"
     assert [tuple(r) for r in outcome.rows] == [(300,)]
@@ -46,19 +51,19 @@ def test_a_hanging_llm_falls_back_to_keyword_mode_within_the_deadline(demo_var, 
     assert len(fake_llm.calls()) == 1  # no retry was started after the deadline
 
 
-def test_without_keyword_fallback_the_deadline_gives_a_clear_error(demo_var, hanging_llm):
-    took, outcome = ask(demo_var, hanging_llm, question_deadline_s=1.5, fallback_to_keyword=False)
+def test_without_keyword_fallback_the_deadline_gives_a_clear_error(demo_var, tmp_path, hanging_llm):
+    took, outcome = ask(demo_var, tmp_path, hanging_llm, question_deadline_s=1.5, fallback_to_keyword=False)
     assert took < 1.5 + 2.0
     assert outcome.status == "error" and outcome.error_kind == "llm"
     assert "did not answer within the question's time limit (1.5 s)" in outcome.error
 
 
-def test_retries_still_happen_inside_the_deadline(demo_var, fake_llm, plan):
+def test_retries_still_happen_inside_the_deadline(demo_var, tmp_path, fake_llm, plan):
     """A quick failure is retried as before; the deadline only bounds the total."""
-    fake_llm.script("understand", Reply(status=503))
+    fake_llm.script("generate", Reply(status=503))
     settings = LLMSettings(
         api_key="test-key", base_url=fake_llm.base_url, timeout_s=5, retry_initial_s=0.01, retry_max_s=0.05
     )
-    _, outcome = ask(demo_var, settings, question_deadline_s=10.0)
+    _, outcome = ask(demo_var, tmp_path, settings, question_deadline_s=10.0)
     assert outcome.status == "answer" and outcome.mode == "llm"
-    assert len(fake_llm.calls("understand")) == 2
+    assert len(fake_llm.calls("generate")) >= 2  # the 503, then the retry that answered

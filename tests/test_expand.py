@@ -142,7 +142,9 @@ def test_sql_over_base_tables_or_a_single_table_passes_through(shop):
 def test_mistakes_come_back_as_messages_the_reviser_can_use(shop):
     graph, _ = shop
     view = synthesize_view(graph, ["order", "Customer"])
-    with pytest.raises(ExpandError, match=r"no such column: customer_email \(table .* has: .*customer_name"):
+    with pytest.raises(
+        ExpandError, match=r"no such column: customer_email \(the recipe .* has: .*customer_name"
+    ):
         expand(f"SELECT customer_email FROM {view.name}", view, "sqlite")
     with pytest.raises(ExpandError, match="unknown table 'x'"):
         expand(f"SELECT x.customer_name FROM {view.name} AS v", view, "sqlite")

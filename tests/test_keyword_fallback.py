@@ -26,32 +26,41 @@ def app(settings, llm_settings):
 
 
 def test_server_errors_fall_back_to_keyword_mode(app, fake_llm, demo_var):
-    fake_llm.respond("understand", lambda body: Reply(status=500, error_message="upstream exploded"))
+    fake_llm.respond("generate", lambda body: Reply(status=500, error_message="upstream exploded"))
     outcome = app.ask("How many clients per segment?")
     assert outcome.status == "answer" and outcome.mode == "keyword"
     assert sorted(map(list, outcome.rows)) == sorted(
         hand(demo_var, "SELECT segment, COUNT(*) FROM client GROUP BY segment")
     )
     assert outcome.interpretation.startswith("The LLM failed")
-    assert len(fake_llm.calls("understand")) == app.settings.llm.max_attempts  # retried, then gave up
+    assert len(fake_llm.calls("generate")) == app.settings.llm.max_attempts  # retried, then gave up
     stages = [s.name for s in outcome.trace.stages]
-    assert stages[0] == "understand" and outcome.trace.stages[0].error
+    assert next(s for s in outcome.trace.stages if s.name == "generate").error
     assert stages[stages.index("fallback") + 1 :][:2] == ["retrieve", "interpret"]
 
 
 def test_a_failure_after_the_first_call_keeps_the_llm_stages_in_the_trace(app, fake_llm, demo_var):
-    fake_llm.script("understand", mr.json_fenced(mr.understanding("Count the clients", [], ["clients"])))
-    fake_llm.respond("generate", lambda body: Reply(status=503))
+    fake_llm.respond("generate", mr.writing("SELECT nope FROM client"))
+    fake_llm.respond("revise", lambda body: Reply(status=503))
     outcome = app.ask("How many clients are there?")
     assert outcome.status == "answer" and outcome.mode == "keyword"
     assert [list(r) for r in outcome.rows] == hand(demo_var, "SELECT COUNT(*) FROM client")
     stages = [s.name for s in outcome.trace.stages]
-    assert stages[: stages.index("fallback")] == ["understand", "retrieve", "link", "view", "generate"]
-    assert outcome.trace.llm_calls >= 2  # the successful understand call and the failed generate attempts
+    run = ["expand", "guard", "execute"]
+    assert stages[: stages.index("fallback")] == [
+        "retrieve",
+        "scope",
+        "recipe",
+        "generate",
+        *run,
+        "select",
+        "revise",
+    ]
+    assert outcome.trace.llm_calls >= 2  # the successful generate call and the failed revise attempts
 
 
 def test_keyword_mode_declines_with_the_reason_the_llm_was_not_used(app, fake_llm):
-    fake_llm.respond("understand", lambda body: Reply(status=500))
+    fake_llm.respond("generate", lambda body: Reply(status=500))
     outcome = app.ask("What is the ratio of enterprise to startup clients?")
     assert outcome.status == "error" and outcome.error_kind == "keyword_abstain"
     assert outcome.error.startswith("The LLM failed") and "ratio" in outcome.error

@@ -19,8 +19,6 @@ from core.llm import LLM
 from core.masking import mask_value, plan_masks, scrub_error
 from core.settings import DatabaseSettings, load_settings
 from tests.fakes import model_replies as mr
-from tests.fakes.model_replies import view_name
-from tests.fakes.openai_server import Reply
 
 SCHEMA = {"client": ["id", "name", "email", "status"], "payment": ["id", "client_id", "method"]}
 MASKED = ["client.email"]
@@ -223,26 +221,13 @@ def shop_app(demo_var, tmp_path, llm_settings):
 
 
 def test_denied_and_masked_values_never_reach_a_prompt_and_answers_are_masked(shop_app, fake_llm, demo_var):
-    fake_llm.script(
-        "understand",
-        mr.json_fenced(
-            mr.understanding(
-                "List the clients with their e-mail and payments",
-                ["Keep invoice INV-2024-00001", "Keep ops@acme-logistics.de"],
-                ["clients", "e-mail", "payments", "invoice number", "gifts"],
-                [
-                    ("equal to", "invoice is INV-2024-00001", "INV-2024-00001"),
-                    ("equal to", "e-mail", "ops@acme-logistics.de"),
-                ],
-            )
+    fake_llm.respond(
+        "generate",
+        mr.writing(
+            "SELECT client.name, client.email, payment.paid_on FROM client "
+            "JOIN payment ON payment.client_id = client.id ORDER BY payment.paid_on LIMIT 20"
         ),
     )
-
-    def generate(body):
-        view = view_name(body)
-        return Reply(content=mr.sql_fenced(f"SELECT * FROM {view}"))
-
-    fake_llm.respond("generate", generate)
     outcome = shop_app.ask(
         "Which clients paid invoice INV-2024-00001, with their e-mail ops@acme-logistics.de?"
     )
@@ -256,7 +241,7 @@ def test_denied_and_masked_values_never_reach_a_prompt_and_answers_are_masked(sh
     assert "invoice_no" not in generate_prompt and "gift" not in generate_prompt.lower()
     assert "***@" in generate_prompt  # sample rows show e-mails masked
     offered = generate_prompt.partition("### Values found in the data")[2].partition("###")[0]
-    stored = re.findall(r"= '([^']*)' \(the user wrote", offered)  # values offered as stored data
+    stored = re.findall(r"'([^']*)'", offered)  # every value offered as stored data, neighbours too
     assert not [v for v in stored if "INV-" in v or "@" in v]
 
     assert "invoice_no" not in [c.lower() for c in outcome.columns]

@@ -11,6 +11,7 @@ from core.conversation import Turn
 from core.llm import LLM
 from core.settings import LLMSettings
 from tests.fakes import model_replies as mr
+from tests.fakes.openai_server import Reply
 
 
 def hand(demo_var, sql: str):
@@ -25,28 +26,31 @@ def app(settings, llm_settings):
     app.close()
 
 
-COUNT_CLIENTS = mr.understanding("Count the clients", [], ["clients"])
-
-
 def test_happy_path_answers_with_sql_rows_and_a_full_trace(app, fake_llm, demo_var):
-    fake_llm.script("understand", mr.json_fenced(COUNT_CLIENTS))
-    fake_llm.respond("generate", mr.over_view("SELECT COUNT(*) AS clients FROM {view}"))
+    fake_llm.respond(
+        "generate",
+        mr.writing(
+            "SELECT COUNT(*) AS clients FROM client",
+            "SELECT COUNT(id) AS clients FROM client",
+            task="Number of clients",
+        ),
+    )
     outcome = app.ask("How many clients are there?", db="demo")
     assert outcome.status == "answer", outcome.error
     assert [list(r) for r in outcome.rows] == hand(demo_var, "SELECT COUNT(*) FROM client")
-    assert "300" in outcome.answer
+    assert "300" in outcome.answer and outcome.answer.startswith("Number of clients")
     assert "client" in outcome.sql.lower()
     names = [s.name for s in outcome.trace.stages]
-    assert names == ["understand", "retrieve", "link", "view", "generate", "expand", "guard", "execute"]
-    assert outcome.trace.llm_calls <= 3
+    run = ["expand", "guard", "execute"]
+    assert names == ["retrieve", "scope", "recipe", "generate", *run, *run, "select"]
+    assert outcome.trace.llm_calls == 1  # the two candidates agree: no other call
     assert outcome.trace.tokens > 0
     assert outcome.sql.rstrip().upper().endswith("LIMIT 1000")  # the guard bounds every query
 
 
 def test_revise_after_a_sql_error_sees_the_error(app, fake_llm, demo_var):
-    fake_llm.script("understand", mr.json_reasoning_first(COUNT_CLIENTS))
-    fake_llm.respond("generate", mr.over_view("SELECT COUNT(client_nme) FROM {view}"))
-    fake_llm.respond("revise", mr.over_view("SELECT COUNT(*) FROM {view}"))
+    fake_llm.respond("generate", mr.writing("SELECT COUNT(client_nme) FROM client"))
+    fake_llm.respond("revise", mr.fixing("SELECT COUNT(*) FROM client"))
     outcome = app.ask("How many clients are there?")
     assert outcome.status == "answer"
     assert [list(r) for r in outcome.rows] == hand(demo_var, "SELECT COUNT(*) FROM client")
@@ -56,15 +60,8 @@ def test_revise_after_a_sql_error_sees_the_error(app, fake_llm, demo_var):
 
 
 def test_revise_after_an_empty_result(app, fake_llm, demo_var):
-    understanding = mr.understanding(
-        "Count the clients",
-        ["Keep active clients"],
-        ["clients", "status"],
-        [("equal to", "status is active", "active")],
-    )
-    fake_llm.script("understand", mr.json_with_prose(understanding))
-    fake_llm.respond("generate", mr.over_view("SELECT COUNT(*) FROM {view} WHERE status = 'active'"))
-    fake_llm.respond("revise", mr.over_view("SELECT COUNT(*) FROM {view} WHERE status = 'ACT'"))
+    fake_llm.respond("generate", mr.writing("SELECT COUNT(*) FROM client WHERE status = 'active'"))
+    fake_llm.respond("revise", mr.fixing("SELECT COUNT(*) FROM client WHERE status = 'ACT'"))
     outcome = app.ask("How many active clients are there?")
     assert outcome.status == "answer"
     assert [list(r) for r in outcome.rows] == hand(
@@ -74,9 +71,8 @@ def test_revise_after_an_empty_result(app, fake_llm, demo_var):
 
 
 def test_guard_refusal_is_revised_never_run(app, fake_llm, demo_var):
-    fake_llm.script("understand", mr.json_fenced(COUNT_CLIENTS))
-    fake_llm.respond("generate", mr.over_view("DELETE FROM client"))
-    fake_llm.respond("revise", mr.over_view("SELECT COUNT(*) FROM {view}"))
+    fake_llm.respond("generate", mr.writing("DELETE FROM client"))
+    fake_llm.respond("revise", mr.fixing("SELECT COUNT(*) FROM client"))
     outcome = app.ask("How many clients are there?")
     assert outcome.status == "answer"
     assert "refused" in fake_llm.calls("revise")[0].user
@@ -84,9 +80,8 @@ def test_guard_refusal_is_revised_never_run(app, fake_llm, demo_var):
 
 
 def test_sql_the_guard_refuses_every_round_is_never_run_and_the_person_is_told_why(app, fake_llm, demo_var):
-    fake_llm.script("understand", mr.json_fenced(COUNT_CLIENTS))
-    fake_llm.respond("generate", mr.over_view("DELETE FROM client"))
-    fake_llm.respond("revise", mr.over_view("DROP TABLE client"))
+    fake_llm.respond("generate", mr.writing("DELETE FROM client"))
+    fake_llm.respond("revise", mr.fixing("DROP TABLE client"))
     outcome = app.ask("How many clients are there?")
     assert outcome.status == "error" and outcome.error_kind == "guard" and not outcome.rows
     assert "refused" in outcome.error and "DROP" in outcome.error  # the last round's reason
@@ -95,9 +90,8 @@ def test_sql_the_guard_refuses_every_round_is_never_run_and_the_person_is_told_w
 
 
 def test_revisions_are_bounded(app, fake_llm):
-    fake_llm.script("understand", mr.json_fenced(COUNT_CLIENTS))
-    fake_llm.respond("generate", mr.over_view("SELECT nope FROM {view}"))
-    fake_llm.respond("revise", mr.over_view("SELECT still_nope FROM {view}"))
+    fake_llm.respond("generate", mr.writing("SELECT nope FROM client"))
+    fake_llm.respond("revise", mr.fixing("SELECT still_nope FROM client"))
     outcome = app.ask("How many clients are there?")
     assert outcome.status == "error"
     assert "rejected the query" in outcome.error and "still_nope" in outcome.error
@@ -106,37 +100,25 @@ def test_revisions_are_bounded(app, fake_llm):
 
 def test_follow_up_is_read_in_the_conversation(app, fake_llm, demo_var):
     history = [Turn("How many clients are there?", "SELECT COUNT(*) FROM client", ("clients",), 1)]
-    fake_llm.script(
-        "understand",
-        mr.json_fenced(
-            mr.understanding(
-                "Count the clients",
-                ["Keep clients who signed up in 2024"],
-                ["clients", "signup date"],
-                [("in year", "signup date in 2024", "2024")],
-                standalone="How many clients signed up in 2024?",
-            )
-        ),
-    )
+    sql = "SELECT COUNT(*) FROM client WHERE signup_date BETWEEN '2024-01-01' AND '2024-12-31'"
     fake_llm.respond(
         "generate",
-        mr.over_view("SELECT COUNT(*) FROM {view} WHERE signup_date BETWEEN '2024-01-01' AND '2024-12-31'"),
+        lambda body: Reply(content="Question: How many clients signed up in 2024?\n" + mr.candidates(sql)),
     )
     outcome = app.ask("and only for 2024?", history=history)
     assert outcome.status == "answer"
-    understand_prompt = fake_llm.calls("understand")[0].user
-    assert (
-        "How many clients are there?" in understand_prompt
-        and "SELECT COUNT(*) FROM client" in understand_prompt
-    )
-    assert "How many clients signed up in 2024?" in fake_llm.calls("generate")[0].user
+    generate = fake_llm.calls("generate")[0]
+    assert "How many clients are there?" in generate.user and "SELECT COUNT(*) FROM client" in generate.user
+    assert "standalone question" in generate.system  # a follow-up is restated by the writer itself
+    written = next(s for s in outcome.trace.stages if s.name == "generate")
+    assert written.outputs["question"] == "How many clients signed up in 2024?"
     assert [list(r) for r in outcome.rows] == hand(
         demo_var, "SELECT COUNT(*) FROM client WHERE signup_date BETWEEN '2024-01-01' AND '2024-12-31'"
     )
 
 
 def test_refusal_is_a_clear_error(app, fake_llm):
-    fake_llm.script("understand", mr.REFUSAL)
+    fake_llm.script("generate", mr.REFUSAL)
     outcome = app.ask("How many clients are there?")
     assert outcome.status == "error" and "declined" in outcome.error
 
@@ -150,8 +132,7 @@ def test_empty_question_is_rejected_before_any_llm_call(app, fake_llm):
 def test_every_question_is_audited(app, fake_llm):
     from core.state.audit import entries_since, parse_since
 
-    fake_llm.script("understand", mr.json_fenced(COUNT_CLIENTS))
-    fake_llm.respond("generate", mr.over_view("SELECT COUNT(*) FROM {view}"))
+    fake_llm.respond("generate", mr.writing("SELECT COUNT(*) FROM client"))
     outcome = app.ask("How many clients are there?", source="cli", user="U1")
     rows = entries_since(app.state, parse_since("1h"))
     assert rows[-1]["trace_id"] == outcome.trace.id and rows[-1]["user"] == "U1"
@@ -168,8 +149,8 @@ def test_llm_down_answers_in_keyword_mode_and_says_so(settings, demo_var):
     assert outcome.status == "answer" and outcome.mode == "keyword"
     assert [list(r) for r in outcome.rows] == hand(demo_var, "SELECT COUNT(*) FROM client")
     assert "could not be reached" in outcome.interpretation
-    understand = outcome.trace.stages[0]
-    assert understand.name == "understand" and "could not be reached" in (understand.error or "")
+    generate = next(s for s in outcome.trace.stages if s.name == "generate")
+    assert "could not be reached" in (generate.error or "")
     assert "fallback" in [s.name for s in outcome.trace.stages]
 
 

@@ -169,7 +169,7 @@ def test_the_minimum_interval_is_a_setting(make_bot, slack, plan):
 
 
 def test_nothing_is_scheduled_when_the_question_gets_no_answer(bot, slack, plan, fake_llm):
-    plan.sql = "SELECT no_such_column FROM {view}"
+    plan.sql = "SELECT no_such_column FROM client"
     bot.sender.command("schedule every day at 8:00 how many clients are there?")
     note = thread_text(slack, CHANNEL, "didn't schedule")
     assert "Retry" in note.all_text()

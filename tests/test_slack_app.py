@@ -98,7 +98,7 @@ def test_a_mention_is_answered_by_a_new_message_after_a_status_that_names_each_s
     bot, slack, plan, demo_var
 ):
     plan.main_task = "Count the clients per segment"
-    plan.sql = "SELECT segment, COUNT(*) AS clients FROM {view} GROUP BY segment ORDER BY segment"
+    plan.sql = "SELECT segment, COUNT(*) AS clients FROM client GROUP BY segment ORDER BY segment"
     response, ts = bot.sender.mention("how many clients per segment?")
     assert response.status == 200
 
@@ -145,7 +145,7 @@ def test_a_mention_is_answered_by_a_new_message_after_a_status_that_names_each_s
 
 def test_a_result_larger_than_the_table_comes_with_the_whole_csv(bot, slack, plan, demo_var):
     plan.main_task = "List the clients"
-    plan.sql = "SELECT name, segment FROM {view} ORDER BY name"
+    plan.sql = "SELECT name, segment FROM client ORDER BY name"
     _, ts = bot.sender.mention("list all clients with their segment")
     answer = answered(slack, CHANNEL, ts)
     expected = hand(demo_var, "SELECT name, segment FROM client ORDER BY name")
@@ -206,7 +206,7 @@ def test_slash_command_text_is_read_as_typed(bot, slack, plan, fake_llm):
     bot.sender.command("how many clients have more than 2 pools &gt; 1 in R&amp;D &lt;test&gt;?")
     root = slack.wait_for(lambda s: next((m for m in s.messages.values() if m.thread_ts is None), None))
     answered(slack, CHANNEL, root.ts)
-    asked = fake_llm.calls("understand")[-1].user
+    asked = fake_llm.calls("generate")[-1].user
     assert "how many clients have more than 2 pools > 1 in R&D <test>?" in asked
     assert "&gt;" not in asked and "&amp;" not in asked
     assert "&amp;gt;" not in root.all_text() and "R&amp;D" in root.all_text()  # escaped once, for mrkdwn
@@ -242,7 +242,7 @@ def test_a_mention_in_our_thread_continues_the_conversation(bot, slack, plan, fa
     _, ts = bot.sender.mention("how many clients are there?")
     answered(slack, CHANNEL, ts)
     plan.main_task = "Count the clients who signed up in 2024"
-    plan.sql = "SELECT COUNT(*) AS clients FROM {view} WHERE signup_date LIKE '2024%'"
+    plan.sql = "SELECT COUNT(*) AS clients FROM client WHERE signup_date LIKE '2024%'"
     bot.sender.message(
         "and only those who signed up in 2024?", channel=CHANNEL, channel_type="channel", thread_ts=ts
     )
@@ -253,7 +253,7 @@ def test_a_mention_in_our_thread_continues_the_conversation(bot, slack, plan, fa
     answer = slack.thread(CHANNEL, ts)[1]  # the follow-up's own answer, in the same thread
     count = one(demo_var, "SELECT COUNT(*) FROM client WHERE signup_date LIKE '2024%'")
     assert answer.sentence() == f"Number of clients who signed up in 2024: {count}."
-    follow_up_prompt = fake_llm.calls("understand")[-1].user
+    follow_up_prompt = fake_llm.calls("generate")[-1].user
     assert "how many clients are there?" in follow_up_prompt  # the earlier turn is the context
 
 
@@ -262,7 +262,7 @@ def test_with_thread_followups_a_plain_reply_by_the_asker_continues(make_bot, sl
     _, ts = bot.sender.mention("how many clients are there?")
     answered(slack, CHANNEL, ts)
     plan.main_task = "Count the clients who signed up in 2024"
-    plan.sql = "SELECT COUNT(*) AS clients FROM {view} WHERE signup_date LIKE '2024%'"
+    plan.sql = "SELECT COUNT(*) AS clients FROM client WHERE signup_date LIKE '2024%'"
     bot.sender.message(
         "and only those who signed up in 2024?", channel=CHANNEL, channel_type="channel", thread_ts=ts
     )
@@ -321,7 +321,7 @@ def test_a_transient_failure_offers_retry_and_retry_answers_in_a_new_message(
 ):
     from tests.fakes.openai_server import Reply
 
-    fake_llm.script("understand", *[Reply(status=500)] * 10)
+    fake_llm.script("generate", *[Reply(status=500)] * 10)
     _, ts = bot.sender.mention("how many clients are there?")
     failed = answered(slack, CHANNEL, ts)
     text = failed.all_text()
@@ -330,7 +330,7 @@ def test_a_transient_failure_offers_retry_and_retry_answers_in_a_new_message(
     assert "HTTP 500" not in text and failed.button_value("retry") not in failed.text
     slack.wait_for(lambda s: s.status_of(CHANNEL, ts) == "")  # no status left spinning
 
-    fake_llm.queues["understand"].clear()
+    fake_llm.queues["generate"].clear()
     bot.sender.click(
         "retry", failed.button_value("retry"), channel=CHANNEL, message_ts=failed.ts, thread_ts=ts,
         blocks=failed.blocks,
@@ -346,7 +346,7 @@ def test_a_transient_failure_offers_retry_and_retry_answers_in_a_new_message(
 def test_a_deterministic_error_has_no_retry_and_no_setup_advice(bot, slack, plan, fake_llm):
     from tests.fakes.openai_server import Reply
 
-    fake_llm.script("understand", *[Reply(status=401)] * 10)  # the endpoint refuses the API key
+    fake_llm.script("generate", *[Reply(status=401)] * 10)  # the endpoint refuses the API key
     _, ts = bot.sender.mention("how many clients are there?")
     failed = answered(slack, CHANNEL, ts)
     text = failed.all_text()
@@ -419,7 +419,7 @@ def test_with_neither_status_nor_streaming_a_status_message_is_deleted_after_the
 
 
 def test_a_failed_upload_never_takes_the_answer_away(bot, slack, plan, demo_var):
-    plan.sql = "SELECT name FROM {view} ORDER BY name"
+    plan.sql = "SELECT name FROM client ORDER BY name"
     slack.fail("files.completeUploadExternal", "invalid_channel")
     _, ts = bot.sender.mention("list the client names")
     answer = answered(slack, CHANNEL, ts)
@@ -456,7 +456,7 @@ def test_a_workspace_without_the_newest_blocks_gets_the_next_best(
     with FakeSlack(reject_block_types=refused) as slack:
         bot = RunningBot(Askbase(make_settings(demo_var, tmp_path, slack), llm=LLM(llm_settings)), slack)
         try:
-            plan.sql = "SELECT name FROM {view} ORDER BY name LIMIT 5"
+            plan.sql = "SELECT name FROM client ORDER BY name LIMIT 5"
             for _ in range(2):
                 _, ts = bot.sender.mention("name five clients")
                 answer = answered(slack, CHANNEL, ts)
@@ -474,7 +474,7 @@ def test_a_workspace_without_table_blocks_gets_monospace(demo_var, tmp_path, llm
     with FakeSlack(reject_block_types={"table", "data_table"}) as slack:
         bot = RunningBot(Askbase(make_settings(demo_var, tmp_path, slack), llm=LLM(llm_settings)), slack)
         try:
-            plan.sql = "SELECT name FROM {view} ORDER BY name LIMIT 5"
+            plan.sql = "SELECT name FROM client ORDER BY name LIMIT 5"
             _, ts = bot.sender.mention("name five clients")
             answer = answered(slack, CHANNEL, ts)
             assert "```" in answer.all_text()
@@ -501,12 +501,12 @@ def test_show_sql_and_details_open_modals(bot, slack, plan):
     views = slack.wait_for(lambda s: len(s.calls_to("views.open")) == 2 and s.calls_to("views.open"))
     sql_view, details_view = (json.dumps(c.args["view"]) for c in views)
     assert "COUNT(*)" in sql_view and "FROM client" in sql_view
-    for stage in ("understand", "retrieve", "generate", "execute"):
+    for stage in ("retrieve", "scope", "generate", "execute", "select"):
         assert stage in details_view
 
 
 def test_csv_button_uploads_the_result(bot, slack, plan, demo_var):
-    plan.sql = "SELECT name FROM {view} ORDER BY name"
+    plan.sql = "SELECT name FROM client ORDER BY name"
     answer, trace_id, ts = _answer_for(bot, "list the client names")
     slack.wait_for(lambda s: s.files_in(CHANNEL, ts))
     before = len(slack.files_in(CHANNEL, ts))
@@ -521,7 +521,7 @@ def test_csv_button_uploads_the_result(bot, slack, plan, demo_var):
 
 
 def test_feedback_buttons_record_the_vote_and_show_it_on_the_answer(bot, slack, plan):
-    plan.sql = "SELECT segment, COUNT(*) AS clients FROM {view} GROUP BY segment"
+    plan.sql = "SELECT segment, COUNT(*) AS clients FROM client GROUP BY segment"
     _, ts = bot.sender.mention("clients per segment")
     answer = answered(slack, CHANNEL, ts)
     trace_id = answer.button_value("show_sql")

@@ -119,7 +119,7 @@ def test_a_question_in_the_panel_sets_status_and_title_then_answers_in_a_new_mes
     thread_ts = open_panel(bot)
     greeting = slack.wait_for(lambda s: s.answer_in(DM, thread_ts))
     plan.main_task = "Count the clients per segment"
-    plan.sql = "SELECT segment, COUNT(*) AS clients FROM {view} GROUP BY segment ORDER BY clients DESC"
+    plan.sql = "SELECT segment, COUNT(*) AS clients FROM client GROUP BY segment ORDER BY clients DESC"
     ask_in_panel(bot, "How many clients are there per segment?", thread_ts)
 
     answer = slack.wait_for(
@@ -136,7 +136,7 @@ def test_a_question_in_the_panel_sets_status_and_title_then_answers_in_a_new_mes
     assert not slack.calls_to("chat.update")  # nothing edited: the answer is a new message
 
     # a second question keeps the title and the thread's database
-    plan.main_task, plan.sql = "Count the clients", "SELECT COUNT(*) AS clients FROM {view}"
+    plan.main_task, plan.sql = "Count the clients", "SELECT COUNT(*) AS clients FROM client"
     ask_in_panel(bot, "and in total?", thread_ts)
     slack.wait_for(lambda s: sum(1 for m in s.thread(DM, thread_ts) if m.result()) == 2, timeout=15)
     assert slack.titles[(DM, thread_ts)] == "How many clients are there per segment?"

@@ -25,11 +25,9 @@ import sqlalchemy as sa
 from core.askbase import Askbase
 from core.settings import load_settings
 from core.state.schema import audit
-from tests.fakes import model_replies as mr
-from tests.fakes.model_replies import view_name
 from tests.fakes.openai_server import FakeOpenAI, Reply
 from tests.fakes.slack_api import FakeSlack
-from tests.slack_harness import RunningBot, hand
+from tests.slack_harness import Plan, RunningBot, hand, script_llm
 from tests.slack_requests import BOT_TOKEN, SIGNING_SECRET, SlackSender
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -92,28 +90,25 @@ class Server:
 
 
 class HeldLLM:
-    """The fake model: the first SQL it is asked for is held until `release()`; later ones come at once."""
+    """The fake model, scripted as every Slack test scripts it (tests/slack_harness.py), except that
+    the first SQL it is asked for is held until `release()`; later ones come at once."""
 
     def __init__(self, fake: FakeOpenAI) -> None:
         self.release_event = threading.Event()
         self.held = threading.Event()
         self._first = True
         self._lock = threading.Lock()
-        fake.respond(
-            "understand",
-            lambda body: Reply(
-                content=mr.json_fenced(mr.understanding("Count the clients", [], ["clients"]))
-            ),
-        )
-        fake.respond("generate", self._generate)
+        script_llm(fake, Plan(main_task="Count the clients", sql="SELECT COUNT(*) AS clients FROM client"))
+        self._generate = fake.responders["generate"]
+        fake.respond("generate", self._hold_first)
 
-    def _generate(self, body: dict[str, Any]) -> Reply:
+    def _hold_first(self, body: dict[str, Any]) -> Reply:
         with self._lock:
             first, self._first = self._first, False
         if first:
             self.held.set()
             self.release_event.wait(60)
-        return Reply(content=mr.sql_fenced(f"SELECT COUNT(*) AS clients FROM {view_name(body)}"))
+        return self._generate(body)
 
     def release(self) -> None:
         self.release_event.set()

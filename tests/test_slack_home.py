@@ -119,7 +119,7 @@ def test_admins_see_what_in_the_setup_made_questions_fail_and_others_do_not(make
 
     slack.users["U0ADMIN"] = {"is_admin": True}
     bot = make_bot()
-    fake_llm.script("understand", *[Reply(status=401)] * 10)
+    fake_llm.script("generate", *[Reply(status=401)] * 10)
     _, ts = bot.sender.mention("how many clients are there?")
     failed = slack.wait_for(lambda s: s.answer_in(CHANNEL, ts))
     assert "OPENAI" not in failed.all_text()  # the asker is not told to configure anything
@@ -136,7 +136,7 @@ def test_a_rejected_key_behind_a_keyword_mode_answer_reaches_admins_not_the_aske
 
     slack.users["U0ADMIN"] = {"is_admin": True}
     bot = make_bot(fallback=True)
-    fake_llm.script("understand", *[Reply(status=401)] * 10)
+    fake_llm.script("generate", *[Reply(status=401)] * 10)
     _, ts = bot.sender.mention("how many clients are there?")
     answer = slack.wait_for(lambda s: s.answer_in(CHANNEL, ts))
     assert "Keyword mode" in answer.all_text()
@@ -186,7 +186,7 @@ def test_a_setup_problem_is_sent_to_the_installer_once_a_day(
         callback = f"{base}/slack/oauth_redirect?code=abc&state={state}"
         urllib.request.urlopen(urllib.request.Request(callback, headers={"Cookie": cookie})).close()
 
-        fake_llm.script("understand", *[Reply(status=401)] * 20)
+        fake_llm.script("generate", *[Reply(status=401)] * 20)
         for channel in ("C0001", "C0002"):
             _, ts = bot.sender.mention("how many clients are there?", channel=channel, user="U0ASKER")
             failed = slack.wait_for(lambda s, c=channel, t=ts: s.answer_in(c, t))

@@ -76,7 +76,7 @@ def base_env(slack: FakeSlack, tmp_path: Path, var: Path) -> dict[str, str]:
 
 
 def test_serve_http_answers_mentions_and_slash_commands(fake_llm, demo_var, tmp_path):
-    plan = Plan(main_task="List the clients", sql="SELECT name FROM {view} ORDER BY name")
+    plan = Plan(main_task="List the clients", sql="SELECT name FROM client ORDER BY name")
     script_llm(fake_llm, plan)
     with FakeSlack() as slack:
         env = {
@@ -102,7 +102,7 @@ def test_serve_http_answers_mentions_and_slash_commands(fake_llm, demo_var, tmp_
                 == 200
             )
 
-            plan.main_task, plan.sql = "Count the clients", "SELECT COUNT(*) AS clients FROM {view}"
+            plan.main_task, plan.sql = "Count the clients", "SELECT COUNT(*) AS clients FROM client"
             assert served.sender.command("how many clients are there?", channel="C0002").status == 200
             answer = slack.wait_for(
                 lambda s: next((m for m in s.messages.values() if m.channel == "C0002" and m.result()), None),

@@ -41,7 +41,8 @@ def app(demo_var, tmp_path, fake_llm, llm_settings):
         "understand",
         lambda body: Reply(content=mr.json_fenced(mr.understanding(QUESTION, [QUESTION], ["clients"]))),
     )
-    fake_llm.respond("generate", mr.over_view("SELECT COUNT(*) AS clients FROM {view}"))
+    # the writer echoes the question (secrets included) into its task, as models do
+    fake_llm.respond("generate", mr.writing("SELECT COUNT(*) AS clients FROM client", task=QUESTION))
     settings = load_settings(
         var_dir=str(demo_var),
         state_url=f"sqlite:///{tmp_path / 'state.sqlite'}",

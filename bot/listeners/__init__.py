@@ -6,4 +6,5 @@ actions   — the buttons under an answer (Show SQL, Details, CSV, 👍 / 👎, 
 schedules — the Schedule button and modal, `/ask schedule(s)`, the schedule buttons
 home      — the App Home tab: how to ask, databases with example questions, recent questions, schedules
 clarify   — clarifying questions: option buttons, "Other…", replies in the thread, 👎 rounds
+verified  — Verify / Unverify / Recheck, `/ask verified`, Refresh under a cached answer, stale notes
 """

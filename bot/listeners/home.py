@@ -3,7 +3,9 @@
 A first-time visitor gets a short "how to ask" and example questions; everyone sees the databases
 they may ask about (core/access.py decides, as for questions) with real example questions from
 each catalog (core/suggestions.py), each a button that asks it; their recent questions with "Ask
-again"; their scheduled questions with Pause / Resume / Run now / Delete (bot/listeners/schedules.py).
+again"; their scheduled questions with Pause / Resume / Run now / Delete (bot/listeners/schedules.py);
+below them the sections other features add through `ctx.extras["home_sections"]` (verified queries
+with Unverify / Recheck: bot/listeners/verified.py).
 Workspace admins (and the installer) also see what in the setup made questions fail in the last day
 (bot/admin_notes.py). A question asked from Home is answered in the person's DM with the app, in a
 thread that starts with the question.
@@ -153,9 +155,11 @@ def home_view(
         blocks.append({"type": "divider"})
         blocks.extend(recent)
     blocks.append({"type": "divider"})
-    room = (MAX_HOME_BLOCKS - len(blocks) - 3) // 4  # four blocks per schedule
+    extra = [b for section in ctx.extras.get("home_sections", ()) for b in section(ctx, client, user, team)]
+    room = (MAX_HOME_BLOCKS - len(blocks) - len(extra) - 3) // 4  # four blocks per schedule
     items = schedules.for_owner(ctx.state, user, team or None)
     blocks.extend(home_blocks(items, limit=max(1, room)))
+    blocks.extend(extra)  # the schedules left room for them
     return {"type": "home", "blocks": blocks[:MAX_HOME_BLOCKS]}
 
 

@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from bot.terminal import reuse_text
 from core.answer import Clarification, Outcome
 from core.summary import display, humanize
 
@@ -210,6 +211,8 @@ def answer_body(
     if outcome.mode == "keyword":
         reading = f": {escape(outcome.interpretation)}" if outcome.interpretation else ""
         body.append(note(f"🔎 **Keyword mode** (no LLM){reading}"))
+    if outcome.reuse is not None:  # from a verified query or the answer cache (core/trusted.py)
+        body.append(note(escape(reuse_text(outcome.reuse))))
     shown = 0
     if outcome.columns and outcome.rows:
         shown = min(max(1, table_rows), outcome.row_count)

@@ -1,1 +1,1 @@
-"""Benchmarks: `python -m core.bench joins|values|ask|clarify ...`; each prints figures and a baseline."""
+"""Benchmarks: `python -m core.bench joins|values|ask|clarify|verified ...`; each prints figures and a baseline."""

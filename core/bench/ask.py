@@ -41,7 +41,6 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -50,13 +49,17 @@ from sqlglot import exp
 
 from core.answer import json_value
 from core.bench import calibration
+from core.bench.candidates import CandidateRecord, record_of, tally
+from core.bench.candidates import text as candidates_text
 from core.bench.plain import TASK as PLAIN_TASK
-from core.bench.plain import answer_plain, schema_text
+from core.bench.plain import answer_plain
 from core.database import Database, Databases
 from core.demo import ensure_demo
 from core.llm import LLM
 from core.pipeline import answer
 from core.request import Request
+from core.results import same_rows
+from core.schema_text import schema_text
 from core.settings import LLMSettings, load_settings
 from core.trace import Trace
 
@@ -98,6 +101,7 @@ class Result:
     columns: tuple[str, ...] = ()
     rows: list[Row] = field(default_factory=list)
     confidence: float | None = None  # keyword mode's, for its reading (core/bench/calibration.py)
+    candidates: CandidateRecord | None = None  # llm mode: how its candidates were chosen
 
 
 @dataclass
@@ -380,67 +384,10 @@ def _output_index(e: exp.Expression, projections: Sequence[exp.Expression]) -> i
 # comparing results
 
 
-def norm(v: Any) -> Any:
-    if v is None:
-        return None
-    if isinstance(v, bool):
-        return float(v)
-    if isinstance(v, int | float | Decimal):
-        f = float(v)
-        return float(f"{f:.10g}")
-    if isinstance(v, bytes | bytearray | memoryview):
-        return bytes(v).hex()
-    if hasattr(v, "isoformat"):
-        return v.isoformat()
-    return str(v)
-
-
 def same_result(pred: Sequence[Row], gold: Gold) -> bool:
-    """Rows equal as a multiset (or in order when the gold orders), columns in any order."""
-    g = [tuple(norm(v) for v in r) for r in gold.rows]
-    p = [tuple(norm(v) for v in r) for r in pred]
-    if len(g) != len(p):
-        return False
-    if not g:
-        return True
-    width = len(g[0])
-    if any(len(r) != width for r in p):
-        return False
-    sig_g = [Counter(r[i] for r in g) for i in range(width)]
-    sig_p = [Counter(r[i] for r in p) for i in range(width)]
-    options = [[j for j in range(width) if sig_p[j] == sig_g[i]] for i in range(width)]
-    if any(not o for o in options):
-        return False
-
-    def assignments(i: int, used: set[int]) -> Any:
-        if i == width:
-            yield []
-            return
-        for j in options[i]:
-            if j not in used:
-                for rest in assignments(i + 1, used | {j}):
-                    yield [j, *rest]
-
-    for perm in assignments(0, set()):
-        rows = [tuple(r[j] for j in perm) for r in p]
-        if _rows_equal(rows, g, gold):
-            return True
-    return False
-
-
-def _rows_equal(p: list[Row], g: list[Row], gold: Gold) -> bool:
-    if not gold.ordered:
-        return Counter(p) == Counter(g)
-    if gold.tie_keys is None:
-        return p == g
-    keys = gold.tie_keys
-    start = 0
-    for end in range(1, len(g) + 1):
-        if end == len(g) or tuple(g[end][k] for k in keys) != tuple(g[start][k] for k in keys):
-            if Counter(p[start:end]) != Counter(g[start:end]):
-                return False
-            start = end
-    return True
+    """Rows equal as a multiset (or in order when the gold orders), columns in any order
+    (core/results.py: the comparison the engine uses for its own candidates)."""
+    return same_rows(pred, gold.rows, ordered=gold.ordered, tie_keys=gold.tie_keys)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -538,7 +485,16 @@ class Harness:
             columns=tuple(got.columns),
             rows=list(got.rows),
             confidence=calibration.confidence_of(got.trace) if mode == "keyword" else None,
+            candidates=record_of(got.trace, lambda sql: self.right(q, sql)) if mode == "llm" else None,
         )
+
+    def right(self, q: Question, sql: str) -> bool:
+        """Would `sql` (a candidate LLM mode did not choose) have answered `q` correctly?"""
+        try:
+            rows = run_gold(db_path(self.dataset, q.db_id), sql).rows
+        except sqlite3.Error:
+            return False
+        return self.judge(q, rows)[0]
 
     def _engine(self, db: Database, text: str, mode: str) -> Got:
         """Askbase itself, in keyword mode (no LLM) or LLM mode (no keyword fallback)."""
@@ -684,6 +640,9 @@ def summarize(
             "per_category": {c: figures(t) for c, t in sorted(by_cat.items())},
         }
     )
+    records = [(r.candidates, r.correct) for r in results if r.candidates is not None]
+    if records:
+        out["candidates"] = tally(records)
     return out
 
 
@@ -711,6 +670,8 @@ def report(summary: dict[str, Any]) -> str:
         f"LLM calls per question: {summary['llm_calls_per_question']}, tokens per question: "
         f"{summary['tokens_per_question']} ({summary['mode']} mode)"
     )
+    if "candidates" in summary:
+        lines.append(candidates_text(summary["candidates"]))
     return "\n".join(lines)
 
 
@@ -895,6 +856,7 @@ def detail_line(r: Result) -> dict[str, Any]:
         "error": r.error,
         "gold_error": r.gold_error,
         "confidence": r.confidence,
+        "candidates": r.candidates.to_json() if r.candidates is not None else None,
     }
 
 

@@ -13,29 +13,22 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from sqlglot import exp
-
 from core import prompts
-from core.access import DataRules
-from core.catalog import Catalog, Table
 from core.database import Database
-from core.execute import Limits, QueryError, ResultSet, execute
+from core.execute import QueryError, ResultSet, execute
 from core.generate import DIALECT_NAMES
-from core.joins.identifiers import identifier, table_expr
 from core.llm import LLM, Completion, LLMError
 from core.replies import RefusalError, ReplyError, extract_sql
 from core.run import check_for, limits_for
+from core.schema_text import PLAIN, schema_text
 from core.settings import EngineSettings
 from core.trace import Trace
 
 log = logging.getLogger(__name__)
 
-SAMPLE_ROWS = 3
-SAMPLE_CELL_CHARS = 80  # example rows show the shape of values, not whole documents
 TASK = "plain"  # the X-Askbase-Task of its calls; its model is llm.models["plain"] or the default
 
 # The retry is the conversation continued, as a person would do it in a chat window.
@@ -56,95 +49,6 @@ class PlainAnswer:
     error: str = ""
     retried: bool = False
     trace: Trace = field(default_factory=Trace)
-
-
-# ---------------------------------------------------------------------------------------------
-# the schema as the prompt shows it
-
-
-def schema_text(db: Database, settings: EngineSettings, sample_rows: int = SAMPLE_ROWS) -> str:
-    """Every table the bot may show: CREATE TABLE with declared keys, then a few example rows."""
-    catalog = db.catalog
-    rules = DataRules.of(db.config)
-    shown = [t for t in catalog.tables if not rules.table_denied(t.name, t.schema)]
-    parts = []
-    for table in shown:
-        columns = [c.name for c in table.columns if not rules.column_denied(table.name, c.name, table.schema)]
-        if not columns:
-            continue
-        ddl = create_table(catalog, table, columns, {t.name.lower() for t in shown})
-        rows = _sample(db, table, columns, settings, sample_rows)
-        parts.append(ddl + ("\n" + sample_comment(table.name, columns, rows) if rows else ""))
-    return "\n\n".join(parts)
-
-
-def create_table(catalog: Catalog, table: Table, columns: Sequence[str], shown: set[str]) -> str:
-    """CREATE TABLE as the database declares it: types, NOT NULL, primary key, foreign keys.
-
-    Only foreign keys the database declares: relationships Askbase infers or reads from its
-    catalog file are Askbase's knowledge, which a plain prompt does not have.
-    """
-    dialect = catalog.dialect
-    keep = {c.lower() for c in columns}
-
-    def name(text: str) -> str:
-        return identifier(text, dialect).sql(dialect=dialect)
-
-    lines = []
-    for c in table.columns:
-        if c.name.lower() in keep:
-            lines.append(f"  {name(c.name)} {c.type or 'TEXT'}{'' if c.nullable else ' NOT NULL'}")
-    if table.primary_key and all(k.lower() in keep for k in table.primary_key):
-        lines.append(f"  PRIMARY KEY ({', '.join(name(k) for k in table.primary_key)})")
-    for r in catalog.relationships:
-        if (
-            r.origin == "declared"
-            and r.table.lower() == table.name.lower()
-            and r.ref_table.lower() in shown
-            and all(c.lower() in keep for c in r.columns)
-        ):
-            lines.append(
-                f"  FOREIGN KEY ({', '.join(name(c) for c in r.columns)}) REFERENCES "
-                f"{name(r.ref_table)} ({', '.join(name(c) for c in r.ref_columns)})"
-            )
-    head = table_expr(table.name, table.schema, table.name, dialect).sql(dialect=dialect)
-    return f"CREATE TABLE {head} (\n" + ",\n".join(lines) + "\n);"
-
-
-def sample_comment(table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    lines = [f"/*\n{len(rows)} example rows from table {table}:", " | ".join(columns)]
-    lines += [" | ".join(_cell(v) for v in row) for row in rows]
-    return "\n".join(lines) + "\n*/"
-
-
-def _cell(value: Any) -> str:
-    if value is None:
-        return "NULL"
-    if isinstance(value, bytes | bytearray | memoryview):
-        return "<binary>"
-    text = " ".join(str(value).split())
-    return text if len(text) <= SAMPLE_CELL_CHARS else text[: SAMPLE_CELL_CHARS - 3] + "..."
-
-
-def _sample(
-    db: Database, table: Table, columns: Sequence[str], settings: EngineSettings, n: int
-) -> list[tuple[Any, ...]]:
-    """The first `n` rows, through the guard and the read-only executor (so masking applies)."""
-    if n <= 0:
-        return []
-    dialect = db.catalog.dialect
-    select = exp.select(*(exp.Column(this=identifier(c, dialect)) for c in columns)).from_(
-        table_expr(table.name, table.schema, table.name, dialect)
-    )
-    verdict = check_for(db, select.limit(n).sql(dialect=dialect), settings)
-    if not verdict.allowed:
-        log.info("no example rows for %s: %s", table.name, verdict.reason)
-        return []
-    try:
-        return execute(db, verdict.sql, Limits(row_cap=n, timeout_s=5)).rows
-    except QueryError as exc:
-        log.info("no example rows for %s: %s", table.name, exc.message)
-        return []
 
 
 def messages_for(
@@ -189,7 +93,9 @@ def answer_plain(
     keyword fallback off.
     """
     trace = Trace(question=question, database=db.name)
-    messages = messages_for(db, question, schema if schema is not None else schema_text(db, settings), today)
+    messages = messages_for(
+        db, question, schema if schema is not None else schema_text(db, settings, PLAIN), today
+    )
     retried = False
     try:
         attempt = _attempt(db, llm, TASK, messages, settings, trace)

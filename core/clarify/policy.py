@@ -2,10 +2,11 @@
 
 The steps the pipeline (core/pipeline.py) calls; none of them runs a stage of its own:
 
-- Before writing SQL (`before_generating`, LLM mode): with `clarify: auto` only when the engine's
-  own candidates compete (core/clarify/candidates.py) — a simple question costs nothing extra, an
-  ambiguous one at most one LLM call; with `always` the SRA round runs on every question; `off`
-  never asks.
+- Before writing SQL (`before_generating`, LLM mode): only with `clarify: always`, which runs the
+  SRA round on every question. With `auto` (the default) LLM mode asks only after writing, when
+  its two candidate queries return different rows and the judge says the question itself has
+  both readings (core/clarify/choice.py): a prompt that invites questions invents ambiguities
+  in clear questions, while results that differ are evidence. `off` never asks.
 - Keyword mode asks about its own tied readings (core/keyword); `why_not_ask` applies the same
   settings to each of its questions, and the pipeline takes the first reading when it says so.
   Answers in the person's own words join the question (`with_own_words`).
@@ -69,12 +70,13 @@ def before_generating(
     understanding: Understanding,
     retrieval: Retrieval,
     linking: Linking,
-    view: View,
-    samples: Sequence[tuple[Any, ...]] = (),
+    view: View | None,
+    schema: str,
     trace: Trace,
 ) -> Clarification | None:
-    """A clarifying question to ask instead of answering, or None to go on and write the SQL."""
-    if not may_ask(settings, transcript):
+    """A clarifying question to ask instead of answering (`clarify: always`), or None to go on
+    and write the SQL. `schema` is the text the writer will see; `view` the join recipe, if any."""
+    if settings.clarify != "always" or not may_ask(settings, transcript):
         return None
     candidates = _unasked(
         find_candidates(
@@ -87,14 +89,10 @@ def before_generating(
         ),
         transcript,
     )
-    if settings.clarify == "auto" and not any(c.strong for c in candidates):
-        return None  # no competition in the data: never slow a plain question down
     with trace.stage("clarify") as st:
         st.outputs = {"candidates": [_describe(c) for c in candidates]}
         try:
-            result = summarize_review_ask(
-                question, view_ddl(view, list(samples)), transcript, candidates, llm
-            )
+            result = summarize_review_ask(question, schema, transcript, candidates, llm)
         except LLMError as exc:  # asking is a courtesy: a failed round must not cost the answer
             log.warning("clarification round failed: %s", exc)
             st.outputs["error"] = str(exc)

@@ -59,6 +59,7 @@ def record(
         "llm_calls": outcome.trace.llm_calls,
         "tokens": outcome.trace.tokens,
         "trace_id": outcome.trace.id,
+        "reused_from": outcome.reuse.audit_text() if outcome.reuse else None,
     }
     log.info(json.dumps({**entry, "at": entry["at"].isoformat(), "event": "question"}, ensure_ascii=False))
     if engine is not None:

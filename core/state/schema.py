@@ -128,6 +128,9 @@ audit = sa.Table(
     sa.Column("llm_calls", sa.Integer),
     sa.Column("tokens", sa.Integer),
     sa.Column("trace_id", sa.String(32)),
+    # How an answer was reused instead of written: "verified #3", "cache <trace id>" or both
+    # (core.answer.Reuse.audit_text). Added by issue 19: needs an ADD COLUMN in the migrations.
+    sa.Column("reused_from", sa.String(64)),
 )
 
 
@@ -224,6 +227,55 @@ clarifications = sa.Table(
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("answered_at", sa.DateTime(timezone=True)),
+)
+
+
+# ---- Trusted answers (issue 19): verified queries and the answer cache --------------------------
+# New tables (created by `create_all` like the others until the Alembic migrations land; the lead
+# folds them, and audit_log.reused_from above, into a migration).
+
+# Question → SQL pairs an analyst verified (core/state/verified.py, core/verified/). Rows are never
+# deleted: Unverify sets `active` false, so an audit row's "verified #N" always finds its query.
+verified_queries = sa.Table(
+    "verified_queries",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("database", sa.String(200), nullable=False, index=True),
+    sa.Column("question", sa.Text, nullable=False),
+    sa.Column("sql", sa.Text, nullable=False),
+    sa.Column("dialect", sa.String(32), nullable=False),
+    sa.Column("params", sa.JSON, nullable=False),  # [core.verified.query.Param.to_json()]
+    sa.Column("reusable", sa.Boolean, nullable=False, default=True),
+    sa.Column("note", sa.Text),  # why it is not reusable
+    sa.Column("verified_by", sa.String(64), nullable=False),
+    sa.Column("verified_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("team", sa.String(64)),
+    sa.Column("channel", sa.String(64)),
+    sa.Column("source_trace", sa.String(32)),  # the answer that was verified
+    sa.Column("signature", sa.String(64)),  # catalog signature it last ran against
+    sa.Column("stale_reason", sa.Text),  # set: no longer passes the guard or runs; not reused
+    sa.Column("stale_at", sa.DateTime(timezone=True)),
+    sa.Column("stale_notified_at", sa.DateTime(timezone=True)),  # the verifier was told
+    sa.Column("active", sa.Boolean, nullable=False, default=True),
+    sa.Column("unverified_by", sa.String(64)),
+    sa.Column("unverified_at", sa.DateTime(timezone=True)),
+    sa.Column("reuse_count", sa.Integer, nullable=False, default=0),
+    sa.Column("last_reused_at", sa.DateTime(timezone=True)),
+)
+
+# Answers to repeated questions (core/state/answer_cache.py, core/answer_cache.py): keyed by the
+# database, the normalized question, the schema signature and who may see what; bounded in rows,
+# bytes and entries, and read only within the configured window.
+answer_cache = sa.Table(
+    "answer_cache",
+    metadata,
+    sa.Column("key", sa.String(64), primary_key=True),  # core.answer_cache.CacheKey.digest
+    sa.Column("database", sa.String(200), nullable=False, index=True),
+    sa.Column("question", sa.Text, nullable=False),  # normalized
+    sa.Column("answer", sa.JSON, nullable=False),  # core.answer_cache.CachedAnswer.to_json()
+    sa.Column("bytes", sa.Integer, nullable=False),
+    sa.Column("source_trace", sa.String(32)),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False, index=True),
 )
 
 

@@ -14,20 +14,46 @@ from typing import Any
 
 from tests.fakes.openai_server import Reply
 
-# The generate and revise prompts name the one table the model writes SQL over (core/generate.py).
-VIEW_NAME = re.compile(r"single\s+table\s+named\s+`([^`]+)`")
+# The generate prompt offers the join recipe by name when it has one (core/generate.py).
+RECIPE_NAME = re.compile(r"[Ss]elect from `([^`]+)` as a table")
 
 
-def view_name(body: dict[str, Any]) -> str:
-    """The table a generate/revise request offers, read from its system prompt as a model would."""
-    match = VIEW_NAME.search(body["messages"][0]["content"])
-    assert match, "the request names no table to write SQL over"
+def recipe_name(body: dict[str, Any]) -> str:
+    """The join recipe a generate/revise request offers, read from its system prompt as a model would."""
+    match = RECIPE_NAME.search(body["messages"][0]["content"])
+    assert match, "the request offers no join recipe"
     return match.group(1)
 
 
-def over_view(sql: str) -> Callable[[dict[str, Any]], Reply]:
-    """A responder that answers with `sql` ({view} = the offered table) in a fenced reply."""
-    return lambda body: Reply(content=sql_fenced(sql.format(view=view_name(body))))
+def candidates(
+    primary: str,
+    alternative: str | None = None,
+    *,
+    task: str = "the answer",
+    plan: str = "Join the tables on their keys and filter.",
+    reading: str = "",
+) -> str:
+    """A writer's reply as models write it: task and plan, then one or two labelled ```sql blocks."""
+    parts = [f"Task: {task}\nPlan: {plan}\n", f"```sql\n-- primary\n{primary}\n```"]
+    if alternative is not None:
+        label = f"alternative: other reading: {reading}" if reading else "alternative: same reading"
+        parts.append(f"```sql\n-- {label}\n{alternative};\n```")
+    parts.append("Both queries return the requested result.")
+    return "\n\n".join(parts)
+
+
+def writing(primary: str, alternative: str | None = None, **kw: str) -> Callable[[dict[str, Any]], Reply]:
+    """A responder that writes `primary` (and `alternative`); {recipe} is the offered recipe's name."""
+
+    def reply(body: dict[str, Any]) -> Reply:
+        fill = {"recipe": recipe_name(body)} if "{recipe}" in primary + (alternative or "") else {}
+        return Reply(
+            content=candidates(
+                primary.format(**fill), alternative.format(**fill) if alternative else None, **kw
+            )
+        )
+
+    return reply
 
 
 def understanding(
@@ -84,3 +110,8 @@ def sql_in_prose(sql: str) -> str:
 
 
 REFUSAL = "I'm sorry, but I can't help with that request."
+
+
+def fixing(sql: str) -> Callable[[dict[str, Any]], Reply]:
+    """A reviser's responder: one sentence on the problem, then the corrected query."""
+    return lambda body: Reply(content=sql_fenced(sql, "The column name was misspelled; here is the fix."))

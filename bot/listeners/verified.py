@@ -1,0 +1,445 @@
+"""Trusted answers in Slack (issue 19): Verify under an answer, `/ask verified` and the Home tab with
+Unverify and Recheck, Refresh under a cached answer, and a DM to a verifier whose query went stale.
+
+Only analysts (`verified.analysts`: Slack user ids and user groups) may verify or unverify; anyone
+may list. What a verified query is, how questions are matched to it and when it goes stale is the
+engine's business (core/trusted.py, core/verified/); this module only reads clicks and says what
+happened. Stale flags are an outbox in the state database: after every answer this process posts
+the notes nobody has posted yet, so a flag raised by the CLI or another web process reaches the
+verifier too.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from functools import partial
+from typing import Any
+
+import sqlalchemy as sa
+from slack_bolt import App
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
+
+from bot import render
+from bot.answering import Ask, start, usergroup_directory
+from bot.ephemeral import clicking_user, tell
+from bot.listeners.actions import standalone_question
+from bot.listeners.schedules import publish_home
+from bot.slack_context import BotContext
+from core.access import Principal, needs_usergroups, usable_databases
+from core.answer import Outcome
+from core.database import UnknownDatabase
+from core.state import conversations
+from core.state import verified as store
+from core.trusted import Verification
+from core.verified.analysts import is_analyst, needs_groups
+from core.verified.query import VerifiedQuery
+
+log = logging.getLogger(__name__)
+
+LIST_LIMIT = 12  # verified queries in one message (at most 4 blocks each, 50 blocks per message)
+HOME_LIMIT = 8  # on the Home tab, below the schedules
+NOT_ANALYST = (
+    "Only analysts can verify or unverify answers. The bot's admins name them in "
+    "`verified.analysts` (Slack user ids or user groups)."
+)
+
+
+def principal_for(
+    ctx: BotContext, client: WebClient, team: str, channel: str | None, user: str | None
+) -> Principal:
+    """Who clicks, with the user groups the access rules or the analyst list may name."""
+    groups: frozenset[str] = frozenset()
+    if user and (needs_usergroups(ctx.settings) or needs_groups(ctx.settings)):
+        groups = usergroup_directory(ctx).groups_of(client, team, user)
+    return Principal.of(user=user, channel=channel, usergroups=groups)
+
+
+def _clicked(body: dict[str, Any]) -> tuple[str, str, str, str | None, str | None, bool, bool]:
+    """(user, team, channel, message ts, thread ts, in an ephemeral message, on the Home tab)."""
+    container = body.get("container") or {}
+    message = body.get("message") or {}
+    user = clicking_user(body) or ""
+    team = (body.get("team") or {}).get("id") or (body.get("user") or {}).get("team_id") or ""
+    channel = (body.get("channel") or {}).get("id") or container.get("channel_id") or ""
+    message_ts = container.get("message_ts") or message.get("ts")
+    thread_ts = container.get("thread_ts") or message.get("thread_ts")
+    home = container.get("type") == "view" or (body.get("view") or {}).get("type") == "home"
+    return user, team, channel, message_ts, thread_ts, bool(container.get("is_ephemeral")), home
+
+
+def _date(when: dt.datetime | None) -> str:
+    return render.slack_date(when, "{date_short}", "%Y-%m-%d") if when else "?"
+
+
+# ---------------------------------------------------------------- Verify
+
+
+def on_verify(ctx: BotContext, client: WebClient, body: dict[str, Any], trace_id: str) -> str:
+    """Verify the answer `trace_id` for an analyst; returns what happened (for logs and tests)."""
+    user, team, channel, message_ts, thread_ts, _, _ = _clicked(body)
+    thread = thread_ts or message_ts
+    who = principal_for(ctx, client, team, channel, user)
+    if not is_analyst(ctx.settings, who):
+        tell(client, channel, user, NOT_ANALYST, thread_ts=thread_ts)
+        return "not an analyst"
+    turn = conversations.turn_by_trace(ctx.state, trace_id)
+    if turn is None or not turn.answered:
+        tell(client, channel, user, "There is no query to verify on this message.", thread_ts=thread_ts)
+        return "no query"
+    if not ctx.askbase.may_query(who, turn.database):
+        tell(client, channel, user, f"You may not query `{turn.database}` here.", thread_ts=thread_ts)
+        return "access"
+    try:
+        db = ctx.askbase.database(turn.database)
+        result = ctx.askbase.trusted.verify(
+            db,
+            standalone_question(ctx, turn),
+            turn.sql,
+            user,
+            team=team,
+            channel=channel,
+            source_trace=trace_id,
+        )
+    except UnknownDatabase:
+        tell(
+            client,
+            channel,
+            user,
+            f"The database `{turn.database}` is not configured any more.",
+            thread_ts=thread_ts,
+        )
+        return "database"
+    if result.status == "already":
+        q = result.query
+        tell(
+            client,
+            channel,
+            user,
+            f"This is verified query #{q.id} already (by <@{q.verified_by}> on {_date(q.verified_at)}).",
+            thread_ts=thread_ts,
+        )
+        return "already"
+    note = verified_note(result, user)
+    try:
+        kwargs: dict[str, Any] = {"thread_ts": thread} if thread else {}
+        client.chat_postMessage(channel=channel, text=note.text, blocks=note.blocks, **kwargs)
+    except SlackApiError as exc:
+        log.info("could not post the verification in %s: %s", channel, exc.response.get("error"))
+        tell(client, channel, user, note.text, thread_ts=thread_ts)
+    return result.status
+
+
+def verified_note(result: Verification, user: str) -> render.Message:
+    q = result.query
+    quoted = f"“{render.escape(q.question)}”"
+    if result.status == "replaced":
+        head = f"✅ <@{user}> verified this answer. It replaces verified query #{q.id} ({quoted} reads the same)."
+    else:
+        head = f"✅ <@{user}> verified this answer as #{q.id}."
+    if not q.reusable:
+        tail = f"It is kept as an example for the SQL writer only: {render.escape(q.note)}."
+    elif q.params:
+        tail = (
+            f"Questions like {quoted} are now answered from its SQL, without an LLM, with these values "
+            f"taken from the question: {render.escape(q.describe_params())}."
+        )
+    else:
+        tail = f"Questions like {quoted} are now answered from its SQL, without an LLM."
+    text = f"{head} {tail}"
+    return render.Message(text=render.clip(text, render.MAX_TEXT), blocks=[render.section(text)])
+
+
+# ---------------------------------------------------------------- listing
+
+
+def query_blocks(q: VerifiedQuery, *, analyst: bool) -> list[dict[str, Any]]:
+    head = (
+        f"*#{q.id}* {render.escape(q.question)}\n`{render.escape(q.database)}` · verified by "
+        f"<@{q.verified_by}> on {_date(q.verified_at)} · values that may change: "
+        f"{render.escape(q.describe_params())}"
+    )
+    blocks: list[dict[str, Any]] = [render.section(head)]
+    if q.stale:
+        blocks.append(
+            render.context(
+                f":warning: *Stale* since {_date(q.stale_at)}: {render.escape(q.stale_reason)} — not "
+                "reused until it runs again (Recheck) or a correct answer to it is verified."
+            )
+        )
+    elif not q.reusable:
+        blocks.append(render.context(f"Only an example for the SQL writer: {render.escape(q.note)}."))
+    if analyst:
+        unverify = render.button("Unverify", "verified_unverify", str(q.id), style="danger")
+        unverify["confirm"] = {
+            "title": {"type": "plain_text", "text": "Unverify this query?"},
+            "text": {
+                "type": "mrkdwn",
+                "text": render.clip(
+                    f"*{render.escape(q.question)}* will be answered with new SQL again.", 300
+                ),
+            },
+            "confirm": {"type": "plain_text", "text": "Unverify"},
+            "deny": {"type": "plain_text", "text": "Keep it"},
+            "style": "danger",
+        }
+        blocks.append(
+            render.actions(
+                f"verified:{q.id}", render.button("Recheck", "verified_recheck", str(q.id)), unverify
+            )
+        )
+    return blocks
+
+
+def list_message(queries: list[VerifiedQuery], *, analyst: bool, note: str = "") -> render.Message:
+    blocks: list[dict[str, Any]] = []
+    if note:
+        blocks.append(render.context(note))
+    if not queries:
+        blocks.append(
+            render.section(
+                "No verified queries yet. An analyst presses *✅ Verify* under a right answer; questions "
+                "like it are then answered from that SQL, marked ✅."
+            )
+        )
+    else:
+        stale = sum(1 for q in queries if q.stale)
+        extra = f", {stale} stale" if stale else ""
+        blocks.append(render.section(f"*Verified queries* ({len(queries)}{extra})"))
+        for q in queries[:LIST_LIMIT]:
+            blocks.extend(query_blocks(q, analyst=analyst))
+        if len(queries) > LIST_LIMIT:
+            blocks.append(render.context(f"… and {len(queries) - LIST_LIMIT} more."))
+    return render.Message(
+        text=f"{len(queries)} verified quer{'y' if len(queries) == 1 else 'ies'}",
+        blocks=blocks[: render.MAX_BLOCKS],
+    )
+
+
+def visible_queries(ctx: BotContext, who: Principal) -> list[VerifiedQuery]:
+    """Analysts see every verified query; others those of the databases they may use here."""
+    queries = store.active(ctx.state, include_stale=True)
+    if is_analyst(ctx.settings, who):
+        return queries
+    usable = set(usable_databases(ctx.settings, who, ctx.askbase.databases.names()))
+    return [q for q in queries if q.database in usable]
+
+
+def list_command(ctx: BotContext, *, ack: Any, command: dict[str, Any], client: WebClient, **_: Any) -> None:
+    team, channel, user = command.get("team_id", ""), command["channel_id"], command.get("user_id")
+    who = principal_for(ctx, client, team, channel, user)
+    message = list_message(visible_queries(ctx, who), analyst=is_analyst(ctx.settings, who))
+    ack(response_type="ephemeral", text=message.text, blocks=message.blocks)
+    tell_verifiers(ctx, client, team)
+
+
+def home_section(ctx: BotContext, client: WebClient, user: str, team: str) -> list[dict[str, Any]]:
+    who = principal_for(ctx, client, team, None, user)
+    analyst = is_analyst(ctx.settings, who)
+    queries = visible_queries(ctx, who)
+    if not queries and not analyst:
+        return []
+    blocks: list[dict[str, Any]] = [{"type": "divider"}]
+    if not queries:
+        blocks.append(render.section("*Verified queries*\nNone yet: press *✅ Verify* under a right answer."))
+        return blocks
+    blocks.append(render.section(f"*Verified queries* ({len(queries)})"))
+    for q in queries[:HOME_LIMIT]:
+        blocks.extend(query_blocks(q, analyst=analyst))
+    if len(queries) > HOME_LIMIT:
+        blocks.append(
+            render.context(f"… and {len(queries) - HOME_LIMIT} more: `/ask verified` lists them all.")
+        )
+    return blocks
+
+
+# ---------------------------------------------------------------- Unverify, Recheck, Refresh
+
+
+def on_unverify(
+    ctx: BotContext, client: WebClient, body: dict[str, Any], action: dict[str, Any], respond: Any
+) -> str:
+    user, team, channel, _, thread_ts, ephemeral, home = _clicked(body)
+    who = principal_for(ctx, client, team, channel or None, user)
+    query_id = _id(action)
+    if not is_analyst(ctx.settings, who):
+        note = NOT_ANALYST
+    elif query_id is None or (q := ctx.askbase.trusted.unverify(query_id, user)) is None:
+        note = "That verified query no longer exists."
+    else:
+        note = f"Unverified #{q.id} “{render.escape(q.question)}”: questions like it get newly written SQL again."
+    _show_note(ctx, client, note, user, team, channel, thread_ts, ephemeral, home, respond)
+    return note
+
+
+def _id(action: dict[str, Any]) -> int | None:
+    try:
+        return int(action.get("value") or "")
+    except ValueError:
+        return None
+
+
+def recheck(
+    ctx: BotContext, client: WebClient, query_id: int, user: str, team: str, channel: str, home: bool
+) -> str:
+    """Worker: run a verified query again; clear its stale flag, or keep (and explain) it."""
+    q = store.get(ctx.state, query_id)
+    if q is None or not q.active:
+        note = "That verified query no longer exists."
+    else:
+        who = principal_for(ctx, client, team, channel or None, user)
+        try:
+            db = ctx.askbase.database(q.database)
+        except UnknownDatabase:
+            db = None
+        result = ctx.askbase.trusted.check(q, who, db)
+        if result.ok:
+            note = f"Verified query #{q.id} passes the guard and runs: it is answered from again."
+        else:
+            note = f"Verified query #{q.id} still does not work: {render.escape(result.reason)}"
+    if home:
+        publish_home(ctx, client, user, team, note)
+    else:
+        tell(client, channel, user, note)
+    return note
+
+
+def on_recheck(ctx: BotContext, client: WebClient, body: dict[str, Any], action: dict[str, Any]) -> None:
+    user, team, channel, _, thread_ts, _, home = _clicked(body)
+    who = principal_for(ctx, client, team, channel or None, user)
+    query_id = _id(action)
+    if not is_analyst(ctx.settings, who):
+        tell(client, channel, user, NOT_ANALYST, thread_ts=thread_ts)
+    elif query_id is None:
+        tell(client, channel, user, "That verified query no longer exists.", thread_ts=thread_ts)
+    elif not ctx.pool.submit(recheck, ctx, client, query_id, user, team, channel, home):
+        tell(client, channel, user, render.BUSY, thread_ts=thread_ts)
+
+
+def on_refresh(ctx: BotContext, client: WebClient, body: dict[str, Any], trace_id: str) -> None:
+    """Ask a cached answer's question again, past the cache. The fresh answer is a new message in
+    the same thread (bot/answering.py never edits an answer in place: edits do not notify), so the
+    cached one stays above it for comparison."""
+    user, team, channel, message_ts, thread_ts, _, _ = _clicked(body)
+    turn = conversations.turn_by_trace(ctx.state, trace_id)
+    if turn is None or not message_ts:
+        tell(
+            client, channel, user, "I no longer have this question. Please ask it again.", thread_ts=thread_ts
+        )
+        return
+    start(
+        ctx,
+        client,
+        Ask(
+            question=turn.question,
+            team=team,
+            channel=channel,
+            user=user or None,
+            thread_ts=thread_ts or message_ts,
+            refresh=True,
+        ),
+    )
+
+
+def _show_note(
+    ctx: BotContext,
+    client: WebClient,
+    note: str,
+    user: str,
+    team: str,
+    channel: str,
+    thread_ts: str | None,
+    ephemeral: bool,
+    home: bool,
+    respond: Any,
+) -> None:
+    if home:
+        publish_home(ctx, client, user, team, note)
+        return
+    if ephemeral:
+        who = principal_for(ctx, client, team, channel or None, user)
+        message = list_message(visible_queries(ctx, who), analyst=is_analyst(ctx.settings, who), note=note)
+        try:
+            respond(
+                replace_original=True, response_type="ephemeral", text=message.text, blocks=message.blocks
+            )
+            return
+        except Exception:  # the response_url expired: say it in a fresh note instead
+            log.info("could not refresh the verified list", exc_info=True)
+    tell(client, channel, user, note, thread_ts=thread_ts)
+
+
+# ---------------------------------------------------------------- stale queries
+
+
+def stale_message(q: VerifiedQuery) -> render.Message:
+    text = (
+        f":warning: Your verified query #{q.id} “{render.escape(q.question)}” on `{render.escape(q.database)}` "
+        f"stopped working: {render.escape(q.stale_reason)}\nUntil it is fixed, questions like it are answered "
+        "with newly written SQL. Verify a correct answer to the same question to replace it, press "
+        "*Recheck* once the database is right again, or *Unverify* it."
+    )
+    blocks = [render.section(text), *query_blocks(q, analyst=True)[-1:]]
+    return render.Message(text=render.clip(text, render.MAX_TEXT), blocks=blocks)
+
+
+def tell_verifiers(ctx: BotContext, client: WebClient, team: str) -> int:
+    """DM each verifier whose query went stale and who has not been told; how many were told."""
+    try:
+        untold = [q for q in store.untold_stale(ctx.state) if q.team in ("", team)]
+    except sa.exc.SQLAlchemyError:
+        log.exception("could not read stale verified queries")
+        return 0
+    sent = 0
+    for q in untold:
+        if not store.told(ctx.state, q.id):
+            continue  # another process got there first
+        message = stale_message(q)
+        try:
+            client.chat_postMessage(channel=q.verified_by, text=message.text, blocks=message.blocks)
+            sent += 1
+        except SlackApiError as exc:
+            log.warning(
+                "could not tell %s that #%s is stale: %s", q.verified_by, q.id, exc.response.get("error")
+            )
+    return sent
+
+
+def after_answer(ctx: BotContext, client: WebClient, ask: Ask, outcome: Outcome) -> None:
+    """Runs after every answer in Slack (bot/answering.py): deliver the stale notes."""
+    try:
+        tell_verifiers(ctx, client, ask.team)
+    except Exception:  # a note must never disturb the answer that is already out
+        log.exception("telling verifiers of stale queries failed")
+
+
+# ---------------------------------------------------------------- registration
+
+
+def register(app: App, ctx: BotContext) -> None:
+    ctx.subcommands["verified"] = partial(list_command, ctx)
+    ctx.extras.setdefault("answer_hooks", []).append(after_answer)
+    ctx.extras.setdefault("home_sections", []).append(home_section)
+
+    @app.action("verified_verify")
+    def verify(ack: Any, body: dict[str, Any], action: dict[str, Any], client: WebClient) -> None:
+        ack()
+        on_verify(ctx, client, body, action.get("value", ""))
+
+    @app.action("verified_unverify")
+    def unverify(
+        ack: Any, body: dict[str, Any], action: dict[str, Any], client: WebClient, respond: Any
+    ) -> None:
+        ack()
+        on_unverify(ctx, client, body, action, respond)
+
+    @app.action("verified_recheck")
+    def recheck_clicked(ack: Any, body: dict[str, Any], action: dict[str, Any], client: WebClient) -> None:
+        ack()
+        on_recheck(ctx, client, body, action)
+
+    @app.action("answer_refresh")
+    def refresh(ack: Any, body: dict[str, Any], action: dict[str, Any], client: WebClient) -> None:
+        ack()
+        on_refresh(ctx, client, body, action.get("value", ""))

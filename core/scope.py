@@ -1,0 +1,184 @@
+"""Scope stage: which tables the SQL writer sees, and which the question's words name.
+
+The writer does best with the whole schema in front of it — a plain prompt with every table
+beat a writer caged in one pre-joined view — so whenever the whole schema fits the token budget
+(`engine.schema_token_budget`) it gets every table, with no LLM call and nothing to get wrong.
+Only above the budget is the schema pruned, CHESS-style (papers/chess.txt §3.2, Schema Selector)
+but tuned for recall: the tables the LLM linker picks (Lucy's PROMPTA, core/link.py), every
+table a question word or a stored value hit, the connectors on the join paths between them,
+then their one-hop neighbours while the budget allows. A table a keyword or value hit is never
+dropped, even past the budget.
+
+Separately, the tables the question's words *name* (schema words, not stored values: a value
+hint never pulls a table into a join) are what the join recipe is built from (core/view.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from core.database import Database
+from core.graph import RelationshipGraph
+from core.link import SCHEMA_MIN, TIE, VALUE_MIN, LinkError, join_path, link
+from core.llm import LLM
+from core.retrieval import Retrieval
+from core.schema_text import ASKBASE, table_tokens, visible
+from core.settings import EngineSettings
+from core.understand import Understanding
+
+NAMES = 0.90  # a word matching a table's name (or synonym) this well names the table
+NAMES_COLUMN = 0.95  # ... a column's, when no other table's column ties with it
+
+
+@dataclass(frozen=True)
+class Scope:
+    tables: tuple[str, ...]  # what the writer sees, in catalog order
+    named: tuple[str, ...]  # what the question's words name, plus the join path between them
+    whole: bool  # the whole schema fits the budget
+    tokens: int  # estimated size of the schema text shown
+    used_llm: bool = False
+    reasons: dict[str, str] = field(default_factory=dict)  # table → why it is in (pruned scopes only)
+    described: frozenset[tuple[str, str]] = frozenset()  # columns whose descriptions the question needs
+
+    def trace(self) -> dict[str, object]:
+        out: dict[str, object] = {
+            "whole_schema": self.whole,
+            "tables": len(self.tables),
+            "estimated_tokens": self.tokens,
+            "named": list(self.named),
+            "used_llm": self.used_llm,
+        }
+        if not self.whole:
+            out["shown"] = list(self.tables)
+            out["reasons"] = self.reasons
+        return out
+
+
+def restricted_graph(db: Database) -> RelationshipGraph:
+    return db.graph.restricted(db.config.deny_tables, db.config.deny_columns)
+
+
+def described_columns(retrieval: Retrieval) -> frozenset[tuple[str, str]]:
+    """(table, column) the question's words matched by name or by description: their catalog
+    descriptions are worth the writer's tokens (CHESS retrieves context, it does not dump it)."""
+    out = {
+        (m.table.lower(), m.column.lower()) for m in retrieval.schema if m.column and m.score >= SCHEMA_MIN
+    }
+    out |= {(d.table.lower(), d.column.lower()) for d in retrieval.descriptions if d.column}
+    out |= {(v.table.lower(), v.column.lower()) for v in retrieval.values if v.score >= VALUE_MIN}
+    return frozenset(out)
+
+
+def named_tables(retrieval: Retrieval) -> list[str]:
+    """Tables the question's schema words name without doubt, best first.
+
+    A word names a table when it matches the table's name or synonym well, or one column's name
+    so well that no other table's column ties with it. Words that match two tables alike name
+    neither (the writer sees both and decides); stored values name nothing here.
+    """
+    by_word: dict[str, list[tuple[float, str, bool]]] = {}
+    for m in retrieval.schema:
+        if m.score >= SCHEMA_MIN:
+            by_word.setdefault(m.keyword.casefold(), []).append((m.score, m.table, m.column is None))
+    scored: dict[str, float] = {}
+    for matches in by_word.values():
+        matches.sort(key=lambda x: (-x[0], not x[2]))
+        score, table, is_table = matches[0]
+        rivals = {t for s, t, _ in matches[1:] if t != table and score - s <= TIE}
+        if rivals or score < (NAMES if is_table else NAMES_COLUMN):
+            continue
+        scored[table] = max(scored.get(table, 0.0), score)
+    return sorted(scored, key=lambda t: -scored[t])
+
+
+def scope(
+    db: Database,
+    retrieval: Retrieval,
+    understanding: Understanding,
+    settings: EngineSettings,
+    llm: LLM | None,
+) -> Scope:
+    """The tables the writer sees. Raises LinkError only above the budget, when neither the
+    question's words nor the LLM point at any table."""
+    graph = restricted_graph(db)
+    sizes = table_tokens(db, ASKBASE)
+    everything = [t.name for t, _ in visible(db)]
+    named = named_tables(retrieval)
+    with_path = [*named, *join_path(graph, named, understanding.question)]
+    total = sum(sizes.values())
+    if total <= settings.schema_token_budget:
+        return Scope(
+            tables=tuple(everything),
+            named=tuple(with_path),
+            whole=True,
+            tokens=total,
+            described=described_columns(retrieval),
+        )
+    return _pruned(db, retrieval, understanding, settings, llm, graph, sizes, everything)
+
+
+def _pruned(
+    db: Database,
+    retrieval: Retrieval,
+    understanding: Understanding,
+    settings: EngineSettings,
+    llm: LLM | None,
+    graph: RelationshipGraph,
+    sizes: dict[str, int],
+    everything: Sequence[str],
+) -> Scope:
+    catalog = db.catalog
+    known = {t.lower(): t for t in everything}
+    reasons: dict[str, str] = {}
+    used_llm = False
+    try:
+        linking = link(understanding, retrieval, catalog, llm, llm_min_tables=0, graph=graph)
+        used_llm = linking.used_llm
+        for t in linking.tables:
+            reasons.setdefault(t, linking.reasons.get(t, "linked"))
+    except LinkError:
+        linking = None
+    for m in retrieval.schema:
+        if m.score >= SCHEMA_MIN:
+            reasons.setdefault(m.table, f"the word '{m.keyword}' matches it")
+    for v in retrieval.values:
+        if v.score >= VALUE_MIN:
+            reasons.setdefault(v.table, f"'{v.keyword}' is stored in it")
+    core = [known[t.lower()] for t in reasons if t.lower() in known]
+    if not core:
+        raise LinkError("none of the question's words matched a table, a column or a stored value")
+    for t in join_path(graph, core, understanding.question):
+        if t.lower() in known and t not in core:
+            core.append(known[t.lower()])
+            reasons.setdefault(known[t.lower()], "on the join path between the tables above")
+    chosen = set(core)
+    spent = sum(sizes.get(t.lower(), 0) for t in chosen)
+    for t in _neighbours(graph, core, known):
+        cost = sizes.get(t.lower(), 0)
+        if spent + cost > settings.schema_token_budget:
+            continue
+        chosen.add(t)
+        spent += cost
+        reasons.setdefault(t, "joins a table above")
+    named = linking.tables if linking is not None else tuple(named_tables(retrieval))
+    return Scope(
+        tables=tuple(t for t in everything if t in chosen),
+        named=tuple(t for t in named if t.lower() in known),
+        whole=False,
+        tokens=spent,
+        used_llm=used_llm,
+        reasons={t: reasons[t] for t in everything if t in chosen and t in reasons},
+        described=described_columns(retrieval),
+    )
+
+
+def _neighbours(graph: RelationshipGraph, core: Sequence[str], known: dict[str, str]) -> list[str]:
+    """Tables one join away from `core`, those joined to more of it first."""
+    inside = {t.lower() for t in core}
+    links: dict[str, int] = {}
+    for t in core:
+        for other in graph.neighbors(t):
+            if other not in inside and other in known:
+                links[other] = links.get(other, 0) + 1
+    return [known[t] for t in sorted(links, key=lambda t: (-links[t], t))]

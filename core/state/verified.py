@@ -1,0 +1,190 @@
+"""Verified queries in the state database: stored, listed, reused, flagged stale, unverified.
+
+Rows come back as frozen `VerifiedQuery` records. A stale flag is an outbox too: it is set with
+`stale_notified_at` empty, and whichever adapter can reach the verifier tells them and marks it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import sqlalchemy as sa
+
+from core.state.schema import verified_queries as vq
+from core.verified.query import Param, VerifiedQuery
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+def _utc(value: dt.datetime | None) -> dt.datetime | None:
+    if value is None:
+        return None
+    return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
+
+
+def _query(row: Any) -> VerifiedQuery:
+    return VerifiedQuery(
+        id=int(row.id),
+        database=row.database,
+        question=row.question,
+        sql=row.sql,
+        dialect=row.dialect,
+        params=tuple(Param.from_json(p) for p in row.params or ()),
+        reusable=bool(row.reusable),
+        note=row.note or "",
+        verified_by=row.verified_by,
+        verified_at=_utc(row.verified_at) or _now(),
+        signature=row.signature or "",
+        stale_reason=row.stale_reason or "",
+        stale_at=_utc(row.stale_at),
+        active=bool(row.active),
+        team=row.team or "",
+        channel=row.channel or "",
+    )
+
+
+def add(engine: sa.Engine, q: VerifiedQuery, *, source_trace: str = "") -> VerifiedQuery:
+    with engine.begin() as conn:
+        key = conn.execute(
+            vq.insert().values(
+                database=q.database,
+                question=q.question,
+                sql=q.sql,
+                dialect=q.dialect,
+                params=[p.to_json() for p in q.params],
+                reusable=q.reusable,
+                note=q.note or None,
+                verified_by=q.verified_by,
+                verified_at=q.verified_at,
+                team=q.team or None,
+                channel=q.channel or None,
+                source_trace=source_trace or None,
+                signature=q.signature or None,
+                active=True,
+                reuse_count=0,
+            )
+        ).inserted_primary_key
+    assert key is not None
+    found = get(engine, int(key[0]))
+    assert found is not None
+    return found
+
+
+def replace_query(
+    engine: sa.Engine, query_id: int, q: VerifiedQuery, *, source_trace: str = ""
+) -> VerifiedQuery:
+    """Verified again (a better SQL, or a fix after it went stale): new SQL, verifier and time."""
+    with engine.begin() as conn:
+        conn.execute(
+            vq.update()
+            .where(vq.c.id == query_id)
+            .values(
+                question=q.question,
+                sql=q.sql,
+                dialect=q.dialect,
+                params=[p.to_json() for p in q.params],
+                reusable=q.reusable,
+                note=q.note or None,
+                verified_by=q.verified_by,
+                verified_at=q.verified_at,
+                team=q.team or None,
+                channel=q.channel or None,
+                source_trace=source_trace or None,
+                signature=q.signature or None,
+                stale_reason=None,
+                stale_at=None,
+                stale_notified_at=None,
+                active=True,
+                unverified_by=None,
+                unverified_at=None,
+            )
+        )
+    found = get(engine, query_id)
+    assert found is not None
+    return found
+
+
+def get(engine: sa.Engine, query_id: int) -> VerifiedQuery | None:
+    with engine.connect() as conn:
+        row = conn.execute(sa.select(vq).where(vq.c.id == query_id)).first()
+    return _query(row) if row else None
+
+
+def active(
+    engine: sa.Engine, database: str | None = None, *, include_stale: bool = False
+) -> list[VerifiedQuery]:
+    """Verified queries still verified (of one database), oldest first; stale ones only if asked."""
+    statement = sa.select(vq).where(vq.c.active.is_(True)).order_by(vq.c.id)
+    if database is not None:
+        statement = statement.where(vq.c.database == database)
+    if not include_stale:
+        statement = statement.where(vq.c.stale_reason.is_(None))
+    with engine.connect() as conn:
+        return [_query(r) for r in conn.execute(statement)]
+
+
+def unverify(engine: sa.Engine, query_id: int, by: str | None) -> VerifiedQuery | None:
+    with engine.begin() as conn:
+        conn.execute(
+            vq.update()
+            .where(vq.c.id == query_id, vq.c.active.is_(True))
+            .values(active=False, unverified_by=by, unverified_at=_now())
+        )
+    return get(engine, query_id)
+
+
+def reused(engine: sa.Engine, query_id: int, signature: str) -> None:
+    """It answered a question: count it, and note the schema it ran against."""
+    with engine.begin() as conn:
+        conn.execute(
+            vq.update()
+            .where(vq.c.id == query_id)
+            .values(reuse_count=vq.c.reuse_count + 1, last_reused_at=_now(), signature=signature or None)
+        )
+
+
+def checked(engine: sa.Engine, query_id: int, signature: str) -> None:
+    """It passed the guard and ran: not stale (any more), against this schema."""
+    with engine.begin() as conn:
+        conn.execute(
+            vq.update()
+            .where(vq.c.id == query_id)
+            .values(signature=signature or None, stale_reason=None, stale_at=None, stale_notified_at=None)
+        )
+
+
+def flag_stale(engine: sa.Engine, query_id: int, reason: str) -> bool:
+    """Not reused until fixed; True when it was fresh until now (its verifier is to be told)."""
+    with engine.begin() as conn:
+        changed = conn.execute(
+            vq.update()
+            .where(vq.c.id == query_id, vq.c.stale_reason.is_(None))
+            .values(stale_reason=reason[:2000], stale_at=_now(), stale_notified_at=None)
+        ).rowcount
+    return bool(changed)
+
+
+def untold_stale(engine: sa.Engine) -> list[VerifiedQuery]:
+    """Stale queries whose verifiers have not been told yet."""
+    statement = (
+        sa.select(vq)
+        .where(vq.c.active.is_(True), vq.c.stale_reason.is_not(None), vq.c.stale_notified_at.is_(None))
+        .order_by(vq.c.id)
+    )
+    with engine.connect() as conn:
+        return [_query(r) for r in conn.execute(statement)]
+
+
+def told(engine: sa.Engine, query_id: int) -> bool:
+    """Mark the verifier told; False when another process did already (so they are told once)."""
+    with engine.begin() as conn:
+        return bool(
+            conn.execute(
+                vq.update()
+                .where(vq.c.id == query_id, vq.c.stale_notified_at.is_(None))
+                .values(stale_notified_at=_now())
+            ).rowcount
+        )

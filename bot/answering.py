@@ -61,6 +61,7 @@ class Ask:
     transcript: Transcript | None = None  # answers to clarifying questions so far (listeners/clarify.py)
     database: str | None = None  # asked about this database (e.g. "Ask again" from App Home)
     refresh: bool = False  # the Refresh button under a cached answer: ask anew, past the cache
+    claim: str | None = None  # its claim (bot/claims.py): status recorded once posted, answered at the end
 
     @property
     def conversation(self) -> str:
@@ -123,9 +124,13 @@ def start(ctx: BotContext, client: WebClient, ask: Ask) -> bool:
     progress = open_progress(
         client, job.place, features(ctx), "understand" if ctx.pool.idle else "queued", job.asked_by
     )
+    if job.claim:  # a process that takes it over after a crash closes this progress first
+        ctx.claims.answering(job.claim, progress, job.channel, job.thread_ts)
     if not ctx.pool.submit(answer, ctx, client, job, progress):
         _fail(ctx, client, job, Failure(render.BUSY, retry=True, kind="busy"), "busy", progress=progress)
         _react(client, False, job.channel, job.message_ts)
+        if job.claim:
+            ctx.claims.finished(job.claim)
     return True
 
 
@@ -179,6 +184,8 @@ def answer(ctx: BotContext, client: WebClient, ask: Ask, progress: Progress | No
     finally:
         progress.done(ok=True)  # already closed after the post; this only covers the unexpected
         _react(client, False, ask.channel, ask.message_ts)
+        if ask.claim:
+            ctx.claims.finished(ask.claim)
     return outcome
 
 

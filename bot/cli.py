@@ -50,6 +50,12 @@ def _parser() -> argparse.ArgumentParser:
         "--teams", action="store_true", help="the Microsoft Teams adapter on --port at /api/messages"
     )
     serve.add_argument("--port", type=int)
+    serve.add_argument(
+        "--server",
+        choices=["gunicorn", "threaded"],
+        default="gunicorn",
+        help="HTTP server: gunicorn (production; slack.http_processes × http_threads) or threaded (one process)",
+    )
 
     sub.add_parser("worker", help="run the scheduler for recurring questions")
 

@@ -1,34 +1,46 @@
-"""The Slack app: `python -m bot serve [--socket | --http --port N]`.
+"""The Slack app: `python -m bot serve [--socket | --http --port N [--server gunicorn|threaded]]`.
 
-HTTP mode serves Bolt through its WSGI adapter on a threaded server at `/slack/events` (also the
-OAuth install pages when SLACK_CLIENT_ID/SECRET are set, and `/healthz`); Socket Mode is used when
-asked for, or when SLACK_APP_TOKEN is set and HTTP is not asked for. One workspace with
+HTTP mode serves Bolt through its WSGI adapter under gunicorn (gthread workers, `slack.http_processes`
+× `slack.http_threads`) at `/slack/events` (also the OAuth install pages when SLACK_CLIENT_ID/SECRET
+are set, and `/healthz`), behind the request checks of bot/http_server.py; Socket Mode is used
+when asked for, or when SLACK_APP_TOKEN is set and HTTP is not asked for. One workspace with
 SLACK_BOT_TOKEN, or many with OAuth installs kept in the state database. Every Web API call goes
 to SLACK_API_BASE_URL (GovSlack, tests) and waits out 429s with slack_sdk's retry handler.
 
-The database is opened, its catalog loaded and its value index read before the port opens
-(bounded by WARM_UP_S), so the first question is answered as fast as the tenth.
+The ack never waits on the state database for an event: questions are claimed after it
+(bot/inflight.py). Slash commands and interactions are checked against replays first, by a digest
+of the signed request, waiting on the state database at most `slack.state_wait_s`.
+
+Each process opens the database, loads its catalog and reads its value index before it takes
+requests (bounded by WARM_UP_S), so the first question is answered as fast as the tenth, and then
+finishes or apologises for questions a dead process left in flight (bot/inflight.py).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import logging
 import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from socketserver import ThreadingMixIn
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from typing import Any
-from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+from wsgiref.simple_server import WSGIServer
 
-from slack_bolt import App, BoltResponse
-from slack_bolt.adapter.wsgi import SlackRequestHandler
+from slack_bolt import App, BoltRequest, BoltResponse
 from slack_bolt.oauth.oauth_settings import OAuthSettings
 from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
+from slack_sdk.webhook import WebhookClient
 
+from bot import http_server as web
+from bot.claims import ClaimKeeper
+from bot.inflight import STATE_TROUBLE, Recovery
 from bot.listeners import actions, assistant, clarify, home, questions, schedules, verified
 from bot.slack_clients import api_base_url, oauth_configured, web_client
 from bot.slack_clients import secret as _secret
@@ -37,10 +49,14 @@ from bot.worker_pool import WorkerPool
 from core.askbase import Askbase
 from core.settings import Settings
 from core.state import events
+from core.state.bounded import StateUnavailable, call_within
+from core.state.health import StateProbe
 
 log = logging.getLogger("askbase.slack")
 
-EVENTS_PATH = "/slack/events"
+EVENTS_PATH = web.EVENTS_PATH
+LISTENER_THREADS = 16  # Bolt's listener threads: claims and status posts after the ack, slash commands
+EVENT_THREADS = 4  # Bolt's dispatch of events acknowledged before it (about 1 ms each)
 WARM_UP_S = 45.0  # longest wait for the warm-up before the port opens anyway
 SHUTDOWN_S = 20.0  # in-flight answers get this long to finish on SIGTERM
 BOT_SCOPES = [
@@ -55,6 +71,7 @@ BOT_SCOPES = [
     "channels:read",  # schedules: a channel's creator may change its schedules
     "groups:read",  # the same in private channels
     "usergroups:read",  # access rules may name user groups
+    "users:read.email",  # row-level security may key on the asker's email (core/identity.py)
 ]
 # With `slack.thread_followups`: replies in our channel threads without a mention (message.channels/groups).
 FOLLOWUP_SCOPES = ["channels:history", "groups:history"]
@@ -88,34 +105,116 @@ def oauth_settings(settings: Settings, askbase: Askbase) -> OAuthSettings:
     )
 
 
-def skip_redeliveries(ctx: BotContext) -> Callable[..., BoltResponse | None]:
-    """Answer each Events API event once: retries (X-Slack-Retry-Num) and repeated ids are acked only."""
+def request_digest(request: BoltRequest) -> str:
+    """What makes a signed request itself: its timestamp and its bytes (a replay repeats both)."""
+    timestamp = (request.headers.get("x-slack-request-timestamp") or [""])[0]
+    return hashlib.sha256(f"{timestamp}:{request.raw_body}".encode()).hexdigest()
 
-    def middleware(body: dict[str, Any], next: Callable[[], None], request: Any) -> BoltResponse | None:
-        event_id = body.get("event_id") if body.get("type") == "event_callback" else None
-        if event_id:
+
+QUESTION_EVENTS = {"message", "app_mention"}  # answered once by their claims (bot/inflight.py)
+
+
+def skip_replays(ctx: BotContext) -> Callable[..., BoltResponse | None]:
+    """Run each slash command and interaction once, however often its signed request is replayed,
+    and each event other than a question once, however often Slack redelivers it.
+
+    Slack never retries commands and interactions, so a second copy of the same signed bytes
+    inside the signature's 5-minute window is a replay: acknowledged, not run (`/ask schedule`
+    replayed must not make two schedules). The check writes to the state database, waiting at most
+    `slack.state_wait_s`; past that the person is told the bot cannot take requests now, and
+    nothing runs. Events reach this after their ack (bot/http_server.py); a question is left to its
+    claim, which takes a retry over when the process answering it died, and any other event
+    (a panel opened, the Home tab) runs once per event id.
+    """
+
+    def middleware(
+        request: BoltRequest, body: dict[str, Any], next: Callable[[], None]
+    ) -> BoltResponse | None:
+        if body.get("type") == "event_callback":
+            event_id = body.get("event_id")
+            if not event_id or (body.get("event") or {}).get("type") in QUESTION_EVENTS:
+                next()
+                return None
             try:
-                first = events.first_delivery(ctx.state, event_id)
-            except Exception:  # the state database is down: answering twice beats not answering
-                log.exception("could not record event %s", event_id)
+                first = call_within(
+                    ctx.settings.slack.state_wait_s, events.first_delivery, ctx.state, event_id
+                )
+            except StateUnavailable as exc:  # a greeting twice beats none
+                log.warning("event %s not checked for redelivery: %s", event_id, exc)
                 first = True
             if not first:
-                retry = (request.headers.get("x-slack-retry-num") or [""])[0]
-                log.info("event %s already handled (retry %s); acknowledged only", event_id, retry or "-")
+                log.info("event %s already handled; acknowledged only", event_id)
                 return BoltResponse(status=200, body="")
+            next()
+            return None
+        if request.mode == "socket_mode" or body.get("type") == "url_verification":
+            next()
+            return None
+        digest = request_digest(request)
+        try:
+            first = call_within(ctx.settings.slack.state_wait_s, events.first_request, ctx.state, digest)
+        except StateUnavailable as exc:
+            log.warning("request %s… not run: %s", digest[:12], exc)
+            return _state_trouble(body)
+        if not first:
+            log.info("replayed request %s… acknowledged only", digest[:12])
+            return BoltResponse(status=200, body="")
         next()
         return None
 
     return middleware
 
 
+def _state_trouble(body: dict[str, Any]) -> BoltResponse:
+    """A slash command shows the ack's text to its sender; a click hears back through its response_url."""
+    if body.get("command"):
+        reply = {"response_type": "ephemeral", "text": STATE_TROUBLE}
+        return BoltResponse(status=200, body=json.dumps(reply), headers={"content-type": "application/json"})
+    response_url = body.get("response_url")
+    if isinstance(response_url, str) and response_url:
+
+        def tell() -> None:
+            try:
+                WebhookClient(response_url, timeout=5).send(
+                    text=STATE_TROUBLE, response_type="ephemeral", replace_original=False
+                )
+            except Exception as exc:  # the person clicked; nothing else depends on this message
+                log.info("could not send the state-trouble note: %s", type(exc).__name__)
+
+        threading.Thread(target=tell, name="askbase-state-note", daemon=True).start()
+    return BoltResponse(status=200, body="")
+
+
 @dataclass
 class SlackBot:
     app: App
     ctx: BotContext
+    recovery: Recovery | None = field(default=None)
+    # Events acknowledged over HTTP before Bolt runs are dispatched here (bot/http_server.py).
+    events: ThreadPoolExecutor = field(
+        default_factory=lambda: ThreadPoolExecutor(EVENT_THREADS, thread_name_prefix="askbase-events")
+    )
+
+    def client_for(self, team: str) -> WebClient | None:
+        """The Web API client of a workspace (OAuth: its stored installation), for work no request brought."""
+        store = self.app.installation_store
+        if store is None:
+            return self.app.client
+        installation = store.find_installation(enterprise_id=None, team_id=team or None)
+        token = installation.bot_token if installation is not None else None
+        return web_client(self.ctx.settings, token) if token else None
+
+    def start_recovery(self) -> None:
+        """Finish or apologise for questions a dead process left, now and then once per lease."""
+        if self.recovery is None:
+            self.recovery = Recovery(self.ctx, self.client_for).start()
 
     def close(self, wait: bool = True) -> None:
+        if self.recovery is not None:
+            self.recovery.stop()
+        self.events.shutdown(wait=wait)  # events already acknowledged reach their listeners first
         self.ctx.pool.shutdown(wait=wait)
+        self.ctx.claims.close()
 
 
 # A feature with listeners adds its module here (one line).
@@ -125,21 +224,28 @@ LISTENERS = (questions, assistant, actions, schedules, home, clarify, verified)
 def create_bot(
     askbase: Askbase, settings: Settings, client: WebClient | None = None, *, socket_mode: bool = False
 ) -> SlackBot:
-    ctx = BotContext(askbase=askbase, settings=settings, pool=WorkerPool(settings.slack.workers))
-    signing_secret = _secret(settings.slack.signing_secret) or ""
+    slack = settings.slack
+    ctx = BotContext(
+        askbase=askbase,
+        settings=settings,
+        pool=WorkerPool(slack.workers, max(0, slack.workers * slack.queued_per_worker)),
+        claims=ClaimKeeper(askbase.state, lease_s=slack.claim_lease_s, wait_s=slack.claim_wait_s),
+    )
+    signing_secret = _secret(slack.signing_secret) or ""
     common: dict[str, Any] = {
         "name": "askbase",
         "signing_secret": signing_secret,
         "request_verification_enabled": not socket_mode,
         "process_before_response": False,
         "logger": logging.getLogger("askbase.bolt"),
+        "listener_executor": ThreadPoolExecutor(LISTENER_THREADS, thread_name_prefix="askbase-listener"),
     }
     if oauth_configured(settings) and client is None:
         app = App(client=web_client(settings), oauth_settings=oauth_settings(settings, askbase), **common)
     else:
         client = client or web_client(settings, _secret(settings.slack.bot_token))
         app = App(client=client, token_verification_enabled=True, **common)
-    app.use(skip_redeliveries(ctx))
+    app.use(skip_replays(ctx))
     for module in LISTENERS:
         module.register(app, ctx)
     return SlackBot(app=app, ctx=ctx)
@@ -152,33 +258,22 @@ def create_app(askbase: Askbase, settings: Settings, client: WebClient | None = 
 # ---------------------------------------------------------------- HTTP
 
 
-class _ThreadingWSGIServer(ThreadingMixIn, WSGIServer):
-    daemon_threads = True
-    allow_reuse_address = True
-
-
-class _QuietHandler(WSGIRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
-        log.debug("%s " + format, self.address_string(), *args)
-
-
-def wsgi_app(app: App, path: str = EVENTS_PATH) -> Callable[..., Iterable[bytes]]:
-    """Bolt's WSGI handler plus `/healthz` for load balancers (gunicorn can serve this too)."""
-    bolt = SlackRequestHandler(app, path=path)
-
-    def application(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
-        if environ.get("PATH_INFO") == "/healthz":
-            start_response("200 OK", [("Content-Type", "text/plain")])
-            return [b"ok"]
-        return bolt(environ, start_response)
-
-    return application
-
-
-def http_server(app: App, port: int, host: str = "0.0.0.0") -> WSGIServer:
-    return make_server(
-        host, port, wsgi_app(app), server_class=_ThreadingWSGIServer, handler_class=_QuietHandler
+def wsgi_app(bot: SlackBot) -> web.WSGIApp:
+    """Bolt behind the request checks of bot/http_server.py, with `/healthz` on the state database."""
+    settings = bot.ctx.settings
+    probe = StateProbe(bot.ctx.state, timeout_s=settings.slack.state_wait_s)
+    return web.guarded(
+        bot.app,
+        signing_secret=_secret(settings.slack.signing_secret) or "",
+        max_body_bytes=settings.slack.max_body_bytes,
+        health=probe.check,
+        events=bot.events,
     )
+
+
+def http_server(bot: SlackBot, port: int, host: str = "0.0.0.0") -> WSGIServer:
+    """The standard library's threaded server around `wsgi_app` (tests, and the bench's baseline)."""
+    return web.threaded_server(wsgi_app(bot), port, host)
 
 
 # ---------------------------------------------------------------- serve
@@ -201,6 +296,44 @@ def warm_up(askbase: Askbase, settings: Settings) -> None:
         log.exception("warm-up of '%s' failed", settings.default_db)
 
 
+def start_bot(settings: Settings, *, socket_mode: bool = False) -> tuple[Askbase, SlackBot]:
+    """One process's app: warmed up, then finishing what dead processes left. Raises when Slack
+    refuses the token (BoltError)."""
+    askbase = Askbase(settings)
+    warmer = threading.Thread(target=warm_up, args=(askbase, settings), name="askbase-warm-up", daemon=True)
+    warmer.start()
+    warmer.join(WARM_UP_S)
+    try:
+        bot = create_bot(askbase, settings, socket_mode=socket_mode)
+    except Exception:
+        askbase.close()
+        raise
+    bot.start_recovery()
+    return askbase, bot
+
+
+def stop_bot(askbase: Askbase, bot: SlackBot) -> None:
+    """In-flight answers get SHUTDOWN_S to finish; a question cut off later is taken over elsewhere."""
+    done = threading.Thread(target=bot.close, daemon=True)
+    done.start()
+    done.join(SHUTDOWN_S)
+    askbase.close()
+
+
+def preflight(settings: Settings) -> str | None:
+    """Why the app cannot start (a refused token), checked once before any worker process forks."""
+    token = _secret(settings.slack.bot_token)
+    if not token or oauth_configured(settings):
+        return None
+    try:
+        web_client(settings, token).auth_test()
+    except SlackApiError as exc:
+        return f"Slack refused the bot token ({exc.response.get('error')})."
+    except Exception as exc:  # unreachable API base URL, DNS
+        return f"Slack could not be reached: {type(exc).__name__}."
+    return None
+
+
 def serve(args: argparse.Namespace, settings: Settings) -> int:
     slack = settings.slack
     socket_mode = bool(args.socket or (not args.http and slack.app_token))
@@ -216,15 +349,17 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
             file=sys.stderr,
         )
         return 2
-    askbase = Askbase(settings)
-    warmer = threading.Thread(target=warm_up, args=(askbase, settings), name="askbase-warm-up", daemon=True)
-    warmer.start()
-    warmer.join(WARM_UP_S)
+    port = args.port or slack.port
+    if not socket_mode and (getattr(args, "server", None) or "gunicorn") == "gunicorn":
+        problem = preflight(settings)
+        if problem:
+            print(f"Could not start the Slack app: {problem}", file=sys.stderr)
+            return 2
+        return _serve_gunicorn(settings, port)
     try:
-        bot = create_bot(askbase, settings, socket_mode=socket_mode)
+        askbase, bot = start_bot(settings, socket_mode=socket_mode)
     except Exception as exc:  # BoltError: auth.test refused the token, etc. — say so without a trace
         print(f"Could not start the Slack app: {exc}", file=sys.stderr)
-        askbase.close()
         return 2
     try:
         if socket_mode:
@@ -233,23 +368,59 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
             log.info("Askbase on Slack (Socket Mode)")
             SocketModeHandler(bot.app, _secret(slack.app_token)).start()
         else:
-            port = args.port or slack.port
-            server = http_server(bot.app, port)
-
-            def stop(_signum: int, _frame: Any) -> None:
-                threading.Thread(target=server.shutdown, daemon=True).start()
-
-            signal.signal(signal.SIGTERM, stop)
-            log.info("Askbase on Slack: http://0.0.0.0:%d%s", port, EVENTS_PATH)
-            try:
-                server.serve_forever(poll_interval=0.2)
-            finally:
-                server.server_close()
+            _serve_threaded(bot, port)
     except KeyboardInterrupt:
         pass
     finally:
-        done = threading.Thread(target=bot.close, daemon=True)
-        done.start()
-        done.join(SHUTDOWN_S)
-        askbase.close()
+        stop_bot(askbase, bot)
+    return 0
+
+
+def _serve_threaded(bot: SlackBot, port: int) -> None:
+    """`--server threaded`: one process on the standard library's server (development, baselines)."""
+    server = http_server(bot, port)
+
+    def stop(_signum: int, _frame: Any) -> None:
+        threading.Thread(target=server.shutdown, daemon=True).start()
+
+    signal.signal(signal.SIGTERM, stop)
+    log.info("Askbase on Slack (threaded server): http://0.0.0.0:%d%s", port, EVENTS_PATH)
+    try:
+        server.serve_forever(poll_interval=0.2)
+    finally:
+        server.server_close()
+
+
+def _serve_gunicorn(settings: Settings, port: int) -> int:
+    """gunicorn: `slack.http_processes` worker processes, each with its own warmed app."""
+    slack = settings.slack
+
+    def build() -> tuple[web.WSGIApp, Callable[[], None]]:
+        askbase, bot = start_bot(settings)
+        return wsgi_app(bot), lambda: stop_bot(askbase, bot)
+
+    prepared = Askbase(settings)  # files every worker reads (the demo database, catalog caches) are
+    warmer = threading.Thread(target=warm_up, args=(prepared, settings), name="askbase-warm-up", daemon=True)
+    warmer.start()  # written once, here, before the fork, instead of by each worker at once
+    warmer.join(WARM_UP_S)
+    prepared.close()
+    options = web.gunicorn_options(
+        host="0.0.0.0",
+        port=port,
+        processes=slack.http_processes,
+        threads=slack.http_threads,
+        boot_s=WARM_UP_S,
+        shutdown_s=SHUTDOWN_S,
+    )
+    log.info(
+        "Askbase on Slack: http://0.0.0.0:%d%s (gunicorn, %d processes × %d threads)",
+        port,
+        EVENTS_PATH,
+        options["workers"],
+        options["threads"],
+    )
+    try:
+        web.gunicorn_server(build, options).run()
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     return 0

@@ -1,4 +1,4 @@
-"""What every Slack listener module receives in `register(app, ctx)`: the engine and the worker pool.
+"""What every Slack listener module receives in `register(app, ctx)`: the engine, the worker pool, the claims.
 
 Feature modules plug in without touching the others: a listener module adds its Bolt listeners
 in `register`, and may add `/ask WORD ...` subcommands to `ctx.subcommands` (e.g. the schedules
@@ -13,6 +13,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from bot.claims import ClaimKeeper
 from bot.worker_pool import WorkerPool
 from core.askbase import Askbase
 from core.settings import Settings
@@ -31,6 +32,7 @@ class BotContext:
     askbase: Askbase
     settings: Settings
     pool: WorkerPool
+    claims: ClaimKeeper  # this process's claims on the questions it answers (bot/claims.py)
     subcommands: dict[str, Subcommand] = field(default_factory=dict)
     reply_hooks: list[ReplyHook] = field(default_factory=list)
     extras: dict[str, Any] = field(default_factory=dict)  # room for feature modules' own objects

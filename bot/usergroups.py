@@ -6,6 +6,10 @@ engine never calls Slack, so the Slack side resolves the asker's groups here. On
 `ttl_s` (a change in Slack takes effect within that time, and a busy channel costs one call every
 few minutes). A missing `usergroups:read` scope or any API failure gives no groups — fewer
 rights, never more — and is logged.
+
+When a database is told who asks (row-level security, core/identity.py), the asker's email is
+looked up too (`users.info`, scope `users:read.email`), cached per user for `ttl_s`; without it
+the database is told no email, which a policy keyed on it answers with no rows.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from collections.abc import Callable
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
-from core.access import Principal, needs_usergroups
+from core.access import Principal, needs_emails, needs_usergroups
 from core.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -35,7 +39,27 @@ class UsergroupDirectory:
         self.ttl_s = ttl_s
         self._clock = clock
         self._teams: dict[str, tuple[float, dict[str, frozenset[str]]]] = {}
+        self._emails: dict[tuple[str, str], tuple[float, str | None]] = {}
         self._lock = threading.Lock()
+
+    def email_of(self, client: WebClient, team: str, user: str | None) -> str | None:
+        if not user:
+            return None
+        now = self._clock()
+        with self._lock:
+            cached = self._emails.get((team, user))
+            if cached is not None and cached[0] > now:
+                return cached[1]
+        try:
+            profile = (client.users_info(user=user).get("user") or {}).get("profile") or {}
+            email, ok = profile.get("email") or None, True
+        except Exception as exc:  # SlackApiError, or the network after the client's own retries
+            error = exc.response.get("error") if isinstance(exc, SlackApiError) else type(exc).__name__
+            log.warning("could not read the email of %s: %s (needs the users:read.email scope)", user, error)
+            email, ok = None, False
+        with self._lock:
+            self._emails[(team, user)] = (now + (self.ttl_s if ok else FAILURE_TTL_S), email)
+        return email
 
     def groups_of(self, client: WebClient, team: str, user: str | None) -> frozenset[str]:
         if not user:
@@ -85,4 +109,5 @@ def slack_principal(
 ) -> Principal:
     """The Principal of a Slack user in a channel; user groups are looked up only when rules use them."""
     groups = directory.groups_of(client, team, user) if needs_usergroups(settings) else frozenset()
-    return Principal.of(user=user, channel=channel, usergroups=groups)
+    email = directory.email_of(client, team, user) if needs_emails(settings) else None
+    return Principal.of(user=user, channel=channel, usergroups=groups, email=email)

@@ -51,6 +51,7 @@ class Principal:
     channel: str | None = None
     usergroups: frozenset[str] = frozenset()
     operator: bool = False  # the person running the CLI/console: per-person rules do not apply
+    email: str | None = None  # only when a database wants it for row-level security (core/identity.py)
     platform: Platform = "slack"
     team: str | None = None
 
@@ -60,16 +61,22 @@ class Principal:
 
     @classmethod
     def of(
-        cls, user: str | None = None, channel: str | None = None, usergroups: Iterable[str] = ()
+        cls,
+        user: str | None = None,
+        channel: str | None = None,
+        usergroups: Iterable[str] = (),
+        email: str | None = None,
     ) -> Principal:
-        return cls(user=user, channel=channel, usergroups=frozenset(_group_key(g) for g in usergroups))
+        groups = frozenset(group_key(g) for g in usergroups)
+        return cls(user=user, channel=channel, usergroups=groups, email=email)
 
     @classmethod
     def teams(cls, user: str | None = None, channel: str | None = None, team: str | None = None) -> Principal:
         return cls(user=user, channel=channel, team=team, platform="teams")
 
 
-def _group_key(group: str) -> str:
+def group_key(group: str) -> str:
+    """How user groups are compared: an id or a handle, with or without @, in any case."""
     return group.strip().lstrip("@").lower()
 
 
@@ -86,7 +93,7 @@ def _matches(rule: AccessRule, who: Principal) -> bool:
         )
     if teams_fields and not slack_fields:
         return False
-    groups = {_group_key(g) for g in rule.usergroups}
+    groups = {group_key(g) for g in rule.usergroups}
     return (
         (not rule.channels or who.channel in rule.channels)
         and (not rule.users or who.user in rule.users)
@@ -129,8 +136,15 @@ def refusal(database: str) -> str:
 
 
 def needs_usergroups(settings: Settings) -> bool:
-    """Resolve the asker's user groups only when some rule names user groups."""
-    return any(r.usergroups for r in settings.access.rules)
+    """Resolve the asker's user groups only when some rule, or some database's role map, may name them."""
+    return any(r.usergroups for r in settings.access.rules) or any(
+        d.identity is not None and d.identity.roles for d in settings.databases.values()
+    )
+
+
+def needs_emails(settings: Settings) -> bool:
+    """Look the asker's email up only when a database is told who asks (core/identity.py)."""
+    return any(d.identity is not None and d.identity.variables for d in settings.databases.values())
 
 
 # ------------------------------------------------------------------ per database

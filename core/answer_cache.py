@@ -4,7 +4,8 @@
 the same normalized text (core/normalize.py), the same database, the same schema signature (a
 changed schema is another key), the same per-database rules (denied and masked columns), and the
 same access: the principal's matching access rules (core/access.py `matching_rules`), so an
-answer never crosses to someone the rules treat differently. The operator (CLI, console) has a
+answer never crosses to someone the rules treat differently — and, on a database with row-level
+security (core/identity.py), the same identity told to the database. The operator (CLI, console) has a
 key of its own. Only answers are cached, only within the window, only up to a size, and never for
 a database configured off (`cache.off`).
 
@@ -22,6 +23,7 @@ from typing import Any
 
 from core.access import Principal, matching_rules
 from core.answer import Mode, Outcome, Reuse, json_value
+from core.identity import NoDatabaseRole, identity_for
 from core.normalize import normalize_question
 from core.settings import CacheSettings, DatabaseSettings, Settings
 from core.trace import Trace
@@ -67,8 +69,18 @@ def key_for(
         normalize_question(question),
         signature,
         rules_digest(config),
-        access_key(settings, who, database),
+        access_key(settings, who, database) + identity_key(config, who),
     )
+
+
+def identity_key(config: DatabaseSettings, who: Principal) -> str:
+    """With row-level security (core/identity.py) the database answers each person — their role,
+    id, email, groups, channel — its own way: their answers are cached apart."""
+    try:
+        identity = identity_for(config, who, source="")
+    except NoDatabaseRole:
+        return " no role"
+    return "" if identity is None else f" as {_digest([identity.role, sorted(identity.variables.items())])}"
 
 
 def enabled(settings: CacheSettings, database: str) -> bool:

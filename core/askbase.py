@@ -20,15 +20,17 @@ from typing import Literal
 
 import sqlalchemy as sa
 
+from core import deadline
 from core.access import LOCAL_SOURCES, Principal, may_query, refusal
 from core.answer import ErrorKind, Outcome
 from core.clarify.transcript import Transcript
 from core.conversation import Turn
 from core.database import Database, Databases, UnknownDatabase
+from core.identity import DatabaseIdentity, NoDatabaseRole, acting_as, identity_for
 from core.llm import LLM
 from core.pipeline import answer
 from core.redact import know_secrets
-from core.request import Request, StageCallback
+from core.request import MAX_QUESTION_CHARS, Request, StageCallback, is_preview, preview
 from core.run import outcome_of, run_stored
 from core.settings import Settings
 from core.state import audit, feedback, open_state
@@ -93,7 +95,22 @@ class Askbase:
         """
         who = principal or _principal(source, user, channel)
         database = db if isinstance(db, Database) else self.database(db)
-        if not may_query(self.settings, who, database.name):
+        as_who = _identity(database, who, source)  # told to the database for row-level security
+        if len(question) > MAX_QUESTION_CHARS or is_preview(question):
+            # refused and dropped at the door: the audit row, the stored turn and trace, and every
+            # log line keep only a preview (a preview shown back, e.g. by Retry, is refused again)
+            kept = preview(question)
+            outcome = Outcome(
+                status="error",
+                question=kept,
+                database=database.name,
+                error=f"The question is {len(question):,} characters long; keep it under {MAX_QUESTION_CHARS:,}."
+                if not is_preview(question)
+                else f"That question was too long to keep; ask it again in under {MAX_QUESTION_CHARS:,} characters.",
+                error_kind="question",
+                trace=Trace(question=kept, database=database.name),
+            )
+        elif not may_query(self.settings, who, database.name) or as_who is False:
             outcome = Outcome(
                 status="error",
                 question=question,
@@ -118,7 +135,8 @@ class Askbase:
                     transcript=transcript or Transcript(),
                     after_rejection=after_rejection,
                 )
-                outcome = answer(database, request, self.settings.engine, self.llm)
+                with deadline.within(self.settings.engine.question_deadline_s), acting_as(as_who):
+                    outcome = answer(database, request, self.settings.engine, self.llm)
             self.trusted.after(plan, outcome)
         self.audit(outcome, source=source, principal=who)
         return outcome
@@ -183,7 +201,11 @@ class Askbase:
         except (sa.exc.SQLAlchemyError, OSError, ValueError) as exc:
             log.warning("database %s could not be opened for a rerun: %s", database, exc)
             return failed("database", f"The database '{database}' could not be opened.")
-        run = run_stored(db, sql, self.settings.engine, trace, csv_path)
+        as_who = _identity(db, principal, "rerun")
+        if as_who is False:
+            return failed("access", refusal(database))
+        with acting_as(as_who):  # the stored SQL sees what this person may see, as a fresh question would
+            run = run_stored(db, sql, self.settings.engine, trace, csv_path)
         return outcome_of(run, question=question, database=db.name, trace=trace, stored=True)
 
     def may_query(self, principal: Principal, database: str) -> bool:
@@ -212,6 +234,15 @@ class Askbase:
         self.databases.close()
         if "state" in self.__dict__:
             self.state.dispose()
+
+
+def _identity(db: Database, who: Principal, source: str) -> DatabaseIdentity | Literal[False] | None:
+    """Who the database is told is asking (core/identity.py); False when it must refuse them."""
+    try:
+        return identity_for(db.config, who, source)
+    except NoDatabaseRole:
+        log.info("no database role on %s for %s; refused", db.name, who.user)
+        return False
 
 
 def _principal(source: str, user: str | None, channel: str | None) -> Principal:

@@ -38,7 +38,7 @@ from typing import Any, Literal, TypeVar
 
 import sqlalchemy as sa
 
-from core import bounds
+from core import bounds, identity
 from core.access import DataRules, privilege_problems
 from core.database import Database
 from core.db_errors import driver_text, public_text
@@ -194,6 +194,7 @@ def _readonly_transaction(db: Database, limits: Limits) -> Iterator[sa.Connectio
             elif backend == "postgresql":
                 conn.exec_driver_sql("SET TRANSACTION READ ONLY")
                 conn.exec_driver_sql(f"SET LOCAL statement_timeout = {max(1, int(timeout_s * 1000))}")
+                identity.apply_postgres(conn)  # the asker's role and settings, for row-level security
             elif mysql:
                 if conn.dialect.is_mariadb:  # type: ignore[attr-defined]
                     conn.exec_driver_sql(f"SET SESSION max_statement_time = {max(0.001, timeout_s):.3f}")

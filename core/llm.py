@@ -17,15 +17,29 @@ from typing import Any, TypeVar
 
 import openai
 from pydantic import BaseModel, ValidationError
-from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt, wait_random_exponential
+from tenacity import (
+    RetryCallState,
+    Retrying,
+    retry_if_exception,
+    stop_after_attempt,
+    stop_any,
+    wait_random_exponential,
+)
 
-from core import prompts
+from core import deadline, prompts
 from core.replies import RefusalError, ReplyError, extract_json, extract_sql, refusal
 from core.settings import LLMSettings
 from core.trace import LLMCall, record_llm_call
 
 log = logging.getLogger(__name__)
 M = TypeVar("M", bound=BaseModel)
+
+
+MIN_ATTEMPT_S = 0.05  # with less than this left of the question's deadline, no call is started
+
+
+class _OutOfTime(Exception):
+    """The question's deadline passed before a call could start."""
 
 
 class LLMError(Exception):
@@ -116,9 +130,17 @@ class LLM:
         model = self.settings.model_for(task.split(":")[0])
         call = LLMCall(task=task, model=model)
         start = time.perf_counter()
+        limit = deadline.current()
         try:
+            if limit is not None and limit.remaining <= MIN_ATTEMPT_S:
+                raise _OutOfTime()
             completion = self._chat_with_retries(call, model, messages, schema)
-        except openai.OpenAIError as exc:
+        except (openai.OpenAIError, _OutOfTime) as exc:
+            if limit is not None and limit.remaining <= MIN_ATTEMPT_S:
+                call.ok, call.error = False, "the question's time limit ran out"
+                raise LLMUnavailable(
+                    f"The language model did not answer within the question's time limit ({limit.seconds:g} s)."
+                ) from exc
             call.ok, call.error = False, _describe(exc)
             raise LLMUnavailable(f"The language model is unavailable: {_describe(exc)}.") from exc
         finally:
@@ -133,10 +155,16 @@ class LLM:
         s = self.settings
         backoff = wait_random_exponential(multiplier=s.retry_initial_s, max=s.retry_max_s)  # full jitter
 
+        limit = deadline.current()
+
         def wait(state: RetryCallState) -> float:
             exc = state.outcome.exception() if state.outcome else None
             hinted = _retry_after(exc)
-            return min(hinted, s.retry_max_s) if hinted is not None else backoff(state)
+            pause = min(hinted, s.retry_max_s) if hinted is not None else backoff(state)
+            return pause if limit is None else max(0.0, min(pause, limit.remaining - MIN_ATTEMPT_S))
+
+        def out_of_time(_state: RetryCallState) -> bool:
+            return limit is not None and limit.remaining <= MIN_ATTEMPT_S
 
         def before_sleep(state: RetryCallState) -> None:
             exc = state.outcome.exception() if state.outcome else None
@@ -146,7 +174,7 @@ class LLM:
 
         retrying = Retrying(
             retry=retry_if_exception(_retryable),
-            stop=stop_after_attempt(max(1, s.max_attempts)),
+            stop=stop_any(stop_after_attempt(max(1, s.max_attempts)), out_of_time),
             wait=wait,
             before_sleep=before_sleep,
             reraise=True,
@@ -154,16 +182,25 @@ class LLM:
         for attempt in retrying:
             with attempt:
                 call.attempts = attempt.retry_state.attempt_number
-                return self._create(model, messages, schema, call.task)
+                timeout = (
+                    s.timeout_s if limit is None else max(MIN_ATTEMPT_S, min(s.timeout_s, limit.remaining))
+                )
+                return self._create(model, messages, schema, call.task, timeout)
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _create(
-        self, model: str, messages: list[dict[str, str]], schema: dict[str, Any] | None, task: str
+        self,
+        model: str,
+        messages: list[dict[str, str]],
+        schema: dict[str, Any] | None,
+        task: str,
+        timeout: float | None = None,
     ) -> Completion:
         kwargs: dict[str, Any] = {
             "model": model,
             "messages": messages,
             "temperature": self.settings.temperature,
+            "timeout": timeout if timeout is not None else self.settings.timeout_s,
         }
         if self.settings.max_tokens:
             kwargs["max_tokens"] = self.settings.max_tokens

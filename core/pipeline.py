@@ -56,7 +56,7 @@ from core.keyword import answer_keyword
 from core.keyword.readings import decode_all
 from core.link import LinkError, Linking, link
 from core.llm import LLM, LLMError, LLMRefused
-from core.request import Request, StageCallback
+from core.request import MAX_QUESTION_CHARS, Request, StageCallback
 from core.retrieval import Keywords
 from core.retrieve import guess_keywords, retrieve
 from core.run import Run, outcome_of, run_over_view, run_stored
@@ -70,7 +70,6 @@ from core.view import build_view, recipe_text, recipe_view, sample_rows
 
 log = logging.getLogger(__name__)
 
-MAX_QUESTION_CHARS = 2000
 UNFIXABLE = ("connection", "timeout", "permission")  # failures rewriting the SQL will not fix
 NO_LLM_NOTE = (
     " With an LLM configured (set OPENAI_API_KEY, and OPENAI_BASE_URL for Azure, vLLM or "

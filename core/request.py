@@ -7,12 +7,32 @@ pipeline, keyword mode and clarification can all read a `Request` without import
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from core.clarify.transcript import Transcript
 from core.conversation import Turn
 from core.examples import Example
+
+MAX_QUESTION_CHARS = 2000  # longer questions are refused, and dropped: only `preview` is kept
+PREVIEW_CHARS = 200
+
+
+_DROPPED = re.compile(r"… \[[\d,]+ more characters dropped\]$")
+
+
+def preview(question: str, limit: int = PREVIEW_CHARS) -> str:
+    """What is stored and logged of a question too long to take: its start and how much was dropped."""
+    if len(question) <= limit or is_preview(question):
+        return question
+    return f"{question[:limit]}… [{len(question) - limit:,} more characters dropped]"
+
+
+def is_preview(text: str) -> bool:
+    """A preview is never a question: asking it again (a Retry button) is refused like the original."""
+    return bool(_DROPPED.search(text))
+
 
 # Progress for chat adapters: called with a stage name ("understand", "generate", …) as it starts.
 StageCallback = Callable[[str], None]

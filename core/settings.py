@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import platformdirs
-from pydantic import BaseModel, Field, SecretStr
+from pydantic import BaseModel, Field, SecretStr, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -73,6 +73,15 @@ def default_config_file() -> Path:
     return package_file(CONFIG_PACKAGE, "askbase.yaml")
 
 
+class IdentitySettings(BaseModel):
+    """Who asks, told to the database (PostgreSQL) so its row-level security decides; core/identity.py."""
+
+    # set_config('askbase.user' | 'askbase.user_email' | 'askbase.channel' | 'askbase.usergroups' | 'askbase.source')
+    variables: bool = True
+    roles: dict[str, str] = {}  # Slack/Teams user id, user group, or channel → database role (SET LOCAL ROLE)
+    default_role: str | None = None  # for askers `roles` does not name; none: they are refused
+
+
 class DatabaseSettings(BaseModel):
     """One database people may ask about."""
 
@@ -85,8 +94,15 @@ class DatabaseSettings(BaseModel):
     deny_tables: list[str] = []  # never queried, never indexed, never shown to the LLM
     deny_columns: list[str] = []  # "table.column"
     mask_columns: list[str] = []  # "table.column", shown masked (a***@x.com)
+    identity: IdentitySettings | None = None  # PostgreSQL: the asker's role / settings for row-level security
 
     model_config = {"populate_by_name": True}
+
+    @model_validator(mode="after")
+    def _identity_needs_postgres(self) -> DatabaseSettings:
+        if self.identity is not None and not self.url.startswith(("postgresql", "postgres:")):
+            raise ValueError("identity (row-level security) is supported on PostgreSQL databases only")
+        return self
 
 
 class LLMSettings(BaseModel):
@@ -130,6 +146,9 @@ class EngineSettings(BaseModel):
     fallback_to_keyword: bool = True  # answer in keyword mode when the LLM fails
     clarify: Literal["off", "auto", "always"] = "auto"
     clarify_max_rounds: int = 4
+    # one deadline per question across every LLM call and retry; then keyword mode (or a clear
+    # error) answers. 0: no deadline (each call still has llm.timeout_s and llm.max_attempts)
+    question_deadline_s: float = 45.0
     # keyword mode answers only readings at least this sure (core/keyword/confidence.py); the
     # trade-off measured on the benchmarks is in config/README.md
     keyword_min_confidence: float = 0.5
@@ -145,6 +164,18 @@ class SlackSettings(BaseModel):
     state_secret: SecretStr | None = None  # SLACK_STATE_SECRET
     port: int = 3000  # PORT
     workers: int = 4  # questions answered at once per process
+    queued_per_worker: int = 8  # questions waiting per worker before "busy, press Retry"
+    http_processes: int = 2  # `serve --http`: gunicorn worker processes (WEB_CONCURRENCY)
+    http_threads: int = 8  # request threads per process (acks are quick; answers run on `workers`)
+    max_body_bytes: int = 1_000_000  # larger requests are refused (413) before the signature is read
+    state_wait_s: float = 1.5  # longest a request waits on the state DB before the ack says it is down
+    claim_wait_s: float = (
+        10.0  # after the ack: longest a question's claim waits (a busy SQLite queues writes)
+    )
+    claim_lease_s: float = 30.0  # a question's process renews its claim; a dead one's expires after this
+    recover_within_s: float = (
+        600.0  # questions left in flight younger than this are finished, older apologised for
+    )
     table_rows: int = 20  # rows shown in the table block
     clarification_ttl_s: int = 3600
     only_asker_answers: bool = True
@@ -286,6 +317,7 @@ PLATFORM_ENV: dict[str, tuple[str, str]] = {
     "SLACK_CLIENT_SECRET": ("slack", "client_secret"),
     "SLACK_STATE_SECRET": ("slack", "state_secret"),
     "PORT": ("slack", "port"),
+    "WEB_CONCURRENCY": ("slack", "http_processes"),  # Heroku's and gunicorn's name for it
     # The Microsoft 365 Agents SDK's own names for the bot's Entra ID app registration
     "CONNECTIONS__SERVICE_CONNECTION__SETTINGS__CLIENTID": ("teams", "app_id"),
     "CONNECTIONS__SERVICE_CONNECTION__SETTINGS__CLIENTSECRET": ("teams", "app_password"),

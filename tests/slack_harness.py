@@ -62,7 +62,7 @@ class RunningBot:
         self.askbase = askbase
         self.slack = slack
         self.bot: SlackBot = create_bot(askbase, askbase.settings)
-        self.server = http_server(self.bot.app, 0, host="127.0.0.1")
+        self.server = http_server(self.bot, 0, host="127.0.0.1")
         self.port = self.server.server_port
         self.sender = SlackSender(f"http://127.0.0.1:{self.port}/slack/events")
         self._thread = threading.Thread(

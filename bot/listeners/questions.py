@@ -3,8 +3,10 @@ in one of our channel threads without a mention. The assistant panel has its own
 
 Every path acks at once (Bolt acks events before the listener body runs; commands ack first
 thing) and hands the question to `bot.answering.start`. Slack may deliver one message twice —
-as `app_mention` and as `message`, or again after a retry — so each message is claimed once by
-its (team, channel, ts) in the state database before it is answered. Text is read with
+as `app_mention` and as `message`, or again after a retry — so each message is claimed by its
+(team, channel, ts) in the state database after the ack (bot/inflight.py): a delivery of a
+question answered, or being answered by a live process, is dropped; one whose process died is
+taken over. `/ask` questions are claimed by their trigger id. Text is read with
 `bot.slack_text.incoming` (one function for every entry point). Help goes only to the person who
 asked for it.
 """
@@ -20,12 +22,13 @@ from slack_sdk import WebClient
 from bot import render
 from bot.answering import Ask, conversation_key, start, usergroup_directory
 from bot.ephemeral import tell_message
+from bot.inflight import claim_question, message_key
 from bot.slack_context import BotContext
 from bot.slack_text import incoming
 from bot.slack_text import mentions as mentions
 from bot.usergroups import slack_principal
 from core.access import usable_databases
-from core.state import conversations, events
+from core.state import conversations
 from core.state.channel_settings import channel_database, set_channel_database
 
 log = logging.getLogger(__name__)
@@ -39,11 +42,6 @@ THANKS = {"thanks", "thank you", "thx", "ty", "ok", "okay", "great", "cool", "ni
 def question_text(text: str, bot_user_id: str | None, *, addressed: bool = False) -> str:
     """The question as typed, without the bot's mention (see bot.slack_text.incoming)."""
     return incoming(text, bot_user_id=bot_user_id, addressed=addressed)
-
-
-def first_time(ctx: BotContext, team: str, channel: str, ts: str) -> bool:
-    """Claim a message so it is answered once, whichever event (or retry) brings it first."""
-    return events.first_delivery(ctx.state, f"msg:{team}:{channel}:{ts}")
 
 
 def _team(body: dict[str, Any], event: dict[str, Any]) -> str:
@@ -100,14 +98,25 @@ def on_message_event(
         thread_ts=thread_ts or ts,
         message_ts=ts,
     )
-    if ask.question.strip(" !.").lower() in THANKS or not first_time(ctx, team, channel, ts):
+    if ask.question.strip(" !.").lower() in THANKS:
+        return
+    claimed = claim_question(ctx, client, ask, message_key(team, channel, ts), delivery=body.get("event_id"))
+    if claimed is None:
         return
     if thread_ts and any(hook(ctx, client, ask) for hook in ctx.reply_hooks):
+        ctx.claims.finished(message_key(team, channel, ts))
         return
+    _answer(ctx, client, claimed)
+
+
+def _answer(ctx: BotContext, client: WebClient, ask: Ask) -> None:
+    """Help, or the question answered; either way the claim ends with the one reply."""
     if wants_help(ask.question):
         reply_help(ctx, client, ask)
-        return
-    start(ctx, client, ask)
+    elif start(ctx, client, ask):
+        return  # the answer ends the claim (bot/answering.py)
+    if ask.claim:
+        ctx.claims.finished(ask.claim)
 
 
 def on_mention_event(
@@ -117,17 +126,16 @@ def on_mention_event(
     if event.get("bot_id") or not event.get("user"):
         return
     team, channel, ts = _team(body, event), event["channel"], event["ts"]
-    if not first_time(ctx, team, channel, ts):
-        return
     thread_ts = event.get("thread_ts") or ts
     question = question_text(event.get("text") or "", bot_user_id, addressed=True)
     ask = Ask(question, team, channel, event["user"], thread_ts=thread_ts, message_ts=ts)
-    if event.get("thread_ts") and any(hook(ctx, client, ask) for hook in ctx.reply_hooks):
-        return  # e.g. "@Askbase the city" answers the open clarifying question in this thread
-    if wants_help(question):
-        reply_help(ctx, client, ask)
+    claimed = claim_question(ctx, client, ask, message_key(team, channel, ts), delivery=body.get("event_id"))
+    if claimed is None:
         return
-    start(ctx, client, ask)
+    if event.get("thread_ts") and any(hook(ctx, client, ask) for hook in ctx.reply_hooks):
+        ctx.claims.finished(message_key(team, channel, ts))
+        return  # e.g. "@Askbase the city" answers the open clarifying question in this thread
+    _answer(ctx, client, claimed)
 
 
 def db_command(
@@ -187,7 +195,12 @@ def on_ask_command(
         thread_ts=None,
         announce=True,
     )
-    if not start(ctx, client, ask):
+    key = f"cmd:{ask.team}:{command.get('trigger_id') or command.get('response_url') or ''}"
+    claimed = claim_question(ctx, client, ask, key)
+    if claimed is None:
+        return
+    if not start(ctx, client, claimed):
+        ctx.claims.finished(key)
         respond(
             response_type="ephemeral",
             text="I can't post in this channel. Invite me with `/invite @Askbase` (or DM me) and ask again.",

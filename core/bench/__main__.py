@@ -10,6 +10,7 @@ BENCHMARKS = {
     "values": "value index recall, latency and size against a MinHash-LSH baseline",
     "ask": "execution accuracy of whole questions: keyword, LLM or the plain-prompt baseline",
     "clarify": "accuracy after 0-4 clarification rounds with a scripted user",
+    "slack-load": "a burst of signed Slack events against serve --http: resets, ack latency, answered once",
     "keyword_joins": "keyword mode's join rules against Spider gold joins (what they decline)",
     "verified": "verified-query reuse on a paraphrase set: precision, recall, match latency",
 }
@@ -19,9 +20,9 @@ def main(argv: list[str]) -> int:
     if not argv or argv[0] not in BENCHMARKS:
         print("usage: python -m core.bench {" + "|".join(BENCHMARKS) + "} [options]\n")
         for name, what in BENCHMARKS.items():
-            print(f"  {name:8} {what}")
+            print(f"  {name:10} {what}")
         return 2
-    module = importlib.import_module(f"core.bench.{argv[0]}")
+    module = importlib.import_module(f"core.bench.{argv[0].replace('-', '_')}")
     return int(module.main(argv[1:]) or 0)
 
 

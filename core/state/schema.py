@@ -58,6 +58,25 @@ events = sa.Table(
     sa.Column("received_at", sa.DateTime(timezone=True), nullable=False),
 )
 
+# Questions in flight (core/state/events.py), created by revision 0002. A question is claimed
+# when it arrives (received), where its progress shows is recorded once posted (answering), and it
+# is marked answered at the end. The process answering it renews a lease; when the lease runs out (the process died) a Slack retry, or any process's recovery
+# sweep, takes the claim over, closes the stale progress and answers once.
+question_claims = sa.Table(
+    "question_claims",
+    metadata,
+    sa.Column("key", sa.String(200), primary_key=True),  # msg:TEAM:CHANNEL:TS, or cmd:<request digest>
+    sa.Column("state", sa.String(16), nullable=False),  # received | answering | answered
+    sa.Column("holder", sa.String(200), nullable=False),  # the process answering it (host:pid:nonce)
+    sa.Column("lease_until", sa.DateTime(timezone=True), nullable=False, index=True),
+    sa.Column("attempts", sa.Integer, nullable=False, default=1),  # 1 + takeovers
+    sa.Column("payload", sa.JSON),  # the adapter's record of the question, to finish it after a crash
+    sa.Column("status_ref", sa.String(64)),  # the progress message left showing ("message:TS", "stream:TS")
+    sa.Column("thread_ref", sa.String(64)),  # the thread the answer goes to
+    sa.Column("received_at", sa.DateTime(timezone=True), nullable=False, index=True),
+    sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+)
+
 feedback = sa.Table(
     "feedback",
     metadata,

@@ -6,11 +6,12 @@ with the same rows, on SQLite and on real PostgreSQL:
 - v0: the release before migrations (`create_all` of core/state/schema.py at eb83305), frozen in
   `tests/data/state_schema_v0.*.sql`;
 - v0001: a database migrated to the baseline revision (the packaging branch before main merged);
-- 4e317c5: main right before migrations landed, whose `create_all` already had the Teams columns,
-  verified queries, the answer cache and `audit_log.reused_from` (`tests/data/state_schema_4e317c5.*.sql`).
+- 4e317c5 and c06b5bd: main before migrations landed, whose `create_all` already had the Teams
+  columns, verified queries, the answer cache and `audit_log.reused_from` (4e317c5), and then the
+  question claims too (c06b5bd): `tests/data/state_schema_<commit>.*.sql`.
 
 Whatever the start, the result has exactly the schema a new database gets, which is main's (the
-4e317c5 DDL) plus the version table.
+c06b5bd DDL) plus the version table.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from sqlalchemy.engine import make_url
 from bot.cli import main as cli
 from core.schedules import store as schedules
 from core.settings import ROOT
-from core.state import audit, open_state, state_engine
+from core.state import audit, events, open_state, state_engine
 from core.state import verified as verified_store
 from core.state.conversations import history
 from core.state.migrate import VERSION_TABLE, alembic_config, current, head, upgrade
@@ -46,9 +47,10 @@ AT = dt.datetime(2026, 3, 2, 9, 30, tzinfo=dt.UTC)
 
 BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
 V0 = "v0"  # tests/data/state_schema_v0.*.sql: the release before migrations
-MAIN = "4e317c5"  # tests/data/state_schema_4e317c5.*.sql: main's create_all right before migrations
-ORIGINS = [V0, "v0001", MAIN]
-NEW_TABLES = ("verified_queries", "answer_cache")  # added by revision 0002
+TRUSTED = "4e317c5"  # tests/data/state_schema_4e317c5.*.sql: main's create_all with Teams and trusted answers
+MAIN = "c06b5bd"  # tests/data/state_schema_c06b5bd.*.sql: main's create_all right before migrations
+ORIGINS = [V0, "v0001", TRUSTED, MAIN]
+NEW_TABLES = ("verified_queries", "answer_cache", "question_claims")  # added by revision 0002
 
 
 @pytest.fixture
@@ -81,7 +83,7 @@ def previous_release(url: str, *, skip: tuple[str, ...] = ()) -> sa.Engine:
 
 
 def old_database(url: str, origin: str) -> sa.Engine:
-    """An empty state database of `origin`: v0's or 4e317c5's create_all, or migrated to 0001."""
+    """An empty state database of `origin`: the create_all of v0 or of a main commit, or migrated to 0001."""
     if origin == "v0001":
         engine = state_engine(url)
         assert upgrade(engine, "0001") == "0001"
@@ -234,9 +236,27 @@ def rows_of_every_kind() -> dict[str, list[dict[str, Any]]]:
     }
 
 
-def rows_of_mains_features() -> dict[str, list[dict[str, Any]]]:
-    """What main's Teams adapter and trusted answers left in a 4e317c5 database, beside the rest."""
+def rows_of_mains_features(origin: str = MAIN) -> dict[str, list[dict[str, Any]]]:
+    """What main's Teams adapter, trusted answers and (from c06b5bd) question claims left in a
+    database of `origin`, beside the rest."""
+    claims = {
+        "question_claims": [
+            {
+                "key": "msg:T1:C1:1700000002.000100",
+                "state": "answering",
+                "holder": "web-1:4242:ab12",
+                "lease_until": AT + dt.timedelta(seconds=30),
+                "attempts": 1,
+                "payload": {"question": "How many clients?", "channel": "C1"},
+                "status_ref": "message:1700000002.000200",
+                "thread_ref": "1700000002.000100",
+                "received_at": AT,
+                "updated_at": AT,
+            }
+        ]
+    }
     return {
+        **(claims if origin == MAIN else {}),
         "schedules": [
             {
                 **rows_of_every_kind()["schedules"][0],
@@ -289,7 +309,7 @@ def rows_of_mains_features() -> dict[str, list[dict[str, Any]]]:
 
 def seed(engine: sa.Engine, origin: str) -> dict[str, int]:
     """Rows in every table `origin` has (through the reflected tables, not schema.py); counts per table."""
-    groups = [rows_of_every_kind(), *([rows_of_mains_features()] if origin == MAIN else [])]
+    groups = [rows_of_every_kind(), *([rows_of_mains_features(origin)] if origin in (TRUSTED, MAIN) else [])]
     found = sa.MetaData()
     found.reflect(engine)
     counts: dict[str, int] = {}
@@ -384,13 +404,17 @@ def test_a_database_of_an_earlier_release_upgrades_in_place_and_keeps_every_row(
         assert slack_schedule is not None and slack_schedule.question == "How many clients?"
         assert (slack_schedule.platform, slack_schedule.address) == ("slack", None)
         assert logged[0]["reused_from"] is None
-        if origin == MAIN:  # main's own rows of its new features stay what they were
+        if origin in (TRUSTED, MAIN):  # main's own rows of its new features stay what they were
             teams = schedules.get(engine, 2)
             assert teams is not None and teams.platform == "teams"
             assert teams.address == rows_of_mains_features()["schedules"][0]["address"]
             assert logged[1]["reused_from"] == "verified #1"
             verified = verified_store.get(engine, 1)
             assert verified is not None and verified.sql == "SELECT COUNT(*) FROM client"
+        if origin == MAIN:  # a question in flight when the old release stopped is still found
+            key = "msg:T1:C1:1700000002.000100"
+            assert events.state_of(engine, key) == "answering"
+            assert events.expired(engine, now=AT + dt.timedelta(seconds=31)) == [key]
         with engine.begin() as conn:  # and new rows go in beside them, in the new tables too
             conn.execute(sa.insert(metadata.tables["processed_events"]), {"id": "Ev02", "received_at": AT})
             conn.execute(
@@ -411,6 +435,8 @@ def test_a_database_of_an_earlier_release_upgrades_in_place_and_keeps_every_row(
             address={"conversation": {"id": "19:new@thread.tacv2"}},
         )
         assert schedules.get(engine, made.id) == made
+        claimed = events.claim(engine, "msg:T1:C1:1800000000.000100", "web-2", 30, now=AT)
+        assert claimed is not None and not claimed.taken_over
         with engine.connect() as conn:
             versions = conn.execute(sa.text(f"SELECT version_num FROM {VERSION_TABLE}")).scalars().all()
         assert versions == [head()]
@@ -577,6 +603,6 @@ def test_the_revisions_ship_as_package_data():
     ]
     assert {
         "migrations/versions/v0001_baseline.py",
-        "migrations/versions/v0002_teams_verified_cache.py",
+        "migrations/versions/v0002_teams_trusted_claims.py",
     } <= set(files)
     assert all(any(fnmatch.fnmatch(f, pat) for pat in patterns) for f in files), files

@@ -1,14 +1,16 @@
-"""Teams schedules, verified queries, the answer cache: what main added to the state before migrations.
+"""Teams schedules, trusted answers, question claims: what main added to the state before migrations.
 
 - `schedules.platform` (which chat a schedule posts in; every earlier row is a Slack one, so the
   column arrives with the server default 'slack') and `schedules.address` (a Teams conversation
   reference; NULL for Slack);
 - `audit_log.reused_from` (an answer reused from a verified query or the cache; NULL before);
-- the tables `verified_queries` and `answer_cache`, with their indexes.
+- the tables `verified_queries` and `answer_cache` (trusted answers) and `question_claims`
+  (questions in flight, answered once even when a process dies), with their indexes.
 
-Main made these with `metadata.create_all` for a while (4e317c5) before this revision existed, and
-the baseline adopts such a database table by table; so each step here runs only where its column
-or table is missing, and a database from either side arrives at the same schema with its rows.
+Main made these with `metadata.create_all` for a while (4e317c5 had all but the claims, c06b5bd
+all) before this revision existed, and the baseline adopts such a database table by table; so
+each step here runs only where its column or table is missing, and a database from any of them
+arrives at the same schema with its rows.
 
 Revision ID: 0002
 Revises: 0001
@@ -96,10 +98,25 @@ def upgrade() -> None:
         sa.Column("created_at", TZ, nullable=False),
         indexes=("database", "created_at"),
     )
+    _create_table(
+        "question_claims",
+        sa.Column("key", sa.String(200), primary_key=True),
+        sa.Column("state", sa.String(16), nullable=False),
+        sa.Column("holder", sa.String(200), nullable=False),
+        sa.Column("lease_until", TZ, nullable=False),
+        sa.Column("attempts", sa.Integer, nullable=False),
+        sa.Column("payload", sa.JSON),
+        sa.Column("status_ref", sa.String(64)),
+        sa.Column("thread_ref", sa.String(64)),
+        sa.Column("received_at", TZ, nullable=False),
+        sa.Column("updated_at", TZ, nullable=False),
+        indexes=("lease_until", "received_at"),
+    )
 
 
 def downgrade() -> None:
-    """Back to 0001: the two tables and three columns go, with what they held."""
+    """Back to 0001: the three tables and three columns go, with what they held."""
+    op.drop_table("question_claims")
     op.drop_table("answer_cache")
     op.drop_table("verified_queries")
     for table, columns in _new_columns().items():

@@ -1,4 +1,5 @@
-"""Command line: `python -m bot ask|console|serve|worker|index|audit|catalog ...`.
+"""Command line: `python -m bot ask|console|serve|worker|index|audit|catalog|db ...`, or `askbase ...`
+when installed.
 
 Exit codes: 0 answered (or asked back), 1 the question failed, 2 bad usage or configuration.
 """
@@ -11,8 +12,10 @@ import json
 import logging
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 from bot.console import run_console
+from bot.db_cmd import run_db, upgrade_at_start
 from bot.terminal import render
 from core.askbase import Askbase
 from core.database import UnknownDatabase
@@ -24,9 +27,7 @@ Command = Callable[[argparse.Namespace, Settings], int]
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m bot", description="Askbase: ask your database questions."
-    )
+    parser = argparse.ArgumentParser(prog=_prog(), description="Askbase: ask your database questions.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -62,6 +63,9 @@ def _parser() -> argparse.ArgumentParser:
     index.add_argument("action", choices=["build", "refresh"])
     index.add_argument("--db")
 
+    db = sub.add_parser("db", help="create or upgrade the state database (serve and worker do it at start)")
+    db.add_argument("action", choices=["upgrade", "current"])
+
     catalog = sub.add_parser(
         "catalog", help="show the join patterns of a database (to correct in its catalog YAML)"
     )
@@ -78,8 +82,15 @@ def _parser() -> argparse.ArgumentParser:
 SERVICES = {"serve", "worker"}  # long-running: they log at settings.log_level; one-shot commands stay quiet
 
 
-def main(argv: list[str]) -> int:
-    args = _parser().parse_args(argv)
+def _prog() -> str:
+    """'askbase' for the console script, 'python -m bot' otherwise (usage lines name what was typed)."""
+    name = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else ""
+    return "python -m bot" if name in ("", "-c", "__main__.py") or name.startswith("python") else name
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The entry point of `python -m bot` and of the `askbase` console script (argv: sys.argv[1:])."""
+    args = _parser().parse_args(sys.argv[1:] if argv is None else argv)
     try:
         settings = load_settings()
     except Exception as exc:  # pydantic ValidationError, YAML errors: show what is wrong, not a trace
@@ -93,6 +104,8 @@ def main(argv: list[str]) -> int:
     )
     handler = COMMANDS[args.command]
     try:
+        if args.command in SERVICES and upgrade_at_start(settings) != 0:
+            return 1
         return handler(args, settings)
     except UnknownDatabase as exc:
         print(str(exc), file=sys.stderr)
@@ -145,5 +158,6 @@ COMMANDS: dict[str, Command] = {
     "worker": _lazy("bot.worker", "run_worker"),
     "index": _lazy("bot.index_cmd", "run_index"),
     "audit": _lazy("bot.audit_cmd", "run_audit"),
+    "db": run_db,
     "catalog": _lazy("bot.catalog_cmd", "run_catalog"),
 }

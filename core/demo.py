@@ -35,7 +35,7 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from core.settings import ROOT, DatabaseSettings
+from core.settings import CONFIG_PACKAGE, DatabaseSettings, package_file
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +44,7 @@ DEMO_PATH_NAME = "demo.sqlite"
 # because the number is part of the DDL text, cached catalogs and indexes notice the change too.
 DEMO_VERSION = 1
 DEMO_DESCRIPTION = "Cloud operations demo (clients, datacenters, resource pools, payments)"
-CATALOG_PATH = ROOT / "config" / "demo_catalog.yaml"
+CATALOG_PATH = package_file(CONFIG_PACKAGE, "demo_catalog.yaml")  # shipped in config/ as package data
 SEED = 20240607
 APPLICATION_ID = 0x41534B42  # "ASKB" in the SQLite header: tells our file from any other
 FIRST_DAY = date(2024, 1, 1)  # payments, usage and retention campaigns span FIRST_DAY..LAST_DAY
@@ -861,7 +861,9 @@ def ensure_demo(var_dir: Path) -> Path:
 def demo_settings(var_dir: Path) -> DatabaseSettings:
     path = ensure_demo(var_dir)
     return DatabaseSettings(
-        url=f"sqlite:///{path}", catalog=str(CATALOG_PATH.resolve()), description=DEMO_DESCRIPTION
+        url=f"sqlite:///{path}",
+        catalog=str(CATALOG_PATH),
+        description=DEMO_DESCRIPTION,
     )
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz, process
 
 from core.catalog import Catalog
+from core.plurals import singular
 from core.retrieval import SchemaMatch
 from core.values import NO_RULES, Access, fold, similarity
 
@@ -63,14 +64,6 @@ ABBREVIATIONS = {
     "cfg": "configuration",
     "env": "environment",
     "usr": "user",
-}
-IRREGULAR = {
-    "people": "person",
-    "children": "child",
-    "men": "man",
-    "women": "woman",
-    "data": "data",
-    "criteria": "criterion",
 }
 STOPWORDS = frozenset(
     [
@@ -130,16 +123,8 @@ DESCRIPTION_MAX = 0.7  # a description mention alone never outranks a name
 
 
 def stem(word: str) -> str:
-    """Plural to singular, enough for names: 'cities' → 'city', 'addresses' → 'address'."""
-    if word in IRREGULAR:
-        return IRREGULAR[word]
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 4 and word.endswith(("sses", "xes", "ches", "shes", "zes")):
-        return word[:-2]
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is", "os")):
-        return word[:-1]
-    return word
+    """A word as the dictionary compares it: singular, so 'statuses' finds `status` (core.plurals)."""
+    return singular(word)
 
 
 def split_identifier(name: str) -> list[str]:

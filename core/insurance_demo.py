@@ -40,11 +40,11 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
-from core.settings import ROOT
+from core.settings import CONFIG_PACKAGE, package_file
 
 INSURANCE_PATH_NAME = "insurance.sqlite"
 INSURANCE_VERSION = 1
-CATALOG_PATH = ROOT / "config" / "insurance_catalog.yaml"
+CATALOG_PATH = package_file(CONFIG_PACKAGE, "insurance_catalog.yaml")  # shipped in config/ as package data
 SEED = 20250214
 FIRST_DAY = date(2022, 1, 1)
 LAST_DAY = date(2025, 12, 31)

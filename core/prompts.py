@@ -1,21 +1,23 @@
 """Prompt templates: one file per LLM task in prompts/, rendered with `$name` placeholders.
 
 A file has a `[system]` section and a `[user]` section. Templates use string.Template syntax so
-JSON examples with braces need no escaping; a literal dollar sign is written `$$`.
+JSON examples with braces need no escaping; a literal dollar sign is written `$$`. The files are
+package data of the top-level `prompts` package, read through `importlib.resources`, so an
+installed wheel finds them from any working directory.
 """
 
 from __future__ import annotations
 
 from functools import cache
-from pathlib import Path
+from importlib import resources
 from string import Template
 
-PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
+PROMPTS_PACKAGE = "prompts"
 
 
 @cache
 def _load(task: str) -> tuple[Template, Template]:
-    text = (PROMPTS_DIR / f"{task}.md").read_text()
+    text = resources.files(PROMPTS_PACKAGE).joinpath(f"{task}.md").read_text(encoding="utf-8")
     if "[system]" not in text or "[user]" not in text:
         raise ValueError(f"prompts/{task}.md needs a [system] and a [user] section")
     system, user = text.split("[system]", 1)[1].split("[user]", 1)

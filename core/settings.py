@@ -1,16 +1,27 @@
 """Typed configuration: defaults < YAML file < ASKBASE_* env < well-known platform env vars.
 
-The YAML file is `$ASKBASE_CONFIG` (default `config/askbase.yaml` when it exists). Every field is
-documented in `config/README.md`. Secrets are `SecretStr` so they never print by accident.
+The YAML file is `$ASKBASE_CONFIG` (default: the `config/askbase.yaml` shipped in the package).
+Every field is documented in `config/README.md`. Secrets are `SecretStr` so they never print by
+accident.
+
+Where files live, installed or not: what ships with Askbase (prompts, the default config, the demo
+catalog) is package data, read through `importlib.resources`, so a wheel works from any directory.
+What Askbase writes (the demo database, the state database, catalog caches, value indexes) goes
+to the var dir: `$ASKBASE_VAR_DIR`, else `var/` beside the code when running from a checkout (or
+an editable install of one), else the user's data directory (`~/.local/share/askbase` on Linux).
 """
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import os
-from functools import lru_cache
+from functools import cache, lru_cache
+from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
+import platformdirs
 from pydantic import BaseModel, Field, SecretStr, model_validator
 from pydantic_settings import (
     BaseSettings,
@@ -19,10 +30,47 @@ from pydantic_settings import (
     YamlConfigSettingsSource,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
-VAR = Path(os.environ.get("ASKBASE_VAR_DIR", ROOT / "var"))
-DEFAULT_CONFIG = ROOT / "config" / "askbase.yaml"
+ROOT = Path(__file__).resolve().parent.parent  # the checkout, or site-packages when installed
 DEMO_DB = "demo"
+CONFIG_PACKAGE = "config"  # the top-level config/ folder, shipped as a package for its data files
+
+_extracted = contextlib.ExitStack()  # package files copied out of a zip import, removed at exit
+atexit.register(_extracted.close)
+
+
+@cache
+def package_file(package: str, name: str) -> Path:
+    """A file shipped in `package` as a real path (YAML readers want one), wherever Askbase is installed.
+
+    Installed wheels and checkouts give the file itself; only a zip import needs a temporary copy.
+    """
+    return _extracted.enter_context(resources.as_file(resources.files(package).joinpath(name)))
+
+
+def is_checkout(root: Path = ROOT) -> bool:
+    """Running from Askbase's own source tree (a clone, or an editable install of one)."""
+    pyproject = root / "pyproject.toml"
+    return pyproject.is_file() and 'name = "askbase"' in pyproject.read_text(errors="replace")
+
+
+def default_var_dir(root: Path = ROOT) -> Path:
+    """Where Askbase writes: $ASKBASE_VAR_DIR, else ./var of a checkout, else the user's data dir.
+
+    An installed package must not write into site-packages (often read-only, and lost on upgrade),
+    nor scatter `var/` folders into whatever directory it is started from.
+    """
+    if os.environ.get("ASKBASE_VAR_DIR"):
+        return Path(os.environ["ASKBASE_VAR_DIR"])
+    if is_checkout(root):
+        return root / "var"
+    return Path(platformdirs.user_data_dir("askbase", appauthor=False))
+
+
+def default_config_file() -> Path:
+    """$ASKBASE_CONFIG, else the config/askbase.yaml shipped with the package."""
+    if os.environ.get("ASKBASE_CONFIG"):
+        return Path(os.environ["ASKBASE_CONFIG"])
+    return package_file(CONFIG_PACKAGE, "askbase.yaml")
 
 
 class IdentitySettings(BaseModel):
@@ -219,8 +267,8 @@ class Settings(BaseSettings):
     )
 
     default_db: str = DEMO_DB  # ASKBASE_DEFAULT_DB
-    state_url: str = ""  # ASKBASE_STATE_URL; empty → sqlite file under var/
-    var_dir: str = str(VAR)
+    state_url: str = ""  # ASKBASE_STATE_URL; empty → sqlite file under the var dir
+    var_dir: str = Field(default_factory=lambda: str(default_var_dir()))  # ASKBASE_VAR_DIR
     log_level: str = "INFO"
     databases: dict[str, DatabaseSettings] = {}
     llm: LLMSettings = LLMSettings()
@@ -245,7 +293,7 @@ class Settings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        yaml_path = Path(os.environ.get("ASKBASE_CONFIG", DEFAULT_CONFIG))
+        yaml_path = default_config_file()
         sources: list[PydanticBaseSettingsSource] = [
             init_settings,
             PlatformEnvSource(settings_cls),

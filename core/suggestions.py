@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from core.catalog import Catalog, Table
+from core.plurals import plural
 from core.result_shape import humanize
 
 DEFAULT_LIMIT = 4
@@ -21,8 +22,8 @@ MAX_QUESTION = 120
 
 
 def _plural(table: Table) -> str:
-    name = humanize(table.name).lower()
-    return name if name.endswith("s") else name + "s"
+    """'business_category' → 'business categories'; a name in the plural already stays."""
+    return plural(humanize(table.name).lower())
 
 
 def _built(catalog: Catalog) -> list[str]:

@@ -1,27 +1,58 @@
-"""Shared fixtures: an isolated environment, the fake OpenAI server, the demo database."""
+"""Shared fixtures: an isolated environment, the fake servers, the demo database, bots, a clock.
+
+Each helper a test file needs exists once, here: `hand` (SQL written by hand on the demo file),
+`make_bot`/`bot` (the real Slack app on the demo), `clock` (time the test moves instead of
+sleeping, tests/clock.py), `slack`/`fake_llm`/`plan` (the fake Slack Web API and model).
+"""
 
 from __future__ import annotations
 
 import os
+import sqlite3
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import closing
 from pathlib import Path
+from typing import Any
 
 import pytest
+import sqlalchemy as sa
+from sqlalchemy.engine import make_url
 
+from core.askbase import Askbase
+from core.llm import LLM
 from core.settings import LLMSettings, load_settings
+from core.state import clarifications
+from tests.clock import Clock
 from tests.fakes.openai_server import FakeOpenAI
+from tests.fakes.slack_api import FakeSlack
+from tests.servers import admin_engine, server_url
+from tests.slack_harness import Plan, RunningBot, script_llm
+from tests.slack_requests import BOT_TOKEN, SIGNING_SECRET
 
 PLATFORM_VARS = ("OPENAI_", "SLACK_", "ASKBASE_", "PORT", "CONNECTIONS__")
 KEEP = ("ASKBASE_TEST_POSTGRES_URL", "ASKBASE_TEST_MYSQL_URL")
+# Trusted by every HTTP client a test makes: a certificate nobody signs with. No test talks TLS (the
+# fakes are plain HTTP on 127.0.0.1), so a test that reached a real host would fail verification;
+# and a client no longer parses the system's ~150 CAs (about 40 ms, once per openai client).
+NO_CA = Path(__file__).parent / "data" / "no-ca.pem"
 
 
 @pytest.fixture(autouse=True)
-def isolated_env(monkeypatch, tmp_path):
-    """No test sees the developer's keys or config; each gets its own var dir."""
+def isolated_env(monkeypatch, tmp_path_factory):
+    """No test sees the developer's keys or config, nor the system's CAs; each gets its own var dir.
+
+    The var dir is named, not made: Askbase creates it on first write, and most tests never write
+    (making 2,600 numbered temporary directories cost seconds).
+    """
     for name in list(os.environ):
         if name.startswith(PLATFORM_VARS) and name not in KEEP:
             monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("ASKBASE_CONFIG", str(tmp_path / "no-config.yaml"))
-    monkeypatch.setenv("ASKBASE_VAR_DIR", str(tmp_path / "var"))
+    own = tmp_path_factory.getbasetemp() / "isolated" / uuid.uuid4().hex
+    monkeypatch.setenv("ASKBASE_CONFIG", str(own / "no-config.yaml"))
+    monkeypatch.setenv("ASKBASE_VAR_DIR", str(own / "var"))
+    monkeypatch.setenv("SSL_CERT_FILE", str(NO_CA))
+    monkeypatch.delenv("SSL_CERT_DIR", raising=False)
 
 
 @pytest.fixture(scope="session")
@@ -73,22 +104,102 @@ def demo_db(settings):
 
 
 @pytest.fixture
-def slack():
-    """A fake Slack Web API on 127.0.0.1 that records every call (tests/fakes/slack_api.py)."""
-    from tests.fakes.slack_api import FakeSlack
+def postgres_state() -> Iterator[str]:
+    """The URL of a new, empty PostgreSQL database (dropped afterwards): a state database of its own."""
+    name = f"askbase_state_{uuid.uuid4().hex[:8]}"
+    admin = admin_engine("ASKBASE_TEST_POSTGRES_URL").execution_options(isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield make_url(server_url("ASKBASE_TEST_POSTGRES_URL")).set(database=name).render_as_string(False)
+    finally:
+        with admin.connect() as conn:
+            conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
 
+
+@pytest.fixture
+def hand(demo_var) -> Callable[..., list[tuple[Any, ...]]]:
+    """SQL written by hand on the demo database (or the SQLite file `path`): what an answer must equal."""
+
+    def run(sql: str, path: Path | None = None) -> list[tuple[Any, ...]]:
+        with closing(sqlite3.connect(path or demo_var / "demo.sqlite")) as conn:
+            return [tuple(row) for row in conn.execute(sql)]
+
+    return run
+
+
+@pytest.fixture
+def slack() -> Iterator[FakeSlack]:
+    """A fake Slack Web API on 127.0.0.1 that records every call (tests/fakes/slack_api.py)."""
     with FakeSlack() as fake:
         yield fake
 
 
 @pytest.fixture
-def plan(fake_llm):
+def plan(fake_llm) -> Plan:
     """What the scripted model answers to every question; tests change it between questions."""
-    from tests.slack_harness import Plan, script_llm
-
     p = Plan()
     script_llm(fake_llm, p)
     return p
+
+
+@pytest.fixture
+def make_bot(slack, demo_var, tmp_path, llm_settings) -> Iterator[Callable[..., RunningBot]]:
+    """Start the real Slack app (tests/slack_harness.py) on the demo database; closed after the test.
+
+    `llm=True` (default): the fake model answers and keyword fallback is off, so a test sees the
+    LLM path; `llm=False`: no key, keyword mode. `other_slack=` another fake Slack than the
+    `slack` fixture (close the bot before it stops); `slack_settings=` merges into the slack
+    section; other keywords are Settings fields. Bots made in one test share its state database,
+    as processes of one deployment do. They close before the fake Slack stops, so nothing still
+    answering retries against a closed port.
+    """
+    running: list[RunningBot] = []
+
+    def make(
+        *,
+        llm: bool = True,
+        other_slack: FakeSlack | None = None,
+        slack_settings: dict[str, Any] | None = None,
+        **overrides: Any,
+    ) -> RunningBot:
+        fake = other_slack or slack
+        engine = {**({"fallback_to_keyword": False} if llm else {}), **overrides.pop("engine", {})}
+        settings = load_settings(
+            var_dir=str(demo_var),
+            state_url=f"sqlite:///{tmp_path / 'state.sqlite'}",
+            slack={
+                "bot_token": BOT_TOKEN,
+                "signing_secret": SIGNING_SECRET,
+                "api_base_url": fake.base_url,
+                **(slack_settings or {}),
+            },
+            engine=engine,
+            **overrides,
+        )
+        bot = RunningBot(Askbase(settings, llm=LLM(llm_settings) if llm else None), fake)
+        running.append(bot)
+        return bot
+
+    yield make
+    for bot in running:
+        bot.close()
+
+
+@pytest.fixture
+def bot(make_bot) -> RunningBot:
+    """The Slack app with the fake model answering (see make_bot)."""
+    return make_bot()
+
+
+@pytest.fixture
+def clock(monkeypatch) -> Clock:
+    """Now, moved by the test (tests/clock.py): pass it to workers and runners; clarifications
+    (asked, expires, swept) read it too. `clock.advance(61)` instead of `time.sleep(61)`."""
+    c = Clock()
+    monkeypatch.setattr(clarifications, "_now", c)
+    return c
 
 
 def pytest_collection_modifyitems(config, items):
@@ -97,3 +208,12 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.skip(reason="ASKBASE_TEST_POSTGRES_URL is not set"))
         if "mysql" in item.keywords and not os.environ.get("ASKBASE_TEST_MYSQL_URL"):
             item.add_marker(pytest.mark.skip(reason="ASKBASE_TEST_MYSQL_URL is not set"))
+        # Under xdist (`make test`), a group runs on one worker, one test after another: the tests on
+        # each shared database server (some compare the server's catalog before and after), and the
+        # slow ones (real processes, one-second ticks), so they do not crowd each other's timings.
+        if "postgres" in item.keywords:
+            item.add_marker(pytest.mark.xdist_group("postgres"))
+        elif "mysql" in item.keywords:
+            item.add_marker(pytest.mark.xdist_group("mysql"))
+        elif "slow" in item.keywords:
+            item.add_marker(pytest.mark.xdist_group("slow"))

@@ -18,7 +18,7 @@ from typing import Any
 from bot.slack_app import SlackBot, create_bot, http_server
 from core.askbase import Askbase
 from tests.fakes import model_replies as mr
-from tests.fakes.openai_server import FakeOpenAI, Reply
+from tests.fakes.openai_server import POLL_S, FakeOpenAI, Reply
 from tests.fakes.slack_api import FakeSlack
 from tests.slack_requests import SlackSender
 
@@ -66,15 +66,20 @@ class RunningBot:
         self.port = self.server.server_port
         self.sender = SlackSender(f"http://127.0.0.1:{self.port}/slack/events")
         self._thread = threading.Thread(
-            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+            target=self.server.serve_forever, kwargs={"poll_interval": POLL_S}, daemon=True
         )
         self._thread.start()
+        self._closed = False
 
     @property
     def state(self):  # type: ignore[no-untyped-def]
         return self.askbase.state
 
     def close(self) -> None:
+        """Stop serving, let answers under way finish, close the engine; a second call does nothing."""
+        if self._closed:
+            return
+        self._closed = True
         self.server.shutdown()
         self.server.server_close()
         self.bot.close(wait=True)

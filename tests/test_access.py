@@ -19,8 +19,6 @@ from core.state.audit import entries_since, parse_since
 from core.state.channel_settings import may_use
 from tests.fakes import model_replies as mr
 from tests.fakes.slack_api import FakeSlack
-from tests.slack_harness import Plan, RunningBot, script_llm
-from tests.slack_requests import BOT_TOKEN, SIGNING_SECRET
 
 FINANCE = "C0FINANCE"
 GENERAL = "C0001"
@@ -166,20 +164,11 @@ def slack():
 
 
 @pytest.fixture
-def slack_bot(demo_var, tmp_path, slack, llm_settings, fake_llm):
-    plan = Plan()
-    script_llm(fake_llm, plan)
-    settings = load_settings(
-        var_dir=str(demo_var),
-        state_url=f"sqlite:///{tmp_path / 'state.sqlite'}",
-        slack={"bot_token": BOT_TOKEN, "signing_secret": SIGNING_SECRET, "api_base_url": slack.base_url},
-        engine={"fallback_to_keyword": False},
+def slack_bot(make_bot, demo_var, plan):
+    return make_bot(
         databases={"copy": DatabaseSettings(url=f"sqlite:///{demo_var / 'demo.sqlite'}")},
         access={"rules": [AccessRule(databases=["demo"], usergroups=["data-team"])]},
     )
-    bot = RunningBot(Askbase(settings, llm=LLM(llm_settings)), slack)
-    yield bot
-    bot.close()
 
 
 def answered(slack: FakeSlack, channel: str, ts: str):

@@ -108,6 +108,7 @@ def test_the_since_window_and_bad_durations(env, capsys):
     assert "not a duration" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_python_m_bot_audit_prints_the_table(env):
     assert main(["ask", "How many clients are there?"]) == 0
     proc = subprocess.run(

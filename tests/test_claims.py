@@ -11,17 +11,14 @@ import datetime as dt
 import sqlite3
 import threading
 import time
-import uuid
 
 import pytest
 import sqlalchemy as sa
-from sqlalchemy.engine import make_url
 
 from bot.claims import ClaimKeeper
 from core.state import events, open_state
 from core.state.bounded import StateUnavailable
 from core.state.health import StateProbe
-from tests.servers import admin_engine, server_url
 
 T0 = dt.datetime(2030, 1, 1, 12, 0, tzinfo=dt.UTC)
 
@@ -35,22 +32,6 @@ def sqlite_state(tmp_path):
     engine = open_state(f"sqlite:///{tmp_path / 'state.sqlite'}")
     yield engine
     engine.dispose()
-
-
-@pytest.fixture
-def postgres_state_url():
-    name = f"askbase_claims_{uuid.uuid4().hex[:8]}"
-    admin = admin_engine("ASKBASE_TEST_POSTGRES_URL").execution_options(isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
-    yield (
-        make_url(server_url("ASKBASE_TEST_POSTGRES_URL"))
-        .set(database=name)
-        .render_as_string(hide_password=False)
-    )
-    with admin.connect() as conn:
-        conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-    admin.dispose()
 
 
 def lifecycle(engine: sa.Engine) -> None:
@@ -92,8 +73,8 @@ def test_claim_lifecycle_on_sqlite(sqlite_state):
 
 
 @pytest.mark.postgres
-def test_claim_lifecycle_on_postgresql(postgres_state_url):
-    engine = open_state(postgres_state_url)
+def test_claim_lifecycle_on_postgresql(postgres_state):
+    engine = open_state(postgres_state)
     try:
         lifecycle(engine)
     finally:
@@ -119,8 +100,8 @@ def race(engine: sa.Engine, key: str, holders: int, now: dt.datetime, delivery: 
 
 
 @pytest.mark.postgres
-def test_simultaneous_deliveries_and_takeovers_have_one_winner_on_postgresql(postgres_state_url):
-    engine = open_state(postgres_state_url)
+def test_simultaneous_deliveries_and_takeovers_have_one_winner_on_postgresql(postgres_state):
+    engine = open_state(postgres_state)
     try:
         for n in range(10):
             assert len(race(engine, f"msg:T:C:{n}", 6, T0, delivery=f"Ev{n}")) == 1

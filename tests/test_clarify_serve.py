@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import copy
 
+import pytest
+
 from tests.clarify_fixtures import rows, shop_db
 from tests.fakes.slack_api import FakeSlack
 from tests.test_slack_serve import Served, base_env
@@ -15,6 +17,7 @@ CHANNEL = "C0001"
 COUNT_BY = "SELECT COUNT(*) FROM orders JOIN {table} ON {table}.id = orders.{key} WHERE {table}.city = 'Lyon'"
 
 
+@pytest.mark.slow
 def test_serve_without_an_llm_asks_which_city_and_counts_the_chosen_reading(tmp_path):
     db = shop_db(tmp_path / "shop.sqlite")
     config = tmp_path / "askbase.yaml"

@@ -43,33 +43,9 @@ CLIENTS_IN = "SELECT COUNT(*) FROM client JOIN location ON client.loc_id = locat
 
 
 @pytest.fixture
-def make_bot(demo_var, tmp_path, slack):
-    running: list[RunningBot] = []
-
-    def make(**slack_settings) -> RunningBot:
-        settings = load_settings(
-            var_dir=str(demo_var),
-            state_url=f"sqlite:///{tmp_path / 'state.sqlite'}",
-            slack={
-                "bot_token": BOT_TOKEN,
-                "signing_secret": SIGNING_SECRET,
-                "api_base_url": slack.base_url,
-                **slack_settings,
-            },
-        )
-        bot = RunningBot(Askbase(settings), slack)  # no OPENAI_API_KEY: keyword mode
-        assert bot.askbase.llm is None
-        running.append(bot)
-        return bot
-
-    yield make
-    for bot in running:
-        bot.close()
-
-
-@pytest.fixture
 def bot(make_bot) -> RunningBot:
-    return make_bot()
+    """No OPENAI_API_KEY: keyword mode asks back on its own."""
+    return make_bot(llm=False)
 
 
 def clarification_in(slack: FakeSlack, channel: str, thread_ts: str) -> Message:
@@ -79,6 +55,17 @@ def clarification_in(slack: FakeSlack, channel: str, thread_ts: str) -> Message:
         timeout=20,
     )
     return copy.deepcopy(message)
+
+
+def noted(bot: RunningBot, question: Message, thread_ts: str) -> None:
+    """Wait until the bot has noted which message asked (it does right after posting it). A reply
+    typed sooner finds no message to mark as answered (the answer still comes); people take
+    longer than those few milliseconds to read a question and reply."""
+    conversation = f"slack:T0001:{question.channel}:{thread_ts}"
+    deadline = time.monotonic() + 10
+    while not any(p.message_ts == question.ts for p in store.asked_in(bot.state, conversation)):
+        assert time.monotonic() < deadline, "the bot never noted its question's message"
+        time.sleep(0.01)
 
 
 def table_in(slack: FakeSlack, channel: str, thread_ts: str) -> list[list[str]]:
@@ -154,6 +141,7 @@ def test_two_date_columns_are_asked_back_and_the_chosen_column_is_counted(bot, s
 def test_other_opens_a_modal_whose_words_answer_the_question(bot, slack, demo_var):
     _, ts = bot.sender.mention(SINGAPORE)
     question = clarification_in(slack, CHANNEL, ts)
+    noted(bot, question, ts)  # the modal's answer finds the question's message through this note
     bot.sender.click(
         "clarify_other",
         question.button_value("clarify_other"),
@@ -178,6 +166,7 @@ def test_other_opens_a_modal_whose_words_answer_the_question(bot, slack, demo_va
 def test_a_reply_in_the_thread_is_taken_as_the_answer(bot, slack, demo_var):
     _, ts = bot.sender.mention(SINGAPORE)
     question = clarification_in(slack, CHANNEL, ts)
+    noted(bot, question, ts)
     bot.sender.mention("the city, please", thread_ts=ts)  # a mention in the thread answers it
     assert table_in(slack, CHANNEL, ts)[1:] == [
         [str(n)] for (n,) in hand(demo_var, CLIENTS_IN.format(column="city"))
@@ -186,12 +175,12 @@ def test_a_reply_in_the_thread_is_taken_as_the_answer(bot, slack, demo_var):
 
 
 def test_a_click_after_a_restart_still_answers(make_bot, slack, demo_var):
-    first = make_bot()
+    first = make_bot(llm=False)
     _, ts = first.sender.mention(SINGAPORE)
     question = clarification_in(slack, CHANNEL, ts)
     first.close()
 
-    second = make_bot()  # a new process: nothing but the state database survives
+    second = make_bot(llm=False)  # a new process: nothing but the state database survives
     click_option(second, question, "country", ts)
     assert table_in(slack, CHANNEL, ts)[1:] == [
         [str(n)] for (n,) in hand(demo_var, CLIENTS_IN.format(column="country"))
@@ -217,7 +206,7 @@ def test_only_the_asker_may_answer_and_others_are_told_privately(bot, slack, dem
 
 
 def test_anyone_may_answer_when_the_setting_allows(make_bot, slack, demo_var):
-    bot = make_bot(only_asker_answers=False)
+    bot = make_bot(llm=False, slack_settings={"only_asker_answers": False})
     _, ts = bot.sender.mention(SINGAPORE)
     question = clarification_in(slack, CHANNEL, ts)
     click_option(bot, question, "city", ts, user="U0OTHER")
@@ -227,11 +216,11 @@ def test_anyone_may_answer_when_the_setting_allows(make_bot, slack, demo_var):
     assert "<@U0OTHER> chose" in slack.messages[question.ts].all_text()
 
 
-def test_an_expired_question_says_so_and_answers_nothing(make_bot, slack):
-    bot = make_bot(clarification_ttl_s=1)
+def test_an_expired_question_says_so_and_answers_nothing(make_bot, slack, clock):
+    bot = make_bot(llm=False, slack_settings={"clarification_ttl_s": 60})
     _, ts = bot.sender.mention(SINGAPORE)
     question = clarification_in(slack, CHANNEL, ts)
-    time.sleep(1.2)
+    clock.advance(61)
     click_option(bot, question, "city", ts)
     note = slack.wait_for(lambda s: ephemeral_to(s, USER))
     assert "expired" in note[0]
@@ -242,11 +231,12 @@ def test_an_expired_question_says_so_and_answers_nothing(make_bot, slack):
     assert store.asked_in(bot.state, f"slack:T0001:{CHANNEL}:{ts}")[0].status == store.EXPIRED
 
 
-def test_a_new_question_sweeps_expired_ones_from_other_threads(make_bot, slack):
-    bot = make_bot(clarification_ttl_s=1)
+def test_a_new_question_sweeps_expired_ones_from_other_threads(make_bot, slack, clock):
+    bot = make_bot(llm=False, slack_settings={"clarification_ttl_s": 60})
     _, first = bot.sender.mention(SINGAPORE)
     old = clarification_in(slack, CHANNEL, first)
-    time.sleep(1.2)
+    noted(bot, old, first)  # the sweep finds the expired question's message through this note
+    clock.advance(61)
     _, second = bot.sender.mention("How many clients in 2024?", channel="C0002")
     clarification_in(slack, "C0002", second)
     assert (
@@ -390,22 +380,14 @@ def test_a_question_with_two_ambiguities_asks_twice_in_its_thread_then_answers(b
 
 
 def test_two_readings_that_return_different_rows_become_buttons_and_a_click_runs_that_reading(
-    tmp_path, slack, fake_llm, llm_settings
+    tmp_path, make_bot, slack, fake_llm
 ):
     """The writer's two candidates disagree and the judge calls it a real ambiguity: the person
     gets one button per reading with what it returns; clicking one answers with that reading's
     query, and no new SQL is written."""
     script_two_readings(fake_llm)
     path = shop_db(tmp_path / "shop.sqlite")
-    settings = load_settings(
-        var_dir=str(tmp_path / "var"),
-        state_url=f"sqlite:///{tmp_path / 'state.sqlite'}",
-        default_db="shop",
-        databases={"shop": {"url": f"sqlite:///{path}"}},
-        slack={"bot_token": BOT_TOKEN, "signing_secret": SIGNING_SECRET, "api_base_url": slack.base_url},
-        engine={"fallback_to_keyword": False},
-    )
-    bot = RunningBot(Askbase(settings, llm=LLM(llm_settings)), slack)
+    bot = make_bot(default_db="shop", databases={"shop": {"url": f"sqlite:///{path}"}})
     try:
         _, ts = bot.sender.mention(LYON)
         question = clarification_in(slack, CHANNEL, ts)

@@ -1,14 +1,25 @@
-"""`python -m bot ask|console` as a person runs them, in a subprocess."""
+"""`python -m bot ask|console|index` as a person runs them.
+
+Most tests call the CLI's entry point (`bot.cli.main`, what `python -m bot` and `askbase` run) in
+this process with the environment a person would export; the ones marked `slow` start a real
+`python -m bot` subprocess, so the module wiring and exit codes are checked end to end too.
+"""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
 import sys
+from dataclasses import dataclass
 
 import pytest
 
+from bot.cli import main
+from bot.console import run_console
+from core.askbase import Askbase
+from core.settings import load_settings
 from tests.fakes import model_replies as mr
 from tests.fakes.openai_server import Reply
 
@@ -19,10 +30,32 @@ def own_state(monkeypatch, tmp_path):
     monkeypatch.setenv("ASKBASE_STATE_URL", f"sqlite:///{tmp_path / 'state.sqlite'}")
 
 
-def run(args: list[str], env: dict[str, str], stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+@dataclass
+class Ran:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+@pytest.fixture
+def run(monkeypatch, capsys):
+    """`python -m bot ARGS` with `env` exported, in this process: exit code and what it printed."""
+
+    def run(args: list[str], env: dict[str, str]) -> Ran:
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        capsys.readouterr()
+        code = main(args)
+        out = capsys.readouterr()
+        return Ran(code, out.out, out.err)
+
+    return run
+
+
+def run_process(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """`python -m bot ARGS` in a subprocess, exactly as typed in a shell."""
     return subprocess.run(
         [sys.executable, "-m", "bot", *args],
-        input=stdin,
         capture_output=True,
         text=True,
         env={**os.environ, **env},
@@ -40,7 +73,7 @@ def scripted(fake_llm) -> None:
     )
 
 
-def test_ask_json_contract(fake_llm, demo_var):
+def test_ask_json_contract(run, fake_llm, demo_var):
     scripted(fake_llm)
     env = {
         "OPENAI_API_KEY": "test-key",
@@ -57,7 +90,7 @@ def test_ask_json_contract(fake_llm, demo_var):
     assert "test-key" not in proc.stdout + proc.stderr
 
 
-def test_ask_trace_shows_every_stage(fake_llm, demo_var):
+def test_ask_trace_shows_every_stage(run, fake_llm, demo_var):
     scripted(fake_llm)
     env = {
         "OPENAI_API_KEY": "test-key",
@@ -71,13 +104,13 @@ def test_ask_trace_shows_every_stage(fake_llm, demo_var):
     assert "LLM calls" in proc.stdout and "300" in proc.stdout
 
 
-def test_unknown_database_is_a_usage_error(demo_var):
+def test_unknown_database_is_a_usage_error(run, demo_var):
     proc = run(["ask", "How many clients?", "--db", "nowhere"], {"ASKBASE_VAR_DIR": str(demo_var)})
     assert proc.returncode == 2
     assert "no database named 'nowhere'" in proc.stderr
 
 
-def test_database_url_that_does_not_exist(demo_var, tmp_path):
+def test_database_url_that_does_not_exist(run, demo_var, tmp_path):
     proc = run(
         ["ask", "How many clients?", "--db", f"sqlite:///{tmp_path}/missing.db"],
         {"ASKBASE_VAR_DIR": str(demo_var)},
@@ -86,45 +119,49 @@ def test_database_url_that_does_not_exist(demo_var, tmp_path):
     assert "Traceback" not in proc.stderr
 
 
-def test_console_follow_up_uses_the_conversation(fake_llm, demo_var):
+def test_console_follow_up_uses_the_conversation(fake_llm, demo_var, monkeypatch):
     scripted(fake_llm)
-    env = {
-        "OPENAI_API_KEY": "test-key",
-        "OPENAI_BASE_URL": fake_llm.base_url,
-        "ASKBASE_VAR_DIR": str(demo_var),
-    }
-    proc = run(
-        ["console"], env, stdin="How many clients are there?\nand how many of them in 2024?\n:sql\n:quit\n"
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert "300" in proc.stdout
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    monkeypatch.setenv("OPENAI_BASE_URL", fake_llm.base_url)
+    monkeypatch.setenv("ASKBASE_VAR_DIR", str(demo_var))
+    typed = io.StringIO("How many clients are there?\nand how many of them in 2024?\n:sql\n:quit\n")
+    shown = io.StringIO()
+    app = Askbase(load_settings())
+    try:
+        assert run_console(app, stdin=typed, stdout=shown) == 0
+    finally:
+        app.close()
+    assert "300" in shown.getvalue()
     second_generate = fake_llm.calls("generate")[1].user
     assert "How many clients are there?" in second_generate  # the earlier turn is context
 
 
+@pytest.mark.slow
 def test_without_a_key_the_quick_start_question_is_answered_in_keyword_mode(demo_var):
-    proc = run(["ask", "How many clients are there?", "--json"], {"ASKBASE_VAR_DIR": str(demo_var)})
+    """The README's `make demo`, in a real `python -m bot` process."""
+    proc = run_process(["ask", "How many clients are there?", "--json"], {"ASKBASE_VAR_DIR": str(demo_var)})
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout.strip().splitlines()[-1])
     assert (data["status"], data["mode"], data["rows"]) == ("answer", "keyword", [[300]])
     assert data["trace"]["llm_calls"] == 0
 
 
-def test_without_a_key_an_unanswerable_question_says_how_to_configure_an_llm(demo_var):
+def test_without_a_key_an_unanswerable_question_says_how_to_configure_an_llm(run, demo_var):
     proc = run(["ask", "What is the meaning of life for our clients?"], {"ASKBASE_VAR_DIR": str(demo_var)})
     assert proc.returncode == 1
     assert "Keyword mode" in proc.stderr and "OPENAI_API_KEY" in proc.stderr
     assert "Traceback" not in proc.stderr
 
 
+@pytest.mark.slow
 def test_index_build_then_refresh(tmp_path):
     env = {"ASKBASE_VAR_DIR": str(tmp_path / "var")}
-    built = run(["index", "build", "--db", "demo"], env)
+    built = run_process(["index", "build", "--db", "demo"], env)
     assert built.returncode == 0, built.stderr
     stats = json.loads(built.stdout.strip().splitlines()[-1])
     assert stats["values"] > 1000 and stats["rewritten"] is True
     assert "[index]" in built.stderr  # progress is shown while building
-    refreshed = run(["index", "refresh", "--db", "demo"], env)
+    refreshed = run_process(["index", "refresh", "--db", "demo"], env)
     assert refreshed.returncode == 0, refreshed.stderr
     again = json.loads(refreshed.stdout.strip().splitlines()[-1])
     assert again["values"] == stats["values"] and again["rewritten"] is False

@@ -58,8 +58,12 @@ class Server:
             return [tuple(r) for r in conn.execute(sa.text(f"SELECT id, name FROM {self.table} ORDER BY id"))]
 
     def tables(self) -> set[str]:
-        """The tables, plus (PostgreSQL) how many large objects exist: what a write would change."""
-        names = {t.lower() for t in sa.inspect(self.admin).get_table_names()}
+        """This test's tables (every attack names its table), plus (PostgreSQL) how many large objects
+        exist: what a write would change. Other tests' tables are left out: they come and go on the
+        shared server while this one runs (other xdist workers, other checkouts)."""
+        names = {
+            t.lower() for t in sa.inspect(self.admin).get_table_names() if t.lower().startswith(self.table)
+        }
         if self.postgres:
             with self.admin.connect() as conn:
                 count = conn.execute(sa.text("SELECT count(*) FROM pg_largeobject_metadata")).scalar()

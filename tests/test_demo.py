@@ -82,6 +82,7 @@ def test_two_builds_hold_identical_rows(tmp_path: Path) -> None:
     assert rows_digest(tmp_path / "a" / "demo.sqlite") == rows_digest(tmp_path / "b" / "demo.sqlite")
 
 
+@pytest.mark.slow
 def test_rows_do_not_depend_on_the_interpreter_hash_seed(tmp_path: Path, demo_path: Path) -> None:
     # Another machine is another process with another string-hash seed: set iteration must not leak in.
     out = tmp_path / "other.sqlite"
@@ -180,6 +181,7 @@ def test_threads_asking_for_the_demo_at_once_get_one_complete_file(tmp_path: Pat
     assert leftovers(tmp_path) == []
 
 
+@pytest.mark.slow
 def test_processes_building_at_once_leave_one_complete_file(tmp_path: Path, demo_path: Path) -> None:
     code = (
         f"from pathlib import Path; from core.demo import ensure_demo; ensure_demo(Path({str(tmp_path)!r}))"

@@ -156,7 +156,7 @@ def test_cli_denies_every_attack_and_allows_every_legit_query(dialect: str) -> N
     assert not denied_legit
 
 
-@pytest.mark.skipif(not SPIDER_GOLD.exists(), reason="Spider gold SQL not available")
+@pytest.mark.skipif(not SPIDER_GOLD.exists(), reason=f"needs ../shared/bench: {SPIDER_GOLD} is missing")
 def test_every_spider_gold_query_is_allowed_in_sqlite() -> None:
     lines = SPIDER_GOLD.read_text(encoding="utf-8").splitlines()
     assert len(lines) > 8000
@@ -169,7 +169,7 @@ def test_every_spider_gold_query_is_allowed_in_sqlite() -> None:
     assert not denied, denied[:10]
 
 
-@pytest.mark.skipif(not SPIDER_GOLD.exists(), reason="Spider databases not available")
+@pytest.mark.skipif(not SPIDER_GOLD.exists(), reason=f"needs ../shared/bench: {SPIDER_GOLD} is missing")
 def test_guarded_spider_queries_return_the_same_rows_as_the_originals() -> None:
     """What runs is regenerated from the checked tree; it must mean what the question's SQL meant."""
     connections: dict[str, sqlite3.Connection] = {}
@@ -199,7 +199,9 @@ def test_guarded_spider_queries_return_the_same_rows_as_the_originals() -> None:
     assert not differences, differences[:5]
 
 
-@pytest.mark.skipif(not DEFOG_QUESTIONS.exists(), reason="defog questions not available")
+@pytest.mark.skipif(
+    not DEFOG_QUESTIONS.exists(), reason=f"needs ../shared/bench: {DEFOG_QUESTIONS} is missing"
+)
 def test_every_defog_gold_query_is_allowed_in_postgres() -> None:
     denied = []
     for question in json.loads(DEFOG_QUESTIONS.read_text(encoding="utf-8")):

@@ -84,11 +84,6 @@ def make_db(tmp_path: Path, name: str, script: str) -> Path:
     return path
 
 
-def hand(path: Path, sql: str) -> list[tuple]:
-    with sqlite3.connect(path) as conn:
-        return [tuple(r) for r in conn.execute(sql).fetchall()]
-
-
 def same_rows(outcome, want: list[tuple]) -> bool:
     return Counter(tuple(r) for r in outcome.rows) == Counter(want)
 
@@ -125,12 +120,12 @@ def test_a_word_it_cannot_place_makes_it_decline_and_name_the_word(app, flights)
     assert "could not place" in outcome.error
 
 
-def test_role_words_place_both_cities_and_the_count_is_right(app, flights):
+def test_role_words_place_both_cities_and_the_count_is_right(app, flights, hand):
     outcome = ask(app, flights, "How many flights go from Aberdeen to Boston?")
     assert outcome.status == "answer", outcome.error
     assert same_rows(
         outcome,
-        hand(flights, "SELECT COUNT(*) FROM flight WHERE source_city = 'Aberdeen' AND dest_city = 'Boston'"),
+        hand("SELECT COUNT(*) FROM flight WHERE source_city = 'Aberdeen' AND dest_city = 'Boston'", flights),
     )
 
 
@@ -152,10 +147,10 @@ def test_wording_it_does_not_compute_is_declined_with_the_reason(app, flights, q
     assert says in outcome.error
 
 
-def test_values_of_one_column_joined_by_or_are_either(app, flights):
+def test_values_of_one_column_joined_by_or_are_either(app, flights, hand):
     outcome = ask(app, flights, "How many flights from Aberdeen or from Denver?")
     assert outcome.status == "answer", outcome.error
-    want = hand(flights, "SELECT COUNT(*) FROM flight WHERE source_city IN ('Aberdeen', 'Denver')")
+    want = hand("SELECT COUNT(*) FROM flight WHERE source_city IN ('Aberdeen', 'Denver')", flights)
     assert same_rows(outcome, want)
 
 
@@ -176,7 +171,7 @@ def test_tables_linked_only_through_a_third_are_not_joined(app, tmp_path):
     assert "domain" in outcome.error  # the third table it would have gone through
 
 
-def test_the_same_question_is_answered_once_the_schema_has_the_key(app, tmp_path):
+def test_the_same_question_is_answered_once_the_schema_has_the_key(app, tmp_path, hand):
     path = make_db(
         tmp_path,
         "academic_keyed",
@@ -188,9 +183,9 @@ def test_the_same_question_is_answered_once_the_schema_has_the_key(app, tmp_path
     outcome = ask(app, path, "How many publications were presented at each conference?")
     assert outcome.status == "answer", outcome.error
     want = hand(
-        path,
         "SELECT conference.name, COUNT(*) FROM publication JOIN conference ON publication.cid = conference.cid "
         "GROUP BY conference.name",
+        path,
     )
     assert same_rows(outcome, want)
 
@@ -202,14 +197,14 @@ def test_two_equally_good_join_paths_make_it_decline(app, tmp_path):
     assert "program" in outcome.error and "the words do not say which" in outcome.error
 
 
-def test_one_join_path_is_answered(app, tmp_path):
+def test_one_join_path_is_answered(app, tmp_path, hand):
     path = make_db(tmp_path, "advising_one", ADVISING)
     outcome = ask(app, path, "How many courses per student?")
     assert outcome.status == "answer", outcome.error
     want = hand(
-        path,
         "SELECT student.name, COUNT(*) FROM student JOIN student_record ON student_record.student_id = student.id "
         "GROUP BY student.id",
+        path,
     )
     assert same_rows(outcome, want)
 
@@ -255,7 +250,7 @@ INSERT INTO enroll VALUES (1, 1), (2, 1), (3, 2);
 """
 
 
-def test_a_department_reached_by_two_keys_is_declined(app, tmp_path):
+def test_a_department_reached_by_two_keys_is_declined(app, tmp_path, hand):
     path = make_db(tmp_path, "school", SCHOOL)
     outcome = ask(app, path, "Which students are enrolled in courses of the Physics department?")
     assert declined(outcome)
@@ -266,8 +261,8 @@ def test_a_department_reached_by_two_keys_is_declined(app, tmp_path):
     assert same_rows(
         per_department,
         hand(
-            path,
             "SELECT department.name, COUNT(*) FROM student JOIN department ON student.dept_id = department.id GROUP BY department.id",
+            path,
         ),
     )
 
@@ -295,11 +290,11 @@ INSERT INTO policy VALUES (1, 'Car', 'Ann'), (2, 'Car', 'Bo'), (3, 'Life', 'Cy')
 """
 
 
-def test_how_many_is_a_count_or_nothing(app, tmp_path):
+def test_how_many_is_a_count_or_nothing(app, tmp_path, hand):
     path = make_db(tmp_path, "policies", POLICIES)
     outcome = ask(app, path, "How many car policies are there?")
     if outcome.status == "answer":
-        assert same_rows(outcome, hand(path, "SELECT COUNT(*) FROM policy WHERE policy_type = 'Car'"))
+        assert same_rows(outcome, hand("SELECT COUNT(*) FROM policy WHERE policy_type = 'Car'", path))
     else:
         assert declined(outcome)  # never a list of policies for 'how many'
 
@@ -341,14 +336,14 @@ def test_several_things_to_count_at_once_are_declined(insurance):
     assert "at once" in outcome.error
 
 
-def test_a_role_the_words_name_is_answered(insurance):
+def test_a_role_the_words_name_is_answered(insurance, hand):
     app, path = insurance
     outcome = app.ask("Number of claims per claimant city.", db="insurance")
     assert outcome.status == "answer", outcome.error
     want = hand(
-        path,
         "SELECT p.city, COUNT(DISTINCT c.claim_id) FROM claim c JOIN claim_party_role r ON r.claim_id = c.claim_id "
         "AND r.role_code = 'CL' JOIN party p ON p.party_id = r.party_id GROUP BY p.city",
+        path,
     )
     assert same_rows(outcome, want)
 

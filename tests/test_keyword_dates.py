@@ -47,11 +47,6 @@ def app(settings):
     app.close()
 
 
-def hand(path: Path, sql: str) -> list[tuple]:
-    with sqlite3.connect(path) as conn:
-        return [tuple(r) for r in conn.execute(sql).fetchall()]
-
-
 def rows(outcome) -> list[tuple]:
     return [tuple(r) for r in outcome.rows]
 
@@ -164,10 +159,10 @@ ANSWERED = [
 
 
 @pytest.mark.parametrize(("question", "sql", "ordered"), ANSWERED)
-def test_date_questions_are_answered_as_sql_written_by_hand(app, demo_var, question, sql, ordered):
+def test_date_questions_are_answered_as_sql_written_by_hand(app, hand, question, sql, ordered):
     outcome = demo(app, question)
     assert outcome.status == "answer", outcome.error
-    got, want = norm(rows(outcome)), norm(hand(demo_var / "demo.sqlite", sql))
+    got, want = norm(rows(outcome)), norm(hand(sql))
     assert want  # an empty answer would prove nothing
     assert got == want if ordered else Counter(got) == Counter(want)
 
@@ -185,7 +180,7 @@ def test_bucket_labels_read_the_same_everywhere(app):
     assert [r[0] for r in rows(monthly)] == ["2025-04", "2025-05", "2025-06"]
 
 
-def test_a_bucket_over_a_table_with_two_dates_is_asked_back(app, demo_var):
+def test_a_bucket_over_a_table_with_two_dates_is_asked_back(app, hand):
     first = demo(app, "number of clients per year")
     assert first.status == "clarify"
     labels = [o.label for o in first.clarification.options]
@@ -193,10 +188,7 @@ def test_a_bucket_over_a_table_with_two_dates_is_asked_back(app, demo_var):
     signup = next(o for o in first.clarification.options if "signup" in o.label)
     second = demo(app, "number of clients per year", transcript=chosen(first.clarification, signup))
     assert norm(rows(second)) == norm(
-        hand(
-            demo_var / "demo.sqlite",
-            "SELECT strftime('%Y', signup_date), COUNT(*) FROM client GROUP BY 1 ORDER BY 1",
-        )
+        hand("SELECT strftime('%Y', signup_date), COUNT(*) FROM client GROUP BY 1 ORDER BY 1")
     )
 
 
@@ -260,16 +252,16 @@ def shop(tmp_path) -> Path:
     return path
 
 
-def test_dates_kept_as_text_are_read_as_dates(app, shop):
+def test_dates_kept_as_text_are_read_as_dates(app, shop, hand):
     db = app.database(f"sqlite:///{shop}")
     monthly = answer(db, Request("total order amount per month"), app.settings.engine, None)
     assert monthly.status == "answer"
     assert norm(rows(monthly)) == norm(
-        hand(shop, "SELECT strftime('%Y-%m', placed_at), SUM(amount) FROM orders GROUP BY 1 ORDER BY 1")
+        hand("SELECT strftime('%Y-%m', placed_at), SUM(amount) FROM orders GROUP BY 1 ORDER BY 1", shop)
     )
     in_march = answer(db, Request("How many orders in March 2024?"), app.settings.engine, None)
     assert rows(in_march) == hand(
-        shop, "SELECT COUNT(*) FROM orders WHERE placed_at >= '2024-03-01' AND placed_at < '2024-04-01'"
+        "SELECT COUNT(*) FROM orders WHERE placed_at >= '2024-03-01' AND placed_at < '2024-04-01'", shop
     )
 
 
@@ -281,27 +273,27 @@ def test_month_names_are_ordered_by_the_calendar(app, shop):
     ]  # fmt: skip
 
 
-def test_a_duration_between_a_rows_start_and_end_in_the_stated_unit(app, shop):
+def test_a_duration_between_a_rows_start_and_end_in_the_stated_unit(app, shop, hand):
     db = app.database(f"sqlite:///{shop}")
     outcome = answer(db, Request("average session duration in seconds per device"), app.settings.engine, None)
     assert outcome.status == "answer"
     assert same_rows(
         rows(outcome),
         hand(
-            shop,
             "SELECT device, AVG(strftime('%s', ended_at) - strftime('%s', started_at)) FROM sessions GROUP BY device",
+            shop,
         ),
     )
     longest = answer(db, Request("longest session duration in minutes"), app.settings.engine, None)
     assert same_rows(
         rows(longest),
-        hand(shop, "SELECT MAX((julianday(ended_at) - julianday(started_at)) * 1440) FROM sessions"),
+        hand("SELECT MAX((julianday(ended_at) - julianday(started_at)) * 1440) FROM sessions", shop),
     )
     no_unit = answer(db, Request("average session duration"), app.settings.engine, None)
     assert no_unit.status == "error" and no_unit.error_kind == "keyword_abstain"  # seconds? days?
 
 
-def test_a_word_that_names_a_date_column_picks_it(app, shop):
+def test_a_word_that_names_a_date_column_picks_it(app, shop, hand):
     db = app.database(f"sqlite:///{shop}")
     outcome = answer(
         db,
@@ -310,24 +302,20 @@ def test_a_word_that_names_a_date_column_picks_it(app, shop):
         None,
     )
     assert rows(outcome) == hand(
-        shop, "SELECT COUNT(*) FROM students WHERE predicted_graduation_date >= '2023-01-01'"
+        "SELECT COUNT(*) FROM students WHERE predicted_graduation_date >= '2023-01-01'", shop
     )
     assert "predicted graduation date" in outcome.interpretation
 
 
-def test_latest_and_earliest_rows_and_when(app, demo_var):
+def test_latest_and_earliest_rows_and_when(app, hand):
     latest = demo(app, "show the 3 most recent payments")
     assert [r[-1] for r in rows(latest)] == [
-        r[0]
-        for r in hand(demo_var / "demo.sqlite", "SELECT paid_on FROM payment ORDER BY paid_on DESC LIMIT 3")
+        r[0] for r in hand("SELECT paid_on FROM payment ORDER BY paid_on DESC LIMIT 3")
     ]
     when = demo(app, "When did the latest payment happen?")
-    assert rows(when)[0][-1] == hand(demo_var / "demo.sqlite", "SELECT MAX(paid_on) FROM payment")[0][0]
+    assert rows(when)[0][-1] == hand("SELECT MAX(paid_on) FROM payment")[0][0]
     signed = demo(app, "Which client signed up most recently?")
-    assert (
-        rows(signed)[0][0]
-        == hand(demo_var / "demo.sqlite", "SELECT name FROM client ORDER BY signup_date DESC LIMIT 1")[0][0]
-    )
+    assert rows(signed)[0][0] == hand("SELECT name FROM client ORDER BY signup_date DESC LIMIT 1")[0][0]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -385,7 +373,7 @@ def server_db(request, demo_var, tmp_path) -> Iterator[Database]:
         ("number of payments per week in 2025", WEEKLY_PAYMENTS_2025),
     ],
 )
-def test_time_buckets_on_real_servers(server_db, settings, demo_var, question, want):
+def test_time_buckets_on_real_servers(server_db, settings, hand, question, want):
     outcome = answer(server_db, Request(question), settings.engine, None)
     assert outcome.status == "answer", outcome.error
-    assert norm(rows(outcome)) == norm(hand(demo_var / "demo.sqlite", want))
+    assert norm(rows(outcome)) == norm(hand(want))

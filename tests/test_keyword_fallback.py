@@ -3,19 +3,12 @@ labelled as such, and the failed LLM attempt stays in the trace."""
 
 from __future__ import annotations
 
-import sqlite3
-
 import pytest
 
 from core.askbase import Askbase
 from core.llm import LLM
 from tests.fakes import model_replies as mr
 from tests.fakes.openai_server import Reply
-
-
-def hand(demo_var, sql: str) -> list[list]:
-    with sqlite3.connect(demo_var / "demo.sqlite") as conn:
-        return [list(r) for r in conn.execute(sql).fetchall()]
 
 
 @pytest.fixture
@@ -25,12 +18,12 @@ def app(settings, llm_settings):
     app.close()
 
 
-def test_server_errors_fall_back_to_keyword_mode(app, fake_llm, demo_var):
+def test_server_errors_fall_back_to_keyword_mode(app, fake_llm, hand):
     fake_llm.respond("generate", lambda body: Reply(status=500, error_message="upstream exploded"))
     outcome = app.ask("How many clients per segment?")
     assert outcome.status == "answer" and outcome.mode == "keyword"
-    assert sorted(map(list, outcome.rows)) == sorted(
-        hand(demo_var, "SELECT segment, COUNT(*) FROM client GROUP BY segment")
+    assert sorted(map(tuple, outcome.rows)) == sorted(
+        hand("SELECT segment, COUNT(*) FROM client GROUP BY segment")
     )
     assert outcome.interpretation.startswith("The LLM failed")
     assert len(fake_llm.calls("generate")) == app.settings.llm.max_attempts  # retried, then gave up
@@ -39,12 +32,12 @@ def test_server_errors_fall_back_to_keyword_mode(app, fake_llm, demo_var):
     assert stages[stages.index("fallback") + 1 :][:2] == ["retrieve", "interpret"]
 
 
-def test_a_failure_after_the_first_call_keeps_the_llm_stages_in_the_trace(app, fake_llm, demo_var):
+def test_a_failure_after_the_first_call_keeps_the_llm_stages_in_the_trace(app, fake_llm, hand):
     fake_llm.respond("generate", mr.writing("SELECT nope FROM client"))
     fake_llm.respond("revise", lambda body: Reply(status=503))
     outcome = app.ask("How many clients are there?")
     assert outcome.status == "answer" and outcome.mode == "keyword"
-    assert [list(r) for r in outcome.rows] == hand(demo_var, "SELECT COUNT(*) FROM client")
+    assert [tuple(r) for r in outcome.rows] == hand("SELECT COUNT(*) FROM client")
     stages = [s.name for s in outcome.trace.stages]
     run = ["expand", "guard", "execute"]
     assert stages[: stages.index("fallback")] == [

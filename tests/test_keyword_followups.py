@@ -4,7 +4,6 @@ same things; one it cannot place as such a change says that it needs an LLM."""
 
 from __future__ import annotations
 
-import sqlite3
 from collections import Counter
 
 import pytest
@@ -24,11 +23,6 @@ def app(settings):
 def norm(rs) -> Counter:
     """Rows as a multiset, sums compared to 4 decimals."""
     return Counter(tuple(round(v, 4) if isinstance(v, float) else v for v in r) for r in rs)
-
-
-def hand(demo_var, sql: str) -> Counter:
-    with sqlite3.connect(demo_var / "demo.sqlite") as conn:
-        return norm(conn.execute(sql).fetchall())
 
 
 def rows(outcome) -> Counter:
@@ -57,22 +51,22 @@ SEGMENTS_IN_GERMANY = (
 )
 
 
-def test_a_follow_up_adding_a_filter_answers_the_filtered_question(app, demo_var):
+def test_a_follow_up_adding_a_filter_answers_the_filtered_question(app, hand):
     thread = Thread(app)
     assert thread.ask("How many clients per segment?").status == "answer"
     outcome = thread.ask("and only those in Germany?")
     assert outcome.status == "answer", outcome.error
     assert outcome.mode == "keyword"
-    assert rows(outcome) == hand(demo_var, SEGMENTS_IN_GERMANY)  # clients, still per segment
+    assert rows(outcome) == norm(hand(SEGMENTS_IN_GERMANY))  # clients, still per segment
     assert outcome.interpretation.startswith("Follow-up to 'How many clients per segment?'")
 
 
-def test_a_second_follow_up_replaces_the_value_and_a_period_replaces_the_period(app, demo_var):
+def test_a_second_follow_up_replaces_the_value_and_a_period_replaces_the_period(app, hand):
     thread = Thread(app)
     thread.ask("How many clients per segment?")
     thread.ask("and only those in Germany?")
     france = thread.ask("what about France?")
-    assert rows(france) == hand(demo_var, SEGMENTS_IN_GERMANY.replace("Germany", "France"))
+    assert rows(france) == norm(hand(SEGMENTS_IN_GERMANY.replace("Germany", "France")))
 
     payments = Thread(app)
     payments.ask("How many payments per month in 2025?")
@@ -80,23 +74,25 @@ def test_a_second_follow_up_replaces_the_value_and_a_period_replaces_the_period(
     assert failed.status == "answer", failed.error
     earlier = payments.ask("what about 2024?")
     assert earlier.status == "answer", earlier.error
-    assert rows(earlier) == hand(
-        demo_var,
-        "SELECT strftime('%Y-%m', paid_on), COUNT(*) FROM payment WHERE status = 'failed' "
-        "AND paid_on >= '2024-01-01' AND paid_on < '2025-01-01' GROUP BY 1",
+    assert rows(earlier) == norm(
+        hand(
+            "SELECT strftime('%Y-%m', paid_on), COUNT(*) FROM payment WHERE status = 'failed' "
+            "AND paid_on >= '2024-01-01' AND paid_on < '2025-01-01' GROUP BY 1",
+        )
     )
 
 
-def test_a_follow_up_changing_the_grouping_keeps_the_measure_and_the_filters(app, demo_var):
+def test_a_follow_up_changing_the_grouping_keeps_the_measure_and_the_filters(app, hand):
     thread = Thread(app)
     thread.ask("total cost per segment")
     thread.ask("and only the active clients")
     outcome = thread.ask("per country instead")
     assert outcome.status == "answer", outcome.error
-    assert rows(outcome) == hand(
-        demo_var,
-        "SELECT location.country, SUM(usage.cost) FROM usage JOIN client ON usage.client_id = client.id "
-        "JOIN location ON client.loc_id = location.id WHERE client.status = 'ACT' GROUP BY location.country",
+    assert rows(outcome) == norm(
+        hand(
+            "SELECT location.country, SUM(usage.cost) FROM usage JOIN client ON usage.client_id = client.id "
+            "JOIN location ON client.loc_id = location.id WHERE client.status = 'ACT' GROUP BY location.country",
+        )
     )
 
 
@@ -125,9 +121,9 @@ def test_an_answer_keyword_mode_did_not_give_is_not_continued(app):
     assert "need an LLM" in outcome.error
 
 
-def test_a_question_of_its_own_in_a_thread_is_read_on_its_own(app, demo_var):
+def test_a_question_of_its_own_in_a_thread_is_read_on_its_own(app, hand):
     thread = Thread(app)
     thread.ask("How many clients per segment?")
     outcome = thread.ask("how many payments are there?")
     assert outcome.status == "answer"
-    assert rows(outcome) == hand(demo_var, "SELECT COUNT(*) FROM payment")
+    assert rows(outcome) == norm(hand("SELECT COUNT(*) FROM payment"))

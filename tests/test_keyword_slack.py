@@ -6,27 +6,18 @@ from __future__ import annotations
 
 import pytest
 
-from core.askbase import Askbase
-from core.settings import load_settings
 from tests.fakes.slack_api import FakeSlack
 from tests.slack_harness import RunningBot, hand
-from tests.slack_requests import BOT_TOKEN, SIGNING_SECRET
 
 CHANNEL = "C0001"
 
 
 @pytest.fixture
-def bot(demo_var, tmp_path, slack: FakeSlack):
-    settings = load_settings(
-        var_dir=str(demo_var),
-        state_url=f"sqlite:///{tmp_path / 'state.sqlite'}",
-        slack={"bot_token": BOT_TOKEN, "signing_secret": SIGNING_SECRET, "api_base_url": slack.base_url},
-    )
-    app = Askbase(settings)  # no OPENAI_API_KEY in the isolated environment: keyword mode
-    assert app.llm is None
-    running = RunningBot(app, slack)
-    yield running
-    running.close()
+def bot(make_bot) -> RunningBot:
+    """No OPENAI_API_KEY in the isolated environment: keyword mode."""
+    running = make_bot(llm=False)
+    assert running.askbase.llm is None
+    return running
 
 
 def reply(slack: FakeSlack, ts: str, n: int):

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
-
 import pytest
 
 from core.askbase import Askbase
@@ -14,11 +12,6 @@ from tests.fakes import model_replies as mr
 from tests.fakes.openai_server import Reply
 
 
-def hand(demo_var, sql: str):
-    with sqlite3.connect(demo_var / "demo.sqlite") as conn:
-        return [list(r) for r in conn.execute(sql).fetchall()]
-
-
 @pytest.fixture
 def app(settings, llm_settings):
     app = Askbase(settings, llm=LLM(llm_settings))
@@ -26,7 +19,7 @@ def app(settings, llm_settings):
     app.close()
 
 
-def test_happy_path_answers_with_sql_rows_and_a_full_trace(app, fake_llm, demo_var):
+def test_happy_path_answers_with_sql_rows_and_a_full_trace(app, fake_llm, hand):
     fake_llm.respond(
         "generate",
         mr.writing(
@@ -37,7 +30,7 @@ def test_happy_path_answers_with_sql_rows_and_a_full_trace(app, fake_llm, demo_v
     )
     outcome = app.ask("How many clients are there?", db="demo")
     assert outcome.status == "answer", outcome.error
-    assert [list(r) for r in outcome.rows] == hand(demo_var, "SELECT COUNT(*) FROM client")
+    assert [tuple(r) for r in outcome.rows] == hand("SELECT COUNT(*) FROM client")
     assert "300" in outcome.answer and outcome.answer.startswith("Number of clients")
     assert "client" in outcome.sql.lower()
     names = [s.name for s in outcome.trace.stages]
@@ -48,45 +41,43 @@ def test_happy_path_answers_with_sql_rows_and_a_full_trace(app, fake_llm, demo_v
     assert outcome.sql.rstrip().upper().endswith("LIMIT 1000")  # the guard bounds every query
 
 
-def test_revise_after_a_sql_error_sees_the_error(app, fake_llm, demo_var):
+def test_revise_after_a_sql_error_sees_the_error(app, fake_llm, hand):
     fake_llm.respond("generate", mr.writing("SELECT COUNT(client_nme) FROM client"))
     fake_llm.respond("revise", mr.fixing("SELECT COUNT(*) FROM client"))
     outcome = app.ask("How many clients are there?")
     assert outcome.status == "answer"
-    assert [list(r) for r in outcome.rows] == hand(demo_var, "SELECT COUNT(*) FROM client")
+    assert [tuple(r) for r in outcome.rows] == hand("SELECT COUNT(*) FROM client")
     revise_prompt = fake_llm.calls("revise")[0].user
     assert "client_nme" in revise_prompt and "no such column" in revise_prompt
     assert [s.name for s in outcome.trace.stages].count("revise") == 1
 
 
-def test_revise_after_an_empty_result(app, fake_llm, demo_var):
+def test_revise_after_an_empty_result(app, fake_llm, hand):
     fake_llm.respond("generate", mr.writing("SELECT COUNT(*) FROM client WHERE status = 'active'"))
     fake_llm.respond("revise", mr.fixing("SELECT COUNT(*) FROM client WHERE status = 'ACT'"))
     outcome = app.ask("How many active clients are there?")
     assert outcome.status == "answer"
-    assert [list(r) for r in outcome.rows] == hand(
-        demo_var, "SELECT COUNT(*) FROM client WHERE status = 'ACT'"
-    )
+    assert [tuple(r) for r in outcome.rows] == hand("SELECT COUNT(*) FROM client WHERE status = 'ACT'")
     assert "only zero or NULL" in fake_llm.calls("revise")[0].user
 
 
-def test_guard_refusal_is_revised_never_run(app, fake_llm, demo_var):
+def test_guard_refusal_is_revised_never_run(app, fake_llm, hand):
     fake_llm.respond("generate", mr.writing("DELETE FROM client"))
     fake_llm.respond("revise", mr.fixing("SELECT COUNT(*) FROM client"))
     outcome = app.ask("How many clients are there?")
     assert outcome.status == "answer"
     assert "refused" in fake_llm.calls("revise")[0].user
-    assert hand(demo_var, "SELECT COUNT(*) FROM client") == [[300]]
+    assert hand("SELECT COUNT(*) FROM client") == [(300,)]
 
 
-def test_sql_the_guard_refuses_every_round_is_never_run_and_the_person_is_told_why(app, fake_llm, demo_var):
+def test_sql_the_guard_refuses_every_round_is_never_run_and_the_person_is_told_why(app, fake_llm, hand):
     fake_llm.respond("generate", mr.writing("DELETE FROM client"))
     fake_llm.respond("revise", mr.fixing("DROP TABLE client"))
     outcome = app.ask("How many clients are there?")
     assert outcome.status == "error" and outcome.error_kind == "guard" and not outcome.rows
     assert "refused" in outcome.error and "DROP" in outcome.error  # the last round's reason
     assert "execute" not in [s.name for s in outcome.trace.stages]
-    assert hand(demo_var, "SELECT COUNT(*) FROM client") == [[300]]
+    assert hand("SELECT COUNT(*) FROM client") == [(300,)]
 
 
 def test_revisions_are_bounded(app, fake_llm):
@@ -98,7 +89,7 @@ def test_revisions_are_bounded(app, fake_llm):
     assert len(fake_llm.calls("revise")) == app.settings.engine.max_revisions
 
 
-def test_follow_up_is_read_in_the_conversation(app, fake_llm, demo_var):
+def test_follow_up_is_read_in_the_conversation(app, fake_llm, hand):
     history = [Turn("How many clients are there?", "SELECT COUNT(*) FROM client", ("clients",), 1)]
     sql = "SELECT COUNT(*) FROM client WHERE signup_date BETWEEN '2024-01-01' AND '2024-12-31'"
     fake_llm.respond(
@@ -112,8 +103,8 @@ def test_follow_up_is_read_in_the_conversation(app, fake_llm, demo_var):
     assert "standalone question" in generate.system  # a follow-up is restated by the writer itself
     written = next(s for s in outcome.trace.stages if s.name == "generate")
     assert written.outputs["question"] == "How many clients signed up in 2024?"
-    assert [list(r) for r in outcome.rows] == hand(
-        demo_var, "SELECT COUNT(*) FROM client WHERE signup_date BETWEEN '2024-01-01' AND '2024-12-31'"
+    assert [tuple(r) for r in outcome.rows] == hand(
+        "SELECT COUNT(*) FROM client WHERE signup_date BETWEEN '2024-01-01' AND '2024-12-31'"
     )
 
 
@@ -139,7 +130,7 @@ def test_every_question_is_audited(app, fake_llm):
     assert rows[-1]["status"] == "answer" and rows[-1]["llm_calls"] == outcome.trace.llm_calls
 
 
-def test_llm_down_answers_in_keyword_mode_and_says_so(settings, demo_var):
+def test_llm_down_answers_in_keyword_mode_and_says_so(settings, hand):
     llm = LLM(
         LLMSettings(api_key="k", base_url="http://127.0.0.1:9/v1", max_attempts=2, retry_initial_s=0.01)
     )
@@ -147,7 +138,7 @@ def test_llm_down_answers_in_keyword_mode_and_says_so(settings, demo_var):
     outcome = app.ask("How many clients are there?")
     app.close()
     assert outcome.status == "answer" and outcome.mode == "keyword"
-    assert [list(r) for r in outcome.rows] == hand(demo_var, "SELECT COUNT(*) FROM client")
+    assert [tuple(r) for r in outcome.rows] == hand("SELECT COUNT(*) FROM client")
     assert "could not be reached" in outcome.interpretation
     generate = next(s for s in outcome.trace.stages if s.name == "generate")
     assert "could not be reached" in (generate.error or "")

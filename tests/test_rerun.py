@@ -37,11 +37,6 @@ def shop(path: Path) -> Path:
     return path
 
 
-def hand(path: Path, sql: str) -> list[tuple[object, ...]]:
-    with sqlite3.connect(path) as conn:
-        return [tuple(r) for r in conn.execute(sql).fetchall()]
-
-
 @pytest.fixture
 def db_path(tmp_path: Path) -> Path:
     return shop(tmp_path / "shop.sqlite")
@@ -74,12 +69,12 @@ def audited(app: Askbase) -> list[tuple[object, ...]]:
 WHO = Principal.of(USER, CHANNEL)
 
 
-def test_stored_sql_runs_again_under_the_guard_and_is_audited(app, db_path):
+def test_stored_sql_runs_again_under_the_guard_and_is_audited(app, db_path, hand):
     outcome = app.rerun(
         "SELECT name FROM client ORDER BY name", database="shop", principal=WHO, purpose="rerun"
     )
     assert outcome.status == "answer"
-    assert outcome.rows == hand(db_path, "SELECT name FROM client ORDER BY name")
+    assert outcome.rows == hand("SELECT name FROM client ORDER BY name", db_path)
     assert outcome.sql.upper().endswith("LIMIT 1000")  # the guard bounds it like a fresh question
     names = ", ".join(name for (name,) in outcome.rows)
     assert outcome.answer == f"3 rows: {names}."  # the sentence says what the rows are
@@ -101,10 +96,10 @@ def test_stored_sql_a_rule_added_since_denies_is_refused_and_never_runs(tmp_path
     assert audited(app)[-1] == ("schedule_run", USER, CHANNEL, "error", "guard")
 
 
-def test_stored_sql_that_writes_is_refused_and_the_data_stays(app, db_path):
+def test_stored_sql_that_writes_is_refused_and_the_data_stays(app, db_path, hand):
     outcome = app.rerun("DELETE FROM client", database="shop", principal=WHO, purpose="rerun")
     assert outcome.status == "error" and outcome.error_kind == "guard"
-    assert hand(db_path, "SELECT COUNT(*) FROM client") == [(3,)]
+    assert hand("SELECT COUNT(*) FROM client", db_path) == [(3,)]
 
 
 def test_someone_who_may_not_query_the_database_is_refused_and_audited(tmp_path, db_path):
@@ -127,7 +122,7 @@ def test_a_database_no_longer_configured_is_reported(app):
     assert audited(app)[-1][3:] == ("error", "database")
 
 
-def test_a_csv_export_streams_every_row_to_the_file_and_counts_them(app, db_path, tmp_path):
+def test_a_csv_export_streams_every_row_to_the_file_and_counts_them(app, db_path, tmp_path, hand):
     path = tmp_path / "export.csv"
     outcome = app.rerun(
         "SELECT name, city FROM client ORDER BY id",
@@ -142,6 +137,6 @@ def test_a_csv_export_streams_every_row_to_the_file_and_counts_them(app, db_path
     with path.open(newline="") as f:
         assert [tuple(r) for r in csv.reader(f)] == [
             ("name", "city"),
-            *hand(db_path, "SELECT name, city FROM client ORDER BY id"),
+            *hand("SELECT name, city FROM client ORDER BY id", db_path),
         ]
     assert audited(app) == [("csv", USER, CHANNEL, "answer", None)]

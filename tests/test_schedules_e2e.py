@@ -27,6 +27,7 @@ from tests.test_slack_serve import ROOT, Served, base_env
 
 CHANNEL = "C0E2E"
 EVERY_S = 1
+pytestmark = pytest.mark.slow  # two processes and real ticks: `make test-fast` leaves it out
 
 
 class WorkerProcess:

@@ -21,6 +21,7 @@ from core.schedules.triggers import interval_spec
 from core.settings import AccessRule, load_settings
 from core.state import audit, conversations
 from core.state.schema import schedules as schedules_table
+from tests.clock import Clock
 from tests.fakes.slack_api import FakeSlack
 from tests.slack_requests import BOT_TOKEN
 
@@ -30,18 +31,6 @@ START = dt.datetime(2025, 6, 2, 8, 0, tzinfo=dt.UTC)
 OPEN_BY_TEAM = (
     "SELECT team, COUNT(*) AS open FROM incidents WHERE status = 'open' GROUP BY team ORDER BY team"
 )
-
-
-class Clock:
-    def __init__(self, start: dt.datetime) -> None:
-        self.now = start
-
-    def __call__(self) -> dt.datetime:
-        return self.now
-
-    def advance(self, seconds: float) -> dt.datetime:
-        self.now += dt.timedelta(seconds=seconds)
-        return self.now
 
 
 class Shop:
@@ -85,6 +74,7 @@ def shop(tmp_path) -> Shop:
 
 @pytest.fixture
 def clock() -> Clock:
+    """The shared clock (tests/clock.py), at a fixed Monday morning so run times read the same every day."""
     return Clock(START)
 
 

@@ -12,43 +12,14 @@ from typing import Any
 
 import pytest
 
-from core.askbase import Askbase
-from core.llm import LLM
 from core.schedules import store
-from core.settings import AccessRule, load_settings
+from core.settings import AccessRule
 from core.state import audit
 from tests.fakes.slack_api import FakeSlack
 from tests.slack_harness import RunningBot, hand
-from tests.slack_requests import BOT_TOKEN, SIGNING_SECRET
 
 CHANNEL = "C0001"
 USER = "U0001"
-
-
-@pytest.fixture
-def make_bot(demo_var, tmp_path, slack, llm_settings):
-    running: list[RunningBot] = []
-
-    def make(**overrides) -> RunningBot:
-        settings = load_settings(
-            var_dir=str(demo_var),
-            state_url=f"sqlite:///{tmp_path / 'state.sqlite'}",
-            slack={"bot_token": BOT_TOKEN, "signing_secret": SIGNING_SECRET, "api_base_url": slack.base_url},
-            engine={"fallback_to_keyword": False},
-            **overrides,
-        )
-        bot = RunningBot(Askbase(settings, llm=LLM(llm_settings)), slack)
-        running.append(bot)
-        return bot
-
-    yield make
-    for bot in running:
-        bot.close()
-
-
-@pytest.fixture
-def bot(make_bot) -> RunningBot:
-    return make_bot()
 
 
 def eventually(predicate, timeout: float = 15):

@@ -15,13 +15,11 @@ import datetime as dt
 import sqlite3
 import threading
 import time
-import uuid
 from collections import Counter
 
 import pytest
 import sqlalchemy as sa
 from slack_sdk import WebClient
-from sqlalchemy.engine import make_url
 
 from bot.schedule_posts import run_and_post
 from bot.worker import JOBS_TABLE, Worker, fire
@@ -29,32 +27,14 @@ from core.askbase import Askbase
 from core.schedules import lease, store
 from core.schedules.triggers import interval_spec
 from core.settings import load_settings
+from tests.clock import Clock
 from tests.fakes.slack_api import FakeSlack
-from tests.servers import admin_engine, server_url
 from tests.slack_requests import BOT_TOKEN
 
 CHANNEL = "C0WORK"
 EVERY = 60
 TIMEOUT = 10
 WORKER_SETTINGS = {"min_interval_s": 60, "poll_s": 5, "lease_s": 30}
-
-
-class Clock:
-    """The workers' clock; it starts at the real time (APScheduler's) and moves when told."""
-
-    def __init__(self) -> None:
-        self.now = dt.datetime.now(dt.UTC).replace(microsecond=0)
-
-    def __call__(self) -> dt.datetime:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += dt.timedelta(seconds=seconds)
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
 
 
 @pytest.fixture
@@ -296,23 +276,6 @@ def test_pause_resume_and_delete_reach_the_running_scheduler(start, slack, clock
     fire(s.id)
     assert len(results(slack)) == 2
     assert store.get(a.askbase.state, s.id) is None and runs(a, s.id) == []
-
-
-@pytest.fixture
-def postgres_state():
-    """A fresh PostgreSQL database for the state (what several processes share in production)."""
-    name = f"askbase_sched_{uuid.uuid4().hex[:8]}"
-    admin = admin_engine("ASKBASE_TEST_POSTGRES_URL").execution_options(isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
-    yield (
-        make_url(server_url("ASKBASE_TEST_POSTGRES_URL"))
-        .set(database=name)
-        .render_as_string(hide_password=False)
-    )
-    with admin.connect() as conn:
-        conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-    admin.dispose()
 
 
 @pytest.mark.postgres

@@ -32,42 +32,6 @@ CHANNEL = "C0001"
 USER = "U0001"
 
 
-def make_settings(demo_var, tmp_path, fake: FakeSlack, **overrides):
-    slack_settings = {
-        "bot_token": BOT_TOKEN,
-        "signing_secret": SIGNING_SECRET,
-        "api_base_url": fake.base_url,
-        **overrides.pop("slack", {}),
-    }
-    return load_settings(
-        var_dir=str(demo_var),
-        state_url=f"sqlite:///{tmp_path / 'state.sqlite'}",
-        slack=slack_settings,
-        engine={"fallback_to_keyword": False},
-        **overrides,
-    )
-
-
-@pytest.fixture
-def make_bot(demo_var, tmp_path, slack, llm_settings):
-    running: list[RunningBot] = []
-
-    def make(**overrides) -> RunningBot:
-        settings = make_settings(demo_var, tmp_path, slack, **overrides)
-        bot = RunningBot(Askbase(settings, llm=LLM(llm_settings)), slack)
-        running.append(bot)
-        return bot
-
-    yield make
-    for bot in running:
-        bot.close()
-
-
-@pytest.fixture
-def bot(make_bot) -> RunningBot:
-    return make_bot()
-
-
 def answered(slack: FakeSlack, channel: str, thread_ts: str, timeout: float = 15):
     return slack.wait_for(lambda s: s.answer_in(channel, thread_ts), timeout=timeout)
 
@@ -258,7 +222,7 @@ def test_a_mention_in_our_thread_continues_the_conversation(bot, slack, plan, fa
 
 
 def test_with_thread_followups_a_plain_reply_by_the_asker_continues(make_bot, slack, plan, demo_var):
-    bot = make_bot(slack={"thread_followups": True})
+    bot = make_bot(slack_settings={"thread_followups": True})
     _, ts = bot.sender.mention("how many clients are there?")
     answered(slack, CHANNEL, ts)
     plan.main_task = "Count the clients who signed up in 2024"
@@ -272,7 +236,7 @@ def test_with_thread_followups_a_plain_reply_by_the_asker_continues(make_bot, sl
 
 
 def test_someone_else_chatting_in_our_thread_is_left_alone(make_bot, slack, plan):
-    bot = make_bot(slack={"thread_followups": True})
+    bot = make_bot(slack_settings={"thread_followups": True})
     _, ts = bot.sender.mention("how many clients are there?")
     answered(slack, CHANNEL, ts)
     bot.sender.message(
@@ -451,10 +415,10 @@ def test_slash_command_where_the_bot_is_not_a_member_says_how_to_fix_it(bot, sla
     ],
 )
 def test_a_workspace_without_the_newest_blocks_gets_the_next_best(
-    demo_var, tmp_path, llm_settings, plan, refused, table, feedback, posts
+    make_bot, demo_var, plan, refused, table, feedback, posts
 ):
     with FakeSlack(reject_block_types=refused) as slack:
-        bot = RunningBot(Askbase(make_settings(demo_var, tmp_path, slack), llm=LLM(llm_settings)), slack)
+        bot = make_bot(other_slack=slack)
         try:
             plan.sql = "SELECT name FROM client ORDER BY name LIMIT 5"
             for _ in range(2):
@@ -467,12 +431,12 @@ def test_a_workspace_without_the_newest_blocks_gets_the_next_best(
             # the first answer learned what the workspace refuses; the second was not refused again
             assert len(slack.calls_to("chat.postMessage")) == posts
         finally:
-            bot.close()
+            bot.close()  # before this fake Slack stops
 
 
-def test_a_workspace_without_table_blocks_gets_monospace(demo_var, tmp_path, llm_settings, plan):
+def test_a_workspace_without_table_blocks_gets_monospace(make_bot, demo_var, plan):
     with FakeSlack(reject_block_types={"table", "data_table"}) as slack:
-        bot = RunningBot(Askbase(make_settings(demo_var, tmp_path, slack), llm=LLM(llm_settings)), slack)
+        bot = make_bot(other_slack=slack)
         try:
             plan.sql = "SELECT name FROM client ORDER BY name LIMIT 5"
             _, ts = bot.sender.mention("name five clients")
@@ -482,7 +446,7 @@ def test_a_workspace_without_table_blocks_gets_monospace(demo_var, tmp_path, llm
                 assert name in answer.all_text()
             assert answer.table() is None
         finally:
-            bot.close()
+            bot.close()  # before this fake Slack stops
 
 
 # ---------------------------------------------------------------- buttons
@@ -596,29 +560,21 @@ def test_thumbs_down_asks_what_was_wrong_and_records_it(bot, slack, plan):
 # ---------------------------------------------------------------- keyword mode (no LLM)
 
 
-def test_keyword_mode_answers_a_mention_without_an_llm(demo_var, tmp_path, slack):
-    pytest.importorskip("core.keyword")
-    bot = RunningBot(Askbase(make_settings(demo_var, tmp_path, slack)), slack)
-    try:
-        _, ts = bot.sender.mention("how many clients are there?")
-        answer = answered(slack, CHANNEL, ts)
-        assert "Keyword mode" in answer.all_text() and "OPENAI" not in answer.all_text()
-        assert answer.sentence().endswith(": 300.") and answer.table() is None
-    finally:
-        bot.close()
+def test_keyword_mode_answers_a_mention_without_an_llm(make_bot, slack):
+    bot = make_bot(llm=False, engine={"fallback_to_keyword": False})
+    _, ts = bot.sender.mention("how many clients are there?")
+    answer = answered(slack, CHANNEL, ts)
+    assert "Keyword mode" in answer.all_text() and "OPENAI" not in answer.all_text()
+    assert answer.sentence().endswith(": 300.") and answer.table() is None
 
 
-def test_keyword_mode_large_result_comes_with_a_csv(demo_var, tmp_path, slack):
-    pytest.importorskip("core.keyword")
-    bot = RunningBot(Askbase(make_settings(demo_var, tmp_path, slack)), slack)
-    try:
-        _, ts = bot.sender.mention("list the clients")
-        answer = answered(slack, CHANNEL, ts)
-        assert "Keyword mode" in answer.all_text()
-        csvs = slack.wait_for(lambda s: [f for f in s.files_in(CHANNEL, ts) if f.filename.endswith(".csv")])
-        assert len(read_csv(csvs[0].content)) > 101
-    finally:
-        bot.close()
+def test_keyword_mode_large_result_comes_with_a_csv(make_bot, slack):
+    bot = make_bot(llm=False, engine={"fallback_to_keyword": False})
+    _, ts = bot.sender.mention("list the clients")
+    answer = answered(slack, CHANNEL, ts)
+    assert "Keyword mode" in answer.all_text()
+    csvs = slack.wait_for(lambda s: [f for f in s.files_in(CHANNEL, ts) if f.filename.endswith(".csv")])
+    assert len(read_csv(csvs[0].content)) > 101
 
 
 # ---------------------------------------------------------------- many workspaces

@@ -14,13 +14,10 @@ import itertools
 import pytest
 import yaml
 
-from core.askbase import Askbase
 from core.demo import CATALOG_PATH
-from core.llm import LLM
-from core.settings import AccessRule, DatabaseSettings, load_settings
+from core.settings import AccessRule, DatabaseSettings
 from core.state.channel_settings import set_channel_database
 from tests.slack_harness import RunningBot, hand
-from tests.slack_requests import BOT_TOKEN, SIGNING_SECRET
 
 USER = "U0001"
 DM = "D0001"
@@ -44,29 +41,15 @@ def copy_catalog(tmp_path) -> str:
 
 
 @pytest.fixture
-def make_bot(demo_var, tmp_path, slack, llm_settings):
-    running: list[RunningBot] = []
+def make_bot(make_bot, demo_var, tmp_path):
+    """The shared make_bot (tests/conftest.py), with the demo database also configured as "copy"
+    under its own catalog: a second database for the panel's per-channel prompts."""
 
-    def make(*, llm: bool = True, **overrides) -> RunningBot:
-        settings = load_settings(
-            var_dir=str(demo_var),
-            state_url=f"sqlite:///{tmp_path / 'state.sqlite'}",
-            slack={"bot_token": BOT_TOKEN, "signing_secret": SIGNING_SECRET, "api_base_url": slack.base_url},
-            engine={"fallback_to_keyword": False},
-            databases={
-                "copy": DatabaseSettings(
-                    url=f"sqlite:///{demo_var / 'demo.sqlite'}", catalog=copy_catalog(tmp_path)
-                )
-            },
-            **overrides,
-        )
-        bot = RunningBot(Askbase(settings, llm=LLM(llm_settings) if llm else None), slack)
-        running.append(bot)
-        return bot
+    def make(**overrides) -> RunningBot:
+        copy = DatabaseSettings(url=f"sqlite:///{demo_var / 'demo.sqlite'}", catalog=copy_catalog(tmp_path))
+        return make_bot(databases={"copy": copy}, **overrides)
 
-    yield make
-    for bot in running:
-        bot.close()
+    return make
 
 
 def open_panel(bot: RunningBot, looking_at: str | None = VIEWED, user: str = USER) -> str:

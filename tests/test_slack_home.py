@@ -14,30 +14,10 @@ from core.llm import LLM
 from core.settings import load_settings
 from tests.fakes.slack_api import FakeSlack
 from tests.slack_harness import RunningBot, hand
-from tests.slack_requests import BOT_TOKEN, SIGNING_SECRET
+from tests.slack_requests import SIGNING_SECRET
 
 USER = "U0001"
 CHANNEL = "C0001"
-
-
-@pytest.fixture
-def make_bot(demo_var, tmp_path, slack, llm_settings):
-    running: list[RunningBot] = []
-
-    def make(*, llm: bool = True, fallback: bool = False) -> RunningBot:
-        settings = load_settings(
-            var_dir=str(demo_var),
-            state_url=f"sqlite:///{tmp_path / 'state.sqlite'}",
-            slack={"bot_token": BOT_TOKEN, "signing_secret": SIGNING_SECRET, "api_base_url": slack.base_url},
-            engine={"fallback_to_keyword": fallback},
-        )
-        bot = RunningBot(Askbase(settings, llm=LLM(llm_settings) if llm else None), slack)
-        running.append(bot)
-        return bot
-
-    yield make
-    for bot in running:
-        bot.close()
 
 
 def open_home(bot: RunningBot, slack: FakeSlack, user: str = USER) -> dict:
@@ -135,7 +115,7 @@ def test_a_rejected_key_behind_a_keyword_mode_answer_reaches_admins_not_the_aske
     from tests.fakes.openai_server import Reply
 
     slack.users["U0ADMIN"] = {"is_admin": True}
-    bot = make_bot(fallback=True)
+    bot = make_bot(engine={"fallback_to_keyword": True})
     fake_llm.script("generate", *[Reply(status=401)] * 10)
     _, ts = bot.sender.mention("how many clients are there?")
     answer = slack.wait_for(lambda s: s.answer_in(CHANNEL, ts))
@@ -146,7 +126,7 @@ def test_a_rejected_key_behind_a_keyword_mode_answer_reaches_admins_not_the_aske
 
 def test_without_an_llm_admins_are_told_on_home_not_in_answers(make_bot, slack):
     slack.users["U0ADMIN"] = {"is_owner": True}
-    bot = make_bot(llm=False)
+    bot = make_bot(llm=False, engine={"fallback_to_keyword": False})
     _, ts = bot.sender.mention("how many clients are there?")
     answer = slack.wait_for(lambda s: s.answer_in(CHANNEL, ts))
     assert "OPENAI" not in answer.all_text()

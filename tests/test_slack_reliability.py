@@ -21,13 +21,10 @@ from urllib.parse import urlencode
 import pytest
 import sqlalchemy as sa
 
-from core.askbase import Askbase
-from core.llm import LLM
 from core.schedules import store
-from core.settings import load_settings
 from core.state.schema import audit, feedback, question_claims, traces, turns
 from tests.slack_harness import RunningBot
-from tests.slack_requests import BOT_TOKEN, SIGNING_SECRET, signature
+from tests.slack_requests import SIGNING_SECRET, signature
 
 CHANNEL = "C0001"
 USER = "U0001"
@@ -35,27 +32,14 @@ SECRET_MARKER = "hostile-body-9f8e7d"
 
 
 @pytest.fixture
-def make_bot(demo_var, tmp_path, slack, llm_settings):
-    running: list[RunningBot] = []
+def make_bot(make_bot):
+    """The shared make_bot (tests/conftest.py) with keyword fallback as configured by default;
+    keywords are slack settings."""
 
     def make(**slack_overrides) -> RunningBot:
-        settings = load_settings(
-            var_dir=str(demo_var),
-            state_url=f"sqlite:///{tmp_path / 'state.sqlite'}",
-            slack={
-                "bot_token": BOT_TOKEN,
-                "signing_secret": SIGNING_SECRET,
-                "api_base_url": slack.base_url,
-                **slack_overrides,
-            },
-        )
-        bot = RunningBot(Askbase(settings, llm=LLM(llm_settings)), slack)
-        running.append(bot)
-        return bot
+        return make_bot(engine={"fallback_to_keyword": True}, slack_settings=slack_overrides)
 
-    yield make
-    for bot in running:
-        bot.close()
+    return make
 
 
 @pytest.fixture

@@ -75,6 +75,7 @@ def base_env(slack: FakeSlack, tmp_path: Path, var: Path) -> dict[str, str]:
     }
 
 
+@pytest.mark.slow
 def test_serve_http_answers_mentions_and_slash_commands(fake_llm, demo_var, tmp_path):
     plan = Plan(main_task="List the clients", sql="SELECT name FROM client ORDER BY name")
     script_llm(fake_llm, plan)
@@ -123,6 +124,7 @@ def test_serve_http_answers_mentions_and_slash_commands(fake_llm, demo_var, tmp_
         assert BOT_TOKEN not in output and SIGNING_SECRET not in output
 
 
+@pytest.mark.slow
 def test_serve_without_an_llm_answers_in_keyword_mode(tmp_path):
     """The Slack harness's set-up: no LLM key, a fresh var dir (the demo is built at start)."""
     pytest.importorskip("core.keyword")

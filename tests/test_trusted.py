@@ -25,18 +25,11 @@ from core.state import answer_cache as cache_store
 from core.state import verified as verified_store
 from core.state.audit import entries_since
 from core.trusted import Trusted
+from tests.clock import Clock
 
 LYON = "SELECT COUNT(*) AS clients FROM client c JOIN location l ON l.id = c.loc_id WHERE l.city = 'Lyon'"
 ALICE = Principal.of(user="U1", channel="C1")
 BOB = Principal.of(user="U2", channel="C1")
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = dt.datetime(2025, 6, 2, 10, 42, tzinfo=dt.UTC)
-
-    def __call__(self) -> dt.datetime:
-        return self.now
 
 
 @pytest.fixture
@@ -196,7 +189,7 @@ def test_unverified_queries_are_not_reused(make):
 
 
 def test_the_cache_answers_within_its_window_only(make):
-    clock = Clock()
+    clock = Clock(dt.datetime(2025, 6, 2, 10, 42, tzinfo=dt.UTC))
     askbase = make(clock)
     first = askbase.ask("How many clients are there?", principal=ALICE)
     assert first.reuse is None

@@ -426,8 +426,11 @@ def test_mysql(tmp_path):
 # --- the benchmark's contract ---------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_benchmark_prints_recall_latency_size_and_the_lsh_baseline(tmp_path, capsys):
-    pytest.importorskip("datasketch")
+    pytest.importorskip(
+        "datasketch", reason="the LSH baseline needs the bench extra: pip install -e '.[bench]'"
+    )
     from core.bench import values as bench
 
     args = ["--synthetic", "600", "--count", "60", "--baseline-sample", "300", "--baseline-queries", "20"]

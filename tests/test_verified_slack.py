@@ -15,16 +15,13 @@ from typing import Any
 
 import pytest
 
-from core.askbase import Askbase
 from core.demo import CATALOG_PATH
-from core.llm import LLM
-from core.settings import AccessRule, DatabaseSettings, load_settings
+from core.settings import AccessRule, DatabaseSettings
 from core.state import verified as verified_store
 from core.state.audit import entries_since
 from core.state.conversations import load_trace
 from tests.fakes.slack_api import FakeSlack, Message
 from tests.slack_harness import Plan, RunningBot, hand
-from tests.slack_requests import BOT_TOKEN, SIGNING_SECRET
 
 CHANNEL = "C0001"
 ASKER = "U0001"
@@ -34,26 +31,14 @@ COUNT_IN = "SELECT COUNT(*) FROM client c JOIN location l ON l.id = c.loc_id WHE
 
 
 @pytest.fixture
-def make_bot(demo_var, tmp_path, slack, llm_settings):
-    running: list[RunningBot] = []
+def make_bot(make_bot):
+    """The shared make_bot (tests/conftest.py), with ANALYST allowed to verify and no schema check delay."""
 
     def make(*, slack_api: FakeSlack | None = None, **overrides: Any) -> RunningBot:
-        api = slack_api or slack
         overrides.setdefault("verified", {"analysts": {"users": [ANALYST]}, "schema_check_s": 0})
-        settings = load_settings(
-            var_dir=str(demo_var),
-            state_url=f"sqlite:///{tmp_path / 'state.sqlite'}",
-            slack={"bot_token": BOT_TOKEN, "signing_secret": SIGNING_SECRET, "api_base_url": api.base_url},
-            engine={"fallback_to_keyword": False},
-            **overrides,
-        )
-        bot = RunningBot(Askbase(settings, llm=LLM(llm_settings)), api)
-        running.append(bot)
-        return bot
+        return make_bot(other_slack=slack_api, **overrides)
 
-    yield make
-    for bot in running:
-        bot.close()
+    return make
 
 
 def ask(bot: RunningBot, question: str, *, user: str = ASKER, channel: str = CHANNEL) -> Message:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from core.plurals import singular
+
 # Words that end a key column's name: customer_id, country_code, order_no.
 KEY_WORDS = frozenset(
     {"id", "code", "key", "no", "num", "number", "nr", "nbr", "cd", "uuid", "guid", "ref", "identifier"}
@@ -21,19 +23,6 @@ _GENERIC = """
     age sex gender email phone address city country state zip zipcode url homepage
 """
 GENERIC_NAMES = frozenset(_GENERIC.split()) | KEY_WORDS
-IRREGULAR_SINGULAR = {
-    "people": "person",
-    "persons": "person",
-    "children": "child",
-    "men": "man",
-    "women": "woman",
-    "staff": "staff",
-    "series": "series",
-    "status": "status",
-    "data": "data",
-    "media": "media",
-    "criteria": "criterion",
-}
 
 
 def words_of(name: str) -> list[str]:
@@ -41,19 +30,6 @@ def words_of(name: str) -> list[str]:
     spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
     spaced = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1 \2", spaced)
     return [w for w in re.split(r"[^A-Za-z0-9]+", spaced.lower()) if w]
-
-
-def singular(word: str) -> str:
-    """Plural to singular, enough for table names: 'cities' → 'city', 'people' → 'person'."""
-    if word in IRREGULAR_SINGULAR:
-        return IRREGULAR_SINGULAR[word]
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 4 and word.endswith(("sses", "xes", "ches", "shes", "zes")):
-        return word[:-2]
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    return word
 
 
 def flat_name(name: str) -> str:

@@ -12,7 +12,8 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 
-from core.graph.names import singular, words_of
+from core.graph.names import words_of
+from core.plurals import singular
 
 # Words that name no particular table or role: they never decide between two joins.
 _STOP = """

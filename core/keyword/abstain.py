@@ -24,6 +24,7 @@ from core.keyword.shapes import (
     TEMPORAL_ADJ,
     Cue,
 )
+from core.plurals import plural
 
 
 def check_unsupported(plan: Plan, ctx: Context) -> Plan:
@@ -195,7 +196,4 @@ def suggest(lex: Lexicon, target: str | None, matching: Matching) -> str:
 
 
 def _plural_of(table: str) -> str:
-    words = table.replace("_", " ")
-    if words.endswith(("s", "x", "ch", "sh")):
-        return words + ("es" if not words.endswith("s") else "")
-    return words[:-1] + "ies" if words.endswith("y") and words[-2:-1] not in "aeiou" else words + "s"
+    return plural(table.replace("_", " "))

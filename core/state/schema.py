@@ -1,11 +1,13 @@
-"""Tables of the state database, and opening it."""
+"""Tables of the state database, as the code reads and writes them.
+
+The database itself is created and upgraded by the Alembic revisions in core/state/migrations/
+(core/state/migrate.py), never by `create_all`: a change here needs a revision there, and
+tests/test_state_migrations.py fails until the two agree.
+"""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import sqlalchemy as sa
-from sqlalchemy.engine import make_url
 
 metadata = sa.MetaData()
 
@@ -56,10 +58,9 @@ events = sa.Table(
     sa.Column("received_at", sa.DateTime(timezone=True), nullable=False),
 )
 
-# Questions in flight (core/state/events.py). NEW with issue 18 — the lead folds it into an Alembic
-# revision. A question is claimed when it arrives (received), where its progress shows is recorded once
-# posted (answering), and it is marked answered at the end. The process answering it renews a
-# lease; when the lease runs out (the process died) a Slack retry, or any process's recovery
+# Questions in flight (core/state/events.py), created by revision 0002. A question is claimed
+# when it arrives (received), where its progress shows is recorded once posted (answering), and it
+# is marked answered at the end. The process answering it renews a lease; when the lease runs out (the process died) a Slack retry, or any process's recovery
 # sweep, takes the claim over, closes the stale progress and answers once.
 question_claims = sa.Table(
     "question_claims",
@@ -129,7 +130,7 @@ audit = sa.Table(
     sa.Column("tokens", sa.Integer),
     sa.Column("trace_id", sa.String(32)),
     # How an answer was reused instead of written: "verified #3", "cache <trace id>" or both
-    # (core.answer.Reuse.audit_text). Added by issue 19: needs an ADD COLUMN in the migrations.
+    # (core.answer.Reuse.audit_text). Added by revision 0002.
     sa.Column("reused_from", sa.String(64)),
 )
 
@@ -163,9 +164,9 @@ schedules = sa.Table(
     sa.Column("source_trace", sa.String(32)),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
-    # NEW for the Teams adapter (issue 17) — to be folded into an Alembic migration: which chat the
-    # schedule posts in, and, for chats that need one to post unprompted, the stored address
-    # (Teams: the SDK's ConversationReference as JSON). Slack rows: "slack" and NULL.
+    # Which chat the schedule posts in, and, for chats that need one to post unprompted, the stored
+    # address (Teams: the SDK's ConversationReference as JSON). Slack rows: "slack" and NULL. Added
+    # by revision 0002, which gives the rows of earlier releases "slack".
     sa.Column("platform", sa.String(16), nullable=False, default="slack", server_default="slack"),
     sa.Column("address", sa.JSON),
 )
@@ -231,8 +232,7 @@ clarifications = sa.Table(
 
 
 # ---- Trusted answers (issue 19): verified queries and the answer cache --------------------------
-# New tables (created by `create_all` like the others until the Alembic migrations land; the lead
-# folds them, and audit_log.reused_from above, into a migration).
+# Created by revision 0002, like audit_log.reused_from above.
 
 # Question → SQL pairs an analyst verified (core/state/verified.py, core/verified/). Rows are never
 # deleted: Unverify sets `active` false, so an audit row's "verified #N" always finds its query.
@@ -277,22 +277,3 @@ answer_cache = sa.Table(
     sa.Column("source_trace", sa.String(32)),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False, index=True),
 )
-
-
-def open_state(url: str) -> sa.Engine:
-    """Engine for the state database, tables created if missing (SQLite in WAL mode)."""
-    parsed = make_url(url)
-    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
-        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-        engine = sa.create_engine(url, connect_args={"timeout": 30})
-
-        @sa.event.listens_for(engine, "connect")
-        def _pragmas(dbapi_conn, _record):  # type: ignore[no-untyped-def]
-            dbapi_conn.execute("PRAGMA journal_mode=WAL")
-            dbapi_conn.execute("PRAGMA busy_timeout=30000")
-            dbapi_conn.execute("PRAGMA foreign_keys=ON")
-
-    else:
-        engine = sa.create_engine(url, pool_pre_ping=True)
-    metadata.create_all(engine)
-    return engine

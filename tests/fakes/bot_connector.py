@@ -28,6 +28,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import unquote, urlparse
 
+POLL_S = 0.01  # how often the idle server checks for shutdown (socketserver's default is 0.5 s)
+
 CARD = "application/vnd.microsoft.card.adaptive"
 
 
@@ -151,7 +153,12 @@ class FakeConnector:
         self._server = ThreadingHTTPServer((self.host, self.port), self._handler())
         self._server.daemon_threads = True
         self.port = self._server.server_address[1]
-        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-connector", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": POLL_S},
+            name="fake-connector",
+            daemon=True,
+        )
 
     @property
     def service_url(self) -> str:

@@ -23,6 +23,8 @@ import jwt
 from cryptography.hazmat.primitives.asymmetric import rsa
 from jwt.algorithms import RSAAlgorithm
 
+POLL_S = 0.01  # how often the idle server checks for shutdown (socketserver's default is 0.5 s)
+
 BOT_FRAMEWORK_ISSUER = "https://api.botframework.com"
 
 
@@ -44,7 +46,12 @@ class FakeEntra:
         self._server = ThreadingHTTPServer((self.host, self.port), self._handler())
         self._server.daemon_threads = True
         self.port = self._server.server_address[1]
-        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-entra", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": POLL_S},
+            name="fake-entra",
+            daemon=True,
+        )
 
     @property
     def base_url(self) -> str:

@@ -36,6 +36,7 @@ class Reply:
 
 
 Responder = Callable[[dict[str, Any]], Reply]
+POLL_S = 0.01  # how often the idle server checks for shutdown (socketserver's default is 0.5 s)
 
 
 @dataclass
@@ -86,13 +87,18 @@ class FakeOpenAI:
         return [r for r in self.requests if task is None or r.task.split(":")[0] == task]
 
     def start(self) -> FakeOpenAI:
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        # A short poll interval: shutdown() waits for the loop to notice, and tests stop a server each.
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": POLL_S}, daemon=True
+        )
         self._thread.start()
         return self
 
     def stop(self) -> None:
         self._server.shutdown()
         self._server.server_close()
+        if self._thread is not None:
+            self._thread.join()
 
     def __enter__(self) -> FakeOpenAI:
         return self.start()
@@ -115,6 +121,9 @@ class FakeOpenAI:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # Headers and body go out in two writes; with Nagle on, the body waits for the client's
+            # delayed ACK of the headers: 40 ms per reply on loopback.
+            disable_nagle_algorithm = True
 
             def log_message(self, *args: object) -> None:  # keep test output quiet
                 pass

@@ -33,6 +33,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 JSON_FIELDS = ("blocks", "attachments", "files", "view", "metadata", "chunks", "prompts", "loading_messages")
+POLL_S = 0.01  # how often the idle server checks for shutdown (socketserver's default is 0.5 s)
 
 
 def _valid_block(block: dict[str, Any]) -> bool:
@@ -236,7 +237,7 @@ class FakeSlack:
 
     def start(self) -> FakeSlack:
         self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+            target=self._server.serve_forever, kwargs={"poll_interval": POLL_S}, daemon=True
         )
         self._thread.start()
         return self

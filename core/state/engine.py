@@ -1,0 +1,40 @@
+"""Opening the state database: one engine, its schema brought to head before first use."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import make_url
+
+from core.state.migrate import upgrade
+
+
+def state_engine(url: str) -> sa.Engine:
+    """Engine for the state database, schema untouched (SQLite in WAL mode, waiting on locks)."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite":
+        return sa.create_engine(url, pool_pre_ping=True)
+    if parsed.database not in (None, "", ":memory:"):
+        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+    engine = sa.create_engine(url, connect_args={"timeout": 30})
+
+    @sa.event.listens_for(engine, "connect")
+    def _pragmas(dbapi_conn: Any, _record: Any) -> None:
+        dbapi_conn.execute("PRAGMA journal_mode=WAL")
+        dbapi_conn.execute("PRAGMA busy_timeout=30000")
+        dbapi_conn.execute("PRAGMA foreign_keys=ON")
+
+    return engine
+
+
+def open_state(url: str) -> sa.Engine:
+    """The state database, created or upgraded to this release's schema first (core/state/migrate.py).
+
+    Everything that opens the state goes through here, so `serve`, `worker`, the console and a
+    one-off `ask` all find the schema they expect, whichever of them starts first.
+    """
+    engine = state_engine(url)
+    upgrade(engine)
+    return engine

@@ -21,8 +21,11 @@ compared with the gold's.
 - patterns: cases needing a subtype, role table (role-filtered: the gold filters the role), typed
            fact or parallel path, each with its coverage and the baseline's.
 - baseline: networkx's approximate Steiner tree over declared foreign keys only, same cases.
-- inference: what edge inference proposed, kept and dropped (and why), and an independent check
-           that no inferred edge joins on a date, flag, amount or free-text column.
+- inference: what edge inference proposed, kept and dropped (and why); for edges between two
+           columns that both look unique, what set the direction (the values, the name, the
+           tables' shapes, or only their sizes) and how many were flipped against the order they
+           were met in; for a column whose values fit several keys, what chose among them; and an
+           independent check that no inferred edge joins on a date, flag, amount or free-text column.
 - recovery (--strip-keys): every database is copied without its keys (core/bench/stripped.py),
            inference runs on the copy, and its edges are scored against the foreign keys the
            original declared: precision and recall, with the right direction, and how many came
@@ -566,6 +569,16 @@ def _print_report(tally, result, large, large_graph, n_cols, large_times, large_
         f"{k.removeprefix('dropped: ')} {v}" for k, v in sorted(inf.items()) if k.startswith("dropped") and v
     )
     print(f"inference: proposed {proposed}, kept {kept}; dropped: {dropped or 'none'}")
+    directions = ", ".join(
+        f"{k.removeprefix('direction ')} {v}" for k, v in sorted(inf.items()) if k.startswith("direction by")
+    )
+    chosen = ", ".join(
+        f"{k.removeprefix('key chosen ')} {v}" for k, v in sorted(inf.items()) if k.startswith("key chosen")
+    )
+    print(
+        f"  directions of key-to-key edges: {directions or 'none'}; flipped against the order met "
+        f"{inf['direction flipped']}; key chosen among several: {chosen or 'none'}"
+    )
     print(
         f"inferred edges on date/flag/amount/free-text columns: {len(tally.unhygienic)}; "
         f"declared foreign keys to missing tables skipped: {result['skipped_foreign_keys']}"

@@ -69,7 +69,15 @@ def value_edges(
             if unfit:
                 unfit_targets[len(targets)] = unfit
             targets.append(
-                _Target(t, col.name, name in declared, _specificity(values), values, keys.rank(t, col.name))
+                _Target(
+                    t,
+                    col.name,
+                    name in declared,
+                    _specificity(values),
+                    values,
+                    keys.rank(t, col.name),
+                    keys.is_own(t, col.name),
+                )
             )
     index: dict[str, list[int]] = defaultdict(list)
     for i, target in enumerate(targets):
@@ -113,8 +121,13 @@ def value_edges(
                 same_name = flat_name(col) == flat_name(c.name)
                 names_table = mentions(c.name, t.name) >= SPELLED
                 # a column merely unique in the data is a key only when the names agree too
-                # (invoices.billing_postal_code's values are customers' postal codes, but no key)
-                if not target.declared and not same_name and not (names_table and is_key_like(col)):
+                # (invoices.billing_postal_code's values are customers' postal codes, but no key),
+                # or when it is its table's own key, named for it (sbcustomer.sbcustid)
+                # (when chance could not put the values there: 1..N ids fit any other own key)
+                keyed = target.declared or (
+                    target.own and is_key_like(c.name) and _chance(target.values, n) < MAX_CHANCE
+                )
+                if not keyed and not same_name and not (names_table and is_key_like(col)):
                     continue
                 if target.specificity < 0.5 and not is_key_like(c.name) and not same_name:
                     continue  # 1..N ids contain any small integer column
@@ -178,6 +191,7 @@ class _Target:
     specificity: float
     values: set[str]
     rank: Rank
+    own: bool  # the table's own key (declared, or found in the data and named for the table)
 
 
 def _included(small: set[str], big: set[str]) -> bool:
@@ -196,6 +210,25 @@ def _evidence(a: tuple[int, ...], b: tuple[int, ...]) -> str:
     if a[0] != b[0]:
         return "name"
     return decide(a[1:], b[1:])  # type: ignore[arg-type]
+
+
+MAX_CHANCE = 0.001
+
+
+def _chance(values: set[str], n: int) -> float:
+    """How likely `n` distinct values picked at random within the range of the integer key
+    `values` all land on one of them (its density to the n-th power); text keys of two or more
+    characters ('C001', 'T001') are taken as never matching by chance."""
+    ints = []
+    for v in values:
+        try:
+            ints.append(int(v))
+        except ValueError:
+            return 0.0 if sum(len(x) >= 2 for x in values) >= 0.8 * len(values) else 1.0
+    if not ints:
+        return 1.0
+    density = len(ints) / (max(ints) - min(ints) + 1)
+    return float(density**n)
 
 
 def _specificity(values: set[str]) -> float:

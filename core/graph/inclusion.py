@@ -22,7 +22,7 @@ from core.catalog import Catalog, Table
 from core.graph.columns import non_key_class
 from core.graph.keys import INFERABLE_KINDS, MIN_CONFIDENCE, inferred_edge, kinds_compatible, single_keys
 from core.graph.multigraph import Edge
-from core.graph.names import SPELLED, flat_name, is_generic, is_key_like, mentions
+from core.graph.names import INITIAL, flat_name, is_generic, is_key_like, mentions
 from core.graph.owners import Keys, Owners, Rank, decide
 from core.graph.profiling import Profiler
 
@@ -119,7 +119,7 @@ def value_edges(
                 if ref_col is None or not kinds_compatible(c.kind, ref_col.kind):
                     continue
                 same_name = flat_name(col) == flat_name(c.name)
-                names_table = mentions(c.name, t.name) >= SPELLED
+                names_table = mentions(c.name, t.name) >= INITIAL
                 # a column merely unique in the data is a key only when the names agree too
                 # (invoices.billing_postal_code's values are customers' postal codes, but no key),
                 # or when it is its table's own key, named for it (sbcustomer.sbcustid)

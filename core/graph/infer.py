@@ -209,7 +209,10 @@ def infer_edges(
         checked = _check_values(profiler, src, src_col.name, ref, ref_col.name) if profiler else None
         if checked is not None:
             ratio, n = checked
-            if ratio < 0.5 or (not typed and ratio < 0.9):
+            # a key only the data says is a key has all its values read: a reference to it that
+            # finds a tenth of its values missing is no reference (nor is one across types)
+            found_key = not keys.declared(ref, ref_col.name)
+            if ratio < 0.5 or ((not typed or found_key) and ratio < 0.9):
                 report["dropped: values disagree"] += 1
                 continue
             conf = min(0.97, conf + 0.1) if ratio >= 0.9 else conf - 0.1

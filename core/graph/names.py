@@ -8,6 +8,7 @@ Most databases declare few foreign keys; their column names say the rest (`resta
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 # Words that end a key column's name: customer_id, country_code, order_no.
 KEY_WORDS = frozenset(
@@ -38,9 +39,15 @@ IRREGULAR_SINGULAR = {
 
 def words_of(name: str) -> list[str]:
     """Identifier → lower-case words: 'SourceAirport' → [source, airport], 'RESTAURANT_ID' → [restaurant, id]."""
+    return list(_words(name))
+
+
+@lru_cache(maxsize=65536)
+def _words(name: str) -> tuple[str, ...]:
+    """Cached: inference asks for the words of the same few thousand names over and over."""
     spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
     spaced = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1 \2", spaced)
-    return [w for w in re.split(r"[^A-Za-z0-9]+", spaced.lower()) if w]
+    return tuple(w for w in re.split(r"[^A-Za-z0-9]+", spaced.lower()) if w)
 
 
 def singular(word: str) -> str:

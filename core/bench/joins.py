@@ -73,7 +73,7 @@ from core.bench.stripped import (
     score_recovery,
     strip_keys,
 )
-from core.catalog import Catalog, Column, Pattern, Relationship, Table, overlay, reflect
+from core.catalog import Catalog, Column, ColumnKind, Pattern, Relationship, Table, overlay, reflect
 from core.connect import readonly_engine
 from core.graph import RelationshipGraph, build_graph
 from core.graph.columns import non_key_class
@@ -84,6 +84,7 @@ from core.settings import ROOT
 ColumnPair = frozenset[tuple[str, str]]
 PATTERNS = ("subtype", "role", "role filtered", "typed fact", "parallel path", "self-join")
 INSURANCE_QUESTIONS = ROOT / "tests" / "data" / "insurance_questions.json"
+ATTRIBUTE_KINDS: list[ColumnKind] = ["text", "integer", "number", "date"]
 
 
 def baseline_graph(catalog: Catalog) -> nx.Graph:
@@ -134,7 +135,7 @@ def synthetic_catalog(n_tables: int = 520, seed: int = 7) -> Catalog:
             if declare:
                 rels.append(Relationship(name, (col,), ref, ("id",)))
         for i in range(extra):
-            kind = rng.choice(["text", "integer", "number", "date"])
+            kind: ColumnKind = rng.choice(ATTRIBUTE_KINDS)
             cols.append(Column(f"attr_{i}_{kind}", kind.upper(), kind))
         tables.append(Table(name, tuple(cols), ("id",)))
         names.append(name)
@@ -456,8 +457,8 @@ def main(argv: list[str]) -> int:
         for line in tally.unhygienic:
             print("UNHYGIENIC", line)
     _print_report(tally, result, large, large_graph, n_cols, large_times, large_wall)
-    if "recovery" in result:
-        _print_recovery(result["recovery"], tally.recovery, args.part)
+    if args.strip_keys:
+        _print_recovery(recovery_figures(tally.recovery), tally.recovery, args.part)
     if args.json:
         print(json.dumps(result))
     return 0

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.catalog import Catalog, Table
-from core.graph.columns import non_key_class
+from core.graph.columns import NonKey, non_key_class
 from core.graph.keys import INFERABLE_KINDS, MIN_CONFIDENCE, inferred_edge, kinds_compatible, single_keys
 from core.graph.multigraph import Edge
 from core.graph.names import INITIAL, flat_name, is_generic, is_key_like, mentions
@@ -48,7 +48,7 @@ def value_edges(
     # and columns unique in the data that look like keys or share their name with another
     # table's column (list.classroom → teachers.classroom)
     targets: list[_Target] = []
-    unfit_targets: dict[int, str] = {}  # a date or an amount unique in a small table is still no key
+    unfit_targets: dict[int, NonKey] = {}  # a date or an amount unique in a small table is still no key
     for t in catalog.tables:
         declared = set(single_keys(t))
         names = set(declared) | set(keys.of(t))
@@ -56,8 +56,8 @@ def value_edges(
             if not is_generic(c.name) and (is_key_like(c.name) or name_count[flat_name(c.name)] > 1):
                 names.add(c.name)
         for name in sorted(names):
-            col = t.column(name)
-            if col is None or col.kind not in INFERABLE_KINDS:
+            column = t.column(name)
+            if column is None or column.kind not in INFERABLE_KINDS:
                 continue
             kv = profiler.key_values(t, name)
             if kv is None:
@@ -65,18 +65,18 @@ def value_edges(
             values, complete, unique = kv
             if not unique or len(values) < 3 or not complete:
                 continue
-            unfit = non_key_class(col, (profiler.sample(t) or {}).get(col.name))
+            unfit = non_key_class(column, (profiler.sample(t) or {}).get(column.name))
             if unfit:
                 unfit_targets[len(targets)] = unfit
             targets.append(
                 _Target(
                     t,
-                    col.name,
+                    column.name,
                     name in declared,
                     _specificity(values),
                     values,
-                    keys.rank(t, col.name),
-                    keys.is_own(t, col.name),
+                    keys.rank(t, column.name),
+                    keys.is_own(t, column.name),
                 )
             )
     index: dict[str, list[int]] = defaultdict(list)

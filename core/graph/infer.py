@@ -188,9 +188,9 @@ def infer_edges(
     out: list[Edge] = []
     decided: dict[frozenset[Any], str] = {}
     for (s, col, r, rcol), (conf, why, how) in candidates.items():
-        src = catalog.table(s)
-        ref = catalog.table(r)
-        assert src is not None and ref is not None
+        found_src, found_ref = catalog.table(s), catalog.table(r)
+        assert found_src is not None and found_ref is not None
+        src, ref = found_src, found_ref
         src_col = src.column(col)
         ref_col = ref.column(rcol)
         if src_col is None or ref_col is None:

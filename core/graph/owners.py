@@ -1,4 +1,11 @@
-"""Which table owns a key: the entity a key column names, not the bridge that repeats it.
+"""Which columns are keys, and which table owns each: the entity a key names, not the bridge
+that repeats it.
+
+`Keys`: the keys inference may point at — declared ones and, in a table that declares none,
+columns named like keys whose values are distinct in the data; and each table's own key (the
+one named for the table, never a reference to another).
+
+`Owners`, for the rest of this note:
 
 Value inclusion says two columns hold the same keys; it cannot say which one is *the* key when
 both look unique — and in a small sample every id column does (three rows of domain_conference
@@ -34,7 +41,6 @@ from core.graph.names import (
     is_key_like,
     names_table,
     table_stems,
-    words_of,
 )
 from core.graph.profiling import Profiler
 
@@ -210,7 +216,5 @@ def decide(a: Rank, b: Rank) -> Evidence:
 def _descriptive(column: Column) -> bool:
     """A column that describes the row itself (a name, a title, a homepage), not a key or a date."""
     if column.kind not in ("text", "other") or is_key_like(column.name):
-        return False
-    if column.kind == "other" and not words_of(column.name):
         return False
     return non_key_class(column) not in ("datetime", "flag")

@@ -4,6 +4,7 @@
     python -m core.bench joins --schema insurance [--json]                # our insurance demo
     python -m core.bench joins --db FILE --questions FILE [--catalog YAML]
     python -m core.bench joins --db-dir DIR --questions FILE              # questions with db_id (defog)
+    python -m core.bench joins --db-dir DIR [--gold FILE] --strip-keys [--part dev|holdout]
 
 DIR is in Spider layout (DIR/<db_id>/<db_id>.sqlite); FILE has lines `SQL<TAB>db_id`. Every SELECT
 of a gold query that joins ≥ 2 tables by equality conditions is one case (core/bench/join_gold.py):
@@ -20,8 +21,15 @@ compared with the gold's.
 - patterns: cases needing a subtype, role table (role-filtered: the gold filters the role), typed
            fact or parallel path, each with its coverage and the baseline's.
 - baseline: networkx's approximate Steiner tree over declared foreign keys only, same cases.
-- inference: what edge inference proposed, kept and dropped (and why), and an independent check
-           that no inferred edge joins on a date, flag, amount or free-text column.
+- inference: what edge inference proposed, kept and dropped (and why); for edges between two
+           columns that both look unique, what set the direction (the values, the name, the
+           tables' shapes, or only their sizes) and how many were flipped against the order they
+           were met in; for a column whose values fit several keys, what chose among them; and an
+           independent check that no inferred edge joins on a date, flag, amount or free-text column.
+- recovery (--strip-keys): every database is copied without its keys (core/bench/stripped.py),
+           inference runs on the copy, and its edges are scored against the foreign keys the
+           original declared: precision and recall, with the right direction, and how many came
+           out reversed. `--part dev|holdout` takes one fixed half of the databases.
 - p50/p95_ms: CPU time of one synthesis (the graph is built once per database and not timed
   here); CPU rather than wall-clock time so that other processes on a shared machine do not count.
   The wall clock is printed too. large_schema_p95_ms: the same on a synthetic schema of ≥ 500
@@ -56,7 +64,16 @@ from core.bench.join_gold import (
     gold_cases,
     tie_readings,
 )
-from core.catalog import Catalog, Column, Pattern, Relationship, Table, overlay, reflect
+from core.bench.stripped import (
+    PARTS,
+    Declared,
+    declared_keys,
+    in_part,
+    recovery_figures,
+    score_recovery,
+    strip_keys,
+)
+from core.catalog import Catalog, Column, ColumnKind, Pattern, Relationship, Table, overlay, reflect
 from core.connect import readonly_engine
 from core.graph import RelationshipGraph, build_graph
 from core.graph.columns import non_key_class
@@ -67,6 +84,7 @@ from core.settings import ROOT
 ColumnPair = frozenset[tuple[str, str]]
 PATTERNS = ("subtype", "role", "role filtered", "typed fact", "parallel path", "self-join")
 INSURANCE_QUESTIONS = ROOT / "tests" / "data" / "insurance_questions.json"
+ATTRIBUTE_KINDS: list[ColumnKind] = ["text", "integer", "number", "date"]
 
 
 def baseline_graph(catalog: Catalog) -> nx.Graph:
@@ -117,7 +135,7 @@ def synthetic_catalog(n_tables: int = 520, seed: int = 7) -> Catalog:
             if declare:
                 rels.append(Relationship(name, (col,), ref, ("id",)))
         for i in range(extra):
-            kind = rng.choice(["text", "integer", "number", "date"])
+            kind: ColumnKind = rng.choice(ATTRIBUTE_KINDS)
             cols.append(Column(f"attr_{i}_{kind}", kind.upper(), kind))
         tables.append(Table(name, tuple(cols), ("id",)))
         names.append(name)
@@ -203,6 +221,8 @@ class Tally:
     build_ms: list[float] = field(default_factory=list)
     misses: list[str] = field(default_factory=list)
     unhygienic: list[str] = field(default_factory=list)
+    recovery: Counter[str] = field(default_factory=Counter)
+    recovery_notes: list[str] = field(default_factory=list)
 
 
 def score_database(
@@ -211,7 +231,7 @@ def score_database(
     engine: sa.Engine | None,
     cases_of: list[tuple[str, str, str]],
     show_misses: int,
-) -> None:
+) -> RelationshipGraph:
     """Build the graph, then synthesize and score a view for every case of `cases_of` (sql, question, id)."""
     started = time.perf_counter()
     graph = build_graph(catalog, engine)
@@ -264,6 +284,7 @@ def score_database(
                 c["baseline_covered"] += b_cover
             if not (ok_instances or by_tie) and len(tally.misses) < show_misses:
                 tally.misses.append(_describe_miss(case, view))
+    return graph
 
 
 def unhygienic_edges(graph: RelationshipGraph, engine: sa.Engine) -> list[str]:
@@ -324,14 +345,30 @@ def main(argv: list[str]) -> int:
     parser.add_argument(
         "--show-unhygienic", action="store_true", help="print inferred edges on non-key columns"
     )
+    parser.add_argument(
+        "--strip-keys",
+        action="store_true",
+        help="infer on copies without keys and score the edges against the declared foreign keys",
+    )
+    parser.add_argument(
+        "--max-rows",
+        type=int,
+        default=0,
+        help="with --strip-keys: keep the first N rows per table (and the rows they reference)",
+    )
+    parser.add_argument("--part", choices=PARTS, default="all", help="one fixed half of the databases")
+    parser.add_argument(
+        "--show-recovery", action="store_true", help="with --strip-keys: print missed and wrong edges"
+    )
     args = parser.parse_args(argv)
     if (
         not args.schema
-        and not (args.db_dir and (args.gold or args.questions))
+        and not (args.db_dir and (args.gold or args.questions or args.strip_keys))
         and not (args.db and args.questions)
     ):
         parser.error(
-            "give --db-dir with --gold or --questions, or --schema insurance, or --db and --questions"
+            "give --db-dir with --gold, --questions or --strip-keys, or --schema insurance, "
+            "or --db and --questions"
         )
     # Spider's hand-written DDL trips SQLAlchemy's reflection warnings; they are not findings
     warnings.filterwarnings("ignore", category=sa.exc.SAWarning)
@@ -342,19 +379,29 @@ def main(argv: list[str]) -> int:
     tally = Tally()
     with tempfile.TemporaryDirectory() as tmp:
         for name, path, catalog_yaml, cases_of in _databases(args, Path(tmp)):
+            if not in_part(name, args.part):
+                continue
             if not path.is_file():
                 tally.counts["missing_db"] += len(cases_of)
                 continue
+            declared = None
+            if args.strip_keys:
+                declared = _declared(path, name)
+                fks = [d.fk for d in declared]
+                path = strip_keys(path, Path(tmp) / "stripped" / f"{name}.sqlite", args.max_rows, fks)
             engine = readonly_engine(f"sqlite:///{path.resolve()}")
             try:
                 catalog = reflect(engine, name)
                 if catalog_yaml is not None:
                     catalog = overlay(catalog, yaml.safe_load(catalog_yaml.read_text()) or {})
-                score_database(
+                graph = score_database(
                     tally, catalog, None if args.no_profile else engine, cases_of, args.show_misses
                 )
             finally:
                 engine.dispose()
+            if declared is not None:
+                notes = score_recovery(declared, graph.edges, tally.recovery)
+                tally.recovery_notes += [f"[{name}] {n}" for n in notes]
 
     large = synthetic_catalog(args.large_tables)
     large_graph = build_graph(large)
@@ -398,12 +445,20 @@ def main(argv: list[str]) -> int:
         "p95_ms": round(_pct(tally.times, 0.95), 3),
         "large_schema_p95_ms": round(_pct(large_times, 0.95), 3),
     }
+    if args.strip_keys:
+        result["recovery"] = recovery_figures(tally.recovery)
+        result["part"] = args.part
     for m in tally.misses:
         print(m)
+    if args.show_recovery:
+        for line in sorted(tally.recovery_notes):
+            print("RECOVERY", line)
     if args.show_unhygienic:
         for line in tally.unhygienic:
             print("UNHYGIENIC", line)
     _print_report(tally, result, large, large_graph, n_cols, large_times, large_wall)
+    if args.strip_keys:
+        _print_recovery(recovery_figures(tally.recovery), tally.recovery, args.part)
     if args.json:
         print(json.dumps(result))
     return 0
@@ -426,6 +481,10 @@ def _databases(
             grouped[q["db_id"]].append((q["gold_sql"], q.get("question", ""), q.get("id", str(i))))
         return [(db, args.db_dir / db / f"{db}.sqlite", None, grouped[db]) for db in sorted(grouped)]
     by_db: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
+    if args.gold is None:  # --strip-keys alone: every database of the folder, no gold queries
+        return [
+            (d.name, d / f"{d.name}.sqlite", None, []) for d in sorted(args.db_dir.iterdir()) if d.is_dir()
+        ]
     with args.gold.open() as f:
         for n, line in enumerate(f):
             if args.limit and n >= args.limit:
@@ -434,6 +493,30 @@ def _databases(
                 sql, db = line.rstrip("\n").rsplit("\t", 1)
                 by_db[db.strip()].append((sql, "", ""))
     return [(db, args.db_dir / db / f"{db}.sqlite", None, by_db[db]) for db in sorted(by_db)]
+
+
+def _declared(path: Path, name: str) -> list[Declared]:
+    """The foreign keys the original database declares (the answer key for --strip-keys)."""
+    engine = readonly_engine(f"sqlite:///{path.resolve()}")
+    try:
+        return declared_keys(reflect(engine, name), path)
+    finally:
+        engine.dispose()
+
+
+def _print_recovery(figures: dict[str, float | int], counts: Counter[str], part: str) -> None:
+    kinds = ", ".join(
+        f"{k.removeprefix('declared ')} {v}" for k, v in sorted(counts.items()) if k.startswith("declared ")
+    )
+    print(
+        f"stripped keys ({part}): {figures['declared']} declared foreign keys ({kinds}); "
+        f"inferred {figures['inferred']}: right {figures['right']}, reversed {figures['reversed']}, "
+        f"undeclared {figures['undeclared']}"
+    )
+    print(
+        f"  precision {figures['precision']:.3f} (unordered {figures['precision_unordered']:.3f}); "
+        f"recall {figures['recall']:.3f}, recoverable {figures['recall_recoverable']:.3f}"
+    )
 
 
 def _questions(path: Path) -> list[tuple[str, str, str]]:
@@ -487,6 +570,16 @@ def _print_report(tally, result, large, large_graph, n_cols, large_times, large_
         f"{k.removeprefix('dropped: ')} {v}" for k, v in sorted(inf.items()) if k.startswith("dropped") and v
     )
     print(f"inference: proposed {proposed}, kept {kept}; dropped: {dropped or 'none'}")
+    directions = ", ".join(
+        f"{k.removeprefix('direction ')} {v}" for k, v in sorted(inf.items()) if k.startswith("direction by")
+    )
+    chosen = ", ".join(
+        f"{k.removeprefix('key chosen ')} {v}" for k, v in sorted(inf.items()) if k.startswith("key chosen")
+    )
+    print(
+        f"  directions of key-to-key edges: {directions or 'none'}; flipped against the order met "
+        f"{inf['direction flipped']}; key chosen among several: {chosen or 'none'}"
+    )
     print(
         f"inferred edges on date/flag/amount/free-text columns: {len(tally.unhygienic)}; "
         f"declared foreign keys to missing tables skipped: {result['skipped_foreign_keys']}"

@@ -9,7 +9,9 @@ flights.dest_airport → airports), because they are two different questions. Ed
 - inference, for the many databases that declare few keys (origin "inferred", with a confidence):
   column-name conventions (`restaurant_id` → restaurant.id, `start_station_id` → station.id,
   `paperId` → paper.paperId) and value-inclusion profiling on a sample (most values of A.x are
-  values of the unique column B.y).
+  values of the unique column B.y). In tables that declare no key, columns named like keys whose
+  sampled values are distinct stand in for keys; when two such columns hold the same values,
+  the table the key's name names, an entity rather than a bridge, is the referenced one.
 
 On top of the edges sit the design patterns Lucy reasons with (§3.1): many-to-many bridges,
 lookup tables, stars, snowflakes, subtypes, and the enterprise ones — role tables, typed facts,
@@ -28,6 +30,8 @@ Modules:
   names.py       naming conventions: words of an identifier, singular forms, key-like names
   keys.py        declared uniqueness, key-compatible column kinds, the confidence threshold
   profiling.py   Profiler: bounded samples of values
+  owners.py      which columns are keys (declared, or unique in the data) and which table owns each:
+                 the entity a key names, not the bridge that repeats it
   infer.py       edges from column names, checked against sampled values
   inclusion.py   edges from values alone (value inclusion into a unique column)
   patterns.py    bridges, role tables, subtypes, typed facts, lookups, parallel paths detected

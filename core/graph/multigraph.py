@@ -18,7 +18,7 @@ from core.catalog import Catalog, Origin, Pattern
 from core.graph.names import KEY_WORDS, words_of
 
 # Part of the cache key: bump it when inference or detection changes, so cached graphs are rebuilt.
-GRAPH_VERSION = 7  # 7: roles, typed facts, parallel paths, shared-key edges, inference hygiene
+GRAPH_VERSION = 8  # 8: keys found in the data, owners decide direction and ties (core/graph/owners.py)
 EXCLUSIVE = "exclusive"  # a subtype pattern whose children never share a parent row
 OVERLAPPING = "overlapping"  # one whose children do share parent rows (in the data)
 SHARED_KEY_EXTRA = 0.05  # a shared-key edge costs a little more than the real edges it stands for

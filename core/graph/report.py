@@ -58,6 +58,21 @@ def graph_report(graph: RelationshipGraph) -> list[str]:
             f"inference proposed {proposed} joins and kept {kept}"
             + (f"; dropped: {', '.join(dropped)}" if dropped else "")
         )
+        directions = [
+            f"{k.removeprefix('direction ')} {v}"
+            for k, v in sorted(report.items())
+            if k.startswith("direction by")
+        ]
+        if directions:
+            lines.append(
+                "where both columns look unique, which one references the other was set "
+                + ", ".join(directions)
+                + (
+                    f" ({report['direction flipped']} turned around)"
+                    if report.get("direction flipped")
+                    else ""
+                )
+            )
     return lines
 
 

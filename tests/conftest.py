@@ -208,12 +208,3 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.skip(reason="ASKBASE_TEST_POSTGRES_URL is not set"))
         if "mysql" in item.keywords and not os.environ.get("ASKBASE_TEST_MYSQL_URL"):
             item.add_marker(pytest.mark.skip(reason="ASKBASE_TEST_MYSQL_URL is not set"))
-        # Under xdist (`make test`), a group runs on one worker, one test after another: the tests on
-        # each shared database server (some compare the server's catalog before and after), and the
-        # slow ones (real processes, one-second ticks), so they do not crowd each other's timings.
-        if "postgres" in item.keywords:
-            item.add_marker(pytest.mark.xdist_group("postgres"))
-        elif "mysql" in item.keywords:
-            item.add_marker(pytest.mark.xdist_group("mysql"))
-        elif "slow" in item.keywords:
-            item.add_marker(pytest.mark.xdist_group("slow"))

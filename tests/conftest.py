@@ -7,6 +7,7 @@ sleeping, tests/clock.py), `slack`/`fake_llm`/`plan` (the fake Slack Web API and
 
 from __future__ import annotations
 
+import gc
 import os
 import sqlite3
 import uuid
@@ -200,6 +201,19 @@ def clock(monkeypatch) -> Clock:
     c = Clock()
     monkeypatch.setattr(clarifications, "_now", c)
     return c
+
+
+def pytest_collection_finish(session):
+    """What is alive once the tests are collected (the app's modules, the libraries, the tests
+    themselves) stays alive until the end: frozen, the garbage collector stops walking it again on
+    every full collection, and full collections come ten times less often. They ran every dozen
+    tests or so and walked 300,000 objects each time: a sixth of the CPU the tests spent. Only
+    cycles are affected (reference counting frees everything else at once), and each test's own
+    garbage is still collected."""
+    gc.collect()
+    gc.freeze()
+    young, middle, _ = gc.get_threshold()
+    gc.set_threshold(young, middle, 100)
 
 
 def pytest_collection_modifyitems(config, items):

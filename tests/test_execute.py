@@ -141,21 +141,28 @@ def test_server_databases_are_read_only_and_time_out(env, tmp_path):
 # ---------------------------------------------------------------- every value bounded (issue 18)
 #
 # One cell of 900 MB used to be fetched whole (2.7 GB RSS). Each query below runs in a fresh
-# process whose peak RSS is read back: the cell is refused or cut, and memory stays small.
+# process whose peak RSS is read back: the cell is refused or cut, and memory stays small. The peak
+# is the process's own (VmHWM): getrusage's ru_maxrss of a process started by subprocess keeps the
+# peak of the process that started it (Linux carries it over the exec), here the pytest worker,
+# whose few hundred MB would be read as the probe's.
 
 BIG_CELL = 900_000_000
 RSS_LIMIT_MB = 300
 PROBE = """
-import json, resource, sys
+import json, sys
 from pathlib import Path
 from core.database import Database
 from core.execute import Limits, QueryError, execute
 from core.settings import DatabaseSettings
 
+def peak_rss_mb():
+    status = Path("/proc/self/status").read_text()
+    return next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmHWM:")) / 1024
+
 url, sql, cap, var = sys.argv[1], sys.argv[2], int(sys.argv[3]), Path(sys.argv[4])
 db = Database(name="big", config=DatabaseSettings(url=url), var_dir=var)
 execute(db, "SELECT 1")  # connected, drivers loaded: the baseline
-out = {"baseline_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+out = {"baseline_rss_mb": peak_rss_mb()}
 try:
     result = execute(db, sql, Limits(cell_cap=cap))
     out["columns"] = list(result.columns)
@@ -166,7 +173,7 @@ try:
     ]
 except QueryError as exc:
     out["error"] = exc.message
-out["max_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+out["max_rss_mb"] = peak_rss_mb()
 db.dispose()
 print(json.dumps(out))
 """

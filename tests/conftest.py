@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import os
+import shutil
 import sqlite3
 import uuid
 from collections.abc import Callable, Iterator
@@ -23,7 +24,7 @@ from sqlalchemy.engine import make_url
 from core.askbase import Askbase
 from core.llm import LLM
 from core.settings import LLMSettings, load_settings
-from core.state import clarifications
+from core.state import clarifications, open_state
 from tests.clock import Clock
 from tests.fakes.openai_server import FakeOpenAI
 from tests.fakes.slack_api import FakeSlack
@@ -66,12 +67,35 @@ def demo_var(tmp_path_factory) -> Path:
     return var
 
 
+@pytest.fixture(scope="session")
+def migrated_state(tmp_path_factory) -> Path:
+    """A SQLite state database that open_state made and brought to head, once per session.
+
+    Each test's own state database starts as a copy of it (`state_url`): Alembic running every
+    revision on a new file cost some 40 ms of CPU, and a few hundred tests a run paid it. Making
+    and upgrading state databases is tested in tests/test_state_migrations.py, and every test that
+    starts `python -m bot` still starts it on a new one.
+    """
+    path = tmp_path_factory.mktemp("migrated-state") / "state.sqlite"
+    open_state(f"sqlite:///{path}").dispose()
+    return path
+
+
 @pytest.fixture
-def settings(demo_var, monkeypatch, tmp_path):
+def state_url(migrated_state, tmp_path) -> str:
+    """This test's own state database at tmp_path/state.sqlite, at head and empty (see migrated_state)."""
+    path = tmp_path / "state.sqlite"
+    if not path.exists():
+        shutil.copyfile(migrated_state, path)
+    return f"sqlite:///{path}"
+
+
+@pytest.fixture
+def settings(demo_var, monkeypatch, state_url):
     """The demo database (shared, read-only) with a state database of this test's own: answers
     cached or verified by one test never answer another's questions."""
     monkeypatch.setenv("ASKBASE_VAR_DIR", str(demo_var))
-    monkeypatch.setenv("ASKBASE_STATE_URL", f"sqlite:///{tmp_path / 'state.sqlite'}")
+    monkeypatch.setenv("ASKBASE_STATE_URL", state_url)
     return load_settings(var_dir=str(demo_var))
 
 
@@ -146,7 +170,7 @@ def plan(fake_llm) -> Plan:
 
 
 @pytest.fixture
-def make_bot(slack, demo_var, tmp_path, llm_settings) -> Iterator[Callable[..., RunningBot]]:
+def make_bot(slack, demo_var, state_url, llm_settings) -> Iterator[Callable[..., RunningBot]]:
     """Start the real Slack app (tests/slack_harness.py) on the demo database; closed after the test.
 
     `llm=True` (default): the fake model answers and keyword fallback is off, so a test sees the
@@ -169,7 +193,7 @@ def make_bot(slack, demo_var, tmp_path, llm_settings) -> Iterator[Callable[..., 
         engine = {**({"fallback_to_keyword": False} if llm else {}), **overrides.pop("engine", {})}
         settings = load_settings(
             var_dir=str(demo_var),
-            state_url=f"sqlite:///{tmp_path / 'state.sqlite'}",
+            state_url=state_url,
             slack={
                 "bot_token": BOT_TOKEN,
                 "signing_secret": SIGNING_SECRET,

@@ -25,9 +25,9 @@ from tests.fakes.openai_server import Reply
 
 
 @pytest.fixture(autouse=True)
-def own_state(monkeypatch, tmp_path):
+def own_state(monkeypatch, state_url):
     """Each test its own state database: an answer one test cached must not answer another's."""
-    monkeypatch.setenv("ASKBASE_STATE_URL", f"sqlite:///{tmp_path / 'state.sqlite'}")
+    monkeypatch.setenv("ASKBASE_STATE_URL", state_url)
 
 
 @dataclass

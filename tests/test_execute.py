@@ -307,7 +307,9 @@ UNREACHABLE = {
 
 
 @pytest.mark.parametrize("case", list(UNREACHABLE))
-def test_database_errors_name_no_host_port_or_account_but_the_log_does(case, tmp_path, caplog, demo_var):
+def test_database_errors_name_no_host_port_or_account_but_the_log_does(
+    case, tmp_path, state_url, caplog, demo_var
+):
     url, details = UNREACHABLE[case]
     db = make_db(url, tmp_path)
     with caplog.at_level(logging.INFO, logger="core.execute"), pytest.raises(QueryError) as info:
@@ -321,7 +323,7 @@ def test_database_errors_name_no_host_port_or_account_but_the_log_does(case, tmp
 
     settings = load_settings(
         var_dir=str(tmp_path / "var"),
-        state_url=f"sqlite:///{tmp_path / 'state.sqlite'}",
+        state_url=state_url,
         databases={
             "demo": DatabaseSettings(url=f"sqlite:///{demo_var / 'demo.sqlite'}"),
             "far": DatabaseSettings(url=url),

@@ -14,6 +14,7 @@ import sqlite3
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import closing
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
+from bot.cli import main
 from core.askbase import Askbase
 from core.llm import LLM
 from core.settings import LLMSettings, load_settings
@@ -150,6 +152,29 @@ def hand(demo_var) -> Callable[..., list[tuple[Any, ...]]]:
     def run(sql: str, path: Path | None = None) -> list[tuple[Any, ...]]:
         with closing(sqlite3.connect(path or demo_var / "demo.sqlite")) as conn:
             return [tuple(row) for row in conn.execute(sql)]
+
+    return run
+
+
+@dataclass(frozen=True)
+class Ran:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+@pytest.fixture
+def cli(monkeypatch, capsys) -> Callable[[list[str], dict[str, str]], Ran]:
+    """`python -m bot ARGS` with `env` exported, in this process (bot.cli.main, what python -m bot and
+    askbase run): exit code and what it printed. A test that needs the process itself starts one."""
+
+    def run(args: list[str], env: dict[str, str]) -> Ran:
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        capsys.readouterr()
+        code = main(args)
+        out = capsys.readouterr()
+        return Ran(code, out.out, out.err)
 
     return run
 

@@ -34,9 +34,12 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
 import sqlalchemy as sa
+
+if TYPE_CHECKING:
+    import psycopg
 
 from core import bounds, identity
 from core.access import DataRules, privilege_problems
@@ -274,15 +277,16 @@ def _describe_postgres(conn: sa.Connection, sql: str) -> list[tuple[str, int]]:
     DECLARE plans the query without running it (PostgreSQL describes the portal), so a query that
     is not a single SELECT fails here exactly as it would when run.
     """
-    raw = conn.connection.dbapi_connection
-    driver = conn.dialect.dbapi
-    cursor = raw.cursor(name="askbase_describe")  # type: ignore[union-attr,call-arg]
+    # PostgreSQL is reached through psycopg (`postgresql+psycopg://…` URLs, see README)
+    raw = cast("psycopg.Connection[Any]", conn.connection.dbapi_connection)
+    driver = conn.dialect.loaded_dbapi
+    cursor = raw.cursor(name="askbase_describe")
     try:
         cursor.execute(sql)
         return [(d.name, d.type_code) for d in cursor.description or []]
-    except driver.Error as exc:  # type: ignore[union-attr]
+    except driver.Error as exc:
         # as SQLAlchemy would have raised it, so the error is classified and retried the same way
-        raise sa.exc.DBAPIError.instance(sql, None, exc, driver.Error) from exc  # type: ignore[union-attr]
+        raise sa.exc.DBAPIError.instance(sql, None, exc, driver.Error) from exc
     finally:
         cursor.close()
 

@@ -87,9 +87,9 @@ INSURANCE_QUESTIONS = ROOT / "tests" / "data" / "insurance_questions.json"
 ATTRIBUTE_KINDS: list[ColumnKind] = ["text", "integer", "number", "date"]
 
 
-def baseline_graph(catalog: Catalog) -> nx.Graph:
+def baseline_graph(catalog: Catalog) -> nx.Graph[str]:
     """Declared foreign keys only, one edge per table pair (what a plain Steiner tree sees)."""
-    g = nx.Graph()
+    g: nx.Graph[str] = nx.Graph()
     g.add_nodes_from(t.name.lower() for t in catalog.tables)
     for r in catalog.relationships:
         if r.origin != "declared" or r.table.lower() == r.ref_table.lower():
@@ -105,7 +105,7 @@ def baseline_graph(catalog: Catalog) -> nx.Graph:
     return g
 
 
-def baseline_edges(g: nx.Graph, tables: Sequence[str]) -> set[ColumnPair] | None:
+def baseline_edges(g: nx.Graph[str], tables: Sequence[str]) -> set[ColumnPair] | None:
     terminals = sorted(set(tables))
     if any(t not in g for t in terminals):
         return None

@@ -64,7 +64,7 @@ def _table_names(table: exp.Table) -> set[str]:
 
 
 def check_policy(
-    root: exp.Expression, real_tables: list[exp.Table], policy: GuardPolicy, dialect: str
+    root: exp.Expr, real_tables: list[exp.Table], policy: GuardPolicy, dialect: str
 ) -> None:
     for table in real_tables:
         names = _table_names(table)

@@ -9,7 +9,7 @@ columns with names unique in the view, and the grain — which aliases' keys ide
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 from core.catalog import Catalog, Column, Table
@@ -50,7 +50,7 @@ def materialize(
     role_plan = role_plan or {}
     typed = typed or {}
     catalog = graph.catalog
-    adj = {n: [] for n in nodes} | adjacency(sorted(pair) for pair in roles)
+    adj: dict[str, list[str]] = {n: [] for n in nodes} | adjacency(sorted(pair) for pair in roles)
     rank = {t: i for i, t in enumerate(requested)}
     for n in adj:
         adj[n].sort(key=lambda x: (rank.get(x, len(rank)), x))
@@ -242,7 +242,7 @@ def _second_copies(
     root_alias: str,
     steps: list[JoinStep],
     instances: dict[str, list[str]],
-    new_alias,  # type: ignore[no-untyped-def]
+    new_alias: Callable[[str], str],
 ) -> list[JoinStep]:
     """A table asked for twice with no self-reference: a second copy of its branch.
 
@@ -289,13 +289,13 @@ def _second_copies(
             col = edge.columns[0]
             key = f"{edge.ref_table}.{edge.ref_columns[0]}"
             hub = instances[edge.ref_table.lower()][0] if hubs else first
-            on = f"{hub}.{edge.ref_columns[0]}" if hubs else f"{first}.{col}"
+            anchor = f"{hub}.{edge.ref_columns[0]}" if hubs else f"{first}.{col}"
             out.append(
                 JoinStep(
                     alias=copy_alias,
                     table=table.name,
                     kind="inner",
-                    on=((on, f"{copy_alias}.{col}"),),
+                    on=((anchor, f"{copy_alias}.{col}"),),
                     origin=edge.origin,
                     reason=f"both copies reference {key}",
                     schema=table.schema,

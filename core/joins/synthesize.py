@@ -35,7 +35,7 @@ BRIDGE_BONUS = 0.05  # a bridge path wins ties against other connectors of the s
 
 def graph_weights(graph: RelationshipGraph) -> dict[str, dict[str, float]]:
     """Edge weights between tables (cheapest parallel edge), cached on the graph."""
-    cached = graph.__dict__.get("_weights")
+    cached: dict[str, dict[str, float]] | None = graph.__dict__.get("_weights")
     if cached is not None:
         return cached
     bridge_legs = {frozenset((b, side)) for sides, bs in graph.bridges.items() for b in bs for side in sides}
@@ -149,8 +149,8 @@ def synthesize_view(
     if excluded:
         notes.append("not used as connectors (lookup tables, Lucy C4): " + ", ".join(excluded))
     plan = {t: c for t, c in role_copies.items() if t in nodes}
-    for t in sorted(set(nodes) & set(graph.roles) - set(plan)):
-        p = graph.roles[t]
+    for role_table in sorted(set(nodes) & set(graph.roles) - set(plan)):
+        p = graph.roles[role_table]
         codes = ", ".join(f"'{c}' {m}" if m != c else f"'{c}'" for c, m in p.codes[:8])
         notes.append(
             f"{p.root} says which role {p.tables[1]} plays in {p.tables[0]} in {p.column}"

@@ -142,9 +142,7 @@ class Lineage:
             return Read(source.table, None, "function", shown)  # c.f is f(c): the whole row
         return source.read(name, shown)
 
-    def unqualified(
-        self, ident: exp.Expr, name: str, shown: str, levels: list[exp.Select]
-    ) -> list[Read]:
+    def unqualified(self, ident: exp.Expr, name: str, shown: str, levels: list[exp.Select]) -> list[Read]:
         """What an unqualified name reads (a column here, or in PostgreSQL a whole row)."""
         reads = []
         for select in levels:

@@ -123,6 +123,13 @@ class Catalog:
     def table(self, name: str) -> Table | None:
         return self.memo("tables_by_name", lambda: {t.name.lower(): t for t in self.tables}).get(name.lower())
 
+    def known_table(self, name: str) -> Table:
+        """The table of a name taken from this catalog (a join graph's node): KeyError if not there."""
+        found = self.table(name)
+        if found is None:
+            raise KeyError(name)
+        return found
+
     def memo(self, key: Hashable, build: Callable[[], T]) -> T:
         """Something derived from this catalog (an index, a dictionary), built once per catalog.
 

@@ -40,6 +40,7 @@ import sqlalchemy as sa
 
 if TYPE_CHECKING:
     import psycopg
+    from sqlalchemy.dialects.mysql.base import MySQLDialect
 
 from core import bounds, identity
 from core.access import DataRules, privilege_problems
@@ -199,7 +200,7 @@ def _readonly_transaction(db: Database, limits: Limits) -> Iterator[sa.Connectio
                 conn.exec_driver_sql(f"SET LOCAL statement_timeout = {max(1, int(timeout_s * 1000))}")
                 identity.apply_postgres(conn)  # the asker's role and settings, for row-level security
             elif mysql:
-                if conn.dialect.is_mariadb:  # type: ignore[attr-defined]
+                if cast("MySQLDialect", conn.dialect).is_mariadb:
                     conn.exec_driver_sql(f"SET SESSION max_statement_time = {max(0.001, timeout_s):.3f}")
                 else:
                     conn.exec_driver_sql(f"SET SESSION max_execution_time = {max(1, int(timeout_s * 1000))}")

@@ -201,12 +201,12 @@ class _Lineage:
                 # masked value into any column, so every column is masked if a masked table is used
                 result = [self.touches_masked(scope)] * self.width(scope)
             elif isinstance(node, exp.SetOperation) and scope.set_operation_scopes:
-                branches = [self.outputs(s) for s in scope.set_operation_scopes]
-                if any(b is None for b in branches):
-                    touched = self.touches_masked(scope)
-                    branches = [b if b is not None else [touched] * self.width(scope) for b in branches]
-                width = max(len(b) for b in branches)  # type: ignore[arg-type]
-                result = [any(b[i] if i < len(b) else True for b in branches) for i in range(width)]  # type: ignore[index,arg-type]
+                found = [self.outputs(s) for s in scope.set_operation_scopes]
+                # a branch we cannot follow: each of its columns is masked if a masked table is used
+                touched = self.touches_masked(scope) if any(b is None for b in found) else False
+                branches = [b if b is not None else [touched] * self.width(scope) for b in found]
+                width = max(len(b) for b in branches)
+                result = [any(b[i] if i < len(b) else True for b in branches) for i in range(width)]
             elif isinstance(node, exp.Select):
                 result = [self.tainted(p, scope) for p in node.expressions]
             else:  # VALUES, table functions and anything new: unsure

@@ -47,9 +47,10 @@ import tempfile
 import time
 import warnings
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import networkx as nx
 import sqlalchemy as sa
@@ -416,7 +417,7 @@ def main(argv: list[str]) -> int:
 
     c = tally.counts
     q = c["queries"] or 1
-    result = {
+    result: dict[str, Any] = {
         "queries": c["queries"],
         "exact": round(c["exact"] / q, 4),
         "covered": round(c["covered"] / q, 4),
@@ -524,7 +525,15 @@ def _questions(path: Path) -> list[tuple[str, str, str]]:
     return [(q["gold_sql"], q.get("question", ""), q.get("id", str(i))) for i, q in enumerate(items)]
 
 
-def _print_report(tally, result, large, large_graph, n_cols, large_times, large_wall) -> None:  # type: ignore[no-untyped-def]
+def _print_report(
+    tally: Tally,
+    result: Mapping[str, Any],
+    large: Catalog,
+    large_graph: RelationshipGraph,
+    n_cols: int,
+    large_times: list[float],
+    large_wall: list[float],
+) -> None:
     c = tally.counts
     q = c["queries"] or 1
     build = tally.build_ms

@@ -73,8 +73,8 @@ def _apply_limit(query: exp.Expr, cap: int) -> exp.Expr:
 
 def _int_value(node: exp.Expr | None) -> int | None:
     negative = isinstance(node, exp.Neg)
-    if negative:
-        node = node.this  # type: ignore[union-attr]
+    if isinstance(node, exp.Neg):
+        node = node.this
     if isinstance(node, exp.Paren):
         return _int_value(node.this)
     if isinstance(node, exp.Literal) and not node.is_string:

@@ -92,7 +92,7 @@ def synthesize_view(
     role_copies = named_roles(graph, words)
     for extra, why in named_tables(graph, requested, words, role_copies):
         requested.append(extra)
-        notes.append(f"added {catalog.table(extra).name}: {why}")  # type: ignore[union-attr]
+        notes.append(f"added {catalog.known_table(extra).name}: {why}")
     lookups = graph.lookups
     asked_lookups = [t for t in requested if t in lookups] if len(requested) > 1 else []
     core = [t for t in requested if t not in asked_lookups] or requested[:1]
@@ -115,7 +115,7 @@ def synthesize_view(
     tree = resolve_parallel(graph, tree, words, notes, ties)
     tree_pairs = {frozenset(p): None for p in tree.pairs}
     nodes = list(tree.nodes)
-    dropped = [catalog.table(t).name for t in unreachable]  # type: ignore[union-attr]
+    dropped = [catalog.known_table(t).name for t in unreachable]
 
     # requested lookups hang off the tables that reference them (one copy each: Lucy C4)
     attachments: list[tuple[str, str]] = []
@@ -130,7 +130,7 @@ def synthesize_view(
         else:
             path = path_to_tree(weights, lk, set(nodes), frozenset(lookups - {lk}))
             if path is None:
-                dropped.append(catalog.table(lk).name)  # type: ignore[union-attr]
+                dropped.append(catalog.known_table(lk).name)
                 continue
             for a, b in itertools.pairwise(path):
                 tree_pairs[frozenset((a, b))] = None

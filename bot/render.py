@@ -536,7 +536,7 @@ def sql_modal(sql: str, trace_id: str) -> dict[str, Any]:
 
 
 def _output_lines(outputs: Mapping[str, Any]) -> list[str]:
-    lines = []
+    lines: list[str] = []
     for key, value in outputs.items():
         if isinstance(value, list):
             lines.extend(f"    {key}: {' '.join(str(v).split())[:300]}" for v in value[:12])

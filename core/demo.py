@@ -475,6 +475,7 @@ def _company_name(rng: random.Random, segment: str, loc: int, taken: set[str]) -
     city, _country, iso = CITIES[loc - 1][:3]
     while True:
         if segment == "public sector":
+            templates: tuple[str, ...]
             if iso in ("DE", "AT") or city == "Zürich":
                 templates = (
                     "Stadtwerke {c}",

@@ -231,8 +231,8 @@ def _base_column(node: Node, catalog: Catalog) -> Column | None:
     if len(found) != 1:
         return None
     table_name, column_name = next(iter(found))
-    table = catalog.table(table_name)
-    return table.column(column_name) if table is not None else None
+    owner = catalog.table(table_name)
+    return owner.column(column_name) if owner is not None else None
 
 
 def _meaning(

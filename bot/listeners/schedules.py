@@ -17,6 +17,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -699,7 +700,7 @@ def register(app: App, ctx: BotContext) -> None:
     def schedule_submitted(ack: Any, body: dict[str, Any], view: dict[str, Any], client: WebClient) -> None:
         on_modal_submitted(ctx, ack, body, view, client)
 
-    def button(op: str):  # type: ignore[no-untyped-def]
+    def button(op: str) -> Callable[[Any, dict[str, Any], dict[str, Any], WebClient, Any], None]:
         def handler(
             ack: Any, body: dict[str, Any], action: dict[str, Any], client: WebClient, respond: Any
         ) -> None:

@@ -342,7 +342,7 @@ def link_card(text: str, title: str, url: str, expires: str) -> dict[str, Any]:
 
 
 def _output_lines(outputs: Mapping[str, Any]) -> list[str]:
-    lines = []
+    lines: list[str] = []
     for key, value in outputs.items():
         if isinstance(value, list):
             lines.extend(f"{key}: {' '.join(str(v).split())[:200]}" for v in value[:8])

@@ -128,7 +128,9 @@ async def on_form(
     except ScheduleError as exc:
         await say(context, f"I didn't schedule it: {exc}")
         return
-    condition = Condition(kind=kind if kind in ("not_empty", "changed") else "always")
+    condition = Condition(
+        kind="not_empty" if kind == "not_empty" else "changed" if kind == "changed" else "always"
+    )
     reference = context.activity.get_conversation_reference()
     try:
         created = await runtime.run(

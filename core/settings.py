@@ -30,6 +30,8 @@ from pydantic_settings import (
     YamlConfigSettingsSource,
 )
 
+from core.previews import PREVIEW_BYTES
+
 ROOT = Path(__file__).resolve().parent.parent  # the checkout, or site-packages when installed
 DEMO_DB = "demo"
 CONFIG_PACKAGE = "config"  # the top-level config/ folder, shipped as a package for its data files
@@ -261,6 +263,14 @@ class CacheSettings(BaseModel):
     off: list[str] = []  # databases whose answers are never cached
 
 
+class StateSettings(BaseModel):
+    """What the state database (`state_url`) keeps of an answer (core/previews.py)."""
+
+    # bytes of one answer's data kept in each place that stores it (the turn's sentence, its trace,
+    # a schedule's last result for "what changed"); more is kept as a preview, cut visibly
+    preview_bytes: int = Field(default=PREVIEW_BYTES, ge=1024)
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="ASKBASE_", env_nested_delimiter="__", extra="ignore", populate_by_name=True
@@ -279,6 +289,7 @@ class Settings(BaseSettings):
     schedules: ScheduleSettings = ScheduleSettings()
     verified: VerifiedSettings = VerifiedSettings()
     cache: CacheSettings = CacheSettings()
+    state: StateSettings = StateSettings()
 
     @property
     def state_database_url(self) -> str:

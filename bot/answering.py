@@ -331,7 +331,7 @@ def deliver(
             break
     if outcome.status == "clarify" and ts:  # the question's message shows its answer later
         for hook in ctx.extras.get("clarify_posted_hooks", ()):
-            hook(ctx, outcome, ts)
+            hook(ctx, client, outcome, ts)
     if progress is not None:
         progress.done(ok=outcome.status != "error")
     if outcome.status != "answer" or not outcome.rows:

@@ -27,7 +27,7 @@ from bot.admin_notes import tell_admins
 from bot.failures import INTERNAL, Failure, failure_of, setup_problem
 from bot.slack_context import BotContext
 from bot.slack_files import result_files
-from bot.slack_progress import Features, NoProgress, Place, Progress, open_progress
+from bot.slack_progress import Features, NoProgress, Place, Progress, open_progress, progress_ref
 from bot.usergroups import UsergroupDirectory, slack_principal
 from core.access import Principal
 from core.answer import ErrorKind, Outcome
@@ -125,7 +125,8 @@ def start(ctx: BotContext, client: WebClient, ask: Ask) -> bool:
         client, job.place, features(ctx), "understand" if ctx.pool.idle else "queued", job.asked_by
     )
     if job.claim:  # a process that takes it over after a crash closes this progress first
-        ctx.claims.answering(job.claim, progress, job.channel, job.thread_ts)
+        thread = f"{job.channel}:{job.thread_ts}" if job.thread_ts else None
+        ctx.claims.answering(job.claim, status_ref=progress_ref(progress), thread_ref=thread)
     if not ctx.pool.submit(answer, ctx, client, job, progress):
         _fail(ctx, client, job, Failure(render.BUSY, retry=True, kind="busy"), "busy", progress=progress)
         _react(client, False, job.channel, job.message_ts)

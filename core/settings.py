@@ -211,6 +211,13 @@ class TeamsSettings(BaseModel):
     table_rows: int = 10  # rows shown in the card's table (the CSV has the rest)
     clarification_ttl_s: int = 3600
     only_asker_answers: bool = True
+    claim_wait_s: float = (
+        5.0  # longest an activity waits on the state DB for its claim (then handled unclaimed)
+    )
+    claim_lease_s: float = 30.0  # a question's process renews its claim; a dead one's expires after this
+    recover_within_s: float = (
+        600.0  # questions left in flight younger than this are finished, older apologised for
+    )
 
 
 class AccessRule(BaseModel):

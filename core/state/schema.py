@@ -65,7 +65,8 @@ events = sa.Table(
 question_claims = sa.Table(
     "question_claims",
     metadata,
-    sa.Column("key", sa.String(200), primary_key=True),  # msg:TEAM:CHANNEL:TS, or cmd:<request digest>
+    # Slack: msg:TEAM:CHANNEL:TS or cmd:TEAM:TRIGGER; Teams: teams:<conversation|activity>
+    sa.Column("key", sa.String(200), primary_key=True),
     sa.Column("state", sa.String(16), nullable=False),  # received | answering | answered
     sa.Column("holder", sa.String(200), nullable=False),  # the process answering it (host:pid:nonce)
     sa.Column("lease_until", sa.DateTime(timezone=True), nullable=False, index=True),

@@ -39,6 +39,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.webhook import WebhookClient
 
 from bot import http_server as web
+from bot import private_results
 from bot.claims import ClaimKeeper, Recovery
 from bot.inflight import STATE_TROUBLE, recovery
 from bot.listeners import actions, assistant, clarify, home, questions, schedules, verified
@@ -248,6 +249,7 @@ def create_bot(
     app.use(skip_replays(ctx))
     for module in LISTENERS:
         module.register(app, ctx)
+    private_results.register(ctx)  # `/ask private [on|off]`
     return SlackBot(app=app, ctx=ctx)
 
 

@@ -181,6 +181,9 @@ class SlackSettings(BaseModel):
     table_rows: int = 20  # rows shown in the table block
     clarification_ttl_s: int = 3600
     only_asker_answers: bool = True
+    # Channels whose results only the asker sees (ephemeral answers, files by DM; docs/slack.md).
+    # Admins can make more private with `/ask private on`; these stay private whatever they say.
+    private_channels: list[str] = []
     # Replies in the bot's channel threads without a mention are follow-ups (needs the message.channels /
     # message.groups events and the history scopes; off: mention the bot, DM it, or use the assistant panel)
     thread_followups: bool = False

@@ -25,6 +25,7 @@ from slack_sdk.errors import SlackApiError
 from bot import render
 from bot.answering import Ask, start, usergroup_directory
 from bot.ephemeral import clicking_user, tell
+from bot.private_results import is_private, post_ephemeral
 from bot.slack_context import BotContext
 from bot.slack_text import incoming
 from bot.usergroups import slack_principal
@@ -486,11 +487,15 @@ def _ask_after_rejection(
         trace_id=outcome.trace.id,
     )
     message = render.clarification_message(outcome)
-    posted = client.chat_postMessage(
-        channel=channel, thread_ts=thread_ts, text=message.text, blocks=message.blocks
-    )
-    if posted.get("ts"):
-        note_message(ctx, client, pending.id, posted["ts"])
+    if user and is_private(ctx.settings, ctx.state, team, channel):
+        ts = post_ephemeral(client, channel, user, message, thread_ts)
+    else:
+        posted = client.chat_postMessage(
+            channel=channel, thread_ts=thread_ts, text=message.text, blocks=message.blocks
+        )
+        ts = posted.get("ts")
+    if ts:
+        note_message(ctx, client, pending.id, ts)
     store.replace_open(ctx.state, conversation, keep=pending.id)
 
 

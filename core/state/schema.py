@@ -106,9 +106,11 @@ channel_settings = sa.Table(
     metadata,
     sa.Column("team", sa.String(64), primary_key=True),  # Slack team id ("" when unknown)
     sa.Column("channel", sa.String(64), primary_key=True),
-    sa.Column("database", sa.String(200), nullable=False),  # chosen with `/ask db NAME`
+    sa.Column("database", sa.String(200)),  # chosen with `/ask db NAME`; NULL: the default (0003)
     sa.Column("set_by", sa.String(64)),
     sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+    # answers go only to the asker (`/ask private on`, docs/slack.md); added by revision 0003
+    sa.Column("private_results", sa.Boolean, nullable=False, default=False, server_default=sa.false()),
 )
 
 audit = sa.Table(

@@ -8,7 +8,8 @@ response can be held back: `hold("chat.postMessage", when)` returns a `Hold` who
 once a matching call has been carried out (its message is there for people to see) while its
 caller still waits for the answer, until `release()` — so a test orders events deterministically.
 
-Serves: auth.test, chat.postMessage, chat.update, chat.delete, chat.postEphemeral,
+Serves: auth.test, chat.postMessage, chat.update, chat.delete, chat.postEphemeral (kept apart, in
+`ephemerals`, with the one person who sees each),
 chat.startStream/appendStream/stopStream (streamed messages keep their chunks),
 assistant.threads.setStatus/setSuggestedPrompts/setTitle (kept per thread), reactions.add/remove,
 views.open/update/publish, conversations.info, users.info, files.getUploadURLExternal, the upload URL,
@@ -94,6 +95,7 @@ class Message:
     broadcast: bool = False  # reply_broadcast: also shown in the channel
     chunks: list[dict[str, Any]] = field(default_factory=list)  # a streamed message's chunks, in order
     streaming: bool = False  # started and not yet stopped
+    to: str | None = None  # an ephemeral message: the one person who sees it
 
     @property
     def streamed(self) -> bool:
@@ -225,6 +227,7 @@ class FakeSlack:
         self.files: dict[str, UploadedFile] = {}
         self.home_views: dict[str, dict[str, Any]] = {}  # user → the App Home view last published
         self.deleted: list[Message] = []  # messages removed with chat.delete
+        self.ephemerals: list[Message] = []  # chat.postEphemeral, in order (Slack keeps none of them)
         self.statuses: dict[tuple[str, str], list[str]] = defaultdict(
             list
         )  # (channel, thread) → statuses set
@@ -494,7 +497,16 @@ class FakeSlack:
         return {"ok": True, "channel": message.channel, "ts": message.ts, "text": message.text}
 
     def api_chat_postEphemeral(self, args: dict[str, Any]) -> dict[str, Any]:
-        return {"ok": True, "message_ts": self._next_ts()}
+        blocks = args.get("blocks") or []
+        if error := self._check_blocks(blocks):
+            return {"ok": False, "error": error}
+        if not args.get("channel") or not args.get("user"):
+            return {"ok": False, "error": "invalid_arguments"}
+        ts = self._next_ts()
+        self.ephemerals.append(
+            Message(args["channel"], ts, args.get("text", ""), blocks, args.get("thread_ts"), to=args["user"])
+        )
+        return {"ok": True, "message_ts": ts}
 
     def api_reactions_add(self, args: dict[str, Any]) -> dict[str, Any]:
         return {"ok": True}

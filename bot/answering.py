@@ -16,6 +16,7 @@ admins (bot/admin_notes.py).
 from __future__ import annotations
 
 import logging
+import uuid
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -25,9 +26,10 @@ from slack_sdk.errors import SlackApiError
 from bot import render
 from bot.admin_notes import tell_admins
 from bot.failures import INTERNAL, Failure, failure_of, setup_problem
+from bot.private_results import direct_files_note, is_private, post_ephemeral, upload_to_asker
 from bot.slack_context import BotContext
 from bot.slack_files import result_files
-from bot.slack_progress import Features, NoProgress, Place, Progress, open_progress
+from bot.slack_progress import Features, NoProgress, Place, Progress, open_progress, progress_ref
 from bot.usergroups import UsergroupDirectory, slack_principal
 from core.access import Principal
 from core.answer import ErrorKind, Outcome
@@ -62,10 +64,12 @@ class Ask:
     database: str | None = None  # asked about this database (e.g. "Ask again" from App Home)
     refresh: bool = False  # the Refresh button under a cached answer: ask anew, past the cache
     claim: str | None = None  # its claim (bot/claims.py): status recorded once posted, answered at the end
+    private: bool = False  # only the asker sees the replies (bot/private_results.py)
+    conversation_id: str | None = None  # a private /ask has no thread: a conversation of its own
 
     @property
     def conversation(self) -> str:
-        return conversation_key(self.team, self.channel, self.thread_ts or "")
+        return self.conversation_id or conversation_key(self.team, self.channel, self.thread_ts or "")
 
     @property
     def asked_by(self) -> str | None:
@@ -99,11 +103,24 @@ def _react(client: WebClient, add: bool, channel: str, ts: str | None) -> None:
         log.debug("reaction %s on %s failed: %s", THINKING, ts, exc.response.get("error"))
 
 
+def privately(ctx: BotContext, ask: Ask) -> Ask:
+    """The ask as its channel wants it answered: in a private channel only the asker sees the
+    replies; `/ask` there gets no root, and its conversation is its own (never another person's)."""
+    if ask.private or not ask.user or not is_private(ctx.settings, ctx.state, ask.team, ask.channel):
+        return ask
+    own = (
+        None
+        if ask.thread_ts
+        else f"{conversation_key(ask.team, ask.channel, '')}private:{uuid.uuid4().hex[:12]}"
+    )
+    return replace(ask, private=True, announce=False, conversation_id=ask.conversation_id or own)
+
+
 def begin(ctx: BotContext, client: WebClient, ask: Ask) -> Ask | None:
     """React, and give the question a thread (a root saying who asked what, when it has none);
     the ask with its thread, or None when nothing could be posted there."""
     _react(client, True, ask.channel, ask.message_ts)
-    if ask.thread_ts:
+    if ask.thread_ts or ask.private:
         return ask
     root = render.announcement(ask.question, ask.user)
     try:
@@ -118,14 +135,16 @@ def begin(ctx: BotContext, client: WebClient, ask: Ask) -> Ask | None:
 
 def start(ctx: BotContext, client: WebClient, ask: Ask) -> bool:
     """Start answering `ask` in the background; False when nothing could be posted."""
-    job = begin(ctx, client, ask)
+    job = begin(ctx, client, privately(ctx, ask))
     if job is None:
         return False
-    progress = open_progress(
-        client, job.place, features(ctx), "understand" if ctx.pool.idle else "queued", job.asked_by
-    )
+    progress: Progress = NoProgress()  # in a private channel the 👀 alone says it is working
+    if not job.private:
+        stage = "understand" if ctx.pool.idle else "queued"
+        progress = open_progress(client, job.place, features(ctx), stage, job.asked_by)
     if job.claim:  # a process that takes it over after a crash closes this progress first
-        ctx.claims.answering(job.claim, progress, job.channel, job.thread_ts)
+        thread = f"{job.channel}:{job.thread_ts}" if job.thread_ts else None
+        ctx.claims.answering(job.claim, status_ref=progress_ref(progress), thread_ref=thread)
     if not ctx.pool.submit(answer, ctx, client, job, progress):
         _fail(ctx, client, job, Failure(render.BUSY, retry=True, kind="busy"), "busy", progress=progress)
         _react(client, False, job.channel, job.message_ts)
@@ -272,6 +291,8 @@ def _learn(ctx: BotContext, team: str, refused: list[render.Style], worked: rend
 
 
 def _post(client: WebClient, ask: Ask, message: render.Message, *, broadcast: bool = False) -> str | None:
+    if ask.private and ask.user:
+        return post_ephemeral(client, ask.channel, ask.user, message, ask.thread_ts)
     kwargs: dict[str, Any] = {"thread_ts": ask.thread_ts} if ask.thread_ts else {}
     if broadcast and ask.thread_ts:
         kwargs["reply_broadcast"] = True
@@ -331,7 +352,7 @@ def deliver(
             break
     if outcome.status == "clarify" and ts:  # the question's message shows its answer later
         for hook in ctx.extras.get("clarify_posted_hooks", ()):
-            hook(ctx, outcome, ts)
+            hook(ctx, client, outcome, ts)
     if progress is not None:
         progress.done(ok=outcome.status != "error")
     if outcome.status != "answer" or not outcome.rows:
@@ -340,7 +361,11 @@ def deliver(
     if not files:
         return ts
     try:
-        client.files_upload_v2(channel=ask.channel, thread_ts=ask.thread_ts, file_uploads=files)
+        if ask.private and ask.user:  # files cannot be ephemeral: they go to the asker's DM
+            upload_to_asker(client, ask.user, ask.channel, ask.question, files)
+            direct_files_note(client, ask.channel, ask.user, ask.thread_ts)
+        else:
+            client.files_upload_v2(channel=ask.channel, thread_ts=ask.thread_ts, file_uploads=files)
     except Exception as exc:  # the answer is out already: never replace it with an error over files
         log.warning(
             "trace %s: file upload failed: %s",

@@ -23,6 +23,7 @@ from slack_sdk.errors import SlackApiError
 
 from bot import render
 from bot.answering import BLOCK_ERRORS, NOT_EDITABLE, conversation_key
+from bot.private_results import is_private
 from bot.slack_files import result_files
 from bot.usergroups import UsergroupDirectory, slack_principal
 from core.access import Principal
@@ -36,6 +37,8 @@ from core.schedules.triggers import as_utc, next_fire_time
 from core.state import conversations
 
 log = logging.getLogger("askbase.schedules")
+
+PRIVATE = "results there are private now; schedule it in a direct message with me"
 
 
 def utcnow() -> dt.datetime:
@@ -112,6 +115,9 @@ def run_and_post(runner: Runner, schedule_id: int, *, manual_by: str | None = No
 def _deliver(runner: Runner, ready: Tick) -> Tick:
     s, result = ready.schedule, ready.result
     assert s is not None and result is not None
+    settings = runner.askbase.settings
+    if is_private(settings, runner.state, s.team, s.channel):  # made private after it was scheduled
+        return tick.undelivered(runner.askbase, runner, ready, Failure(tick.DELIVERY, PRIVATE))
     try:
         client = runner.client_for(s.team)
         ts = post_result(runner, client, s, result)

@@ -58,7 +58,7 @@ class Askbase:
 
     @cached_property
     def state(self) -> sa.Engine:
-        return open_state(self.settings.state_database_url)
+        return open_state(self.settings.state_database_url, preview_bytes=self.settings.state.preview_bytes)
 
     def database(self, name_or_url: str | None = None) -> Database:
         return self.databases.get(name_or_url)

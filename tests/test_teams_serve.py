@@ -199,3 +199,34 @@ def test_csv_and_chart_links_are_signed_expire_and_rerun_through_the_engine(tmp_
             assert len(audit_rows(tmp_path, "csv")) == 1  # refused links reach no database
         finally:
             served.stop()
+
+
+def test_an_oversize_question_is_refused_and_only_a_preview_is_kept(tmp_path, demo_var):
+    """Issue 18 §9 for Teams: refused, and dropped — the audit row, the turn, its trace, the
+    activity's claim (kept to answer it after a crash) and the log hold a 200-character preview."""
+    with FakeConnector() as connector:
+        served = TeamsServed({**teams_env(tmp_path, demo_var), **ANON}, tmp_path, connector)
+        try:
+            tail = "X" * 6000 + " end-of-the-long-question"
+            activity = served.client.activity(f"how many clients are there? {tail}")
+            served.client.post(activity)
+            reply = connector.card_in(activity["conversation"]["id"], lambda m: True, timeout=15)
+            assert "keep it under 2,000" in reply.all_text()
+            engine = sa.create_engine(f"sqlite:///{tmp_path / 'state.sqlite'}")
+            with engine.connect() as conn:
+                stored = [
+                    str(v)
+                    for sql in (
+                        "SELECT question FROM audit_log",
+                        "SELECT question FROM turns",
+                        "SELECT data FROM traces",
+                        "SELECT payload FROM question_claims",
+                    )
+                    for v in conn.execute(sa.text(sql)).scalars()
+                ]
+            engine.dispose()
+            assert len(stored) == 4 and all("more characters dropped" in s for s in stored), stored
+            assert not [s for s in stored if "end-of-the-long-question" in s]
+        finally:
+            served.stop()
+        assert "end-of-the-long-question" not in served.output()

@@ -22,6 +22,7 @@ from slack_sdk.errors import SlackApiError
 from bot import render
 from bot.answering import Ask, catalog_of, start, usergroup_directory
 from bot.ephemeral import clicking_user, tell
+from bot.private_results import direct_thread, is_private
 from bot.slack_context import BotContext
 from bot.slack_files import slug
 from bot.usergroups import slack_principal
@@ -118,6 +119,8 @@ def send_csv(
             log.exception("trace %s: could not round the CSV", trace_id)
         count, truncated = export.exported_rows, export.truncated
         cut = " (cut at the row cap)" if truncated else ""
+        if user and is_private(ctx.settings, ctx.state, team, channel):  # files cannot be ephemeral
+            channel, thread_ts = direct_thread(client, user, channel, turn.question)
         client.files_upload_v2(
             channel=channel,
             thread_ts=thread_ts,

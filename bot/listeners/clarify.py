@@ -25,6 +25,7 @@ from slack_sdk.errors import SlackApiError
 from bot import render
 from bot.answering import Ask, start, usergroup_directory
 from bot.ephemeral import clicking_user, tell
+from bot.private_results import is_private, post_ephemeral
 from bot.slack_context import BotContext
 from bot.slack_text import incoming
 from bot.usergroups import slack_principal
@@ -176,13 +177,35 @@ def _remember(
     sweep(ctx, client)
 
 
-def shown(ctx: BotContext, outcome: Outcome, message_ts: str) -> None:
+def shown(ctx: BotContext, client: WebClient, outcome: Outcome, message_ts: str) -> None:
     """Hook of bot.answering: the clarifying question is posted; its message shows the answer later."""
     if outcome.clarification is not None:
-        try:
-            store.set_message(ctx.state, outcome.clarification.id, message_ts)
-        except Exception:
-            log.exception("trace %s: could not note the clarifying question's message", outcome.trace.id)
+        note_message(ctx, client, outcome.clarification.id, message_ts)
+
+
+def note_message(ctx: BotContext, client: WebClient, clarification_id: str, message_ts: str) -> None:
+    """Note the question's message; if it was answered, expired or replaced while being posted
+    (no ts to update then), show that on it now (core/state/clarifications.py `set_message`)."""
+    try:
+        pending = store.set_message(ctx.state, clarification_id, message_ts)
+    except Exception:
+        log.exception("could not note the message of clarifying question %s", clarification_id)
+        return
+    closed = settled_message(ctx, pending) if pending is not None else None
+    if pending is not None and closed is not None:
+        _update(client, pending, closed)
+
+
+def settled_message(ctx: BotContext, pending: store.Pending) -> render.Message | None:
+    """How a closed question's message reads (None while it is open)."""
+    exchange = pending.exchange()
+    if pending.status == store.ANSWERED and exchange is not None:
+        return answered_message(pending, pending.answered_by, exchange)
+    if pending.status == store.EXPIRED:
+        return closed_message(pending, expired_note(ctx))
+    if pending.status == store.REPLACED:
+        return closed_message(pending, REPLACED_NOTE)
+    return None
 
 
 def continue_session(
@@ -464,11 +487,15 @@ def _ask_after_rejection(
         trace_id=outcome.trace.id,
     )
     message = render.clarification_message(outcome)
-    posted = client.chat_postMessage(
-        channel=channel, thread_ts=thread_ts, text=message.text, blocks=message.blocks
-    )
-    if posted.get("ts"):
-        store.set_message(ctx.state, pending.id, posted["ts"])
+    if user and is_private(ctx.settings, ctx.state, team, channel):
+        ts = post_ephemeral(client, channel, user, message, thread_ts)
+    else:
+        posted = client.chat_postMessage(
+            channel=channel, thread_ts=thread_ts, text=message.text, blocks=message.blocks
+        )
+        ts = posted.get("ts")
+    if ts:
+        note_message(ctx, client, pending.id, ts)
     store.replace_open(ctx.state, conversation, keep=pending.id)
 
 

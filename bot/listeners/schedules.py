@@ -29,6 +29,7 @@ from bot import render
 from bot.answering import Ask, answer, begin, features, start, usergroup_directory
 from bot.ephemeral import tell
 from bot.listeners.actions import standalone_question
+from bot.private_results import refuse_schedule
 from bot.schedule_posts import Runner, run_and_post, schedule_line, slack_time
 from bot.slack_context import BotContext
 from bot.slack_progress import Progress, open_progress
@@ -137,6 +138,9 @@ def create_schedule(
     The SQL runs once through the engine as the owner in `channel` (access → guard → execute →
     audit): what is stored is the guarded SQL that just worked there.
     """
+    refused = refuse_schedule(ctx.settings, ctx.state, team, channel)
+    if refused:
+        raise ScheduleError(refused)
     principal = owner_principal(ctx, client, team, channel, owner)
     checked = ctx.askbase.rerun(
         sql, database=database, principal=principal, purpose="schedule", question=question
@@ -195,6 +199,10 @@ def schedule_command(
                 response_type="ephemeral",
                 text="I can't post in this channel. Invite me with `/invite @Askbase`.",
             )
+        return
+    refused = refuse_schedule(ctx.settings, ctx.state, team, channel)
+    if refused:  # before anything is posted: the first answer would go to the whole channel
+        ack(response_type="ephemeral", text=refused)
         return
     try:
         spec, condition, question = parse.split_schedule(rest)

@@ -54,6 +54,7 @@ class Question:
     base_url: str | None  # where download links point
     transcript: Transcript | None = None  # answers to clarifying questions so far
     conversation: tuple[str, str] | None = None  # (key, database) when continuing a known one
+    claim: str | None = None  # the activity's claim (inflight.py), marked answered once the card is out
 
 
 def database_for(runtime: TeamsRuntime, place: Place) -> str:
@@ -108,14 +109,19 @@ def chart_url(runtime: TeamsRuntime, outcome: Outcome, base_url: str | None, who
     return links.url(base_url, token)
 
 
-async def start(runtime: TeamsRuntime, context: TurnContext, question: Question) -> None:
-    """In the request's turn: "typing…", then the answer later; or "busy" at once."""
+async def start(runtime: TeamsRuntime, context: TurnContext, question: Question) -> bool:
+    """In the request's turn: "typing…", then the answer later (True); or "busy" at once (False:
+    the question's claim, if any, is the caller's to finish)."""
     await context.send_activity(Activity(type=ActivityTypes.typing))
+    if question.claim:  # typing shows: a process taking the question over answers it anew
+        await runtime.run(runtime.claims.answering, question.claim)
     if not runtime.spawn(answer_later(runtime, question)):
         trace = Trace(question=question.text)
         outcome = Outcome(status="error", question=question.text, error=BUSY, error_kind="busy", trace=trace)
         await runtime.run(_audit, runtime, question.incoming, outcome)
         await context.send_activity(card_activity(cards.error_card(BUSY, trace.id), BUSY))
+        return False
+    return True
 
 
 async def answer_later(runtime: TeamsRuntime, question: Question) -> None:
@@ -138,6 +144,9 @@ async def answer_later(runtime: TeamsRuntime, question: Question) -> None:
         log.exception(
             "answering %r in %s failed", question.text[:80], question.incoming.place.conversation_id
         )
+    finally:
+        if question.claim:  # answered (or failed for good): redeliveries and recovery leave it alone
+            await runtime.run(runtime.claims.finished, question.claim)
 
 
 def answer(runtime: TeamsRuntime, question: Question) -> tuple[Outcome, str]:

@@ -232,13 +232,23 @@ def due(engine: sa.Engine, now: dt.datetime | None = None, limit: int = 50) -> l
     return [_pending(r) for r in rows]
 
 
-def set_message(engine: sa.Engine, clarification_id: str, message_ts: str) -> None:
+def set_message(engine: sa.Engine, clarification_id: str, message_ts: str) -> Pending | None:
+    """Note the message that shows the question, and return the question as it stands then.
+
+    The message's ts is known only once it is posted, and an answer (a reply in the thread, the
+    "Other…" modal), an expiry or a newer question may close the question before that. Whoever
+    closes it shows the outcome on the message only if its ts is noted; so the poster, noting it,
+    reads the status in the same transaction: still open, the closer will find the ts; closed,
+    the poster shows the outcome. Either way the message shows it (at worst twice, the same).
+    """
     with engine.begin() as conn:
         conn.execute(
             clarifications.update()
             .where(clarifications.c.id == clarification_id)
             .values(message_ts=message_ts)
         )
+        row = conn.execute(sa.select(clarifications).where(clarifications.c.id == clarification_id)).first()
+    return _pending(row) if row else None
 
 
 def last_answered(engine: sa.Engine, conversation_id: str, question: str) -> Pending | None:

@@ -27,10 +27,12 @@ from bot.answering import Ask, start, usergroup_directory
 from bot.ephemeral import clicking_user, tell
 from bot.slack_context import BotContext
 from bot.slack_text import incoming
+from bot.stored_answers import asker_of
 from bot.usergroups import slack_principal
+from bot.votes import rejection_transcript
 from core.answer import Clarification, Outcome
 from core.clarify.policy import exchange_for
-from core.clarify.transcript import FEEDBACK, Exchange, Transcript, normalize
+from core.clarify.transcript import Exchange, Transcript, normalize
 from core.state import clarifications as store
 from core.state import conversations
 
@@ -39,7 +41,6 @@ log = logging.getLogger(__name__)
 OPTION = re.compile(r"^clarify_option_(\d+)$")
 OTHER = "clarify_other"
 MAX_OWN_WORDS = 500
-WRONG = "What was wrong with the answer?"
 
 
 # ---------------------------------------------------------------- messages
@@ -393,14 +394,6 @@ def after_thumbs_down(
         log.info("no worker free to ask back about trace %s", trace_id)
 
 
-def transcript_of_trace(trace: dict[str, Any] | None) -> Transcript:
-    """The transcript an answer was written with (the pipeline's "clarified" stage)."""
-    for stage in (trace or {}).get("stages", []):
-        if stage.get("name") == "clarified":
-            return Transcript.from_json((stage.get("outputs") or {}).get("transcript"))
-    return Transcript()
-
-
 def ask_after_rejection(
     ctx: BotContext, client: WebClient, trace_id: str, user: str | None, comment: str
 ) -> None:
@@ -419,8 +412,7 @@ def _ask_after_rejection(
         return
     conversation = turn.conversation_id
     place = parse_conversation(conversation)
-    info = conversations.conversation_info(ctx.state, conversation)
-    asker = (info.user if info else None) or turn.user
+    asker = asker_of(ctx.state, turn)
     if place is None:
         return
     team, channel, thread_ts = place
@@ -429,10 +421,7 @@ def _ask_after_rejection(
     waiting = store.open_in(ctx.state, conversation)
     if waiting is not None and not waiting.expired():
         return  # one question at a time in a thread
-    trace = conversations.load_trace(ctx.state, trace_id)
-    transcript = transcript_of_trace(trace).rejecting(turn.sql)
-    if comment:
-        transcript = transcript.plus(Exchange(question=WRONG, answer=comment, kind=FEEDBACK))
+    transcript = rejection_transcript(ctx.state, turn, comment)
     question = turn.question
     who = slack_principal(
         ctx.settings, client, usergroup_directory(ctx), team=team, channel=channel, user=user

@@ -27,11 +27,11 @@ from slack_sdk.errors import SlackApiError
 from bot import render
 from bot.answering import Ask, answer, begin, features, start, usergroup_directory
 from bot.ephemeral import tell
-from bot.listeners.actions import standalone_question
 from bot.schedule_posts import Runner, run_and_post, schedule_line, slack_time
 from bot.slack_context import BotContext
 from bot.slack_progress import Progress, open_progress
 from bot.slack_text import incoming
+from bot.stored_answers import standalone_question
 from bot.usergroups import slack_principal
 from core.access import Principal
 from core.answer import ErrorKind
@@ -612,7 +612,7 @@ def on_schedule_open(
         "th": container.get("thread_ts") or container.get("message_ts") or "",
     }
     view = schedule_modal(
-        standalone_question(ctx, turn),
+        standalone_question(ctx.state, turn),
         turn.database,
         user_timezone(client, user),
         channel,
@@ -653,7 +653,7 @@ def on_modal_submitted(
         ack(response_action="errors", errors={"channel": f"You may not query `{turn.database}` there."})
         return
     ack()
-    question = standalone_question(ctx, turn)
+    question = standalone_question(ctx.state, turn)
     try:
         created = create_schedule(
             ctx,

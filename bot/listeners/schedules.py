@@ -27,7 +27,8 @@ from slack_sdk.errors import SlackApiError
 from bot import render
 from bot.answering import Ask, answer, begin, features, start, usergroup_directory
 from bot.ephemeral import tell
-from bot.schedule_posts import Runner, run_and_post, schedule_line, slack_time
+from bot.schedule_posts import Runner, slack_time
+from bot.schedule_runs import run_and_post, schedule_line
 from bot.slack_context import BotContext
 from bot.slack_progress import Progress, open_progress
 from bot.slack_text import incoming

@@ -19,6 +19,7 @@ from typing import Any
 from microsoft_agents.activity import ConversationReference
 from microsoft_agents.hosting.core import TurnContext
 
+from bot.schedule_runs import schedule_line
 from bot.teams import cards
 from bot.teams.actions import say
 from bot.teams.answering import Question, answer, outcome_card
@@ -51,13 +52,6 @@ def timezone_of(incoming: Incoming, typed: str = "") -> str:
                 if candidate == typed.strip():
                     raise
     return "UTC"
-
-
-def schedule_line(s: Schedule) -> str:
-    parts = [s.trigger.describe()]
-    if s.condition.kind != "always":
-        parts.append(s.condition.describe())
-    return " · ".join(parts)
 
 
 def when_text(moment: dt.datetime | None) -> str:

@@ -24,6 +24,7 @@ from slack_sdk.errors import SlackApiError
 
 from bot import render
 from bot.admin_notes import tell_admins
+from bot.answer_view import presented
 from bot.failures import INTERNAL, Failure, failure_of, setup_problem
 from bot.slack_context import BotContext
 from bot.slack_files import result_files
@@ -31,13 +32,11 @@ from bot.slack_progress import Features, NoProgress, Place, Progress, open_progr
 from bot.usergroups import UsergroupDirectory, slack_principal
 from core.access import Principal
 from core.answer import ErrorKind, Outcome
-from core.catalog import Catalog
 from core.clarify.transcript import Transcript
 from core.database import UnknownDatabase
-from core.result_shape import ResultShape, result_shape
 from core.state import conversations
 from core.state.channel_settings import channel_database
-from core.summary import Presentation, present
+from core.summary import Presentation
 from core.trace import Trace
 from core.verified.analysts import configured as analysts_configured
 
@@ -231,19 +230,6 @@ def _answer(
     return outcome
 
 
-def catalog_of(ctx: BotContext, database: str) -> Catalog | None:
-    try:
-        return ctx.askbase.database(database).catalog if database else None
-    except Exception:  # a result still reads fine without the catalog's headers and units
-        log.debug("no catalog for %s", database, exc_info=True)
-        return None
-
-
-def shape_of(ctx: BotContext, outcome: Outcome) -> ResultShape:
-    """What the answer's columns mean (headers, units, order), read with its database's catalog."""
-    return result_shape(outcome.sql, outcome.columns, catalog_of(ctx, outcome.database))
-
-
 def styles_for(ctx: BotContext, team: str) -> list[render.Style]:
     """The message styles this workspace has not refused, richest first."""
     known = features(ctx)
@@ -292,7 +278,7 @@ def deliver(
     close the progress; attach the CSV and chart of an answer. Returns the message's ts."""
     presentation: Presentation | None = None
     if outcome.status == "answer":
-        presentation = present(outcome, shape_of(ctx, outcome))
+        presentation = presented(ctx.askbase, outcome)
     if outcome.status == "error":
         message = render.error_message(
             failure or failure_of(outcome), outcome.trace.id, question=outcome.question, asked_by=ask.asked_by

@@ -20,7 +20,8 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot import render, votes
-from bot.answering import Ask, catalog_of, start, usergroup_directory
+from bot.answer_view import catalog_of
+from bot.answering import Ask, start, usergroup_directory
 from bot.ephemeral import clicking_user, tell
 from bot.slack_context import BotContext
 from bot.slack_files import slug
@@ -91,7 +92,7 @@ def send_csv(
             tell(client, channel, user, thread_ts=thread_ts, text=text)
             return
         try:  # rounded as the answer's table is (core/summary.py)
-            round_csv_file(path, result_shape(turn.sql, turn.columns, catalog_of(ctx, turn.database)))
+            round_csv_file(path, result_shape(turn.sql, turn.columns, catalog_of(ctx.askbase, turn.database)))
         except Exception:  # the file as the database wrote it is still right, only less tidy
             log.exception("trace %s: could not round the CSV", trace_id)
         count, truncated = export.exported_rows, export.truncated

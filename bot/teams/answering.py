@@ -20,6 +20,7 @@ from microsoft_agents.hosting.core import TurnContext
 from microsoft_agents.hosting.core.app.typing_indicator import TypingIndicator, TypingOptions
 from microsoft_agents.hosting.core.authorization import ClaimsIdentity
 
+from bot.answer_view import presented
 from bot.charts import chart_spec
 from bot.teams import cards, links
 from bot.teams.incoming import Incoming, Place
@@ -91,6 +92,7 @@ def outcome_card(
         table_rows=runtime.table_rows,
         chart_url=chart_url(runtime, outcome, base_url, who),
         asked_by=asked_by,
+        presentation=presented(runtime.askbase, outcome),
     )
 
 

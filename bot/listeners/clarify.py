@@ -31,8 +31,8 @@ from bot.stored_answers import asker_of
 from bot.usergroups import slack_principal
 from bot.votes import rejection_transcript
 from core.answer import Clarification, Outcome
-from core.clarify.policy import exchange_for
-from core.clarify.transcript import Exchange, Transcript, normalize
+from core.clarify.policy import exchange_for, exchange_for_reply
+from core.clarify.transcript import Exchange, Transcript
 from core.state import clarifications as store
 from core.state import conversations
 
@@ -363,22 +363,10 @@ def on_thread_reply(ctx: BotContext, client: WebClient, ask: Ask) -> bool:
         return False  # answered as a new question instead
     if ctx.settings.slack.only_asker_answers and pending.asker and ask.user != pending.asker:
         return False
-    exchange = _reply_exchange(ctx, pending, ask.question)
-    return settle_answer(ctx, client, pending, ask.user, exchange, reply_ts=ask.message_ts)
-
-
-def _reply_exchange(ctx: BotContext, pending: store.Pending, text: str) -> Exchange:
-    """A typed reply: an option's number or its exact words pick it; anything else is own words."""
-    options = pending.clarification.options
-    words = text.strip().rstrip(".").strip()
-    if words.isdigit() and 1 <= int(words) <= len(options):
-        return exchange_for(pending.clarification, option=int(words) - 1)
-    for i, o in enumerate(options):
-        if normalize(o.label) == normalize(words):
-            return exchange_for(pending.clarification, option=i)
-    return exchange_for(
-        pending.clarification, own_words=text[:MAX_OWN_WORDS], match_options=ctx.askbase.llm is None
+    exchange = exchange_for_reply(  # an option's number or words, else own words
+        pending.clarification, ask.question, match_options=ctx.askbase.llm is None, limit=MAX_OWN_WORDS
     )
+    return settle_answer(ctx, client, pending, ask.user, exchange, reply_ts=ask.message_ts)
 
 
 # ---------------------------------------------------------------- after 👎

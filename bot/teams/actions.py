@@ -26,8 +26,8 @@ from bot.teams.incoming import Incoming
 from bot.teams.proactive import card_activity
 from bot.teams.runtime import TeamsRuntime
 from bot.votes import rejection_transcript
-from core.clarify.policy import exchange_for
-from core.clarify.transcript import Exchange, normalize
+from core.clarify.policy import exchange_for, exchange_for_reply
+from core.clarify.transcript import Exchange
 from core.state import clarifications as pending_store
 from core.state import conversations, feedback
 
@@ -269,20 +269,6 @@ async def settle(
     return True
 
 
-def typed_exchange(runtime: TeamsRuntime, pending: pending_store.Pending, text: str) -> Exchange:
-    """A typed reply: an option's number or its exact words pick it; anything else is own words."""
-    options = pending.clarification.options
-    words = text.strip().rstrip(".").strip()
-    if words.isdigit() and 1 <= int(words) <= len(options):
-        return exchange_for(pending.clarification, option=int(words) - 1)
-    for i, option in enumerate(options):
-        if normalize(option.label) == normalize(words):
-            return exchange_for(pending.clarification, option=i)
-    return exchange_for(
-        pending.clarification, own_words=text[:MAX_OWN_WORDS], match_options=runtime.askbase.llm is None
-    )
-
-
 async def on_typed_reply(
     runtime: TeamsRuntime, context: TurnContext, incoming: Incoming, key: str, base_url: str | None
 ) -> bool:
@@ -296,6 +282,7 @@ async def on_typed_reply(
         return False
     if runtime.settings.teams.only_asker_answers and pending.asker and incoming.user != pending.asker:
         return False
-    return await settle(
-        runtime, context, incoming, pending, typed_exchange(runtime, pending, incoming.text), base_url
+    exchange = exchange_for_reply(  # an option's number or words, else own words
+        pending.clarification, incoming.text, match_options=runtime.askbase.llm is None, limit=MAX_OWN_WORDS
     )
+    return await settle(runtime, context, incoming, pending, exchange, base_url)

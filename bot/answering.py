@@ -172,9 +172,7 @@ def answer(ctx: BotContext, client: WebClient, ask: Ask, progress: Progress | No
     except Exception:
         trace = Trace(question=ask.question)
         log.exception("trace %s: answering in %s failed", trace.id, ask.channel)
-        outcome = Outcome(
-            status="error", question=ask.question, error=INTERNAL, error_kind="internal", trace=trace
-        )
+        outcome = Outcome.failed(ask.question, "internal", INTERNAL, trace=trace)
         _record(ctx, ask, outcome, database=None)
         if not engine_outcomes:
             _audit(ctx, ask, outcome)
@@ -352,9 +350,7 @@ def _fail(
     progress: Progress | None = None,
 ) -> Outcome:
     """An error a person can act on, stored as a turn so Retry can find the question again."""
-    outcome = Outcome(
-        status="error", question=ask.question, database=database or "", error=failure.text, error_kind=kind
-    )
+    outcome = Outcome.failed(ask.question, kind, failure.text, database=database or "")
     log.info("trace %s: %s: %s", outcome.trace.id, kind, failure.text)
     _record(ctx, ask, outcome, database)
     _audit(ctx, ask, outcome)

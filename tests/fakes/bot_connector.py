@@ -22,7 +22,7 @@ import time
 import urllib.error
 import urllib.request
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any
@@ -42,6 +42,18 @@ class Call:
     body: dict[str, Any]
     token: str | None
     at: float = field(default_factory=time.time)
+
+
+def _dicts(node: Any) -> Iterator[dict[str, Any]]:
+    """Every dict inside `node` (an activity, a card), depth first, each before what it holds."""
+    if isinstance(node, dict):
+        yield node
+        for value in node.values():
+            if isinstance(value, dict | list):
+                yield from _dicts(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _dicts(item)
 
 
 @dataclass
@@ -73,44 +85,24 @@ class Posted:
 
     def texts(self) -> list[str]:
         """Every text of the message and its cards (TextBlocks, titles, cells), in order."""
-        found: list[str] = []
-
-        def walk(node: Any) -> None:
-            if isinstance(node, dict):
-                for key in ("text", "title", "altText"):
-                    if isinstance(node.get(key), str):
-                        found.append(node[key])
-                for value in node.values():
-                    if isinstance(value, dict | list):
-                        walk(value)
-            elif isinstance(node, list):
-                for item in node:
-                    walk(item)
-
-        walk(self.activity)
-        return found
+        return [
+            node[key]
+            for node in _dicts(self.activity)
+            for key in ("text", "title", "altText")
+            if isinstance(node.get(key), str)
+        ]
 
     def all_text(self) -> str:
         return "\n".join(self.texts())
 
     def actions(self) -> list[dict[str, Any]]:
         """Every action of its cards, nested ones (inside Action.ShowCard, ActionSets) included."""
-        found: list[dict[str, Any]] = []
-
-        def walk(node: Any) -> None:
-            if isinstance(node, dict):
-                if str(node.get("type", "")).startswith("Action."):
-                    found.append(node)
-                for value in node.values():
-                    if isinstance(value, dict | list):
-                        walk(value)
-            elif isinstance(node, list):
-                for item in node:
-                    walk(item)
-
-        for content in self.cards:
-            walk(content)
-        return found
+        return [
+            node
+            for content in self.cards
+            for node in _dicts(content)
+            if str(node.get("type", "")).startswith("Action.")
+        ]
 
     def action(self, title: str) -> dict[str, Any] | None:
         return next((a for a in self.actions() if a.get("title") == title), None)

@@ -25,6 +25,7 @@ from slack_sdk.errors import SlackApiError
 
 from bot import render
 from bot.admin_notes import tell_admins
+from bot.answer_view import presented
 from bot.failures import INTERNAL, Failure, failure_of, setup_problem
 from bot.private_results import direct_files_note, is_private, post_ephemeral, upload_to_asker
 from bot.slack_context import BotContext
@@ -33,13 +34,11 @@ from bot.slack_progress import Features, NoProgress, Place, Progress, open_progr
 from bot.usergroups import UsergroupDirectory, slack_principal
 from core.access import Principal
 from core.answer import ErrorKind, Outcome
-from core.catalog import Catalog
 from core.clarify.transcript import Transcript
 from core.database import UnknownDatabase
-from core.result_shape import ResultShape, result_shape
 from core.state import conversations
 from core.state.channel_settings import channel_database
-from core.summary import Presentation, present
+from core.summary import Presentation
 from core.trace import Trace
 from core.verified.analysts import configured as analysts_configured
 
@@ -192,9 +191,7 @@ def answer(ctx: BotContext, client: WebClient, ask: Ask, progress: Progress | No
     except Exception:
         trace = Trace(question=ask.question)
         log.exception("trace %s: answering in %s failed", trace.id, ask.channel)
-        outcome = Outcome(
-            status="error", question=ask.question, error=INTERNAL, error_kind="internal", trace=trace
-        )
+        outcome = Outcome.failed(ask.question, "internal", INTERNAL, trace=trace)
         _record(ctx, ask, outcome, database=None)
         if not engine_outcomes:
             _audit(ctx, ask, outcome)
@@ -250,19 +247,6 @@ def _answer(
     return outcome
 
 
-def catalog_of(ctx: BotContext, database: str) -> Catalog | None:
-    try:
-        return ctx.askbase.database(database).catalog if database else None
-    except Exception:  # a result still reads fine without the catalog's headers and units
-        log.debug("no catalog for %s", database, exc_info=True)
-        return None
-
-
-def shape_of(ctx: BotContext, outcome: Outcome) -> ResultShape:
-    """What the answer's columns mean (headers, units, order), read with its database's catalog."""
-    return result_shape(outcome.sql, outcome.columns, catalog_of(ctx, outcome.database))
-
-
 def styles_for(ctx: BotContext, team: str) -> list[render.Style]:
     """The message styles this workspace has not refused, richest first."""
     known = features(ctx)
@@ -313,7 +297,7 @@ def deliver(
     close the progress; attach the CSV and chart of an answer. Returns the message's ts."""
     presentation: Presentation | None = None
     if outcome.status == "answer":
-        presentation = present(outcome, shape_of(ctx, outcome))
+        presentation = presented(ctx.askbase, outcome)
     if outcome.status == "error":
         message = render.error_message(
             failure or failure_of(outcome), outcome.trace.id, question=outcome.question, asked_by=ask.asked_by
@@ -391,9 +375,7 @@ def _fail(
     progress: Progress | None = None,
 ) -> Outcome:
     """An error a person can act on, stored as a turn so Retry can find the question again."""
-    outcome = Outcome(
-        status="error", question=ask.question, database=database or "", error=failure.text, error_kind=kind
-    )
+    outcome = Outcome.failed(ask.question, kind, failure.text, database=database or "")
     log.info("trace %s: %s: %s", outcome.trace.id, kind, failure.text)
     _record(ctx, ask, outcome, database)
     _audit(ctx, ask, outcome)

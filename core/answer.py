@@ -124,6 +124,32 @@ class Outcome:
     exported_rows: int | None = None  # rows streamed to a CSV file (Askbase.rerun with csv_path)
     reuse: Reuse | None = None  # answered from a verified query or the answer cache, not by new SQL
 
+    @classmethod
+    def failed(
+        cls,
+        question: str,
+        kind: ErrorKind,
+        error: str,
+        *,
+        database: str = "",
+        mode: Mode = "llm",
+        sql: str = "",
+        interpretation: str = "",
+        trace: Trace | None = None,
+    ) -> Outcome:
+        """An error: what failed, in a person's words, and its kind — always set together."""
+        return cls(
+            status="error",
+            question=question,
+            database=database,
+            mode=mode,
+            sql=sql,
+            interpretation=interpretation,
+            error=error,
+            error_kind=kind,
+            trace=trace if trace is not None else Trace(),
+        )
+
     @property
     def row_count(self) -> int:
         return len(self.rows)

@@ -7,10 +7,12 @@ import datetime as dt
 import json
 from pathlib import Path
 
+from bot import render
 from bot.teams import cards, links
 from bot.teams.incoming import conversation_key, short_id
 from core.access import Principal
 from core.answer import Clarification, Option, Outcome
+from core.summary import present
 
 ROOT = Path(__file__).resolve().parent.parent
 # Adaptive Cards 1.5: element and action types, and the properties each requires.
@@ -109,6 +111,26 @@ def test_a_large_result_shows_fewer_rows_until_the_card_fits_and_says_so():
     assert 1 < len(rows) < 51 and len(rows[0]) == cards.MAX_COLUMNS
     text = json.dumps(content)
     assert f"showing the first {len(rows) - 1}" in text and "4 more columns in the CSV" in text
+
+
+def test_a_card_reads_like_the_slack_message_of_the_same_answer():
+    """Sentence, headers, rounding and NULL are decided once (bot/answer_view.py): a number is
+    13,092.37 in Teams exactly where Slack shows 13,092.37, never 13092.369999999997."""
+    o = outcome(
+        sql="SELECT client, SUM(paid) AS total_paid, MAX(note) AS note FROM payments GROUP BY client",
+        columns=("client", "total_paid", "note"),
+        rows=[("Acme", 13092.369999999997, None), ("Bolt", 500.5, "late")],
+        answer="",
+    )
+    content = cards.answer_card(o)
+    slack = render.answer_message(o)
+    slack_table = next(b for b in slack.blocks if b["type"] == "table")
+    assert cards.shown_rows(content) == [[c["text"] for c in row] for row in slack_table["rows"]]
+    assert cards.shown_rows(content)[1] == ["Acme", "13,092.37", "—"]
+    sentence = present(o).sentence
+    assert "13,092.37" in sentence
+    assert content["body"][0]["text"] == cards.escape(sentence)
+    assert slack.blocks[0]["text"]["text"] == render.escape(sentence)
 
 
 def test_a_clarification_card_has_one_button_per_reading_and_other_with_a_box():

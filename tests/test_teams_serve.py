@@ -14,7 +14,8 @@ import sqlalchemy as sa
 
 from tests.clarify_fixtures import shop_db
 from tests.fakes.bot_connector import FakeConnector
-from tests.teams_harness import ROOT, TeamsServed, teams_env
+from tests.processes import ROOT
+from tests.teams_harness import TeamsServed, teams_env
 
 ANON = {"ASKBASE_TEAMS__ALLOW_ANONYMOUS": "true"}
 

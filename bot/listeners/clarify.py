@@ -28,10 +28,12 @@ from bot.ephemeral import clicking_user, tell
 from bot.private_results import is_private, post_ephemeral
 from bot.slack_context import BotContext
 from bot.slack_text import incoming
+from bot.stored_answers import asker_of
 from bot.usergroups import slack_principal
+from bot.votes import rejection_transcript
 from core.answer import Clarification, Outcome
-from core.clarify.policy import exchange_for
-from core.clarify.transcript import FEEDBACK, Exchange, Transcript, normalize
+from core.clarify.policy import exchange_for, exchange_for_reply
+from core.clarify.transcript import Exchange, Transcript
 from core.state import clarifications as store
 from core.state import conversations
 
@@ -40,7 +42,6 @@ log = logging.getLogger(__name__)
 OPTION = re.compile(r"^clarify_option_(\d+)$")
 OTHER = "clarify_other"
 MAX_OWN_WORDS = 500
-WRONG = "What was wrong with the answer?"
 
 
 # ---------------------------------------------------------------- messages
@@ -385,22 +386,10 @@ def on_thread_reply(ctx: BotContext, client: WebClient, ask: Ask) -> bool:
         return False  # answered as a new question instead
     if ctx.settings.slack.only_asker_answers and pending.asker and ask.user != pending.asker:
         return False
-    exchange = _reply_exchange(ctx, pending, ask.question)
-    return settle_answer(ctx, client, pending, ask.user, exchange, reply_ts=ask.message_ts)
-
-
-def _reply_exchange(ctx: BotContext, pending: store.Pending, text: str) -> Exchange:
-    """A typed reply: an option's number or its exact words pick it; anything else is own words."""
-    options = pending.clarification.options
-    words = text.strip().rstrip(".").strip()
-    if words.isdigit() and 1 <= int(words) <= len(options):
-        return exchange_for(pending.clarification, option=int(words) - 1)
-    for i, o in enumerate(options):
-        if normalize(o.label) == normalize(words):
-            return exchange_for(pending.clarification, option=i)
-    return exchange_for(
-        pending.clarification, own_words=text[:MAX_OWN_WORDS], match_options=ctx.askbase.llm is None
+    exchange = exchange_for_reply(  # an option's number or words, else own words
+        pending.clarification, ask.question, match_options=ctx.askbase.llm is None, limit=MAX_OWN_WORDS
     )
+    return settle_answer(ctx, client, pending, ask.user, exchange, reply_ts=ask.message_ts)
 
 
 # ---------------------------------------------------------------- after 👎
@@ -414,14 +403,6 @@ def after_thumbs_down(
         return
     if not ctx.pool.submit(ask_after_rejection, ctx, client, trace_id, user, comment):
         log.info("no worker free to ask back about trace %s", trace_id)
-
-
-def transcript_of_trace(trace: dict[str, Any] | None) -> Transcript:
-    """The transcript an answer was written with (the pipeline's "clarified" stage)."""
-    for stage in (trace or {}).get("stages", []):
-        if stage.get("name") == "clarified":
-            return Transcript.from_json((stage.get("outputs") or {}).get("transcript"))
-    return Transcript()
 
 
 def ask_after_rejection(
@@ -442,8 +423,7 @@ def _ask_after_rejection(
         return
     conversation = turn.conversation_id
     place = parse_conversation(conversation)
-    info = conversations.conversation_info(ctx.state, conversation)
-    asker = (info.user if info else None) or turn.user
+    asker = asker_of(ctx.state, turn)
     if place is None:
         return
     team, channel, thread_ts = place
@@ -452,10 +432,7 @@ def _ask_after_rejection(
     waiting = store.open_in(ctx.state, conversation)
     if waiting is not None and not waiting.expired():
         return  # one question at a time in a thread
-    trace = conversations.load_trace(ctx.state, trace_id)
-    transcript = transcript_of_trace(trace).rejecting(turn.sql)
-    if comment:
-        transcript = transcript.plus(Exchange(question=WRONG, answer=comment, kind=FEEDBACK))
+    transcript = rejection_transcript(ctx.state, turn, comment)
     question = turn.question
     who = slack_principal(
         ctx.settings, client, usergroup_directory(ctx), team=team, channel=channel, user=user

@@ -24,9 +24,9 @@ from slack_sdk.errors import SlackApiError
 from bot import render
 from bot.answering import Ask, start, usergroup_directory
 from bot.ephemeral import clicking_user, tell
-from bot.listeners.actions import standalone_question
 from bot.listeners.schedules import publish_home
 from bot.slack_context import BotContext
+from bot.stored_answers import standalone_question
 from core.access import Principal, needs_usergroups, usable_databases
 from core.answer import Outcome
 from core.database import UnknownDatabase
@@ -95,7 +95,7 @@ def on_verify(ctx: BotContext, client: WebClient, body: dict[str, Any], trace_id
         db = ctx.askbase.database(turn.database)
         result = ctx.askbase.trusted.verify(
             db,
-            standalone_question(ctx, turn),
+            standalone_question(ctx.state, turn),
             turn.sql,
             user,
             team=team,

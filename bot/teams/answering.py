@@ -20,6 +20,7 @@ from microsoft_agents.hosting.core import TurnContext
 from microsoft_agents.hosting.core.app.typing_indicator import TypingIndicator, TypingOptions
 from microsoft_agents.hosting.core.authorization import ClaimsIdentity
 
+from bot.answer_view import presented
 from bot.charts import chart_spec
 from bot.teams import cards, links
 from bot.teams.incoming import Incoming, Place
@@ -92,6 +93,7 @@ def outcome_card(
         table_rows=runtime.table_rows,
         chart_url=chart_url(runtime, outcome, base_url, who),
         asked_by=asked_by,
+        presentation=presented(runtime.askbase, outcome),
     )
 
 
@@ -117,7 +119,7 @@ async def start(runtime: TeamsRuntime, context: TurnContext, question: Question)
         await runtime.run(runtime.claims.answering, question.claim)
     if not runtime.spawn(answer_later(runtime, question)):
         trace = Trace(question=question.text)
-        outcome = Outcome(status="error", question=question.text, error=BUSY, error_kind="busy", trace=trace)
+        outcome = Outcome.failed(question.text, "busy", BUSY, trace=trace)
         await runtime.run(_audit, runtime, question.incoming, outcome)
         await context.send_activity(card_activity(cards.error_card(BUSY, trace.id), BUSY))
         return False
@@ -158,15 +160,13 @@ def answer(runtime: TeamsRuntime, question: Question) -> tuple[Outcome, str]:
     except Exception:
         trace = Trace(question=question.text)
         log.exception("trace %s: answering in %s failed", trace.id, incoming.place.conversation_id)
-        outcome = Outcome(
-            status="error", question=question.text, error=INTERNAL_ERROR, error_kind="internal", trace=trace
-        )
+        outcome = Outcome.failed(question.text, "internal", INTERNAL_ERROR, trace=trace)
         _audit(runtime, incoming, outcome)
         return outcome, key
 
 
 def _failed(runtime: TeamsRuntime, incoming: Incoming, question: str, error: str, kind: ErrorKind) -> Outcome:
-    outcome = Outcome(status="error", question=question, error=error, error_kind=kind)
+    outcome = Outcome.failed(question, kind, error)
     log.info("trace %s: %s: %s", outcome.trace.id, kind, error)
     _audit(runtime, incoming, outcome)
     return outcome

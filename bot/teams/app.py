@@ -21,6 +21,7 @@ from typing import Any
 from microsoft_agents.activity import Activity, ActivityTypes, InvokeResponse
 from microsoft_agents.hosting.core import AgentApplication, Connections, MemoryStorage, TurnContext, TurnState
 
+from bot import votes
 from bot.teams import actions, cards, schedules
 from bot.teams.actions import say
 from bot.teams.answering import Question, database_for, start
@@ -66,7 +67,7 @@ async def on_press(
     elif verb == "csv":
         await actions.on_csv(runtime, context, incoming, trace_id, url)
     elif verb == "up":
-        note = await runtime.run(actions.thumbs_up, runtime, trace_id, incoming.user)
+        note = await runtime.run(votes.thumbs_up, runtime.state, trace_id, incoming.user)
         await say(context, note)
     elif verb == "down":
         await actions.on_thumbs_down(

@@ -17,20 +17,12 @@ import sqlalchemy as sa
 
 from core.answer import Clarification, Option
 from core.clarify.transcript import Exchange, Transcript, options_key
+from core.state.rows import all_rows, first_row, stored_utc, utcnow
 from core.state.schema import clarifications
 
 OPEN, ANSWERED, EXPIRED, REPLACED = "open", "answered", "expired", "replaced"
 
-
-def _now() -> dt.datetime:
-    return dt.datetime.now(dt.UTC)
-
-
-def _aware(value: dt.datetime | None) -> dt.datetime | None:
-    """SQLite hands datetimes back without a zone; they were stored in UTC."""
-    if value is None or value.tzinfo is not None:
-        return value
-    return value.replace(tzinfo=dt.UTC)
+_now = utcnow  # this module's clock: asked, expires and swept read it (tests move it)
 
 
 @dataclass(frozen=True)
@@ -90,8 +82,8 @@ def _pending(row: Any) -> Pending:
         clarification=Clarification(question=r["prompt"], options=options, kind=r["kind"], id=r["id"]),
         transcript=Transcript.from_json(r["transcript"]),
         status=r["status"],
-        created_at=_aware(r["created_at"]) or _now(),
-        expires_at=_aware(r["expires_at"]) or _now(),
+        created_at=stored_utc(r["created_at"]) or _now(),
+        expires_at=stored_utc(r["expires_at"]) or _now(),
         asker=r["asker"],
         team=r["team"],
         channel=r["channel"],
@@ -101,7 +93,7 @@ def _pending(row: Any) -> Pending:
         answer=r["answer"],
         answer_value=r["answer_value"],
         answered_by=r["answered_by"],
-        answered_at=_aware(r["answered_at"]),
+        answered_at=stored_utc(r["answered_at"]),
     )
 
 
@@ -152,21 +144,20 @@ def record(
 
 
 def get(engine: sa.Engine, clarification_id: str) -> Pending | None:
-    with engine.connect() as conn:
-        row = conn.execute(sa.select(clarifications).where(clarifications.c.id == clarification_id)).first()
-    return _pending(row) if row else None
+    return first_row(
+        engine, sa.select(clarifications).where(clarifications.c.id == clarification_id), _pending
+    )
 
 
 def open_in(engine: sa.Engine, conversation_id: str) -> Pending | None:
     """The newest open clarifying question of a conversation (a thread), if any."""
-    with engine.connect() as conn:
-        row = conn.execute(
-            sa.select(clarifications)
-            .where(clarifications.c.conversation_id == conversation_id, clarifications.c.status == OPEN)
-            .order_by(clarifications.c.created_at.desc())
-            .limit(1)
-        ).first()
-    return _pending(row) if row else None
+    statement = (
+        sa.select(clarifications)
+        .where(clarifications.c.conversation_id == conversation_id, clarifications.c.status == OPEN)
+        .order_by(clarifications.c.created_at.desc())
+        .limit(1)
+    )
+    return first_row(engine, statement, _pending)
 
 
 def replace_open(engine: sa.Engine, conversation_id: str, keep: str) -> list[Pending]:
@@ -222,14 +213,13 @@ def expire(engine: sa.Engine, clarification_id: str) -> bool:
 
 def due(engine: sa.Engine, now: dt.datetime | None = None, limit: int = 50) -> list[Pending]:
     """Open questions whose time is up (for a sweep that tells the people waiting on them)."""
-    with engine.connect() as conn:
-        rows = conn.execute(
-            sa.select(clarifications)
-            .where(clarifications.c.status == OPEN, clarifications.c.expires_at <= (now or _now()))
-            .order_by(clarifications.c.expires_at)
-            .limit(limit)
-        ).all()
-    return [_pending(r) for r in rows]
+    statement = (
+        sa.select(clarifications)
+        .where(clarifications.c.status == OPEN, clarifications.c.expires_at <= (now or _now()))
+        .order_by(clarifications.c.expires_at)
+        .limit(limit)
+    )
+    return all_rows(engine, statement, _pending)
 
 
 def set_message(engine: sa.Engine, clarification_id: str, message_ts: str) -> Pending | None:
@@ -254,18 +244,17 @@ def set_message(engine: sa.Engine, clarification_id: str, message_ts: str) -> Pe
 def last_answered(engine: sa.Engine, conversation_id: str, question: str) -> Pending | None:
     """The latest answered clarification of `question` in a conversation: where a 👎 on the
     answer it led to picks the transcript up again (Sphinteract's next round)."""
-    with engine.connect() as conn:
-        row = conn.execute(
-            sa.select(clarifications)
-            .where(
-                clarifications.c.conversation_id == conversation_id,
-                clarifications.c.question == question,
-                clarifications.c.status == ANSWERED,
-            )
-            .order_by(clarifications.c.answered_at.desc())
-            .limit(1)
-        ).first()
-    return _pending(row) if row else None
+    statement = (
+        sa.select(clarifications)
+        .where(
+            clarifications.c.conversation_id == conversation_id,
+            clarifications.c.question == question,
+            clarifications.c.status == ANSWERED,
+        )
+        .order_by(clarifications.c.answered_at.desc())
+        .limit(1)
+    )
+    return first_row(engine, statement, _pending)
 
 
 def asked_in(engine: sa.Engine, conversation_id: str) -> list[Pending]:

@@ -32,12 +32,13 @@ import time
 from collections import defaultdict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
+from tests.fakes.local_server import LocalServer, QuietHandler
+
 JSON_FIELDS = ("blocks", "attachments", "files", "view", "metadata", "chunks", "prompts", "loading_messages")
-POLL_S = 0.01  # how often the idle server checks for shutdown (socketserver's default is 0.5 s)
 
 
 def _valid_block(block: dict[str, Any]) -> bool:
@@ -209,7 +210,7 @@ class Hold:
 
 
 @dataclass
-class FakeSlack:
+class FakeSlack(LocalServer):
     host: str = "127.0.0.1"
     port: int = 0
     team_id: str = "T0001"
@@ -239,10 +240,7 @@ class FakeSlack:
         self.holds: list[Hold] = []
         self._ids = itertools.count(1)
         self._lock = threading.Condition()
-        self._server = ThreadingHTTPServer((self.host, self.port), self._handler())
-        self._server.daemon_threads = True
-        self.port = self._server.server_address[1]
-        self._thread: threading.Thread | None = None
+        self._listen(self._handler())
 
     # ------------------------------------------------------------ control
 
@@ -256,23 +254,6 @@ class FakeSlack:
 
     def response_url(self, name: str = "1") -> str:
         return f"{self.url}respond/{name}"
-
-    def start(self) -> FakeSlack:
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": POLL_S}, daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-
-    def __enter__(self) -> FakeSlack:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     def fail(
         self, method: str, error: str, *, status: int = 200, times: int = 1, retry_after: int | None = None
@@ -588,21 +569,11 @@ class FakeSlack:
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         fake = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
+        class Handler(QuietHandler):
             def _reply(
                 self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None
             ) -> None:
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json; charset=utf-8")
-                for k, v in (headers or {}).items():
-                    self.send_header(k, v)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                self.send_json(status, payload, headers, content_type="application/json; charset=utf-8")
 
             def do_GET(self) -> None:
                 self.do_POST()

@@ -482,6 +482,8 @@ def help_message(databases: Sequence[str], current: str, command: str = "/ask") 
         f"• `{command} schedule every weekday at 9:00 {example}` posts fresh results on time; "
         f"`{command} schedules` lists this channel's schedules.\n"
         f"• ✅ marks an answer given from a query an analyst verified; `{command} verified` lists them.\n"
+        f"• `{command} private on` (workspace admins): answers in this channel only for the asker; "
+        f"`{command} private off` shares them again, `{command} private` says which it is.\n"
         f"This channel asks about `{escape(current)}`. Databases here: {names}."
     )
     return Message(text="How to use Askbase", blocks=[section(text)])

@@ -351,7 +351,7 @@ def answer_message(
         blocks.append(context(f":mag: *Keyword mode*{': ' + escape(reading) if reading else ''}"))
     shown = 0
     hidden_columns = view.hidden_columns(MAX_TABLE_COLUMNS)
-    table = view.has_table and not view.single_value
+    table = view.shows_table
     if table:
         if style.table == "data_table":
             block, shown = data_table_block(view.presentation, outcome.rows, table_rows, sentence)
@@ -367,7 +367,7 @@ def answer_message(
         shown = outcome.row_count
     wants_csv = bool(outcome.rows) and (shown < outcome.row_count or outcome.truncated or hidden_columns > 0)
     note = f"`{escape(outcome.database)}`" if outcome.database else ""
-    if table or not outcome.rows:
+    if view.shows_row_note:
         rows = view.row_note(
             shown, hidden_columns, csv="the full result is in the CSV below" if wants_csv else ""
         )

@@ -113,6 +113,24 @@ def test_a_large_result_shows_fewer_rows_until_the_card_fits_and_says_so():
     assert f"showing the first {len(rows) - 1}" in text and "4 more columns in the CSV" in text
 
 
+def test_a_single_value_is_a_sentence_not_a_one_by_one_table_as_in_slack():
+    o = outcome(
+        question="How many clients are there?",
+        sql="SELECT COUNT(*) AS number_of_clients FROM client",
+        columns=("number_of_clients",),
+        rows=[(300,)],
+        answer="",
+    )
+    content = cards.answer_card(o)
+    check_card(content)
+    assert cards.shown_rows(content) == []
+    assert "300" in content["body"][0]["text"]
+    assert "1 row" not in json.dumps(content, ensure_ascii=False)  # nothing to count
+    slack = render.answer_message(o)
+    assert not any(b["type"] in ("table", "data_table") for b in slack.blocks)
+    assert content["body"][0]["text"] == cards.escape(present(o).sentence)
+
+
 def test_a_card_reads_like_the_slack_message_of_the_same_answer():
     """Sentence, headers, rounding and NULL are decided once (bot/answer_view.py): a number is
     13,092.37 in Teams exactly where Slack shows 13,092.37, never 13092.369999999997."""

@@ -1,10 +1,11 @@
 """Adaptive Cards (schema 1.5) built from outcomes: pure functions, no SDK calls, no SQL.
 
-An answer is one card: the sentence, a `Table` of the first rows with readable headers, the row
-count, the SQL behind a Show SQL toggle, a chart image where one helps, and the actions Show SQL,
-Details, CSV, 👍, 👎 (with a box for what was wrong) and Schedule (with the form). Teams shows six
-actions in a row, which is exactly these. Every button carries the answer's trace id; a press comes
-back as a message activity whose `value` is the button's data plus the inputs of its card.
+An answer is one card: the sentence, a `Table` of the first rows with readable headers (none for
+a single value: the sentence says it), the row count, the SQL behind a Show SQL toggle, a chart
+image where one helps, and the actions Show SQL, Details, CSV, 👍, 👎 (with a box for what was
+wrong) and Schedule (with the form). Teams shows six actions in a row, which is exactly these.
+Every button carries the answer's trace id; a press comes back as a message activity whose
+`value` is the button's data plus the inputs of its card.
 
 What an answer shows — the sentence, readable headers, numbers rounded per column, keyword mode's
 reading, the row note, the Details of its trace — is decided in bot/answer_view.py, the same as in
@@ -199,8 +200,8 @@ def answer_body(
         body.append(note(f"🔎 **Keyword mode** (no LLM){reading}"))
     if view.reuse is not None:  # from a verified query or the answer cache (core/trusted.py)
         body.append(note(escape(reuse_text(view.reuse))))
-    shown = 0
-    if view.has_table:  # unlike Slack, even for a single value
+    shown = outcome.row_count  # a single value: the sentence says it, a 1 × 1 table would repeat it
+    if view.shows_table:
         shown = min(max(1, table_rows), outcome.row_count)
         body.append(table(view, outcome.rows[:shown]))
     if chart_url:
@@ -213,10 +214,13 @@ def answer_body(
             }
         )
     hidden = view.hidden_columns(MAX_COLUMNS)
-    rows = view.row_note(
-        shown, hidden, csv="press CSV for everything" if shown < outcome.row_count or hidden else ""
-    )
-    body.append(note(f"{rows} · {escape(outcome.database)} · trace {outcome.trace.id}"))
+    where = f"{escape(outcome.database)} · trace {outcome.trace.id}"
+    if view.shows_row_note:
+        rows = view.row_note(
+            shown, hidden, csv="press CSV for everything" if shown < outcome.row_count or hidden else ""
+        )
+        where = f"{rows} · {where}"
+    body.append(note(where))
     body.append(
         {
             "type": "Container",

@@ -110,6 +110,23 @@ class Posted:
     def submits(self) -> list[dict[str, Any]]:
         return [a for a in self.actions() if a.get("type") == "Action.Submit"]
 
+    @property
+    def is_answer(self) -> bool:
+        """An answer card: it has the Show SQL toggle (a single value has no table)."""
+        return self.action("Show SQL") is not None
+
+    def sentence(self) -> str:
+        """The answer's sentence (or a question's text): its first Medium TextBlock."""
+        return next(
+            (
+                str(node["text"])
+                for content in self.cards
+                for node in _dicts(content.get("body") or [])
+                if node.get("type") == "TextBlock" and node.get("size") == "Medium"
+            ),
+            "",
+        )
+
     def table(self) -> list[list[str]]:
         for content in self.cards:
             stack: list[Any] = list(content.get("body") or [])

@@ -20,7 +20,8 @@ ErrorKind = Literal[
     # before anything runs
     "question",  # empty or too long
     "access",  # the asker may not query this database (core/access.py)
-    "database",  # not configured, or could not be opened
+    "database",  # could not be opened
+    "unknown_database",  # not configured (any more): a channel or a schedule still names it
     "dialect",  # no guard for this SQL dialect
     # writing the SQL
     "llm",  # the LLM failed and keyword mode was not allowed to answer

@@ -8,10 +8,13 @@ import json
 from pathlib import Path
 
 from bot import render
+from bot.failures import failure_of
 from bot.teams import cards, links
+from bot.teams.answering import TEAMS
 from bot.teams.incoming import conversation_key, short_id
 from core.access import Principal
 from core.answer import Clarification, Option, Outcome
+from core.database import not_configured
 from core.summary import present
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -207,3 +210,23 @@ def test_core_has_no_teams_import():
     for path in (ROOT / "core").rglob("*.py"):
         text = path.read_text()
         assert "microsoft_agents" not in text and "bot.teams" not in text, path
+
+
+def test_errors_are_worded_by_the_shared_failures_with_teams_commands_and_retry_only_when_transient():
+    gone = Outcome.failed("how many?", "unknown_database", not_configured("retired"), database="retired")
+    content = cards.error_card(failure_of(gone, TEAMS), gone.trace.id)
+    check_card(content)
+    text = json.dumps(content, ensure_ascii=False)
+    assert "The database 'retired' is not configured any more. Pick another one with db NAME." in text
+    assert "actions" not in content  # trying again cannot bring it back: no Retry
+    # Slack says the same, with its own command
+    slack = failure_of(gone)
+    assert slack.text.endswith("Pick another one with `/ask db NAME`.") and not slack.retry
+
+    refused = Outcome.failed("how many?", "access", "engine words naming /ask db", database="hr")
+    assert "Use db to see the databases you may use here" in failure_of(refused, TEAMS).text
+
+    down = Outcome.failed("how many?", "database", "connection refused on 10.0.0.5", database="demo")
+    content = cards.error_card(failure_of(down, TEAMS), down.trace.id)
+    assert [a["title"] for a in content["actions"]] == ["Retry"]
+    assert "10.0.0.5" not in json.dumps(content)  # the admins' detail stays in the log

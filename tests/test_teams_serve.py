@@ -14,7 +14,7 @@ import sqlalchemy as sa
 
 from tests.clarify_fixtures import shop_db
 from tests.fakes.bot_connector import FakeConnector
-from tests.processes import ROOT
+from tests.processes import ROOT, free_port
 from tests.teams_harness import TeamsServed, teams_env
 
 ANON = {"ASKBASE_TEAMS__ALLOW_ANONYMOUS": "true"}
@@ -232,3 +232,50 @@ def test_an_oversize_question_is_refused_and_only_a_preview_is_kept(tmp_path, de
         finally:
             served.stop()
         assert "end-of-the-long-question" not in served.output()
+
+
+def error_card(connector: FakeConnector, activity: dict) -> object:
+    return connector.card_in(activity["conversation"]["id"], lambda m: "⚠️" in m.all_text(), timeout=30)
+
+
+def test_a_question_keyword_mode_cannot_answer_is_worded_for_people_without_retry(tmp_path, demo_var):
+    """Deterministic: the same question fails the same way, so no Retry; the engine's advice to
+    set OPENAI_API_KEY is the admins' business, never the card's (bot/failures.py, as in Slack)."""
+    with FakeConnector() as connector:
+        served = TeamsServed({**teams_env(tmp_path, demo_var), **ANON}, tmp_path, connector)
+        try:
+            activity = served.client.activity("What is the meaning of life?")
+            served.client.post(activity)
+            card = error_card(connector, activity)
+            assert "could not place 'life'" in card.all_text()
+            assert "OPENAI_API_KEY" not in card.all_text()
+            assert card.action("Retry") is None and card.submits() == []
+            assert audit_rows(tmp_path, "teams")[-1]["error_kind"] == "keyword_abstain"
+        finally:
+            served.stop()
+
+
+def test_an_llm_that_cannot_be_reached_is_a_transient_failure_with_retry(tmp_path, demo_var):
+    """Transient: the model's endpoint does not answer; trying again later can help, so Retry —
+    and the person reads what happened in their terms, not the endpoint's error."""
+    env = {
+        **teams_env(tmp_path, demo_var),
+        **ANON,
+        "OPENAI_API_KEY": "test-key",
+        "OPENAI_BASE_URL": f"http://127.0.0.1:{free_port()}/v1",  # nothing listens there
+        "ASKBASE_LLM__MAX_ATTEMPTS": "1",
+        "ASKBASE_ENGINE__FALLBACK_TO_KEYWORD": "false",
+    }
+    with FakeConnector() as connector:
+        served = TeamsServed(env, tmp_path, connector)
+        try:
+            activity = served.client.activity("How many clients are there?")
+            served.client.post(activity)
+            card = error_card(connector, activity)
+            assert "did not answer in time. Try again in a minute." in card.all_text()
+            assert "could not be reached" not in card.all_text()  # the endpoint's words stay in the log
+            retry = card.action("Retry")
+            assert retry is not None and retry["data"]["askbase"] == "retry"
+            assert audit_rows(tmp_path, "teams")[-1]["error_kind"] == "llm"
+        finally:
+            served.stop()

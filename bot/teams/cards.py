@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from bot.answer_view import AnswerView, answer_view, stage_lines, trace_numbers
+from bot.failures import Failure
 from bot.terminal import reuse_text
 from core.answer import Clarification, Outcome
 from core.summary import Presentation
@@ -311,15 +312,16 @@ def closed_question_card(question: str, result: str) -> dict[str, Any]:
 
 
 def error_card(
-    error: str, trace_id: str, *, question: str = "", asked_by: str | None = None
+    failure: Failure, trace_id: str, *, question: str = "", asked_by: str | None = None
 ) -> dict[str, Any]:
-    """What failed and what to try, with Retry; never a stack trace."""
+    """What failed in the asker's terms (bot/failures.py words it, as for Slack); Retry only when
+    trying again can help; never a stack trace, never configuration advice."""
     body: list[dict[str, Any]] = []
     if asked_by and question:
         body.append(note(f"{escape(asked_by)} asked: {escape(question)}"))
-    body.append(text_block(f"⚠️ {escape(error)}", color="Attention"))
+    body.append(text_block(f"⚠️ {escape(failure.text)}", color="Attention"))
     body.append(note(f"Trace {trace_id} — quote it if you ask the bot's admins."))
-    return card(body, [submit("Retry", "retry", trace=trace_id)])
+    return card(body, [submit("Retry", "retry", trace=trace_id)] if failure.retry else [])
 
 
 def message_card(text: str, *, subtle: str = "", actions: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:

@@ -79,8 +79,11 @@ class Ask:
         return Place(self.team, self.channel, self.thread_ts or "", self.user, self.question)
 
 
+CONVERSATION_PREFIX = "slack:"  # every Slack conversation key starts so (a chat's clarifications sweep)
+
+
 def conversation_key(team: str, channel: str, thread_ts: str) -> str:
-    return f"slack:{team}:{channel}:{thread_ts}"
+    return f"{CONVERSATION_PREFIX}{team}:{channel}:{thread_ts}"
 
 
 def features(ctx: BotContext) -> Features:

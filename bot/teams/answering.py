@@ -24,9 +24,9 @@ from microsoft_agents.hosting.core.authorization import ClaimsIdentity
 from bot.answer_view import presented
 from bot.charts import chart_spec
 from bot.failures import BUSY, INTERNAL, Commands, failure_of, setup_problem
-from bot.teams import cards, links
+from bot.teams import cards, clarify, links
 from bot.teams.incoming import Incoming, Place
-from bot.teams.proactive import card_activity
+from bot.teams.proactive import card_activity, reference_json
 from bot.teams.runtime import TeamsRuntime
 from core.access import Principal
 from core.answer import Outcome
@@ -126,10 +126,10 @@ async def answer_later(runtime: TeamsRuntime, question: Question) -> None:
             outcome, key = await runtime.run(answer, runtime, question)
         content = outcome_card(runtime, outcome, question.base_url, question.incoming.principal)
         response = await context.send_activity(card_activity(content, outcome.answer or outcome.question))
-        if outcome.status == "clarify" and outcome.clarification is not None and response and response.id:
-            await runtime.run(
-                clarifications.set_message, runtime.state, outcome.clarification.id, response.id
-            )
+        if outcome.status == "clarify" and outcome.clarification is not None:
+            if response and response.id:
+                await clarify.shown(runtime, context, outcome.clarification.id, response.id)
+            await clarify.sweep(runtime)  # as in Slack, every new question sweeps the expired ones
         log.info("trace %s: %s posted in %s", outcome.trace.id, outcome.status, key)
 
     try:
@@ -209,6 +209,7 @@ def remember(runtime: TeamsRuntime, question: Question, outcome: Outcome, key: s
         team=place.settings_team,
         channel=place.channel,
         trace_id=outcome.trace.id,
+        address=reference_json(question.reference),  # the sweep updates the card from anywhere
     )
     clarifications.replace_open(runtime.state, key, keep=clarification.id)
 

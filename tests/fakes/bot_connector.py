@@ -154,12 +154,31 @@ class FakeConnector(LocalServer):
     calls: list[Call] = field(default_factory=list)
     messages: dict[str, Posted] = field(default_factory=dict)
     fail_next: dict[str, int] = field(default_factory=dict)  # method → HTTP status to answer once
+    # Calls for which `hold` is true wait, unanswered, until `release()`: Teams being slow to
+    # take a card, so what the adapter does before it has the card's id can be seen.
+    hold: Callable[[Call], bool] | None = None
+    held: list[Call] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
+        self._released = threading.Event()
         self._listen(self._handler())
+
+    def release(self) -> None:
+        """Answer the held calls (and hold none from now on)."""
+        self.hold = None
+        self._released.set()
+
+    def _wait_if_held(self, call: Call) -> None:
+        hold = self.hold
+        if hold is None or not hold(call):
+            return
+        with self._changed:
+            self.held.append(call)
+            self._changed.notify_all()
+        self._released.wait(30)
 
     @property
     def service_url(self) -> str:
@@ -239,6 +258,7 @@ class FakeConnector(LocalServer):
                 auth = self.headers.get("Authorization") or ""
                 token = auth.split(" ", 1)[1] if auth.lower().startswith("bearer ") else None
                 call = Call(method, self.path, parts[2], parts[4] if len(parts) > 4 else None, body, token)
+                fake._wait_if_held(call)
                 status, answer = fake._record(call)
                 self.send_json(status, answer)
 

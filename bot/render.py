@@ -318,7 +318,8 @@ def reuse_line(reuse: Reuse) -> str:
     parts = []
     if reuse.verified:
         when = f" on {slack_date(reuse.verified_at, '{date_short}', '%Y-%m-%d')}" if reuse.verified_at else ""
-        parts.append(f"✅ Verified by <@{reuse.verified_by}>{when}")
+        who = escape(reuse.verifier_name) if reuse.verifier_name else f"<@{reuse.verified_by}>"
+        parts.append(f"✅ Verified by {who}{when}")
     if reuse.cached_at is not None:
         parts.append(
             f":repeat: As of {slack_date(reuse.cached_at, '{time}', '%H:%M UTC')}: this question was just "

@@ -13,7 +13,7 @@ from bot.teams import cards, links
 from bot.teams.answering import TEAMS
 from bot.teams.incoming import conversation_key, short_id
 from core.access import Principal
-from core.answer import Clarification, Option, Outcome
+from core.answer import Clarification, Option, Outcome, Reuse
 from core.database import not_configured
 from core.summary import present
 
@@ -230,3 +230,24 @@ def test_errors_are_worded_by_the_shared_failures_with_teams_commands_and_retry_
     content = cards.error_card(failure_of(down, TEAMS), down.trace.id)
     assert [a["title"] for a in content["actions"]] == ["Retry"]
     assert "10.0.0.5" not in json.dumps(content)  # the admins' detail stays in the log
+
+
+def test_verify_sits_below_an_answer_that_ran_new_sql_and_a_reused_one_says_who_verified_it():
+    content = cards.answer_card(outcome(), can_verify=True)
+    check_card(content)
+    (verify,) = [e for e in content["body"] if e["type"] == "ActionSet"]
+    assert (
+        verify["actions"][0]["title"] == "✅ Verify" and verify["actions"][0]["data"]["askbase"] == "verify"
+    )
+    assert len(content["actions"]) == 6  # Teams' row of six stays as it was
+    assert not [e for e in cards.answer_card(outcome())["body"] if e["type"] == "ActionSet"]
+
+    when = dt.datetime(2026, 11, 25, 9, 30, tzinfo=dt.UTC)
+    reused = outcome(
+        reuse=Reuse(verified_id=1, verified_by="aad-guid", verified_at=when, verifier_name="Ana")
+    )
+    content = cards.answer_card(reused, can_verify=True)
+    check_card(content)
+    text = json.dumps(content, ensure_ascii=False)
+    assert "✅ Verified by Ana on 2026-11-25" in text and "aad-guid" not in text
+    assert not [e for e in content["body"] if e["type"] == "ActionSet"]  # verified already

@@ -35,6 +35,7 @@ from core.database import UnknownDatabase, not_configured
 from core.state import clarifications, conversations
 from core.state.channel_settings import channel_database
 from core.trace import Trace
+from core.verified.analysts import configured as analysts_configured
 
 log = logging.getLogger("askbase.teams")
 
@@ -84,6 +85,7 @@ def outcome_card(
         chart_url=chart_url(runtime, outcome, base_url, who),
         asked_by=asked_by,
         presentation=presented(runtime.askbase, outcome),
+        can_verify=analysts_configured(runtime.settings),  # ✅ Verify for analysts (verified.py)
     )
 
 

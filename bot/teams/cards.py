@@ -23,8 +23,7 @@ from typing import Any
 
 from bot.answer_view import AnswerView, answer_view, stage_lines, trace_numbers
 from bot.failures import Failure
-from bot.terminal import reuse_text
-from core.answer import Clarification, Outcome
+from core.answer import Clarification, Outcome, Reuse
 from core.summary import Presentation
 
 SCHEMA = "http://adaptivecards.io/schemas/adaptive-card.json"
@@ -183,6 +182,24 @@ def schedule_form(when: str = "") -> list[dict[str, Any]]:
     ]
 
 
+def reuse_line(reuse: Reuse) -> str:
+    """Where an answer came from when no SQL was written for it (issue 19), as in Slack."""
+    parts = []
+    if reuse.verified:
+        who = escape(reuse.verifier_name or reuse.verified_by or "an analyst")
+        when = f" on {reuse.verified_at:%Y-%m-%d}" if reuse.verified_at else ""
+        parts.append(f"✅ Verified by {who}{when}")
+    if reuse.cached_at is not None:
+        parts.append(f"🔁 As of {reuse.cached_at:%H:%M} UTC: this question was just answered")
+    return " · ".join(parts)
+
+
+def verify_action(trace_id: str) -> dict[str, Any]:
+    """✅ Verify, for analysts (others are told they are not one): below the answer, since the
+    card's own row holds Teams' six actions already."""
+    return {"type": "ActionSet", "actions": [submit("✅ Verify", "verify", trace=trace_id)]}
+
+
 def answer_body(
     view: AnswerView,
     *,
@@ -200,7 +217,7 @@ def answer_body(
         reading = f": {escape(view.keyword_reading)}" if view.keyword_reading else ""
         body.append(note(f"🔎 **Keyword mode** (no LLM){reading}"))
     if view.reuse is not None:  # from a verified query or the answer cache (core/trusted.py)
-        body.append(note(escape(reuse_text(view.reuse))))
+        body.append(note(reuse_line(view.reuse)))
     shown = outcome.row_count  # a single value: the sentence says it, a 1 × 1 table would repeat it
     if view.shows_table:
         shown = min(max(1, table_rows), outcome.row_count)
@@ -245,13 +262,18 @@ def answer_card(
     tail: Sequence[dict[str, Any]] = (),
     extra_actions: Sequence[dict[str, Any]] = (),
     presentation: Presentation | None = None,
+    can_verify: bool = False,
 ) -> dict[str, Any]:
-    """The answer as a card that fits Teams' size limit (fewer table rows until it does)."""
+    """The answer as a card that fits Teams' size limit (fewer table rows until it does);
+    `can_verify`: analysts are configured, so answers that ran new SQL get ✅ Verify."""
     view = answer_view(outcome, presentation)
+    reuse = outcome.reuse
+    verify = can_verify and bool(outcome.sql) and not (reuse is not None and reuse.verified)
+    below = [verify_action(outcome.trace.id)] if verify else []
     rows = max(1, table_rows)
     while True:
         body = answer_body(view, table_rows=rows, chart_url=chart_url, asked_by=asked_by)
-        content = card([*head, *body, *tail], [*answer_actions(outcome.trace.id), *extra_actions])
+        content = card([*head, *body, *below, *tail], [*answer_actions(outcome.trace.id), *extra_actions])
         if size_of(content) <= MAX_CARD_BYTES or rows <= 1:
             return content
         rows = max(1, rows // 2)

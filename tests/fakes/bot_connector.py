@@ -4,6 +4,8 @@ The adapter sends its replies, proactive posts and card updates here through the
 connector client, exactly as it would to Teams (`POST /v3/conversations/{id}/activities[/{replyTo}]`,
 `PUT /v3/conversations/{id}/activities/{activityId}`). Every call is recorded with its bearer
 token; messages are kept per conversation with their latest content (an update replaces it).
+`GET /v3/conversations/{team id}/members/{user}` answers from `teams` (team id → member ids): the
+member, or 404 — each lookup recorded in `lookups`.
 
 `TeamsClient` plays Teams' side of the other direction: it posts activities (a message, a mention
 in a channel, a card's button press) to the adapter's real `/api/messages`, optionally with a
@@ -158,6 +160,8 @@ class FakeConnector(LocalServer):
     # take a card, so what the adapter does before it has the card's id can be seen.
     hold: Callable[[Call], bool] | None = None
     held: list[Call] = field(default_factory=list)
+    teams: dict[str, set[str]] = field(default_factory=dict)  # team id → its members' Entra ids
+    lookups: list[tuple[str, str]] = field(default_factory=list)  # (team, user) asked about
 
     def __post_init__(self) -> None:
         self._ids = itertools.count(1)
@@ -261,6 +265,20 @@ class FakeConnector(LocalServer):
                 fake._wait_if_held(call)
                 status, answer = fake._record(call)
                 self.send_json(status, answer)
+
+            def do_GET(self) -> None:
+                parts = [unquote(p) for p in urlparse(self.path).path.strip("/").split("/")]
+                if len(parts) != 5 or parts[:2] != ["v3", "conversations"] or parts[3] != "members":
+                    self.send_json(404, {"error": {"code": "NotFound", "message": self.path}})
+                    return
+                team, user = parts[2], parts[4]
+                with fake._changed:
+                    fake.lookups.append((team, user))
+                    member = user in fake.teams.get(team, set())
+                if member:
+                    self.send_json(200, {"id": f"29:{user}", "aadObjectId": user, "name": user})
+                else:
+                    self.send_json(404, {"error": {"code": "MemberNotFoundInConversation", "message": user}})
 
             def do_POST(self) -> None:
                 self._handle("POST")

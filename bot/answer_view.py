@@ -72,6 +72,17 @@ class AnswerView:
         """One row of one column: the sentence says it all; a 1 × 1 table would only repeat it."""
         return self.outcome.row_count == 1 and len(self.outcome.columns) == 1
 
+    @property
+    def shows_table(self) -> bool:
+        """Whether the chat lays out a table under the sentence: rows to show, and more than the
+        single value the sentence already says."""
+        return self.has_table and not self.single_value
+
+    @property
+    def shows_row_note(self) -> bool:
+        """The row note goes with a table, or says there are no rows; a single value needs none."""
+        return self.shows_table or not self.outcome.rows
+
     def hidden_columns(self, max_columns: int) -> int:
         """Columns a table of `max_columns` cannot show (the CSV has them)."""
         return max(0, len(self.outcome.columns) - max_columns)

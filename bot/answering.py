@@ -35,7 +35,7 @@ from bot.usergroups import UsergroupDirectory, slack_principal
 from core.access import Principal
 from core.answer import ErrorKind, Outcome
 from core.clarify.transcript import Transcript
-from core.database import UnknownDatabase
+from core.database import UnknownDatabase, not_configured
 from core.state import conversations
 from core.state.channel_settings import channel_database
 from core.summary import Presentation
@@ -79,8 +79,11 @@ class Ask:
         return Place(self.team, self.channel, self.thread_ts or "", self.user, self.question)
 
 
+CONVERSATION_PREFIX = "slack:"  # every Slack conversation key starts so (a chat's clarifications sweep)
+
+
 def conversation_key(team: str, channel: str, thread_ts: str) -> str:
-    return f"slack:{team}:{channel}:{thread_ts}"
+    return f"{CONVERSATION_PREFIX}{team}:{channel}:{thread_ts}"
 
 
 def features(ctx: BotContext) -> Features:
@@ -212,10 +215,8 @@ def _answer(
     try:
         db = ctx.askbase.database(name)
     except UnknownDatabase:
-        text = f"The database '{name}' is not configured any more. Pick another one with `/ask db NAME`."
-        return _fail(
-            ctx, client, ask, Failure(text, retry=False, kind="database"), "database", name, progress
-        )
+        gone = Outcome.failed(ask.question, "unknown_database", not_configured(name), database=name)
+        return _fail(ctx, client, ask, failure_of(gone), "unknown_database", name, progress)
     conversations.ensure_conversation(
         ctx.state, ask.conversation, db.name, channel=ask.channel, user=ask.user
     )

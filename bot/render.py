@@ -318,7 +318,8 @@ def reuse_line(reuse: Reuse) -> str:
     parts = []
     if reuse.verified:
         when = f" on {slack_date(reuse.verified_at, '{date_short}', '%Y-%m-%d')}" if reuse.verified_at else ""
-        parts.append(f"✅ Verified by <@{reuse.verified_by}>{when}")
+        who = escape(reuse.verifier_name) if reuse.verifier_name else f"<@{reuse.verified_by}>"
+        parts.append(f"✅ Verified by {who}{when}")
     if reuse.cached_at is not None:
         parts.append(
             f":repeat: As of {slack_date(reuse.cached_at, '{time}', '%H:%M UTC')}: this question was just "
@@ -351,7 +352,7 @@ def answer_message(
         blocks.append(context(f":mag: *Keyword mode*{': ' + escape(reading) if reading else ''}"))
     shown = 0
     hidden_columns = view.hidden_columns(MAX_TABLE_COLUMNS)
-    table = view.has_table and not view.single_value
+    table = view.shows_table
     if table:
         if style.table == "data_table":
             block, shown = data_table_block(view.presentation, outcome.rows, table_rows, sentence)
@@ -367,7 +368,7 @@ def answer_message(
         shown = outcome.row_count
     wants_csv = bool(outcome.rows) and (shown < outcome.row_count or outcome.truncated or hidden_columns > 0)
     note = f"`{escape(outcome.database)}`" if outcome.database else ""
-    if table or not outcome.rows:
+    if view.shows_row_note:
         rows = view.row_note(
             shown, hidden_columns, csv="the full result is in the CSV below" if wants_csv else ""
         )
@@ -482,6 +483,8 @@ def help_message(databases: Sequence[str], current: str, command: str = "/ask") 
         f"• `{command} schedule every weekday at 9:00 {example}` posts fresh results on time; "
         f"`{command} schedules` lists this channel's schedules.\n"
         f"• ✅ marks an answer given from a query an analyst verified; `{command} verified` lists them.\n"
+        f"• `{command} private on` (workspace admins): answers in this channel only for the asker; "
+        f"`{command} private off` shares them again, `{command} private` says which it is.\n"
         f"This channel asks about `{escape(current)}`. Databases here: {names}."
     )
     return Message(text="How to use Askbase", blocks=[section(text)])

@@ -25,7 +25,7 @@ from core.access import LOCAL_SOURCES, Principal, may_query, refusal
 from core.answer import ErrorKind, Outcome
 from core.clarify.transcript import Transcript
 from core.conversation import Turn
-from core.database import Database, Databases, UnknownDatabase
+from core.database import Database, Databases, UnknownDatabase, not_configured
 from core.identity import DatabaseIdentity, NoDatabaseRole, acting_as, identity_for
 from core.llm import LLM
 from core.pipeline import answer
@@ -187,7 +187,7 @@ class Askbase:
             db = self.database(database)
             db.catalog  # noqa: B018 — opens the database; a down server surfaces here
         except UnknownDatabase:
-            return failed("database", f"The database '{database}' is not configured any more.")
+            return failed("unknown_database", not_configured(database))
         except (sa.exc.SQLAlchemyError, OSError, ValueError) as exc:
             log.warning("database %s could not be opened for a rerun: %s", database, exc)
             return failed("database", f"The database '{database}' could not be opened.")

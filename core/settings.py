@@ -257,6 +257,9 @@ class AnalystSettings(BaseModel):
 
     users: list[str] = []  # Slack user ids (U…), Teams users' Entra ID object ids
     usergroups: list[str] = []  # Slack user-group ids or handles (the adapter resolves membership)
+    # Teams teams whose members are analysts: team ids (19:…@thread.tacv2, as access.rules'
+    # teams_teams); the Teams adapter asks the Bot Connector whether the person is a member
+    teams_teams: list[str] = []
 
 
 class VerifiedSettings(BaseModel):

@@ -93,7 +93,7 @@ def answered(engine: sa.Engine, activity: dict) -> object:
 
 
 def answers(connector: FakeConnector, activity: dict) -> list:
-    return [m for m in connector.in_conversation(activity["conversation"]["id"]) if m.table()]
+    return [m for m in connector.in_conversation(activity["conversation"]["id"]) if m.is_answer]
 
 
 def audited(engine: sa.Engine) -> list[str]:
@@ -111,12 +111,12 @@ def test_a_redelivered_activity_whose_process_died_mid_answer_is_answered_once(c
     lapsed(engine, activity)
 
     assert survivor.client.post(activity)[0] == 202  # Teams retries the request it saw fail
-    answer = connector.card_in(activity["conversation"]["id"], lambda m: bool(m.table()), timeout=30)
-    assert answer.table()[1:] == [["300"]] and answer.reply_to == activity["id"]
+    answer = connector.card_in(activity["conversation"]["id"], lambda m: m.is_answer, timeout=30)
+    assert answer.sentence() == "Number of clients: 300." and answer.reply_to == activity["id"]
     assert survivor.client.post(activity)[0] == 202  # and once more: answered already, left alone
     settle = survivor.client.activity(QUESTION)  # a question in another chat, answered after it
     survivor.client.post(settle)
-    connector.card_in(settle["conversation"]["id"], lambda m: bool(m.table()), timeout=30)
+    connector.card_in(settle["conversation"]["id"], lambda m: m.is_answer, timeout=30)
     assert len(answers(connector, activity)) == 1
     assert answered(engine, activity).attempts == 2
     assert audited(engine) == [QUESTION, QUESTION]  # the question once, the other chat's once
@@ -127,8 +127,8 @@ def test_a_process_started_after_the_crash_finishes_the_question_without_a_redel
     activity = kill_mid_answer(connector, held, start(lease_s=LEASE_S))
     lapsed(engine, activity)
     start(lease_s=LEASE_S)  # its recovery sweep at start takes the question over
-    answer = connector.card_in(activity["conversation"]["id"], lambda m: bool(m.table()), timeout=30)
-    assert answer.table()[1:] == [["300"]] and answer.reply_to == activity["id"]
+    answer = connector.card_in(activity["conversation"]["id"], lambda m: m.is_answer, timeout=30)
+    assert answer.sentence() == "Number of clients: 300." and answer.reply_to == activity["id"]
     answered(engine, activity)
     assert len(answers(connector, activity)) == 1 and audited(engine) == [QUESTION]
 

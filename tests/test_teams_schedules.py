@@ -50,10 +50,10 @@ def test_a_schedule_made_in_teams_is_posted_proactively_and_paused_from_its_card
                 done = run_and_post(runner, made.id)
                 assert done.status == "posted", done.detail
                 run = connector.wait_for(
-                    lambda c: next((m for m in c.in_conversation(thread)[before:] if m.table()), None)
+                    lambda c: next((m for m in c.in_conversation(thread)[before:] if m.is_answer), None)
                 )
                 assert run.reply_to is None  # a new message in the thread, not a reply to anything
-                assert run.table()[1:] == [["300"]] and "every 2 hours" in run.all_text()
+                assert run.sentence() == "Number of clients: 300." and "every 2 hours" in run.all_text()
                 (latest,) = store.runs(askbase.state, made.id, limit=1)
                 assert latest.status == "posted" and latest.message_ts == run.id
 

@@ -86,7 +86,7 @@ def send_csv(
             log.warning("trace %s: export failed (%s): %s", trace_id, export.error_kind, export.error)
             if export.error_kind == "access":  # whoever clicks must be allowed too
                 text = f"You may not query '{turn.database}' here."
-            elif export.error_kind in ("guard", "database"):
+            elif export.error_kind in ("guard", "database", "unknown_database"):
                 text = "I can't export this result any more; ask the question again."
             else:
                 text = "The database did not answer the export. Try again in a minute."

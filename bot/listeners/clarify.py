@@ -23,7 +23,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot import render
-from bot.answering import Ask, start, usergroup_directory
+from bot.answering import CONVERSATION_PREFIX, Ask, start, usergroup_directory
 from bot.ephemeral import clicking_user, tell
 from bot.private_results import is_private, post_ephemeral
 from bot.slack_context import BotContext
@@ -130,13 +130,13 @@ def parse_conversation(key: str) -> tuple[str, str, str] | None:
 
 
 def sweep(ctx: BotContext, client: WebClient) -> int:
-    """Expire the open questions whose time is up and say so on their messages."""
+    """Expire the open questions of Slack's threads whose time is up and say so on their messages
+    (Teams sweeps its own: bot/teams/clarify.py)."""
     count = 0
     try:
-        for pending in store.due(ctx.state):
-            if store.expire(ctx.state, pending.id):
-                count += 1
-                _update(client, pending, closed_message(pending, expired_note(ctx)))
+        for pending in store.expire_due(ctx.state, CONVERSATION_PREFIX):
+            count += 1
+            _update(client, pending, closed_message(pending, expired_note(ctx)))
     except Exception:  # a sweep is housekeeping; it never stops an answer
         log.exception("sweeping expired clarifications failed")
     return count

@@ -8,7 +8,7 @@ database by the id it carries, so a press works after a restart and on any web p
 Clarifying questions follow the Slack adapter's rules: only the asker answers
 (`teams.only_asker_answers`), a question expires after `teams.clarification_ttl_s`, a newer one
 replaces an older one, answering is a compare-and-set (a double press answers once), and the
-answer is shown on the question's card before the question is asked again with it. A 👎 starts
+answer is shown on the question's card (clarify.py) before the question is asked again with it. A 👎 starts
 one more round about the rejected answer (Sphinteract's reject → ask → answer again).
 """
 
@@ -20,7 +20,7 @@ from typing import Any
 from microsoft_agents.hosting.core import TurnContext
 
 from bot.stored_answers import asker_of
-from bot.teams import cards, links
+from bot.teams import cards, clarify, links
 from bot.teams.answering import Question, remember, start
 from bot.teams.incoming import Incoming
 from bot.teams.proactive import card_activity
@@ -141,7 +141,8 @@ async def _ask_after_rejection(runtime: TeamsRuntime, question: Question) -> Non
             card_activity(cards.clarification_card(outcome), outcome.clarification.question)
         )
         if response and response.id:
-            await runtime.run(pending_store.set_message, runtime.state, outcome.clarification.id, response.id)
+            await clarify.shown(runtime, context, outcome.clarification.id, response.id)
+        await clarify.sweep(runtime)
 
     try:
         await runtime.sender.within(question.reference, post, question.identity)
@@ -150,12 +151,6 @@ async def _ask_after_rejection(runtime: TeamsRuntime, question: Question) -> Non
 
 
 # ---------------------------------------------------------------- clarifying questions
-
-
-def expired_note(runtime: TeamsRuntime) -> str:
-    ttl = runtime.settings.teams.clarification_ttl_s
-    after = f"{ttl} seconds" if ttl < 120 else f"{round(ttl / 60)} minutes"
-    return f"⏰ This question expired after {after} without an answer. Ask your question again to start over."
 
 
 def refusal(runtime: TeamsRuntime, pending: pending_store.Pending | None, user: str) -> str | None:
@@ -167,29 +162,10 @@ def refusal(runtime: TeamsRuntime, pending: pending_store.Pending | None, user: 
     if pending.status == pending_store.REPLACED:
         return "A newer question replaced this one; please answer that one."
     if pending.status == pending_store.EXPIRED or pending.expired():
-        return expired_note(runtime)
+        return clarify.expired_note(runtime)
     if runtime.settings.teams.only_asker_answers and pending.asker and user != pending.asker:
         return "Only the person who asked can answer this. Mention me to ask your own question."
     return None
-
-
-async def _close_card(
-    runtime: TeamsRuntime,
-    context: TurnContext,
-    pending: pending_store.Pending,
-    result: str,
-    activity_id: str | None,
-) -> None:
-    """Replace the question's card with what became of it (its buttons go)."""
-    target = pending.message_ts or activity_id
-    if not target:
-        return
-    activity = card_activity(cards.closed_question_card(pending.clarification.question, result))
-    activity.id = target
-    try:
-        await context.update_activity(activity)
-    except Exception as exc:  # the answer still goes out; the old buttons just stay
-        log.info("could not update clarification %s: %s", pending.id, exc)
 
 
 async def on_clarification(
@@ -207,7 +183,7 @@ async def on_clarification(
         pending = None  # a card of another conversation: never mix them
     due = pending is not None and pending.status == pending_store.OPEN and pending.expired()
     if due and pending is not None and await runtime.run(pending_store.expire, runtime.state, pending.id):
-        await _close_card(runtime, context, pending, expired_note(runtime), incoming.reply_to)
+        await clarify.close_card(context, pending, clarify.expired_note(runtime), incoming.reply_to)
     why = refusal(runtime, pending, incoming.user)
     index = -1
     if own_words is None:
@@ -247,12 +223,8 @@ async def settle(
         again = await runtime.run(pending_store.get, runtime.state, pending.id)
         await say(context, refusal(runtime, again, incoming.user) or "This question was answered already.")
         return False
-    who = incoming.user_name or "Someone"
-    if exchange.own_words:
-        result = f"✅ {cards.escape(who)} answered: “{cards.escape(exchange.answer)}”"
-    else:
-        result = f"✅ {cards.escape(who)} chose **{cards.escape(exchange.answer)}**"
-    await _close_card(runtime, context, answered, result, incoming.reply_to)
+    result = clarify.answered_note(exchange.answer, bool(exchange.own_words), incoming.user_name)
+    await clarify.close_card(context, answered, result, incoming.reply_to)
     await start(
         runtime,
         context,
@@ -278,7 +250,7 @@ async def on_typed_reply(
         return False
     if pending.expired():
         if await runtime.run(pending_store.expire, runtime.state, pending.id):
-            await _close_card(runtime, context, pending, expired_note(runtime), None)
+            await clarify.close_card(context, pending, clarify.expired_note(runtime))
         return False
     if runtime.settings.teams.only_asker_answers and pending.asker and incoming.user != pending.asker:
         return False

@@ -1,7 +1,7 @@
 """The SDK's AgentApplication for Askbase: every activity Teams sends, routed to its handler.
 
 A message is, in order: a press on one of our cards (`value` carries `askbase`), a command
-(`help`, `db`, `db NAME`, `schedules`, `schedule WHEN … QUESTION`), an answer to the open
+(`help`, `db`, `db NAME`, `verified`, `schedules`, `schedule WHEN … QUESTION`), an answer to the open
 clarifying question of its conversation (typed by the asker), or a question. A card press may
 also come as an `adaptiveCard/action` invoke (Action.Execute clients); it is handled the same way.
 
@@ -22,7 +22,7 @@ from microsoft_agents.activity import Activity, ActivityTypes, InvokeResponse
 from microsoft_agents.hosting.core import AgentApplication, Connections, MemoryStorage, TurnContext, TurnState
 
 from bot import votes
-from bot.teams import actions, cards, schedules
+from bot.teams import actions, cards, schedules, verified
 from bot.teams.actions import say
 from bot.teams.answering import Question, database_for, start
 from bot.teams.incoming import Incoming, read
@@ -47,7 +47,9 @@ HELP = (
     "- Under each answer: Show SQL, Details (every step I took), CSV, 👍 to teach me the query is right, "
     "👎 to tell me it is not, Schedule to get it again on a schedule.\n"
     "- db lists the databases this place may use; db NAME picks one.\n"
-    "- schedule every weekday at 9:00 QUESTION posts fresh results on time; schedules lists this place's."
+    "- schedule every weekday at 9:00 QUESTION posts fresh results on time; schedules lists this place's.\n"
+    "- ✅ marks an answer given from a query an analyst verified; verified lists them (analysts: ✅ Verify "
+    "on an answer, Unverify in the list)."
 )
 
 
@@ -79,6 +81,10 @@ async def on_press(
         await actions.on_clarification(
             runtime, context, incoming, value, url, own_words=str(value.get("answer") or "")
         )
+    elif verb == "verify":
+        await verified.on_verify(runtime, context, incoming, trace_id)
+    elif verb == "unverify":
+        await verified.on_unverify(runtime, context, incoming, _number(value.get("q")))
     elif verb == "retry":
         await retry(runtime, context, incoming, trace_id)
     elif verb == "schedule":
@@ -87,6 +93,13 @@ async def on_press(
         await schedules.on_change(runtime, context, incoming, verb, value)
     else:
         log.info("unknown card action %r", verb)
+
+
+def _number(value: Any) -> int | None:
+    try:
+        return int(str(value))
+    except ValueError:
+        return None
 
 
 async def retry(runtime: TeamsRuntime, context: TurnContext, incoming: Incoming, trace_id: str) -> None:
@@ -155,6 +168,9 @@ async def on_text(runtime: TeamsRuntime, context: TurnContext, incoming: Incomin
         return False
     if word == "db" and len(rest.split()) <= 1:  # "db sizes by month?" is a question
         await on_db(runtime, context, incoming, rest)
+        return False
+    if word == "verified" and not rest:
+        await verified.on_list(runtime, context, incoming)
         return False
     if word == "schedules" and not rest:
         await schedules.on_list(runtime, context, incoming)

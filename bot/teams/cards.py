@@ -1,10 +1,11 @@
 """Adaptive Cards (schema 1.5) built from outcomes: pure functions, no SDK calls, no SQL.
 
-An answer is one card: the sentence, a `Table` of the first rows with readable headers, the row
-count, the SQL behind a Show SQL toggle, a chart image where one helps, and the actions Show SQL,
-Details, CSV, 👍, 👎 (with a box for what was wrong) and Schedule (with the form). Teams shows six
-actions in a row, which is exactly these. Every button carries the answer's trace id; a press comes
-back as a message activity whose `value` is the button's data plus the inputs of its card.
+An answer is one card: the sentence, a `Table` of the first rows with readable headers (none for
+a single value: the sentence says it), the row count, the SQL behind a Show SQL toggle, a chart
+image where one helps, and the actions Show SQL, Details, CSV, 👍, 👎 (with a box for what was
+wrong) and Schedule (with the form). Teams shows six actions in a row, which is exactly these.
+Every button carries the answer's trace id; a press comes back as a message activity whose
+`value` is the button's data plus the inputs of its card.
 
 What an answer shows — the sentence, readable headers, numbers rounded per column, keyword mode's
 reading, the row note, the Details of its trace — is decided in bot/answer_view.py, the same as in
@@ -21,8 +22,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from bot.answer_view import AnswerView, answer_view, stage_lines, trace_numbers
-from bot.terminal import reuse_text
-from core.answer import Clarification, Outcome
+from bot.failures import Failure
+from core.answer import Clarification, Outcome, Reuse
 from core.summary import Presentation
 
 SCHEMA = "http://adaptivecards.io/schemas/adaptive-card.json"
@@ -181,6 +182,24 @@ def schedule_form(when: str = "") -> list[dict[str, Any]]:
     ]
 
 
+def reuse_line(reuse: Reuse) -> str:
+    """Where an answer came from when no SQL was written for it (issue 19), as in Slack."""
+    parts = []
+    if reuse.verified:
+        who = escape(reuse.verifier_name or reuse.verified_by or "an analyst")
+        when = f" on {reuse.verified_at:%Y-%m-%d}" if reuse.verified_at else ""
+        parts.append(f"✅ Verified by {who}{when}")
+    if reuse.cached_at is not None:
+        parts.append(f"🔁 As of {reuse.cached_at:%H:%M} UTC: this question was just answered")
+    return " · ".join(parts)
+
+
+def verify_action(trace_id: str) -> dict[str, Any]:
+    """✅ Verify, for analysts (others are told they are not one): below the answer, since the
+    card's own row holds Teams' six actions already."""
+    return {"type": "ActionSet", "actions": [submit("✅ Verify", "verify", trace=trace_id)]}
+
+
 def answer_body(
     view: AnswerView,
     *,
@@ -198,9 +217,9 @@ def answer_body(
         reading = f": {escape(view.keyword_reading)}" if view.keyword_reading else ""
         body.append(note(f"🔎 **Keyword mode** (no LLM){reading}"))
     if view.reuse is not None:  # from a verified query or the answer cache (core/trusted.py)
-        body.append(note(escape(reuse_text(view.reuse))))
-    shown = 0
-    if view.has_table:  # unlike Slack, even for a single value
+        body.append(note(reuse_line(view.reuse)))
+    shown = outcome.row_count  # a single value: the sentence says it, a 1 × 1 table would repeat it
+    if view.shows_table:
         shown = min(max(1, table_rows), outcome.row_count)
         body.append(table(view, outcome.rows[:shown]))
     if chart_url:
@@ -213,10 +232,13 @@ def answer_body(
             }
         )
     hidden = view.hidden_columns(MAX_COLUMNS)
-    rows = view.row_note(
-        shown, hidden, csv="press CSV for everything" if shown < outcome.row_count or hidden else ""
-    )
-    body.append(note(f"{rows} · {escape(outcome.database)} · trace {outcome.trace.id}"))
+    where = f"{escape(outcome.database)} · trace {outcome.trace.id}"
+    if view.shows_row_note:
+        rows = view.row_note(
+            shown, hidden, csv="press CSV for everything" if shown < outcome.row_count or hidden else ""
+        )
+        where = f"{rows} · {where}"
+    body.append(note(where))
     body.append(
         {
             "type": "Container",
@@ -240,13 +262,18 @@ def answer_card(
     tail: Sequence[dict[str, Any]] = (),
     extra_actions: Sequence[dict[str, Any]] = (),
     presentation: Presentation | None = None,
+    can_verify: bool = False,
 ) -> dict[str, Any]:
-    """The answer as a card that fits Teams' size limit (fewer table rows until it does)."""
+    """The answer as a card that fits Teams' size limit (fewer table rows until it does);
+    `can_verify`: analysts are configured, so answers that ran new SQL get ✅ Verify."""
     view = answer_view(outcome, presentation)
+    reuse = outcome.reuse
+    verify = can_verify and bool(outcome.sql) and not (reuse is not None and reuse.verified)
+    below = [verify_action(outcome.trace.id)] if verify else []
     rows = max(1, table_rows)
     while True:
         body = answer_body(view, table_rows=rows, chart_url=chart_url, asked_by=asked_by)
-        content = card([*head, *body, *tail], [*answer_actions(outcome.trace.id), *extra_actions])
+        content = card([*head, *body, *below, *tail], [*answer_actions(outcome.trace.id), *extra_actions])
         if size_of(content) <= MAX_CARD_BYTES or rows <= 1:
             return content
         rows = max(1, rows // 2)
@@ -307,15 +334,16 @@ def closed_question_card(question: str, result: str) -> dict[str, Any]:
 
 
 def error_card(
-    error: str, trace_id: str, *, question: str = "", asked_by: str | None = None
+    failure: Failure, trace_id: str, *, question: str = "", asked_by: str | None = None
 ) -> dict[str, Any]:
-    """What failed and what to try, with Retry; never a stack trace."""
+    """What failed in the asker's terms (bot/failures.py words it, as for Slack); Retry only when
+    trying again can help; never a stack trace, never configuration advice."""
     body: list[dict[str, Any]] = []
     if asked_by and question:
         body.append(note(f"{escape(asked_by)} asked: {escape(question)}"))
-    body.append(text_block(f"⚠️ {escape(error)}", color="Attention"))
+    body.append(text_block(f"⚠️ {escape(failure.text)}", color="Attention"))
     body.append(note(f"Trace {trace_id} — quote it if you ask the bot's admins."))
-    return card(body, [submit("Retry", "retry", trace=trace_id)])
+    return card(body, [submit("Retry", "retry", trace=trace_id)] if failure.retry else [])
 
 
 def message_card(text: str, *, subtle: str = "", actions: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 import sqlalchemy as sa
 
 from bot.claims import ClaimKeeper
+from bot.teams.members import TeamMembers
 from bot.teams.proactive import Sender
 from core.askbase import Askbase
 from core.settings import Settings
@@ -38,6 +39,7 @@ class TeamsRuntime:
     tasks: set[asyncio.Task[Any]] = field(default_factory=set)
     waiting: int = 0
     base_url: str | None = None  # the bot's public address, for download links (else the request's)
+    members: TeamMembers = field(default_factory=TeamMembers)  # analyst teams' members (verified.py)
 
     @property
     def state(self) -> sa.Engine:

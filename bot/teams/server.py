@@ -29,7 +29,7 @@ from microsoft_agents.hosting.aiohttp import CloudAdapter
 from microsoft_agents.hosting.core import TurnContext
 
 from bot.claims import ClaimKeeper, Recovery
-from bot.teams import files, links
+from bot.teams import clarify, files, links
 from bot.teams.app import REQUEST_BASE, create_agent, handle_again
 from bot.teams.auth import TokenValidator, Unauthorized, authorize
 from bot.teams.config import ANONYMOUS_WARNING, anonymous, app_id, sdk_configuration, startup_problem
@@ -116,8 +116,11 @@ def create_server(askbase: Askbase, settings: Settings) -> TeamsServer:
     sweeps: list[Recovery] = []
 
     async def recover(_app: web.Application) -> None:
-        """Questions a stopped process left in flight: finished or apologised for (inflight.py)."""
-        sweeps.append(recovery(runtime, asyncio.get_running_loop(), handle_again).start())
+        """Questions a stopped process left in flight: finished or apologised for (inflight.py);
+        clarifying questions whose time is up: expired, their cards updated (clarify.py)."""
+        loop = asyncio.get_running_loop()
+        sweeps.append(recovery(runtime, loop, handle_again).start())
+        sweeps.append(clarify.sweeper(runtime, loop).start())
 
     async def finish(_app: web.Application) -> None:
         for sweep in sweeps:

@@ -4,13 +4,19 @@ A question asked back lives here from the moment it is shown until it is answere
 is replaced by a newer one in the same conversation — so a click after a restart, or on another
 web process, finds the options, their values and the transcript. Answering is a compare-and-set
 on `status`, so a double click or two people clicking at once answer it once.
+
+Every chat expires its questions the same way (`expire_due`): each adapter sweeps the questions of
+its own conversations (their keys start with its prefix, `slack:` or `teams:`), since only it can
+update their messages — a Slack process must not close a Teams card it cannot reach, nor the
+other way round. A Teams question keeps the conversation reference of its card (`address`), so a
+sweep can update it from any conversation.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import sqlalchemy as sa
@@ -48,6 +54,7 @@ class Pending:
     answer_value: str | None = None
     answered_by: str | None = None
     answered_at: dt.datetime | None = None
+    address: dict[str, Any] | None = None  # Teams: the card's conversation reference
 
     def expired(self, now: dt.datetime | None = None) -> bool:
         return (now or _now()) >= self.expires_at
@@ -94,6 +101,7 @@ def _pending(row: Any) -> Pending:
         answer_value=r["answer_value"],
         answered_by=r["answered_by"],
         answered_at=stored_utc(r["answered_at"]),
+        address=r["address"],
     )
 
 
@@ -112,6 +120,7 @@ def record(
     thread_ts: str | None = None,
     message_ts: str | None = None,
     trace_id: str | None = None,
+    address: dict[str, Any] | None = None,
 ) -> Pending:
     """Store a clarifying question that is being shown; its id is the one its buttons carry."""
     now = _now()
@@ -133,6 +142,7 @@ def record(
                 thread_ts=thread_ts,
                 message_ts=message_ts,
                 trace_id=trace_id,
+                address=address,
                 status=OPEN,
                 created_at=now,
                 expires_at=now + dt.timedelta(seconds=ttl_s),
@@ -211,15 +221,26 @@ def expire(engine: sa.Engine, clarification_id: str) -> bool:
         )
 
 
-def due(engine: sa.Engine, now: dt.datetime | None = None, limit: int = 50) -> list[Pending]:
-    """Open questions whose time is up (for a sweep that tells the people waiting on them)."""
+def due(
+    engine: sa.Engine, now: dt.datetime | None = None, limit: int = 50, *, prefix: str = ""
+) -> list[Pending]:
+    """Open questions whose time is up (for a sweep that tells the people waiting on them), of
+    the conversations whose keys start with `prefix` (one chat's)."""
     statement = (
         sa.select(clarifications)
         .where(clarifications.c.status == OPEN, clarifications.c.expires_at <= (now or _now()))
         .order_by(clarifications.c.expires_at)
         .limit(limit)
     )
+    if prefix:
+        statement = statement.where(clarifications.c.conversation_id.startswith(prefix, autoescape=True))
     return all_rows(engine, statement, _pending)
+
+
+def expire_due(engine: sa.Engine, prefix: str, now: dt.datetime | None = None) -> list[Pending]:
+    """The sweep every chat runs: expire the due open questions of its conversations (`prefix`);
+    returns those this caller expired — their messages are its to update, once."""
+    return [replace(p, status=EXPIRED) for p in due(engine, now, prefix=prefix) if expire(engine, p.id)]
 
 
 def set_message(engine: sa.Engine, clarification_id: str, message_ts: str) -> Pending | None:

@@ -231,6 +231,8 @@ clarifications = sa.Table(
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("answered_at", sa.DateTime(timezone=True)),
+    # Teams: the conversation reference of the question's card (revision 0004); NULL for Slack
+    sa.Column("address", sa.JSON),
 )
 
 
@@ -264,6 +266,8 @@ verified_queries = sa.Table(
     sa.Column("unverified_at", sa.DateTime(timezone=True)),
     sa.Column("reuse_count", sa.Integer, nullable=False, default=0),
     sa.Column("last_reused_at", sa.DateTime(timezone=True)),
+    # the verifier's display name, for chats that cannot show a user id as a name (Teams; 0004)
+    sa.Column("verifier_name", sa.String(200)),
 )
 
 # Answers to repeated questions (core/state/answer_cache.py, core/answer_cache.py): keyed by the

@@ -4,6 +4,8 @@ The adapter sends its replies, proactive posts and card updates here through the
 connector client, exactly as it would to Teams (`POST /v3/conversations/{id}/activities[/{replyTo}]`,
 `PUT /v3/conversations/{id}/activities/{activityId}`). Every call is recorded with its bearer
 token; messages are kept per conversation with their latest content (an update replaces it).
+`GET /v3/conversations/{team id}/members/{user}` answers from `teams` (team id → member ids): the
+member, or 404 — each lookup recorded in `lookups`.
 
 `TeamsClient` plays Teams' side of the other direction: it posts activities (a message, a mention
 in a channel, a card's button press) to the adapter's real `/api/messages`, optionally with a
@@ -110,6 +112,23 @@ class Posted:
     def submits(self) -> list[dict[str, Any]]:
         return [a for a in self.actions() if a.get("type") == "Action.Submit"]
 
+    @property
+    def is_answer(self) -> bool:
+        """An answer card: it has the Show SQL toggle (a single value has no table)."""
+        return self.action("Show SQL") is not None
+
+    def sentence(self) -> str:
+        """The answer's sentence (or a question's text): its first Medium TextBlock."""
+        return next(
+            (
+                str(node["text"])
+                for content in self.cards
+                for node in _dicts(content.get("body") or [])
+                if node.get("type") == "TextBlock" and node.get("size") == "Medium"
+            ),
+            "",
+        )
+
     def table(self) -> list[list[str]]:
         for content in self.cards:
             stack: list[Any] = list(content.get("body") or [])
@@ -137,12 +156,33 @@ class FakeConnector(LocalServer):
     calls: list[Call] = field(default_factory=list)
     messages: dict[str, Posted] = field(default_factory=dict)
     fail_next: dict[str, int] = field(default_factory=dict)  # method → HTTP status to answer once
+    # Calls for which `hold` is true wait, unanswered, until `release()`: Teams being slow to
+    # take a card, so what the adapter does before it has the card's id can be seen.
+    hold: Callable[[Call], bool] | None = None
+    held: list[Call] = field(default_factory=list)
+    teams: dict[str, set[str]] = field(default_factory=dict)  # team id → its members' Entra ids
+    lookups: list[tuple[str, str]] = field(default_factory=list)  # (team, user) asked about
 
     def __post_init__(self) -> None:
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
+        self._released = threading.Event()
         self._listen(self._handler())
+
+    def release(self) -> None:
+        """Answer the held calls (and hold none from now on)."""
+        self.hold = None
+        self._released.set()
+
+    def _wait_if_held(self, call: Call) -> None:
+        hold = self.hold
+        if hold is None or not hold(call):
+            return
+        with self._changed:
+            self.held.append(call)
+            self._changed.notify_all()
+        self._released.wait(30)
 
     @property
     def service_url(self) -> str:
@@ -222,8 +262,23 @@ class FakeConnector(LocalServer):
                 auth = self.headers.get("Authorization") or ""
                 token = auth.split(" ", 1)[1] if auth.lower().startswith("bearer ") else None
                 call = Call(method, self.path, parts[2], parts[4] if len(parts) > 4 else None, body, token)
+                fake._wait_if_held(call)
                 status, answer = fake._record(call)
                 self.send_json(status, answer)
+
+            def do_GET(self) -> None:
+                parts = [unquote(p) for p in urlparse(self.path).path.strip("/").split("/")]
+                if len(parts) != 5 or parts[:2] != ["v3", "conversations"] or parts[3] != "members":
+                    self.send_json(404, {"error": {"code": "NotFound", "message": self.path}})
+                    return
+                team, user = parts[2], parts[4]
+                with fake._changed:
+                    fake.lookups.append((team, user))
+                    member = user in fake.teams.get(team, set())
+                if member:
+                    self.send_json(200, {"id": f"29:{user}", "aadObjectId": user, "name": user})
+                else:
+                    self.send_json(404, {"error": {"code": "MemberNotFoundInConversation", "message": user}})
 
             def do_POST(self) -> None:
                 self._handle("POST")

@@ -27,8 +27,9 @@ test: $(VENV)/.installed
 test-fast: $(VENV)/.installed
 	$(PYTEST) $(PARALLEL) -m "not slow"
 
+# ruff, then mypy on core/ and bot/ (settings in pyproject.toml [tool.mypy]; cache in .mypy_cache).
 lint: $(VENV)/.installed
-	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check .
+	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check . && $(VENV)/bin/mypy
 
 # Build sdist and wheel, install the wheel in a fresh venv, ask the demo question from an empty directory.
 check-wheel: $(VENV)/.installed

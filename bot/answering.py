@@ -16,6 +16,7 @@ admins (bot/admin_notes.py).
 from __future__ import annotations
 
 import logging
+import uuid
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -24,20 +25,20 @@ from slack_sdk.errors import SlackApiError
 
 from bot import render
 from bot.admin_notes import tell_admins
+from bot.answer_view import presented
 from bot.failures import INTERNAL, Failure, failure_of, setup_problem
+from bot.private_results import direct_files_note, is_private, post_ephemeral, upload_to_asker
 from bot.slack_context import BotContext
 from bot.slack_files import result_files
-from bot.slack_progress import Features, NoProgress, Place, Progress, open_progress
+from bot.slack_progress import Features, NoProgress, Place, Progress, open_progress, progress_ref
 from bot.usergroups import UsergroupDirectory, slack_principal
 from core.access import Principal
 from core.answer import ErrorKind, Outcome
-from core.catalog import Catalog
 from core.clarify.transcript import Transcript
-from core.database import UnknownDatabase
-from core.result_shape import ResultShape, result_shape
+from core.database import UnknownDatabase, not_configured
 from core.state import conversations
 from core.state.channel_settings import channel_database
-from core.summary import Presentation, present
+from core.summary import Presentation
 from core.trace import Trace
 from core.verified.analysts import configured as analysts_configured
 
@@ -62,10 +63,12 @@ class Ask:
     database: str | None = None  # asked about this database (e.g. "Ask again" from App Home)
     refresh: bool = False  # the Refresh button under a cached answer: ask anew, past the cache
     claim: str | None = None  # its claim (bot/claims.py): status recorded once posted, answered at the end
+    private: bool = False  # only the asker sees the replies (bot/private_results.py)
+    conversation_id: str | None = None  # a private /ask has no thread: a conversation of its own
 
     @property
     def conversation(self) -> str:
-        return conversation_key(self.team, self.channel, self.thread_ts or "")
+        return self.conversation_id or conversation_key(self.team, self.channel, self.thread_ts or "")
 
     @property
     def asked_by(self) -> str | None:
@@ -76,8 +79,11 @@ class Ask:
         return Place(self.team, self.channel, self.thread_ts or "", self.user, self.question)
 
 
+CONVERSATION_PREFIX = "slack:"  # every Slack conversation key starts so (a chat's clarifications sweep)
+
+
 def conversation_key(team: str, channel: str, thread_ts: str) -> str:
-    return f"slack:{team}:{channel}:{thread_ts}"
+    return f"{CONVERSATION_PREFIX}{team}:{channel}:{thread_ts}"
 
 
 def features(ctx: BotContext) -> Features:
@@ -99,11 +105,24 @@ def _react(client: WebClient, add: bool, channel: str, ts: str | None) -> None:
         log.debug("reaction %s on %s failed: %s", THINKING, ts, exc.response.get("error"))
 
 
+def privately(ctx: BotContext, ask: Ask) -> Ask:
+    """The ask as its channel wants it answered: in a private channel only the asker sees the
+    replies; `/ask` there gets no root, and its conversation is its own (never another person's)."""
+    if ask.private or not ask.user or not is_private(ctx.settings, ctx.state, ask.team, ask.channel):
+        return ask
+    own = (
+        None
+        if ask.thread_ts
+        else f"{conversation_key(ask.team, ask.channel, '')}private:{uuid.uuid4().hex[:12]}"
+    )
+    return replace(ask, private=True, announce=False, conversation_id=ask.conversation_id or own)
+
+
 def begin(ctx: BotContext, client: WebClient, ask: Ask) -> Ask | None:
     """React, and give the question a thread (a root saying who asked what, when it has none);
     the ask with its thread, or None when nothing could be posted there."""
     _react(client, True, ask.channel, ask.message_ts)
-    if ask.thread_ts:
+    if ask.thread_ts or ask.private:
         return ask
     root = render.announcement(ask.question, ask.user)
     try:
@@ -118,14 +137,16 @@ def begin(ctx: BotContext, client: WebClient, ask: Ask) -> Ask | None:
 
 def start(ctx: BotContext, client: WebClient, ask: Ask) -> bool:
     """Start answering `ask` in the background; False when nothing could be posted."""
-    job = begin(ctx, client, ask)
+    job = begin(ctx, client, privately(ctx, ask))
     if job is None:
         return False
-    progress = open_progress(
-        client, job.place, features(ctx), "understand" if ctx.pool.idle else "queued", job.asked_by
-    )
+    progress: Progress = NoProgress()  # in a private channel the 👀 alone says it is working
+    if not job.private:
+        stage = "understand" if ctx.pool.idle else "queued"
+        progress = open_progress(client, job.place, features(ctx), stage, job.asked_by)
     if job.claim:  # a process that takes it over after a crash closes this progress first
-        ctx.claims.answering(job.claim, progress, job.channel, job.thread_ts)
+        thread = f"{job.channel}:{job.thread_ts}" if job.thread_ts else None
+        ctx.claims.answering(job.claim, status_ref=progress_ref(progress), thread_ref=thread)
     if not ctx.pool.submit(answer, ctx, client, job, progress):
         _fail(ctx, client, job, Failure(render.BUSY, retry=True, kind="busy"), "busy", progress=progress)
         _react(client, False, job.channel, job.message_ts)
@@ -173,9 +194,7 @@ def answer(ctx: BotContext, client: WebClient, ask: Ask, progress: Progress | No
     except Exception:
         trace = Trace(question=ask.question)
         log.exception("trace %s: answering in %s failed", trace.id, ask.channel)
-        outcome = Outcome(
-            status="error", question=ask.question, error=INTERNAL, error_kind="internal", trace=trace
-        )
+        outcome = Outcome.failed(ask.question, "internal", INTERNAL, trace=trace)
         _record(ctx, ask, outcome, database=None)
         if not engine_outcomes:
             _audit(ctx, ask, outcome)
@@ -196,10 +215,8 @@ def _answer(
     try:
         db = ctx.askbase.database(name)
     except UnknownDatabase:
-        text = f"The database '{name}' is not configured any more. Pick another one with `/ask db NAME`."
-        return _fail(
-            ctx, client, ask, Failure(text, retry=False, kind="database"), "database", name, progress
-        )
+        gone = Outcome.failed(ask.question, "unknown_database", not_configured(name), database=name)
+        return _fail(ctx, client, ask, failure_of(gone), "unknown_database", name, progress)
     conversations.ensure_conversation(
         ctx.state, ask.conversation, db.name, channel=ask.channel, user=ask.user
     )
@@ -231,19 +248,6 @@ def _answer(
     return outcome
 
 
-def catalog_of(ctx: BotContext, database: str) -> Catalog | None:
-    try:
-        return ctx.askbase.database(database).catalog if database else None
-    except Exception:  # a result still reads fine without the catalog's headers and units
-        log.debug("no catalog for %s", database, exc_info=True)
-        return None
-
-
-def shape_of(ctx: BotContext, outcome: Outcome) -> ResultShape:
-    """What the answer's columns mean (headers, units, order), read with its database's catalog."""
-    return result_shape(outcome.sql, outcome.columns, catalog_of(ctx, outcome.database))
-
-
 def styles_for(ctx: BotContext, team: str) -> list[render.Style]:
     """The message styles this workspace has not refused, richest first."""
     known = features(ctx)
@@ -272,6 +276,8 @@ def _learn(ctx: BotContext, team: str, refused: list[render.Style], worked: rend
 
 
 def _post(client: WebClient, ask: Ask, message: render.Message, *, broadcast: bool = False) -> str | None:
+    if ask.private and ask.user:
+        return post_ephemeral(client, ask.channel, ask.user, message, ask.thread_ts)
     kwargs: dict[str, Any] = {"thread_ts": ask.thread_ts} if ask.thread_ts else {}
     if broadcast and ask.thread_ts:
         kwargs["reply_broadcast"] = True
@@ -292,7 +298,7 @@ def deliver(
     close the progress; attach the CSV and chart of an answer. Returns the message's ts."""
     presentation: Presentation | None = None
     if outcome.status == "answer":
-        presentation = present(outcome, shape_of(ctx, outcome))
+        presentation = presented(ctx.askbase, outcome)
     if outcome.status == "error":
         message = render.error_message(
             failure or failure_of(outcome), outcome.trace.id, question=outcome.question, asked_by=ask.asked_by
@@ -331,7 +337,7 @@ def deliver(
             break
     if outcome.status == "clarify" and ts:  # the question's message shows its answer later
         for hook in ctx.extras.get("clarify_posted_hooks", ()):
-            hook(ctx, outcome, ts)
+            hook(ctx, client, outcome, ts)
     if progress is not None:
         progress.done(ok=outcome.status != "error")
     if outcome.status != "answer" or not outcome.rows:
@@ -340,7 +346,11 @@ def deliver(
     if not files:
         return ts
     try:
-        client.files_upload_v2(channel=ask.channel, thread_ts=ask.thread_ts, file_uploads=files)
+        if ask.private and ask.user:  # files cannot be ephemeral: they go to the asker's DM
+            upload_to_asker(client, ask.user, ask.channel, ask.question, files)
+            direct_files_note(client, ask.channel, ask.user, ask.thread_ts)
+        else:
+            client.files_upload_v2(channel=ask.channel, thread_ts=ask.thread_ts, file_uploads=files)
     except Exception as exc:  # the answer is out already: never replace it with an error over files
         log.warning(
             "trace %s: file upload failed: %s",
@@ -366,9 +376,7 @@ def _fail(
     progress: Progress | None = None,
 ) -> Outcome:
     """An error a person can act on, stored as a turn so Retry can find the question again."""
-    outcome = Outcome(
-        status="error", question=ask.question, database=database or "", error=failure.text, error_kind=kind
-    )
+    outcome = Outcome.failed(ask.question, kind, failure.text, database=database or "")
     log.info("trace %s: %s: %s", outcome.trace.id, kind, failure.text)
     _record(ctx, ask, outcome, database)
     _audit(ctx, ask, outcome)

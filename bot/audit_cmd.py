@@ -60,9 +60,8 @@ def run_audit(args: argparse.Namespace, settings: Settings) -> int:
 
 def _when(value: Any) -> str:
     if isinstance(value, dt.datetime):
-        if value.tzinfo is not None:
-            value = value.astimezone(dt.UTC)
-        return value.strftime("%Y-%m-%d %H:%M:%S")
+        when = value.astimezone(dt.UTC) if value.tzinfo is not None else value
+        return when.strftime("%Y-%m-%d %H:%M:%S")
     return str(value or "")
 
 

@@ -20,11 +20,14 @@ import decimal
 import io
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from core.result_shape import ID_NAMES, ResultShape, plain_shape
 from core.summary import NumberStyle, as_time, is_time_column, number_style, number_text, time_labels, trend
 from core.units import with_unit
+
+if TYPE_CHECKING:
+    from matplotlib.axis import Axis
 
 MAX_BARS = 30
 MAX_POINTS = 2000
@@ -172,11 +175,11 @@ def render_png(spec: ChartSpec, rows: Sequence[Sequence[Any]]) -> bytes:
     ax.set_axisbelow(True)  # the grid stays behind bars and lines
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
-    value_axis = ax.yaxis
+    value_axis: Axis = ax.yaxis
     if spec.kind == "line":
         xs = [as_time(x) or x for x, _ in points]
         ax.plot(
-            xs,
+            xs,  # type: ignore[arg-type]  # dates too (matplotlib's date converter); its stubs say numbers
             [y for _, y in points],
             color=LINE_COLOR,
             linewidth=2,

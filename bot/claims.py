@@ -1,9 +1,11 @@
 """This process's claims on the questions it answers (core/state/events.py holds the rows).
 
-`take` claims a question when it arrives, waiting on the state database at most `wait_s`; a
-heartbeat thread renews the leases of every question still being answered; `answering` records
-where its progress shows once it is out; `finished` marks the question answered. A process that dies
-stops renewing, and its questions are taken over (bot/inflight.py).
+One piece for every chat adapter (Slack: bot/inflight.py; Teams: bot/teams/claims.py). `take`
+claims a question when it arrives, waiting on the state database at most `wait_s`; a heartbeat
+thread renews the leases of every question still being answered; `answering` records where its
+progress shows once it is out; `finished` marks the question answered. A process that dies stops
+renewing, and its questions are taken over: by a redelivery (`take` again), or by `recover`, the
+sweep each process runs at start and then once per lease over its adapter's keys.
 
 When `take` gives up waiting, the claim may still land in the background. It is then marked
 answered at once, because the asker has been told to ask again: a late answer on top of that
@@ -12,33 +14,24 @@ message would be a second reply to one question.
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import os
 import socket
 import threading
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import sqlalchemy as sa
 
-from bot.slack_progress import StatusMessage, StreamedPlan
 from core.state import events
 from core.state.bounded import StateUnavailable, call_within
 from core.state.events import Claim
 
 log = logging.getLogger(__name__)
 
-
-def progress_ref(progress: object) -> str | None:
-    """The message a question's progress left in Slack, as `kind:ts` — a status message to delete
-    or a streamed plan to stop; None for the assistant status (the answer clears it) or nothing."""
-    if isinstance(progress, StatusMessage) and progress.ts:
-        return f"message:{progress.ts}"
-    if isinstance(progress, StreamedPlan) and progress.stream is not None:
-        ts = getattr(progress.stream, "_stream_ts", None)  # slack_sdk's ChatStream keeps it private
-        return f"stream:{ts}" if ts else None
-    return None
+MAX_ATTEMPTS = 3  # a question taken over this often is apologised for, not tried again
 
 
 class ClaimKeeper:
@@ -86,17 +79,12 @@ class ClaimKeeper:
             self._hold(claim.key)
         return claim
 
-    def answering(self, key: str, progress: object, channel: str, thread_ts: str | None) -> None:
-        """Progress is showing in the question's thread: record where, so that a process taking
-        the question over closes this progress (bot/inflight.py) before it answers."""
+    def answering(self, key: str, *, status_ref: str | None = None, thread_ref: str | None = None) -> None:
+        """Progress is showing: record where (the adapter's words for a message and a thread), so
+        that a process taking the question over closes that progress before it answers."""
         try:
             events.answering(
-                self.engine,
-                key,
-                self.holder,
-                self.lease_s,
-                status_ref=progress_ref(progress),
-                thread_ref=f"{channel}:{thread_ts}" if thread_ts else None,
+                self.engine, key, self.holder, self.lease_s, status_ref=status_ref, thread_ref=thread_ref
             )
         except sa.exc.SQLAlchemyError:
             log.warning("could not record the progress of %s", key, exc_info=True)
@@ -138,4 +126,79 @@ class ClaimKeeper:
                     self._held -= lost
 
     def close(self) -> None:
+        self._stop.set()
+
+
+# ---------------------------------------------------------------- recovery
+
+Resume = Callable[[Claim, bool], bool]
+
+
+def recover(
+    keeper: ClaimKeeper,
+    prefixes: Sequence[str],
+    within_s: float,
+    resume: Resume,
+    *,
+    now: dt.datetime | None = None,
+) -> int:
+    """Finish or apologise for the questions (keys starting with one of `prefixes`: one adapter's)
+    whose process stopped answering; how many were taken over.
+
+    Each expired claim is taken over (one process wins) and handed to `resume(claim, apologise)`:
+    `apologise` is set when the question is older than `within_s`, or was already taken over
+    MAX_ATTEMPTS times (a question that kills the process must not kill every process in turn).
+    `resume` returns True when an answer is under way holding the claim (it finishes it), False
+    when it is done with it (apologised, or nothing to answer with): the claim is finished here.
+    """
+    now = now or dt.datetime.now(dt.UTC)
+    handled = 0
+    for key in events.expired(keeper.engine, now=now, prefixes=prefixes):
+        try:
+            claim = keeper.take(key)
+        except StateUnavailable as exc:
+            log.warning("recovery paused: %s", exc)
+            break
+        if claim is None:
+            continue  # another process took it first
+        handled += 1
+        age = (now - claim.received_at).total_seconds()
+        late = age > within_s or claim.attempts > MAX_ATTEMPTS
+        if late:
+            log.info("apologising for question %s (%.0f s old, attempt %d)", key, age, claim.attempts)
+        else:
+            log.info("finishing question %s left in flight (attempt %d)", key, claim.attempts)
+        try:
+            under_way = resume(claim, late)
+        except Exception:
+            log.exception("could not finish question %s", key)
+            under_way = False
+        if not under_way:
+            keeper.finished(key)
+    return handled
+
+
+class Recovery:
+    """`sweep` at start and then twice per lease, on a daemon thread of each process."""
+
+    def __init__(self, sweep: Callable[[], Any], lease_s: float, name: str = "askbase-recovery") -> None:
+        self.sweep = sweep
+        self.every = max(1.0, lease_s / 2)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+
+    def start(self) -> Recovery:
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        while True:
+            try:
+                self.sweep()
+            except Exception:  # the state DB is down, the chat refused: try again next round
+                log.warning("recovery sweep failed", exc_info=True)
+            if self._stop.wait(self.every):
+                return
+
+    def stop(self) -> None:
         self._stop.set()

@@ -32,8 +32,9 @@ def tell_message(
     if not channel or not user:
         return
     try:
-        kwargs = {"thread_ts": thread_ts} if thread_ts else {}
-        client.chat_postEphemeral(channel=channel, user=user, text=text, blocks=blocks, **kwargs)
+        client.chat_postEphemeral(
+            channel=channel, user=user, text=text, blocks=blocks, thread_ts=thread_ts or None
+        )
     except SlackApiError as exc:
         log.info("ephemeral note failed: %s", exc.response.get("error"))
 

@@ -6,7 +6,8 @@ The engine's error text is written for whoever runs Askbase: "the API key was re
 again can help — only for transient failures: timeouts, rate limits, services that did not answer
 — and (3) the admin note, if there is something to fix in the configuration, which goes to the log
 and to the admins (bot/admin_notes.py), never into the channel. Platform-neutral: the Slack and
-Teams adapters both word failures through `failure_of`.
+Teams adapters both word failures through `failure_of`, each naming its own database commands
+(`Commands`: Slack's `/ask db`, Teams' typed `db`) where the person is told to use them.
 """
 
 from __future__ import annotations
@@ -29,6 +30,11 @@ LLM_SETUP = (
 LLM_UNUSABLE = "I couldn't write a query for this question. Try rephrasing it, or name the data you mean."
 LLM_DECLINED = "The language model declined to write a query for this question. Try rephrasing it."
 DATABASE_DOWN = "I can't reach the database '{db}' right now. Try again in a minute."
+NOT_CONFIGURED = "The database '{db}' is not configured any more. Pick another one with {pick}."
+ACCESS = (
+    "You may not query '{db}' here. Use {list} to see the databases you may use here, or ask the "
+    "bot's admins for access."
+)
 DIALECT = (
     "I can't check queries for the '{db}' database yet, so I run none on it. The bot's admins have been told."
 )
@@ -41,6 +47,17 @@ TRANSIENT: frozenset[ErrorKind] = frozenset(
 # The LLM endpoint's own words for a configuration problem (core/llm.py `_describe`).
 LLM_CONFIG = re.compile(r"HTTP (400|401|403|404)|API key|No LLM is configured", re.I)
 LLM_TRANSIENT = re.compile(r"timed out|could not be reached|HTTP 429|HTTP 5\d\d|unavailable", re.I)
+
+
+@dataclass(frozen=True)
+class Commands:
+    """How people list and pick databases in a chat, in that chat's markup."""
+
+    list_databases: str
+    pick_database: str
+
+
+SLACK = Commands(list_databases="`/ask db`", pick_database="`/ask db NAME`")
 
 
 @dataclass(frozen=True)
@@ -74,11 +91,12 @@ LLM_FALLBACK = re.compile(
 )
 
 
-def failure_of(outcome: Outcome) -> Failure:
-    """How `outcome` (status "error") is told to the person, and to the admins."""
+def failure_of(outcome: Outcome, commands: Commands = SLACK) -> Failure:
+    """How `outcome` (status "error") is told to the person, and to the admins; `commands`: how
+    the chat it is told in lists and picks databases."""
     fallback = LLM_FALLBACK.match(outcome.error)
     if fallback is not None:  # the LLM failed, then keyword mode could not answer either
-        told = failure_of(replace(outcome, error=outcome.error[fallback.end() :]))
+        told = failure_of(replace(outcome, error=outcome.error[fallback.end() :]), commands)
         llm = _llm(replace(outcome, error=fallback.group("why")))
         note = " ".join(n for n in (llm.admin_note, told.admin_note) if n)
         return replace(told, retry=told.retry or llm.retry, admin_note=note)
@@ -93,6 +111,11 @@ def failure_of(outcome: Outcome) -> Failure:
         return Failure(BUSY, retry=True, kind=kind)
     if kind == "internal" or not error:
         return Failure(INTERNAL, retry=True, admin_note=error, kind=kind)
+    if kind == "access":
+        return Failure(ACCESS.format(db=db, list=commands.list_databases), retry=False, kind=kind)
+    if kind == "unknown_database":  # removed from the configuration: trying again cannot help
+        text = NOT_CONFIGURED.format(db=db, pick=commands.pick_database)
+        return Failure(text, retry=False, kind=kind)  # the person fixes it themselves: nothing for admins
     if kind == "database":
         return Failure(DATABASE_DOWN.format(db=db), retry=True, admin_note=error, kind=kind)
     if kind == "dialect":
@@ -107,7 +130,7 @@ def failure_of(outcome: Outcome) -> Failure:
         return Failure(error, retry=False, admin_note=note, kind=kind)
     if kind == "timeout" or kind == "connection":
         return Failure(error, retry=True, kind=kind)
-    # question, access, link, clarify_none, sql, guard, syntax, readonly, other, condition, slack:
+    # question, link, clarify_none, sql, guard, syntax, readonly, other, condition, slack:
     # the engine's words are already the person's (what to ask differently)
     return Failure(error, retry=kind in TRANSIENT, kind=kind)
 

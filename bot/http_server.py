@@ -228,7 +228,7 @@ def threaded_server(application: WSGIApp, port: int, host: str = "0.0.0.0") -> W
     )
 
 
-class GunicornServer(BaseApplication):  # type: ignore[misc]
+class GunicornServer(BaseApplication):
     """gunicorn run from our own CLI: `build` runs in every worker process after the fork and
     returns the WSGI app and what to call when that worker stops (finish answers, close pools)."""
 
@@ -244,7 +244,7 @@ class GunicornServer(BaseApplication):  # type: ignore[misc]
                 self.cfg.set(key, value)
         self.cfg.set("worker_exit", self._worker_exit)
 
-    def load(self) -> WSGIApp:
+    def load(self) -> WSGIApp:  # type: ignore[override]  # gunicorn's stubs: environ a MutableMapping, not a dict
         application, self._close = self.build()
         return application
 

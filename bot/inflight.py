@@ -9,7 +9,7 @@ does not answer in time, the asker gets one ephemeral message saying so and noth
 
 `recover` is the sweep every process runs at start and then once per lease: each claim whose
 lease ran out is taken over (one process wins) and finished — or, when it is older than
-`slack.recover_within_s` or has already been taken over `MAX_ATTEMPTS` times (a question that
+`slack.recover_within_s` or has already been taken over `claims.MAX_ATTEMPTS` times (a question that
 kills the process must not kill every process in turn), apologised for in its thread.
 """
 
@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-import threading
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
@@ -25,17 +24,16 @@ from typing import Any
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
-from bot import render
+from bot import claims, render
 from bot.answering import THINKING, Ask, start
 from bot.slack_context import BotContext
 from core.clarify.transcript import Transcript
 from core.request import MAX_QUESTION_CHARS, preview
-from core.state import events
 from core.state.bounded import StateUnavailable
+from core.state.events import Claim
 
 log = logging.getLogger(__name__)
 
-MAX_ATTEMPTS = 3  # a question taken over this often is apologised for, not tried again
 STATE_TROUBLE = (
     "I can't take questions right now: my own database (where I keep conversations) is not "
     "responding. Nothing was run. Please ask again in a few minutes."
@@ -153,38 +151,32 @@ def tell_state_trouble(client: WebClient, ask: Ask) -> None:
 
 # ---------------------------------------------------------------- recovery
 
+PREFIXES = ("msg:", "cmd:")  # Slack's claim keys (message_key; slash commands in listeners/questions.py)
+
 
 def recover(ctx: BotContext, client_for: ClientFor, *, now: dt.datetime | None = None) -> int:
-    """Finish or apologise for questions whose process stopped answering; how many were handled."""
-    now = now or dt.datetime.now(dt.UTC)
-    handled = 0
-    for key in events.expired(ctx.state, now=now):
-        try:
-            claim = ctx.claims.take(key)
-        except StateUnavailable as exc:
-            log.warning("recovery paused: %s", exc)
-            break
-        if claim is None:
-            continue  # another process took it first
-        handled += 1
-        ask = ask_of(claim.payload, key)
+    """Finish or apologise for Slack questions whose process stopped answering (bot/claims.py
+    `recover`); how many were handled."""
+
+    def resume(claim: Claim, apologise: bool) -> bool:
+        ask = ask_of(claim.payload, claim.key)
         client = client_for(ask.team) if ask is not None else None
         if ask is None or client is None:
-            log.warning("question %s cannot be answered again (nothing to answer with); dropped", key)
-            ctx.claims.finished(key)
-            continue
+            log.warning("question %s cannot be answered again (nothing to answer with); dropped", claim.key)
+            return False
         ask = _in_thread(ask, claim.thread_ref)
         close_stale(client, ask.channel, claim.status_ref)
-        age = (now - claim.received_at).total_seconds()
-        if age > ctx.settings.slack.recover_within_s or claim.attempts > MAX_ATTEMPTS:
-            log.info("apologising for question %s (%.0f s old, attempt %d)", key, age, claim.attempts)
+        if apologise:
             _apologise(client, ask)
-            ctx.claims.finished(key)
-            continue
-        log.info("finishing question %s left in flight (attempt %d)", key, claim.attempts)
-        if not start(ctx, client, ask):
-            ctx.claims.finished(key)
-    return handled
+            return False
+        return start(ctx, client, ask)
+
+    return claims.recover(ctx.claims, PREFIXES, ctx.settings.slack.recover_within_s, resume, now=now)
+
+
+def recovery(ctx: BotContext, client_for: ClientFor) -> claims.Recovery:
+    """The sweep at start and then every half lease, on a daemon thread."""
+    return claims.Recovery(lambda: recover(ctx, client_for), ctx.claims.lease_s)
 
 
 def _apologise(client: WebClient, ask: Ask) -> None:
@@ -201,30 +193,3 @@ def _apologise(client: WebClient, ask: Ask) -> None:
             client.reactions_remove(channel=ask.channel, timestamp=ask.message_ts, name=THINKING)
     except SlackApiError as exc:
         log.warning("could not apologise in %s: %s", ask.channel, exc.response.get("error"))
-
-
-class Recovery:
-    """The sweep, at start and then every lease, on a daemon thread of each process."""
-
-    def __init__(self, ctx: BotContext, client_for: ClientFor) -> None:
-        self.ctx = ctx
-        self.client_for = client_for
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="askbase-recovery", daemon=True)
-
-    def start(self) -> Recovery:
-        self._thread.start()
-        return self
-
-    def _run(self) -> None:
-        every = max(1.0, self.ctx.claims.lease_s / 2)
-        while True:
-            try:
-                recover(self.ctx, self.client_for)
-            except Exception:  # the state DB is down, Slack refused: try again next round
-                log.warning("recovery sweep failed", exc_info=True)
-            if self._stop.wait(every):
-                return
-
-    def stop(self) -> None:
-        self._stop.set()

@@ -3,8 +3,9 @@
 Everything here stays inside Slack's limits by construction — 50 blocks per message, 3,000
 characters per text, one table of at most 100 rows × 20 columns and 10,000 characters of cells —
 so a large or odd result degrades (fewer rows shown, the CSV carries the rest) instead of being
-rejected. What the rows say (sentence, headers, rounding, NULL as "—") comes from
-core/summary.py, the same for every chat surface; this module only lays it out.
+rejected. What an answer shows (sentence, headers, rounding, NULL as "—", keyword mode's reading,
+whether a table helps, the row note) is decided in bot/answer_view.py, the same for Teams; this
+module only lays it out.
 
 A `Style` names the newer blocks a message may use: the `data_table` block (sortable, paged;
 Slack's reference documents it for messages) else the `table` block else monospace text, and
@@ -21,12 +22,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from bot.answer_view import answer_view, stage_lines, trace_numbers
 from bot.failures import BUSY as BUSY
-from bot.failures import INTERNAL, Failure, failure_of, interpretation_for_people
+from bot.failures import INTERNAL, Failure, failure_of
 from bot.progress import step_for
 from bot.slack_text import escape as escape
 from core.answer import Outcome, Reuse
-from core.summary import Presentation, present
+from core.summary import Presentation
 
 MAX_BLOCKS = 50
 MAX_TEXT = 3000  # section / context text
@@ -316,32 +318,14 @@ def reuse_line(reuse: Reuse) -> str:
     parts = []
     if reuse.verified:
         when = f" on {slack_date(reuse.verified_at, '{date_short}', '%Y-%m-%d')}" if reuse.verified_at else ""
-        parts.append(f"✅ Verified by <@{reuse.verified_by}>{when}")
+        who = escape(reuse.verifier_name) if reuse.verifier_name else f"<@{reuse.verified_by}>"
+        parts.append(f"✅ Verified by {who}{when}")
     if reuse.cached_at is not None:
         parts.append(
             f":repeat: As of {slack_date(reuse.cached_at, '{time}', '%H:%M UTC')}: this question was just "
             "answered — *Refresh* runs it again"
         )
     return " · ".join(parts)
-
-
-def _row_note(outcome: Outcome, shown: int, hidden_columns: int, wants_csv: bool) -> str:
-    n = outcome.row_count
-    parts = [f"{n:,} row{'s' if n != 1 else ''}"]
-    if shown < n:
-        parts.append(f"showing the first {shown:,}")
-    if hidden_columns:
-        parts.append(f"{hidden_columns} more column{'s' if hidden_columns != 1 else ''} in the CSV")
-    if outcome.truncated:
-        parts.append("the result was cut at this size — ask a narrower question for everything")
-    if wants_csv:
-        parts.append("the full result is in the CSV below")
-    return " · ".join(parts)
-
-
-def single_value(outcome: Outcome) -> bool:
-    """One row of one column: the sentence says it all; a 1 × 1 table would only repeat it."""
-    return outcome.row_count == 1 and len(outcome.columns) == 1
 
 
 def answer_message(
@@ -355,37 +339,40 @@ def answer_message(
     can_verify: bool = False,
 ) -> Message:
     style = style or (PLAIN if use_table else Style("text", "buttons"))
-    presentation = presentation or present(outcome)
+    view = answer_view(outcome, presentation)
     blocks: list[dict[str, Any]] = []
     if asked_by:
         blocks.append(context(f"<@{asked_by}> asked: {escape(outcome.question)}"))
-    sentence = presentation.sentence if outcome.rows else "No rows match the question."
+    sentence = view.sentence
     blocks.append(section(escape(sentence)))
-    if outcome.reuse is not None:  # answered from a verified query or the cache, in every style
-        blocks.append(context(reuse_line(outcome.reuse)))
-    if outcome.mode == "keyword":
-        reading = interpretation_for_people(outcome)
+    if view.reuse is not None:  # answered from a verified query or the cache, in every style
+        blocks.append(context(reuse_line(view.reuse)))
+    if view.keyword_reading is not None:
+        reading = view.keyword_reading
         blocks.append(context(f":mag: *Keyword mode*{': ' + escape(reading) if reading else ''}"))
     shown = 0
-    hidden_columns = max(0, len(outcome.columns) - MAX_TABLE_COLUMNS)
-    table = bool(outcome.columns and outcome.rows) and not single_value(outcome)
+    hidden_columns = view.hidden_columns(MAX_TABLE_COLUMNS)
+    table = view.shows_table
     if table:
         if style.table == "data_table":
-            block, shown = data_table_block(presentation, outcome.rows, table_rows, sentence)
+            block, shown = data_table_block(view.presentation, outcome.rows, table_rows, sentence)
             blocks.append(block)
         elif style.table == "table":
-            block, shown = table_block(presentation, outcome.rows, table_rows)
+            block, shown = table_block(view.presentation, outcome.rows, table_rows)
             blocks.append(block)
         else:
-            mono, shown = monospace_blocks(presentation, outcome.rows, table_rows)
+            mono, shown = monospace_blocks(view.presentation, outcome.rows, table_rows)
             blocks.extend(mono)
             hidden_columns = 0
     else:
         shown = outcome.row_count
     wants_csv = bool(outcome.rows) and (shown < outcome.row_count or outcome.truncated or hidden_columns > 0)
     note = f"`{escape(outcome.database)}`" if outcome.database else ""
-    if table or not outcome.rows:
-        note = " · ".join(p for p in (_row_note(outcome, shown, hidden_columns, wants_csv), note) if p)
+    if view.shows_row_note:
+        rows = view.row_note(
+            shown, hidden_columns, csv="the full result is in the CSV below" if wants_csv else ""
+        )
+        note = " · ".join(p for p in (rows, note) if p)
     if note:
         blocks.append(context(note))
     reuse = outcome.reuse
@@ -496,6 +483,8 @@ def help_message(databases: Sequence[str], current: str, command: str = "/ask") 
         f"• `{command} schedule every weekday at 9:00 {example}` posts fresh results on time; "
         f"`{command} schedules` lists this channel's schedules.\n"
         f"• ✅ marks an answer given from a query an analyst verified; `{command} verified` lists them.\n"
+        f"• `{command} private on` (workspace admins): answers in this channel only for the asker; "
+        f"`{command} private off` shares them again, `{command} private` says which it is.\n"
         f"This channel asks about `{escape(current)}`. Databases here: {names}."
     )
     return Message(text="How to use Askbase", blocks=[section(text)])
@@ -535,34 +524,15 @@ def sql_modal(sql: str, trace_id: str) -> dict[str, Any]:
     )
 
 
-def _output_lines(outputs: Mapping[str, Any]) -> list[str]:
-    lines = []
-    for key, value in outputs.items():
-        if isinstance(value, list):
-            lines.extend(f"    {key}: {' '.join(str(v).split())[:300]}" for v in value[:12])
-        else:
-            lines.append(f"    {key}: {' '.join(str(value).split())[:300]}")
-    return lines
-
-
 def trace_modal(trace: Mapping[str, Any]) -> dict[str, Any]:
     """Every stage of the stored trace: time, LLM calls, tokens and what it produced."""
     head = (
         f"*{escape(str(trace.get('question', '')))}*\n"
-        f"`{escape(str(trace.get('database', '')))}` · {float(trace.get('ms', 0)):.0f} ms · "
-        f"{trace.get('llm_calls', 0)} LLM call(s) · {trace.get('tokens', 0)} tokens · "
-        f"trace `{trace.get('id', '')}`"
+        f"`{escape(str(trace.get('database', '')))}` · {trace_numbers(trace)} · trace `{trace.get('id', '')}`"
     )
     blocks: list[dict[str, Any]] = [section(head)]
     for stage in trace.get("stages", []):
-        calls = stage.get("llm_calls") or []
-        tokens = sum(c.get("prompt_tokens", 0) + c.get("completion_tokens", 0) for c in calls)
-        title = f"{stage.get('name')} — {float(stage.get('ms', 0)):.0f} ms"
-        if calls:
-            title += f", {len(calls)} LLM call(s), {tokens} tokens"
-        if stage.get("error"):
-            title += " — failed"
-        lines = [title, *_output_lines(stage.get("outputs") or {})]
+        lines = stage_lines(stage, width=300, items=12, indent="    ")
         blocks.extend(code_blocks("\n".join(lines), max_blocks=3))
     return _modal("Details", blocks)
 

@@ -1,6 +1,7 @@
 """Scheduled runs in Slack: who the owner is there, how a failure reads, and the posts themselves.
 
-core/schedules/tick.py runs a tick and says what to show; this module shows it. A result is posted
+core/schedules/tick.py runs a tick and says what to show; bot/schedule_runs.py shows it through
+the `Runner` here. A result is posted
 like an interactive answer — table, CSV, chart, the answer's buttons — at the top of the channel,
 headed with the schedule and followed by what changed and by the ticks it stands for; the run is
 stored as a turn of its own thread, so Show SQL, CSV, 👍 and follow-ups work on it. A failing
@@ -23,30 +24,29 @@ from slack_sdk.errors import SlackApiError
 
 from bot import render
 from bot.answering import BLOCK_ERRORS, NOT_EDITABLE, conversation_key
+from bot.private_results import is_private
+from bot.schedule_runs import Undelivered, explain, next_try, schedule_line, utcnow
 from bot.slack_files import result_files
 from bot.usergroups import UsergroupDirectory, slack_principal
 from core.access import Principal
-from core.answer import Outcome
 from core.askbase import Askbase
 from core.schedules import store, tick
 from core.schedules.missed import Missed
 from core.schedules.store import Schedule
-from core.schedules.tick import ChatUnavailable, Failure, Result, Tick
-from core.schedules.triggers import as_utc, next_fire_time
-from core.state import conversations
+from core.schedules.tick import Failure, Result
+from core.schedules.triggers import as_utc
 
 log = logging.getLogger("askbase.schedules")
 
-
-def utcnow() -> dt.datetime:
-    return dt.datetime.now(dt.UTC)
+PRIVATE = "results there are private now; schedule it in a direct message with me"
 
 
 @dataclass
 class Runner:
     """Runs schedules and posts them in Slack: the engine, a Slack client per team, and a clock.
 
-    It is the `Chat` a tick asks who the owner is and how a failure reads.
+    It is the `Poster` (bot/schedule_runs.py) a run is shown through, and the `Chat` a tick asks
+    who the owner is and how a failure reads.
     """
 
     askbase: Askbase
@@ -73,65 +73,31 @@ class Runner:
     def explain(self, schedule: Schedule, failure: Failure) -> str:
         """One sentence of mrkdwn; what came from the database or the engine is escaped."""
         database = render.escape(schedule.database)
-        if failure.kind == "access":
-            return f"<@{schedule.owner}> may no longer query `{database}` from <#{schedule.channel}>."
-        if failure.kind == "connection":
-            return f"I could not reach the database `{database}`."
-        if failure.kind == tick.DELIVERY:
-            return f"I could not post in <#{schedule.channel}> ({render.escape(failure.detail)})."
-        if failure.kind == tick.INTERNAL or not failure.detail.strip():
-            return "Something went wrong on my side (the log has the details)."
-        # the engine's own words: guard refusals, a database gone, timeouts, SQL errors, conditions
-        return _sentence(render.escape(failure.detail))
+        return explain(
+            failure,
+            access=f"<@{schedule.owner}> may no longer query `{database}` from <#{schedule.channel}>.",
+            connection=f"I could not reach the database `{database}`.",
+            delivery=f"I could not post in <#{schedule.channel}> ({render.escape(failure.detail)}).",
+            escape=render.escape,
+        )
 
+    def post(self, schedule: Schedule, result: Result) -> str:
+        if is_private(self.askbase.settings, self.state, schedule.team, schedule.channel):
+            raise Undelivered(PRIVATE)  # the channel was made private after it was scheduled
+        client = self.client_for(schedule.team)
+        try:
+            return post_result(self, client, schedule, result)
+        except SlackApiError as exc:
+            raise Undelivered(str(exc.response.get("error") or "error")) from exc
 
-def _sentence(text: str) -> str:
-    text = text.strip()
-    return text if text.endswith((".", "!", "?")) else text + "."
+    def turn_key(self, schedule: Schedule, message_id: str) -> str:
+        return conversation_key(schedule.team, schedule.channel, message_id)
 
+    def report_failure(self, schedule: Schedule, notice: tick.Notice) -> None:
+        _report_failure(self, schedule, notice)
 
-def run_and_post(runner: Runner, schedule_id: int, *, manual_by: str | None = None) -> Tick:
-    """Run a schedule once (for the tick due now, or — `manual_by` someone — right now) and show it."""
-    done = tick.run_tick(
-        runner.askbase,
-        schedule_id,
-        runner,
-        now=as_utc(runner.clock()),
-        manual_by=manual_by,
-        worker=runner.worker_id,
-    )
-    if done.status == "ready":
-        done = _deliver(runner, done)
-    if done.notice is not None and done.schedule is not None:
-        _report_failure(runner, done.schedule, done.notice)
-    if done.recovered_ts and done.schedule is not None:
-        _mark_recovered(runner, done.schedule, done.recovered_ts)
-    return done
-
-
-def _deliver(runner: Runner, ready: Tick) -> Tick:
-    s, result = ready.schedule, ready.result
-    assert s is not None and result is not None
-    try:
-        client = runner.client_for(s.team)
-        ts = post_result(runner, client, s, result)
-    except ChatUnavailable as exc:
-        return tick.undelivered(runner.askbase, runner, ready, Failure(tick.UNREACHABLE, str(exc)))
-    except SlackApiError as exc:
-        error = str(exc.response.get("error") or "error")
-        return tick.undelivered(runner.askbase, runner, ready, Failure(tick.DELIVERY, error))
-    _remember_turn(runner.state, s, result.outcome, ts)
-    return tick.delivered(runner.askbase, ready, ts)
-
-
-def _remember_turn(state: sa.Engine, s: Schedule, outcome: Outcome, ts: str) -> None:
-    """Store the run as a turn of its own thread: Show SQL, CSV, 👍 and follow-ups work on it."""
-    key = conversation_key(s.team, s.channel, ts)
-    try:
-        conversations.ensure_conversation(state, key, s.database, channel=s.channel, user=s.owner)
-        conversations.record_turn(state, key, outcome, user=s.owner)
-    except Exception:
-        log.exception("schedule %s: could not store the turn", s.id)
+    def mark_recovered(self, schedule: Schedule, message_id: str) -> None:
+        _mark_recovered(self, schedule, message_id)
 
 
 # ---------------------------------------------------------------- failures
@@ -151,8 +117,7 @@ def _report_failure(runner: Runner, s: Schedule, notice: tick.Notice) -> None:
             "`/ask schedules` once that is fixed."
         )
     else:
-        after = notice.retry_at - dt.timedelta(microseconds=1) if notice.retry_at else None
-        following = next_fire_time(s.trigger, after) if after else None
+        following = next_try(s, notice)
         text = (
             f":warning: The scheduled question *{question}* failed. {notice.text}\n"
             f"I'll try again {slack_time(following) if following else 'later'} "
@@ -209,14 +174,6 @@ def slack_time(when: dt.datetime) -> str:
     stamp = int(as_utc(when).timestamp())
     fallback = as_utc(when).strftime("%Y-%m-%d %H:%M UTC")
     return f"<!date^{stamp}^{{date_short_pretty}} at {{time}}|{fallback}>"
-
-
-def schedule_line(s: Schedule) -> str:
-    """ "every weekday at 09:00 (Europe/Berlin) · only when the result changed"."""
-    parts = [s.trigger.describe()]
-    if s.condition.kind != "always":
-        parts.append(s.condition.describe())
-    return " · ".join(parts)
 
 
 def run_blocks(

@@ -39,8 +39,9 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.webhook import WebhookClient
 
 from bot import http_server as web
-from bot.claims import ClaimKeeper
-from bot.inflight import STATE_TROUBLE, Recovery
+from bot import private_results
+from bot.claims import ClaimKeeper, Recovery
+from bot.inflight import STATE_TROUBLE, recovery
 from bot.listeners import actions, assistant, clarify, home, questions, schedules, verified
 from bot.slack_clients import api_base_url, oauth_configured, web_client
 from bot.slack_clients import secret as _secret
@@ -207,7 +208,7 @@ class SlackBot:
     def start_recovery(self) -> None:
         """Finish or apologise for questions a dead process left, now and then once per lease."""
         if self.recovery is None:
-            self.recovery = Recovery(self.ctx, self.client_for).start()
+            self.recovery = recovery(self.ctx, self.client_for).start()
 
     def close(self, wait: bool = True) -> None:
         if self.recovery is not None:
@@ -248,6 +249,7 @@ def create_bot(
     app.use(skip_replays(ctx))
     for module in LISTENERS:
         module.register(app, ctx)
+    private_results.register(ctx)  # `/ask private [on|off]`
     return SlackBot(app=app, ctx=ctx)
 
 

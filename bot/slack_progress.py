@@ -231,6 +231,18 @@ class StatusMessage:
         self.ts = None
 
 
+def progress_ref(progress: object) -> str | None:
+    """The message a question's progress left in Slack, as `kind:ts` — a status message to delete
+    or a streamed plan to stop; None for the assistant status (the answer clears it) or nothing.
+    Recorded with the question's claim (bot/claims.py), so a process taking it over closes it."""
+    if isinstance(progress, StatusMessage) and progress.ts:
+        return f"message:{progress.ts}"
+    if isinstance(progress, StreamedPlan) and progress.stream is not None:
+        ts = getattr(progress.stream, "_stream_ts", None)  # slack_sdk's ChatStream keeps it private
+        return f"stream:{ts}" if ts else None
+    return None
+
+
 def open_progress(
     client: WebClient, place: Place, features: Features, stage: str, asked_by: str | None = None
 ) -> Progress:

@@ -47,7 +47,8 @@ from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
 from apscheduler.schedulers.background import BackgroundScheduler
 from slack_sdk import WebClient
 
-from bot.schedule_posts import Runner, run_and_post, utcnow
+from bot.schedule_posts import Runner
+from bot.schedule_runs import run_and_post, utcnow
 from bot.slack_clients import team_clients
 from bot.teams import posts as teams_posts
 from bot.teams.config import startup_problem as teams_problem
@@ -77,7 +78,7 @@ def fire(schedule_id: int) -> None:
         return
     schedule = store.get(runner.state, schedule_id)
     if schedule is not None and schedule.platform == "teams" and teams is not None:
-        teams_posts.run_and_post(teams, schedule_id)
+        run_and_post(teams, schedule_id)
         return
     run_and_post(runner, schedule_id)
 

@@ -44,7 +44,8 @@ class Principal:
 
     Slack: `user` and `channel` ids, `usergroups` the asker's user-group ids and/or handles.
     Teams: `user` the Entra ID object id, `channel` the Teams channel id (or the chat's id),
-    `team` the team id (None outside a team).
+    `team` the team id (None outside a team), `usergroups` the teams named as analyst groups
+    (`verified.analysts.teams_teams`) the adapter found them a member of.
     """
 
     user: str | None = None
@@ -71,8 +72,15 @@ class Principal:
         return cls(user=user, channel=channel, usergroups=groups, email=email)
 
     @classmethod
-    def teams(cls, user: str | None = None, channel: str | None = None, team: str | None = None) -> Principal:
-        return cls(user=user, channel=channel, team=team, platform="teams")
+    def teams(
+        cls,
+        user: str | None = None,
+        channel: str | None = None,
+        team: str | None = None,
+        groups: Iterable[str] = (),
+    ) -> Principal:
+        """A Teams asker; `groups`: the teams among those the settings name that they belong to."""
+        return cls(user=user, channel=channel, team=team, platform="teams", usergroups=frozenset(groups))
 
 
 def group_key(group: str) -> str:

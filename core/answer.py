@@ -20,7 +20,8 @@ ErrorKind = Literal[
     # before anything runs
     "question",  # empty or too long
     "access",  # the asker may not query this database (core/access.py)
-    "database",  # not configured, or could not be opened
+    "database",  # could not be opened
+    "unknown_database",  # not configured (any more): a channel or a schedule still names it
     "dialect",  # no guard for this SQL dialect
     # writing the SQL
     "llm",  # the LLM failed and keyword mode was not allowed to answer
@@ -70,6 +71,7 @@ class Reuse:
     verified_id: int | None = None
     verified_by: str = ""  # the adapter's user id of the analyst
     verified_at: dt.datetime | None = None
+    verifier_name: str = ""  # their display name where the chat stored one (Teams)
     match: str = ""  # how the question matched the verified one, for Details
     cached_at: dt.datetime | None = None  # a repeated question: when the result was computed
     cached_from: str = ""  # the trace id of the answer it repeats
@@ -96,6 +98,7 @@ class Reuse:
             "verified_id": self.verified_id,
             "verified_by": self.verified_by or None,
             "verified_at": self.verified_at.isoformat() if self.verified_at else None,
+            "verifier_name": self.verifier_name or None,
             "match": self.match or None,
             "cached_at": self.cached_at.isoformat() if self.cached_at else None,
             "cached_from": self.cached_from or None,
@@ -123,6 +126,32 @@ class Outcome:
     trace: Trace = field(default_factory=Trace)
     exported_rows: int | None = None  # rows streamed to a CSV file (Askbase.rerun with csv_path)
     reuse: Reuse | None = None  # answered from a verified query or the answer cache, not by new SQL
+
+    @classmethod
+    def failed(
+        cls,
+        question: str,
+        kind: ErrorKind,
+        error: str,
+        *,
+        database: str = "",
+        mode: Mode = "llm",
+        sql: str = "",
+        interpretation: str = "",
+        trace: Trace | None = None,
+    ) -> Outcome:
+        """An error: what failed, in a person's words, and its kind — always set together."""
+        return cls(
+            status="error",
+            question=question,
+            database=database,
+            mode=mode,
+            sql=sql,
+            interpretation=interpretation,
+            error=error,
+            error_kind=kind,
+            trace=trace if trace is not None else Trace(),
+        )
 
     @property
     def row_count(self) -> int:

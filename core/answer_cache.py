@@ -149,6 +149,7 @@ def _reuse(data: dict[str, Any]) -> Reuse:
         verified_id=data.get("verified_id"),
         verified_by=data.get("verified_by") or "",
         verified_at=_utc(dt.datetime.fromisoformat(at)) if at else None,
+        verifier_name=data.get("verifier_name") or "",
         match=data.get("match") or "",
     )
 

@@ -25,7 +25,7 @@ from core.access import LOCAL_SOURCES, Principal, may_query, refusal
 from core.answer import ErrorKind, Outcome
 from core.clarify.transcript import Transcript
 from core.conversation import Turn
-from core.database import Database, Databases, UnknownDatabase
+from core.database import Database, Databases, UnknownDatabase, not_configured
 from core.identity import DatabaseIdentity, NoDatabaseRole, acting_as, identity_for
 from core.llm import LLM
 from core.pipeline import answer
@@ -58,7 +58,7 @@ class Askbase:
 
     @cached_property
     def state(self) -> sa.Engine:
-        return open_state(self.settings.state_database_url)
+        return open_state(self.settings.state_database_url, preview_bytes=self.settings.state.preview_bytes)
 
     def database(self, name_or_url: str | None = None) -> Database:
         return self.databases.get(name_or_url)
@@ -100,23 +100,21 @@ class Askbase:
             # refused and dropped at the door: the audit row, the stored turn and trace, and every
             # log line keep only a preview (a preview shown back, e.g. by Retry, is refused again)
             kept = preview(question)
-            outcome = Outcome(
-                status="error",
-                question=kept,
-                database=database.name,
-                error=f"The question is {len(question):,} characters long; keep it under {MAX_QUESTION_CHARS:,}."
+            outcome = Outcome.failed(
+                kept,
+                "question",
+                f"The question is {len(question):,} characters long; keep it under {MAX_QUESTION_CHARS:,}."
                 if not is_preview(question)
                 else f"That question was too long to keep; ask it again in under {MAX_QUESTION_CHARS:,} characters.",
-                error_kind="question",
+                database=database.name,
                 trace=Trace(question=kept, database=database.name),
             )
         elif not may_query(self.settings, who, database.name) or as_who is False:
-            outcome = Outcome(
-                status="error",
-                question=question,
+            outcome = Outcome.failed(
+                question,
+                "access",
+                refusal(database.name),
                 database=database.name,
-                error=refusal(database.name),
-                error_kind="access",
                 trace=Trace(question=question, database=database.name),
             )
         else:
@@ -181,15 +179,7 @@ class Askbase:
         trace: Trace,
     ) -> Outcome:
         def failed(kind: ErrorKind, message: str) -> Outcome:
-            return Outcome(
-                status="error",
-                question=question,
-                database=database,
-                sql=sql,
-                error=message,
-                error_kind=kind,
-                trace=trace,
-            )
+            return Outcome.failed(question, kind, message, database=database, sql=sql, trace=trace)
 
         if not may_query(self.settings, principal, database):
             return failed("access", refusal(database))
@@ -197,7 +187,7 @@ class Askbase:
             db = self.database(database)
             db.catalog  # noqa: B018 — opens the database; a down server surfaces here
         except UnknownDatabase:
-            return failed("database", f"The database '{database}' is not configured any more.")
+            return failed("unknown_database", not_configured(database))
         except (sa.exc.SQLAlchemyError, OSError, ValueError) as exc:
             log.warning("database %s could not be opened for a rerun: %s", database, exc)
             return failed("database", f"The database '{database}' could not be opened.")

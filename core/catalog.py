@@ -16,10 +16,10 @@ import json
 import logging
 import os
 import tempfile
-from collections.abc import Callable, Hashable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal, TypeVar, get_args
+from typing import Any, Literal, TypeVar, cast, get_args
 
 import sqlalchemy as sa
 import yaml
@@ -123,19 +123,26 @@ class Catalog:
     def table(self, name: str) -> Table | None:
         return self.memo("tables_by_name", lambda: {t.name.lower(): t for t in self.tables}).get(name.lower())
 
+    def known_table(self, name: str) -> Table:
+        """The table of a name taken from this catalog (a join graph's node): KeyError if not there."""
+        found = self.table(name)
+        if found is None:
+            raise KeyError(name)
+        return found
+
     def memo(self, key: Hashable, build: Callable[[], T]) -> T:
         """Something derived from this catalog (an index, a dictionary), built once per catalog.
 
         Catalogs are immutable, so what is derived from one never goes stale; a changed schema is
         a new Catalog object with an empty memo.
         """
-        memo = self.__dict__.get("_memo")
+        memo: dict[Hashable, Any] | None = self.__dict__.get("_memo")
         if memo is None:
             memo = {}
             object.__setattr__(self, "_memo", memo)
         if key not in memo:
             memo[key] = build()
-        return memo[key]
+        return cast(T, memo[key])  # one cache for every key: each key has one build, so one type
 
     def relationships_of(self, table: str) -> list[Relationship]:
         low = table.lower()
@@ -261,6 +268,7 @@ def column_kind(type_: Any) -> ColumnKind:
 def schema_signature(engine: sa.Engine, schema: str | None = None) -> str:
     """A cheap fingerprint of the schema, to tell whether a cached catalog is still right."""
     name = engine.dialect.name
+    rows: Sequence[Sequence[Any]]
     with engine.connect() as conn:
         if name == "sqlite":
             rows = conn.execute(sa.text("SELECT type, name, sql FROM sqlite_master ORDER BY name")).all()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
@@ -55,7 +56,7 @@ def readonly_engine(url: str) -> sa.Engine:
         )
 
         @sa.event.listens_for(engine, "connect")
-        def _readonly_session(dbapi_conn, _record):  # type: ignore[no-untyped-def]
+        def _readonly_session(dbapi_conn: Any, _record: object) -> None:  # pymysql's connection
             with dbapi_conn.cursor() as cur:
                 cur.execute("SET SESSION TRANSACTION READ ONLY")
 

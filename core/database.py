@@ -26,6 +26,12 @@ class UnknownDatabase(LookupError):
     pass
 
 
+def not_configured(name: str) -> str:
+    """What an unknown name means to people: a channel, a thread or a schedule still names a
+    database the configuration no longer has (error kind "unknown_database")."""
+    return f"The database '{name}' is not configured any more."
+
+
 @dataclass
 class Database:
     name: str

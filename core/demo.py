@@ -9,7 +9,7 @@ joins an LLM tends to write give visibly different ones.
 
 The rows come from one `random.Random(SEED)` stream consumed in a fixed order, with no clock and
 no set iteration, so every machine builds the same data. The file is written under a temporary
-name and renamed into place, so a crash or two processes building at once never leave a
+name and renamed into place (core/demo_file.py, as every demo), so a crash or two processes building at once never leave a
 half-built database; `ensure_demo` rebuilds when the file is missing, damaged or from another
 DEMO_VERSION.
 
@@ -20,14 +20,10 @@ from __future__ import annotations
 
 import argparse
 import calendar
-import logging
 import math
-import os
 import random
 import sqlite3
 import sys
-import tempfile
-import threading
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -35,9 +31,10 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from core import demo_file
+from core.demo_file import Rows
+from core.demo_file import stored_version as stored_version  # tests and tools read a file's version
 from core.settings import CONFIG_PACKAGE, DatabaseSettings, package_file
-
-log = logging.getLogger(__name__)
 
 DEMO_PATH_NAME = "demo.sqlite"
 # Bump whenever the schema or the generated data changes: existing files are then rebuilt, and
@@ -46,7 +43,6 @@ DEMO_VERSION = 1
 DEMO_DESCRIPTION = "Cloud operations demo (clients, datacenters, resource pools, payments)"
 CATALOG_PATH = package_file(CONFIG_PACKAGE, "demo_catalog.yaml")  # shipped in config/ as package data
 SEED = 20240607
-APPLICATION_ID = 0x41534B42  # "ASKB" in the SQLite header: tells our file from any other
 FIRST_DAY = date(2024, 1, 1)  # payments, usage and retention campaigns span FIRST_DAY..LAST_DAY
 LAST_DAY = date(2026, 6, 30)
 
@@ -385,8 +381,6 @@ SEASON = (0.92, 0.94, 1.05, 1.0, 1.0, 1.06, 0.95, 0.82, 1.02, 1.05, 1.1, 1.2)
 # ---------------------------------------------------------------------------------------------
 # generation
 
-Rows = dict[str, list[tuple[Any, ...]]]
-
 
 @dataclass(frozen=True)
 class _Client:
@@ -475,6 +469,7 @@ def _company_name(rng: random.Random, segment: str, loc: int, taken: set[str]) -
     city, _country, iso = CITIES[loc - 1][:3]
     while True:
         if segment == "public sector":
+            templates: tuple[str, ...]
             if iso in ("DE", "AT") or city == "Zürich":
                 templates = (
                     "Stadtwerke {c}",
@@ -758,104 +753,18 @@ def generate(seed: int = SEED) -> Rows:
 # the file
 
 
-def stored_version(path: Path) -> int | None:
-    """DEMO_VERSION of a complete demo file at `path`, or None when missing, foreign or truncated.
-
-    Reads the 100-byte SQLite header instead of opening a connection: `demo_settings` runs for
-    every question, and a header read costs microseconds.
-    """
-    try:
-        with open(path, "rb") as f:
-            header = f.read(100)
-            size = os.fstat(f.fileno()).st_size
-    except OSError:
-        return None
-    if len(header) < 100 or not header.startswith(b"SQLite format 3\x00"):
-        return None
-    if int.from_bytes(header[68:72], "big") != APPLICATION_ID:
-        return None
-    page_size = int.from_bytes(header[16:18], "big")
-    page_size = 65536 if page_size == 1 else page_size
-    pages = int.from_bytes(header[28:32], "big")
-    if header[24:28] == header[92:96] and page_size * pages != size:
-        return None  # truncated copy
-    return int.from_bytes(header[60:64], "big")
-
-
 def build_demo(path: Path) -> None:
     """Write the demo database to `path`, atomically replacing whatever is there."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    tmp = Path(name)
-    try:
-        os.chmod(tmp, 0o644)
-        conn = sqlite3.connect(tmp)
-        try:
-            _write(conn, generate())
-        finally:
-            conn.close()
-        with open(tmp, "rb") as f:
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    _fsync_dir(path.parent)
+    demo_file.build(path, lambda conn: _write(conn, generate()))
 
 
 def _write(conn: sqlite3.Connection, rows: Rows) -> None:
-    # No journal and no syncs while writing: the file is private until renamed, and is fsynced once.
-    conn.execute("PRAGMA journal_mode = OFF")
-    conn.execute("PRAGMA synchronous = OFF")
-    conn.executescript(SCHEMA.format(version=DEMO_VERSION))
-    with conn:
-        for table, table_rows in rows.items():
-            if table_rows:
-                marks = ", ".join("?" * len(table_rows[0]))
-                conn.executemany(f"INSERT INTO {table} VALUES ({marks})", table_rows)
-    conn.execute("ANALYZE")
-    conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-    conn.execute(f"PRAGMA user_version = {DEMO_VERSION}")
-    conn.commit()
-
-
-def _fsync_dir(directory: Path) -> None:
-    """Make the rename itself durable (POSIX); platforms without directory fds skip it."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-_build_locks: dict[Path, threading.Lock] = {}
-_build_locks_guard = threading.Lock()
+    demo_file.write_rows(conn, SCHEMA.format(version=DEMO_VERSION), rows, DEMO_VERSION)
 
 
 def ensure_demo(var_dir: Path) -> Path:
-    """The demo file under `var_dir`, built first if it is missing, damaged or from another version.
-
-    Threads of one process build once (a lock per path); separate processes may both build, and
-    the last rename wins with an identical file, which is harmless and needs no lock file.
-    """
-    path = Path(var_dir).resolve() / DEMO_PATH_NAME
-    if stored_version(path) == DEMO_VERSION:
-        return path
-    with _build_locks_guard:
-        lock = _build_locks.setdefault(path, threading.Lock())
-    with lock:
-        found = stored_version(path)
-        if found != DEMO_VERSION:
-            log.info("building demo database %s (found version %s, want %s)", path, found, DEMO_VERSION)
-            build_demo(path)
-    return path
+    """The demo file under `var_dir`, built first if it is missing, damaged or from another version."""
+    return demo_file.ensure(Path(var_dir) / DEMO_PATH_NAME, DEMO_VERSION, build_demo)
 
 
 def demo_settings(var_dir: Path) -> DatabaseSettings:
@@ -865,20 +774,6 @@ def demo_settings(var_dir: Path) -> DatabaseSettings:
         catalog=str(CATALOG_PATH),
         description=DEMO_DESCRIPTION,
     )
-
-
-def row_counts(path: Path) -> dict[str, int]:
-    conn = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True)
-    try:
-        tables = [
-            r[0]
-            for r in conn.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite%' ORDER BY rowid"
-            )
-        ]
-        return {t: conn.execute(f'SELECT COUNT(*) FROM "{t}"').fetchone()[0] for t in tables}
-    finally:
-        conn.close()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -892,11 +787,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         args.out = Path(load_settings().var_dir) / DEMO_PATH_NAME
     build_demo(args.out)
-    counts = row_counts(args.out)
-    width = max(map(len, counts))
-    for table, count in counts.items():
-        print(f"{table:<{width}}  {count:>6}")
-    print(f"{'total':<{width}}  {sum(counts.values()):>6}")
+    demo_file.print_counts(args.out)
     print(f"wrote {Path(args.out).resolve()} (demo version {DEMO_VERSION})")
     return 0
 

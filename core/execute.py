@@ -34,9 +34,13 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
 import sqlalchemy as sa
+
+if TYPE_CHECKING:
+    import psycopg
+    from sqlalchemy.dialects.mysql.base import MySQLDialect
 
 from core import bounds, identity
 from core.access import DataRules, privilege_problems
@@ -196,7 +200,7 @@ def _readonly_transaction(db: Database, limits: Limits) -> Iterator[sa.Connectio
                 conn.exec_driver_sql(f"SET LOCAL statement_timeout = {max(1, int(timeout_s * 1000))}")
                 identity.apply_postgres(conn)  # the asker's role and settings, for row-level security
             elif mysql:
-                if conn.dialect.is_mariadb:  # type: ignore[attr-defined]
+                if cast("MySQLDialect", conn.dialect).is_mariadb:
                     conn.exec_driver_sql(f"SET SESSION max_statement_time = {max(0.001, timeout_s):.3f}")
                 else:
                     conn.exec_driver_sql(f"SET SESSION max_execution_time = {max(1, int(timeout_s * 1000))}")
@@ -274,15 +278,16 @@ def _describe_postgres(conn: sa.Connection, sql: str) -> list[tuple[str, int]]:
     DECLARE plans the query without running it (PostgreSQL describes the portal), so a query that
     is not a single SELECT fails here exactly as it would when run.
     """
-    raw = conn.connection.dbapi_connection
-    driver = conn.dialect.dbapi
-    cursor = raw.cursor(name="askbase_describe")  # type: ignore[union-attr,call-arg]
+    # PostgreSQL is reached through psycopg (`postgresql+psycopg://…` URLs, see README)
+    raw = cast("psycopg.Connection[Any]", conn.connection.dbapi_connection)
+    driver = conn.dialect.loaded_dbapi
+    cursor = raw.cursor(name="askbase_describe")
     try:
         cursor.execute(sql)
         return [(d.name, d.type_code) for d in cursor.description or []]
-    except driver.Error as exc:  # type: ignore[union-attr]
+    except driver.Error as exc:
         # as SQLAlchemy would have raised it, so the error is classified and retried the same way
-        raise sa.exc.DBAPIError.instance(sql, None, exc, driver.Error) from exc  # type: ignore[union-attr]
+        raise sa.exc.DBAPIError.instance(sql, None, exc, driver.Error) from exc
     finally:
         cursor.close()
 

@@ -35,7 +35,7 @@ def expand(sql: str, view: View | None, dialect: str) -> str:
     return result.sql(dialect=dialect, pretty=True)
 
 
-def _parse(sql: str, dialect: str) -> exp.Expression:
+def _parse(sql: str, dialect: str) -> exp.Expr:
     try:
         statements = [s for s in sqlglot.parse(sql, read=dialect) if s is not None]
     except sqlglot.errors.SqlglotError as exc:
@@ -45,7 +45,7 @@ def _parse(sql: str, dialect: str) -> exp.Expression:
     return statements[0]
 
 
-def _view_refs(tree: exp.Expression, view: View) -> list[exp.Table]:
+def _view_refs(tree: exp.Expr, view: View) -> list[exp.Table]:
     """References to the view, unless the query defines its own CTE of that name."""
     name = view.name.lower()
     ctes = {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
@@ -58,7 +58,7 @@ def _view_refs(tree: exp.Expression, view: View) -> list[exp.Table]:
 # inline
 
 
-def _inline(tree: exp.Expression, view: View, ref: exp.Table, dialect: str) -> exp.Expression | None:
+def _inline(tree: exp.Expr, view: View, ref: exp.Table, dialect: str) -> exp.Expr | None:
     """The view's joins in place of the view, for one plain SELECT ... FROM view; None if not plain."""
     select = ref.parent.parent if isinstance(ref.parent, exp.From) else None
     if select is not tree or not isinstance(select, exp.Select):
@@ -73,7 +73,7 @@ def _inline(tree: exp.Expression, view: View, ref: exp.Table, dialect: str) -> e
     outputs = {p.alias.lower(): p for p in select.expressions if p.alias}
     used: set[str] = set()
 
-    projections: list[exp.Expression] = []
+    projections: list[exp.Expr] = []
     for p in select.expressions:
         if _is_star(p):
             projections.extend(_base(c, view, dialect).as_(c.name) for c in view.columns)
@@ -93,21 +93,21 @@ def _inline(tree: exp.Expression, view: View, ref: exp.Table, dialect: str) -> e
         name = col.name.lower()
         if not col.table and name in outputs and not _is_view_column(outputs[name], name):
             continue  # ORDER BY an output alias
-        c = by_name.get(name)
-        if c is None:
+        target = by_name.get(name)
+        if target is None:
             if not col.table and name in outputs:
                 continue
             raise ExpandError(_unknown_column(col.name, view))
         _check_qualifier(col, qualifiers, view)
-        col.replace(_base(c, view, dialect))
-        used.add(c.alias)
+        col.replace(_base(target, view, dialect))
+        used.add(target.alias)
 
     select.set("from_", view.from_expr(dialect))
     select.set("joins", view.join_exprs(view.needed_steps(used), dialect))
     return select
 
 
-def _is_star(projection: exp.Expression) -> bool:
+def _is_star(projection: exp.Expr) -> bool:
     """SELECT * or SELECT v.* (COUNT(*) is not one)."""
     return isinstance(projection, exp.Star) or (
         isinstance(projection, exp.Column) and isinstance(projection.this, exp.Star)
@@ -124,7 +124,7 @@ def _is_base(col: exp.Column) -> bool:
     return bool(col.meta.get("askbase_base"))
 
 
-def _is_view_column(projection: exp.Expression, name: str) -> bool:
+def _is_view_column(projection: exp.Expr, name: str) -> bool:
     inner = projection.this if isinstance(projection, exp.Alias) else projection
     return isinstance(inner, exp.Column) and inner.name.lower() == name
 
@@ -145,7 +145,7 @@ def _unknown_column(name: str, view: View) -> str:
 # CTE
 
 
-def _with_cte(tree: exp.Expression, view: View, dialect: str) -> exp.Expression:
+def _with_cte(tree: exp.Expr, view: View, dialect: str) -> exp.Expr:
     """WITH <view> AS (<its SELECT, pruned to the columns used>) <the query as written>."""
     if any(_is_star(p) for s in tree.find_all(exp.Select) for p in s.expressions):
         columns = None

@@ -194,8 +194,8 @@ def _labelled(block: str, before: str, first: bool) -> tuple[str, str, str]:
         label = PRIMARY
     found = _READING.search(before)
     reading = _reading(found.group(1)) if found else ""
-    while lines and _LABEL.match(lines[0]) and not SQL_START.match(lines[0]):
-        said = _LABEL.match(lines[0]).group(1).strip()  # type: ignore[union-attr]
+    while lines and (labelled := _LABEL.match(lines[0])) and not SQL_START.match(lines[0]):
+        said = labelled.group(1).strip()
         if said.lower().startswith(ALTERNATIVE):
             label = ALTERNATIVE
         elif said.lower().startswith(PRIMARY):

@@ -222,9 +222,10 @@ def column_shape(db: Database, table: str, column: str, settings: EngineSettings
 
     def read() -> ColumnShape:
         t = db.catalog.table(table)
-        if t is None or t.column(column) is None:
+        col = t.column(column) if t is not None else None
+        if t is None or col is None:
             return ColumnShape((), False)
-        rows = sample(db, t, [t.column(column).name], settings, PROFILE_ROWS)  # type: ignore[union-attr]
+        rows = sample(db, t, [col.name], settings, PROFILE_ROWS)
         values = sorted({str(r[0]) for r in rows if r[0] is not None})
         code = (
             bool(values)

@@ -21,7 +21,7 @@ foreign-key walk:
   which inference must find — and next to them dates, amounts and codes it must never join on.
 
 The rows come from one `random.Random(SEED)` stream consumed in a fixed order (no clock, no set
-iteration), so every machine builds the same file. Written under a temporary name and renamed.
+iteration), so every machine builds the same file, written as core/demo_file.py writes every demo.
 
     python -m core.insurance_demo [--out PATH]     # build and print row counts
 """
@@ -29,17 +29,16 @@ iteration), so every machine builds the same file. Written under a temporary nam
 from __future__ import annotations
 
 import argparse
-import os
 import random
-import sqlite3
 import sys
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
+from core import demo_file
+from core.demo_file import Rows
 from core.settings import CONFIG_PACKAGE, package_file
 
 INSURANCE_PATH_NAME = "insurance.sqlite"
@@ -282,8 +281,6 @@ LOSS_STORIES = {
     ),
 }
 # fmt: on
-
-Rows = dict[str, list[tuple[Any, ...]]]
 
 
 @dataclass(frozen=True)
@@ -559,45 +556,15 @@ def _table_names() -> list[str]:
 
 def build_insurance(path: Path) -> Path:
     """Write the database to `path`, atomically replacing whatever is there."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    tmp = Path(name)
-    try:
-        conn = sqlite3.connect(tmp)
-        try:
-            conn.executescript(SCHEMA.format(version=INSURANCE_VERSION))
-            with conn:
-                for table, table_rows in generate().items():
-                    if table_rows:
-                        marks = ", ".join("?" * len(table_rows[0]))
-                        conn.executemany(f"INSERT INTO {table} VALUES ({marks})", table_rows)
-            conn.execute(f"PRAGMA user_version = {INSURANCE_VERSION}")
-            conn.execute("ANALYZE")
-            conn.commit()
-        finally:
-            conn.close()
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return path
+    schema = SCHEMA.format(version=INSURANCE_VERSION)
+    return demo_file.build(
+        path, lambda conn: demo_file.write_rows(conn, schema, generate(), INSURANCE_VERSION)
+    )
 
 
 def ensure_insurance(var_dir: Path) -> Path:
-    """The database under `var_dir`, built when missing or from another version."""
-    path = Path(var_dir).resolve() / INSURANCE_PATH_NAME
-    if path.is_file():
-        conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
-        try:
-            if conn.execute("PRAGMA user_version").fetchone()[0] == INSURANCE_VERSION:
-                return path
-        except sqlite3.DatabaseError:
-            pass
-        finally:
-            conn.close()
-    return build_insurance(path)
+    """The database under `var_dir`, built when missing, damaged or from another version."""
+    return demo_file.ensure(Path(var_dir) / INSURANCE_PATH_NAME, INSURANCE_VERSION, build_insurance)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -607,15 +574,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("var") / INSURANCE_PATH_NAME)
     args = parser.parse_args(argv)
     path = build_insurance(args.out)
-    conn = sqlite3.connect(path)
-    try:
-        counts = {t: conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in _table_names()}
-    finally:
-        conn.close()
-    width = max(map(len, counts))
-    for table, count in counts.items():
-        print(f"{table:<{width}}  {count:>6}")
-    print(f"{'total':<{width}}  {sum(counts.values()):>6}")
+    demo_file.print_counts(path)
     print(f"wrote {path.resolve()} (insurance demo version {INSURANCE_VERSION}); catalog: {CATALOG_PATH}")
     return 0
 

@@ -22,7 +22,6 @@ from tenacity import (
     Retrying,
     retry_if_exception,
     stop_after_attempt,
-    stop_any,
     wait_random_exponential,
 )
 
@@ -83,7 +82,7 @@ def _retry_after(exc: BaseException | None) -> float | None:
         return None
 
 
-def _describe(exc: BaseException) -> str:
+def _describe(exc: BaseException | None) -> str:
     """A short, secret-free description of an SDK error for logs and user messages."""
     if isinstance(exc, openai.APITimeoutError):
         return "the request timed out"
@@ -163,8 +162,10 @@ class LLM:
             pause = min(hinted, s.retry_max_s) if hinted is not None else backoff(state)
             return pause if limit is None else max(0.0, min(pause, limit.remaining - MIN_ATTEMPT_S))
 
-        def out_of_time(_state: RetryCallState) -> bool:
-            return limit is not None and limit.remaining <= MIN_ATTEMPT_S
+        attempts = stop_after_attempt(max(1, s.max_attempts))
+
+        def stop(state: RetryCallState) -> bool:  # out of attempts, or of time
+            return attempts(state) or (limit is not None and limit.remaining <= MIN_ATTEMPT_S)
 
         def before_sleep(state: RetryCallState) -> None:
             exc = state.outcome.exception() if state.outcome else None
@@ -174,7 +175,7 @@ class LLM:
 
         retrying = Retrying(
             retry=retry_if_exception(_retryable),
-            stop=stop_any(stop_after_attempt(max(1, s.max_attempts)), out_of_time),
+            stop=stop,
             wait=wait,
             before_sleep=before_sleep,
             reraise=True,

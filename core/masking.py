@@ -124,7 +124,7 @@ def plan_masks(
     try:
         qualified = qualify(
             tree.copy(),
-            schema=tables,
+            schema=dict[str, object](tables),  # qualify types its schema as dict[str, object]
             dialect=dialect,
             validate_qualify_columns=False,
         )
@@ -145,7 +145,7 @@ def _split(key: str) -> tuple[str, str]:
     return table, column
 
 
-def _mentions(tree: exp.Expression, masked_tables: set[str]) -> bool:
+def _mentions(tree: exp.Expr, masked_tables: set[str]) -> bool:
     """Does the query name a masked table, as a table or inside a string (regclass casts and the
     functions that run SQL from a string take names as text)?"""
     for node in tree.walk():
@@ -201,12 +201,12 @@ class _Lineage:
                 # masked value into any column, so every column is masked if a masked table is used
                 result = [self.touches_masked(scope)] * self.width(scope)
             elif isinstance(node, exp.SetOperation) and scope.set_operation_scopes:
-                branches = [self.outputs(s) for s in scope.set_operation_scopes]
-                if any(b is None for b in branches):
-                    touched = self.touches_masked(scope)
-                    branches = [b if b is not None else [touched] * self.width(scope) for b in branches]
-                width = max(len(b) for b in branches)  # type: ignore[arg-type]
-                result = [any(b[i] if i < len(b) else True for b in branches) for i in range(width)]  # type: ignore[index,arg-type]
+                found = [self.outputs(s) for s in scope.set_operation_scopes]
+                # a branch we cannot follow: each of its columns is masked if a masked table is used
+                touched = self.touches_masked(scope) if any(b is None for b in found) else False
+                branches = [b if b is not None else [touched] * self.width(scope) for b in found]
+                width = max(len(b) for b in branches)
+                result = [any(b[i] if i < len(b) else True for b in branches) for i in range(width)]
             elif isinstance(node, exp.Select):
                 result = [self.tainted(p, scope) for p in node.expressions]
             else:  # VALUES, table functions and anything new: unsure
@@ -235,7 +235,7 @@ class _Lineage:
     def touches_masked(self, scope: Scope) -> bool:
         return _mentions(scope.expression, self.masked_tables)
 
-    def tainted(self, node: exp.Expression, scope: Scope) -> bool:
+    def tainted(self, node: exp.Expr, scope: Scope) -> bool:
         if isinstance(node, exp.Column):
             return self.column(node, scope)
         if isinstance(node, exp.TableColumn):  # a whole row (qualify's reading of `c` in `row_to_json(c)`)
@@ -261,7 +261,7 @@ class _Lineage:
             return True  # query_to_xml('SELECT email ...'), 'client'::regclass: SQL or a table as text
         return any(self.tainted(child, scope) for child in node.iter_expressions())
 
-    def names_masked_table(self, node: exp.Expression) -> bool:
+    def names_masked_table(self, node: exp.Expr) -> bool:
         return any(
             isinstance(arg, exp.Literal)
             and arg.is_string
@@ -269,7 +269,7 @@ class _Lineage:
             for arg in node.iter_expressions()
         )
 
-    def scope_of(self, node: exp.Expression) -> Scope | None:
+    def scope_of(self, node: exp.Expr) -> Scope | None:
         while isinstance(node, exp.Subquery | exp.Paren) and isinstance(node.this, exp.Expression):
             found = self.scopes.get(id(node))
             if found is not None:
@@ -277,7 +277,7 @@ class _Lineage:
             node = node.this
         return self.scopes.get(id(node))
 
-    def source(self, name: str, scope: Scope) -> exp.Expression | Scope | None:
+    def source(self, name: str, scope: Scope) -> exp.Expr | Scope | None:
         """The FROM item `name` refers to, from the innermost scope that has it."""
         current: Scope | None = scope
         while current is not None:
@@ -332,10 +332,10 @@ class _Lineage:
             table, schema = source.name.lower(), source.db.lower()
             if isinstance(column.this, exp.Star):
                 return table in self.masked_tables
-            name = self.base_column(source, column.name.lower())
-            if name is None:  # a renamed column we cannot place, or a whole row
+            base = self.base_column(source, column.name.lower())
+            if base is None:  # a renamed column we cannot place, or a whole row
                 return table in self.masked_tables
-            return (table, name) in self.masked or (f"{schema}.{table}", name) in self.masked
+            return (table, base) in self.masked or (f"{schema}.{table}", base) in self.masked
         return True  # a table function or another source we do not model
 
 

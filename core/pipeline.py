@@ -83,14 +83,7 @@ def answer(db: Database, request: Request, settings: EngineSettings, llm: LLM | 
     trace = Trace(question=request.question, database=db.name)
 
     def failed(kind: ErrorKind, message: str) -> Outcome:
-        return Outcome(
-            status="error",
-            question=request.question,
-            database=db.name,
-            error=message,
-            error_kind=kind,
-            trace=trace,
-        )
+        return Outcome.failed(request.question, kind, message, database=db.name, trace=trace)
 
     if not request.question.strip():
         return failed("question", "Ask a question about the data, for example 'How many clients are there?'")
@@ -181,13 +174,12 @@ def _with_llm(db: Database, llm: LLM, request: Request, settings: EngineSettings
             scoped = scope(db, retrieval, understanding, settings, llm)
         except LinkError as exc:
             st.outputs = {"error": str(exc)}
-            return Outcome(
-                status="error",
-                question=question,
-                database=db.name,
-                error=f"I could not tell which data the question is about: {exc}. "
+            return Outcome.failed(
+                question,
+                "link",
+                f"I could not tell which data the question is about: {exc}. "
                 "Try naming what you want counted or listed, e.g. 'clients' or 'payments'.",
-                error_kind="link",
+                database=db.name,
                 trace=trace,
             )
         st.outputs = scoped.trace()
@@ -447,14 +439,8 @@ def _after_rejection(
     nothing left to ask (status "error", error_kind "clarify_none")."""
 
     def nothing(mode: Mode) -> Outcome:
-        return Outcome(
-            status="error",
-            question=request.question,
-            database=db.name,
-            mode=mode,
-            error=NOTHING_TO_ASK,
-            error_kind="clarify_none",
-            trace=trace,
+        return Outcome.failed(
+            request.question, "clarify_none", NOTHING_TO_ASK, database=db.name, mode=mode, trace=trace
         )
 
     if not may_ask(settings, request.transcript):

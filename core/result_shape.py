@@ -25,6 +25,7 @@ from sqlglot import exp
 from sqlglot.lineage import Node, lineage
 
 from core.catalog import Catalog, Column, ColumnKind
+from core.plurals import singular
 from core.units import unit_of
 
 log = logging.getLogger(__name__)
@@ -38,6 +39,8 @@ AGGREGATES: dict[type[exp.Expr], Aggregate] = {
     exp.Max: "max",
 }
 
+# Column names that say what kind of value, not of what: headed with their table ('Datacenter name').
+GENERIC_HEADERS = frozenset({"name", "title", "label", "description", "type", "status", "code"})
 ID_NAMES = re.compile(r"(^id$|_id$|^id_|_no$|^code$|_code$|phone|zip|postcode|postal)", re.I)
 TIME_NAMES = re.compile(r"(^|_)(date|day|week|month|year|quarter|time|at|on|period)(_|$)", re.I)
 ACRONYMS = {
@@ -228,8 +231,8 @@ def _base_column(node: Node, catalog: Catalog) -> Column | None:
     if len(found) != 1:
         return None
     table_name, column_name = next(iter(found))
-    table = catalog.table(table_name)
-    return table.column(column_name) if table is not None else None
+    owner = catalog.table(table_name)
+    return owner.column(column_name) if owner is not None else None
 
 
 def _meaning(
@@ -285,18 +288,27 @@ def _ordering(select: exp.Select, names: Sequence[str]) -> tuple[Ordering, ...]:
 
 
 def _distinct_headers(metas: tuple[ColumnMeaning, ...], catalog: Catalog | None) -> tuple[ColumnMeaning, ...]:
-    """Two columns both headed 'Name' become 'Client name' and 'Resource pool name'."""
+    """Two columns both headed 'Name' become 'Client name' and 'Resource pool name'; a lone `name`
+    read from the datacenter table is headed 'Datacenter name' too — a header 'Name' over twelve
+    rows does not say names of what, and neither would a chart's axis."""
     seen: dict[str, int] = {}
     for m in metas:
         seen[m.header.lower()] = seen.get(m.header.lower(), 0) + 1
     out = []
     for m in metas:
-        if seen[m.header.lower()] > 1 and m.table:
+        generic = m.header.lower() in GENERIC_HEADERS and m.column.lower() == m.header.lower()
+        if m.table and (seen[m.header.lower()] > 1 or generic):
             table = catalog.table(m.table) if catalog is not None else None
-            owner = humanize(table.name if table is not None else m.table)
+            owner = humanize(singular_name(table.name if table is not None else m.table))
             m = replace(m, header=f"{owner} {_lower_first(m.header)}")
         out.append(m)
     return tuple(out)
+
+
+def singular_name(name: str) -> str:
+    """'datacenters' → 'datacenter', 'resource_pools' → 'resource_pool': the last word singular."""
+    head, sep, last = name.rpartition("_")
+    return f"{head}{sep}{singular(last.lower())}" if last.isalpha() else name
 
 
 def result_shape(sql: str, columns: Sequence[str], catalog: Catalog | None = None) -> ResultShape:

@@ -156,15 +156,14 @@ def outcome_of(
     """
 
     def failed(kind: ErrorKind, message: str) -> Outcome:
-        return Outcome(
-            status="error",
-            question=question,
+        return Outcome.failed(
+            question,
+            kind,
+            message,
             database=database,
             mode=mode,
             sql=run.sql,
             interpretation=interpretation,
-            error=message,
-            error_kind=kind,
             trace=trace,
         )
 

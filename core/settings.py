@@ -30,6 +30,8 @@ from pydantic_settings import (
     YamlConfigSettingsSource,
 )
 
+from core.previews import PREVIEW_BYTES
+
 ROOT = Path(__file__).resolve().parent.parent  # the checkout, or site-packages when installed
 DEMO_DB = "demo"
 CONFIG_PACKAGE = "config"  # the top-level config/ folder, shipped as a package for its data files
@@ -179,6 +181,9 @@ class SlackSettings(BaseModel):
     table_rows: int = 20  # rows shown in the table block
     clarification_ttl_s: int = 3600
     only_asker_answers: bool = True
+    # Channels whose results only the asker sees (ephemeral answers, files by DM; docs/slack.md).
+    # Admins can make more private with `/ask private on`; these stay private whatever they say.
+    private_channels: list[str] = []
     # Replies in the bot's channel threads without a mention are follow-ups (needs the message.channels /
     # message.groups events and the history scopes; off: mention the bot, DM it, or use the assistant panel)
     thread_followups: bool = False
@@ -209,6 +214,13 @@ class TeamsSettings(BaseModel):
     table_rows: int = 10  # rows shown in the card's table (the CSV has the rest)
     clarification_ttl_s: int = 3600
     only_asker_answers: bool = True
+    claim_wait_s: float = (
+        5.0  # longest an activity waits on the state DB for its claim (then handled unclaimed)
+    )
+    claim_lease_s: float = 30.0  # a question's process renews its claim; a dead one's expires after this
+    recover_within_s: float = (
+        600.0  # questions left in flight younger than this are finished, older apologised for
+    )
 
 
 class AccessRule(BaseModel):
@@ -245,6 +257,9 @@ class AnalystSettings(BaseModel):
 
     users: list[str] = []  # Slack user ids (U…), Teams users' Entra ID object ids
     usergroups: list[str] = []  # Slack user-group ids or handles (the adapter resolves membership)
+    # Teams teams whose members are analysts: team ids (19:…@thread.tacv2, as access.rules'
+    # teams_teams); the Teams adapter asks the Bot Connector whether the person is a member
+    teams_teams: list[str] = []
 
 
 class VerifiedSettings(BaseModel):
@@ -259,6 +274,14 @@ class CacheSettings(BaseModel):
     max_rows: int = 5000  # larger results are not cached
     max_bytes: int = 2_000_000  # per cached answer (rows as JSON)
     off: list[str] = []  # databases whose answers are never cached
+
+
+class StateSettings(BaseModel):
+    """What the state database (`state_url`) keeps of an answer (core/previews.py)."""
+
+    # bytes of one answer's data kept in each place that stores it (the turn's sentence, its trace,
+    # a schedule's last result for "what changed"); more is kept as a preview, cut visibly
+    preview_bytes: int = Field(default=PREVIEW_BYTES, ge=1024)
 
 
 class Settings(BaseSettings):
@@ -279,6 +302,7 @@ class Settings(BaseSettings):
     schedules: ScheduleSettings = ScheduleSettings()
     verified: VerifiedSettings = VerifiedSettings()
     cache: CacheSettings = CacheSettings()
+    state: StateSettings = StateSettings()
 
     @property
     def state_database_url(self) -> str:

@@ -97,7 +97,7 @@ class Trace:
 
     def to_dict(self) -> dict[str, Any]:
         """Every stage with its outputs, credentials and configured secrets replaced by `***`."""
-        return redact_all(
+        redacted: dict[str, Any] = redact_all(
             {
                 "id": self.id,
                 "question": self.question,
@@ -109,3 +109,4 @@ class Trace:
                 "stages": [asdict(s) for s in self.stages],
             }
         )
+        return redacted

@@ -221,6 +221,7 @@ class Trusted:
                 verified_id=q.id,
                 verified_by=q.verified_by,
                 verified_at=q.verified_at,
+                verifier_name=q.verifier_name,
                 match=plan.reuse.describe(),
             )
             return replace(ran, reuse=label)
@@ -259,6 +260,7 @@ class Trusted:
         sql: str,
         verifier: str,
         *,
+        verifier_name: str = "",
         team: str = "",
         channel: str = "",
         source_trace: str = "",
@@ -280,6 +282,7 @@ class Trusted:
             note=found.note,
             verified_by=verifier,
             verified_at=self._now(),
+            verifier_name=verifier_name,
             signature=signature,
             team=team,
             channel=channel,

@@ -15,6 +15,7 @@ import time
 import pytest
 import sqlalchemy as sa
 
+from bot import claims
 from bot.claims import ClaimKeeper
 from core.state import events, open_state
 from core.state.bounded import StateUnavailable
@@ -121,6 +122,32 @@ def test_a_replayed_request_digest_is_seen_once(sqlite_state):
     assert events.first_request(sqlite_state, "abc", now=T0)
     assert not events.first_request(sqlite_state, "abc", now=at(10))
     assert events.first_request(sqlite_state, "abd", now=at(10))
+
+
+def test_each_adapter_takes_over_only_its_own_questions(sqlite_state):
+    """A Slack process cannot answer a Teams question (nor the other way round): its sweep must
+    leave it for a process of the other adapter instead of dropping it as unanswerable."""
+    now = dt.datetime.now(dt.UTC)  # the keeper takes claims at the real time
+    for key in ("msg:T:C:1", "cmd:T:trigger", "teams:19:x|1"):
+        events.claim(sqlite_state, key, "dead", 30, payload={"k": key}, now=now - dt.timedelta(seconds=60))
+    assert events.expired(sqlite_state, now=now, prefixes=("teams:",)) == ["teams:19:x|1"]
+    keeper = ClaimKeeper(sqlite_state, lease_s=30, wait_s=5)
+    seen: list[tuple[str, bool]] = []
+    try:
+        # the Slack sweep: one question resumed (holding its claim), one apologised for (too old)
+        def resume(claim, apologise):
+            seen.append((claim.key, apologise))
+            return claim.key.startswith("msg:")
+
+        assert claims.recover(keeper, ("msg:", "cmd:"), 3600, resume, now=now) == 2
+        assert claims.recover(keeper, ("cmd:",), 0, resume, now=now) == 0  # held now, lease live
+    finally:
+        keeper.close()
+    assert sorted(seen) == [("cmd:T:trigger", False), ("msg:T:C:1", False)]
+    assert events.state_of(sqlite_state, "cmd:T:trigger") == "answered"  # resume was done with it
+    assert events.state_of(sqlite_state, "msg:T:C:1") == "received"  # an answer under way holds it
+    assert events.state_of(sqlite_state, "teams:19:x|1") == "received"  # left for a Teams process
+    assert events.expired(sqlite_state, now=now, prefixes=("teams:",)) == ["teams:19:x|1"]
 
 
 def test_keeper_renews_while_answering_and_lets_a_dead_holder_lapse(sqlite_state):

@@ -117,9 +117,9 @@ def test_someone_who_may_not_query_the_database_is_refused_and_audited(tmp_path,
 
 def test_a_database_no_longer_configured_is_reported(app):
     outcome = app.rerun("SELECT 1", database="gone", principal=WHO, purpose="schedule_run")
-    assert outcome.status == "error" and outcome.error_kind == "database"
+    assert outcome.status == "error" and outcome.error_kind == "unknown_database"
     assert "'gone' is not configured any more" in outcome.error
-    assert audited(app)[-1][3:] == ("error", "database")
+    assert audited(app)[-1][3:] == ("error", "unknown_database")
 
 
 def test_a_csv_export_streams_every_row_to_the_file_and_counts_them(app, db_path, tmp_path, hand):

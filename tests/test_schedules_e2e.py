@@ -10,11 +10,7 @@ lowered for the test with ASKBASE_SCHEDULES__MIN_INTERVAL_S, as a harness would.
 from __future__ import annotations
 
 import json
-import os
-import signal
 import sqlite3
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -22,37 +18,20 @@ import pytest
 
 from bot.worker import JOBS_TABLE
 from tests.fakes.slack_api import FakeSlack
+from tests.processes import BotProcess
 from tests.slack_harness import hand
-from tests.test_slack_serve import ROOT, Served, base_env
+from tests.test_slack_serve import Served, base_env
 
 CHANNEL = "C0E2E"
 EVERY_S = 1
 pytestmark = pytest.mark.slow  # two processes and real ticks: `make test-fast` leaves it out
 
 
-class WorkerProcess:
+class WorkerProcess(BotProcess):
+    """`python -m bot worker`; a restarted worker writes on in the same log."""
+
     def __init__(self, env: dict[str, str], log: Path) -> None:
-        self.log = log.open("a+")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "bot", "worker"],
-            cwd=ROOT,
-            env={**os.environ, **env},
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-        )
-
-    def stop(self) -> int:
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            return self.proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            return self.proc.wait()
-
-    def output(self) -> str:
-        self.log.flush()
-        self.log.seek(0)
-        return self.log.read()
+        super().__init__(["worker"], env, log, append=True)
 
 
 def runs_posted(slack: FakeSlack) -> list:

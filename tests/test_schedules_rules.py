@@ -7,6 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from core.previews import PREVIEW_BYTES
 from core.schedules.conditions import Condition, ConditionError, parse_condition, should_post
 from core.schedules.diff import describe_diff, diff
 from core.schedules.errors import ScheduleError
@@ -229,7 +230,7 @@ def test_a_condition_that_is_not_a_comparison_says_how_to_write_one():
 
 
 def snap(cols, rows):
-    return snapshot(cols, rows)
+    return snapshot(cols, rows, budget=PREVIEW_BYTES)
 
 
 def test_diff_of_a_single_number_says_up_or_down_by_how_much():

@@ -13,7 +13,8 @@ import pytest
 import sqlalchemy as sa
 from slack_sdk import WebClient
 
-from bot.schedule_posts import Runner, run_and_post
+from bot.schedule_posts import Runner
+from bot.schedule_runs import run_and_post
 from core.askbase import Askbase
 from core.schedules import store
 from core.schedules.conditions import Condition, parse_condition

@@ -21,7 +21,7 @@ import pytest
 import sqlalchemy as sa
 from slack_sdk import WebClient
 
-from bot.schedule_posts import run_and_post
+from bot.schedule_runs import run_and_post
 from bot.worker import JOBS_TABLE, Worker, fire
 from core.askbase import Askbase
 from core.schedules import lease, store

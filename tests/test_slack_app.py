@@ -115,7 +115,7 @@ def test_a_result_larger_than_the_table_comes_with_the_whole_csv(bot, slack, pla
     expected = hand(demo_var, "SELECT name, segment FROM client ORDER BY name")
     assert len(expected) > 100
     table = answer.table()
-    assert table[0] == ["Name", "Segment"] and table[1:] == expected[:100]  # paged, 100 rows at most
+    assert table[0] == ["Client name", "Segment"] and table[1:] == expected[:100]  # paged, 100 rows at most
     assert f"{len(expected)} rows" in answer.all_text() and "CSV" in answer.all_text()
 
     files = slack.wait_for(lambda s: [f for f in s.files_in(CHANNEL, ts) if f.filename.endswith(".csv")])

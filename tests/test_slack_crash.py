@@ -8,14 +8,8 @@ to finish; and a retry of an answered question does nothing.
 
 from __future__ import annotations
 
-import os
-import signal
-import socket
-import subprocess
-import sys
 import threading
 import time
-import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -27,66 +21,23 @@ from core.settings import load_settings
 from core.state.schema import audit
 from tests.fakes.openai_server import FakeOpenAI, Reply
 from tests.fakes.slack_api import FakeSlack
+from tests.processes import ServedProcess
 from tests.slack_harness import Plan, RunningBot, hand, script_llm
 from tests.slack_requests import BOT_TOKEN, SIGNING_SECRET, SlackSender
 
-ROOT = Path(__file__).resolve().parent.parent
 CHANNEL = "C0001"
 LEASE_S = 2
 
 pytestmark = pytest.mark.slow  # real processes, killed and restarted (~10 s a test)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Server:
-    """`python -m bot serve --http` in its own process group, so SIGKILL takes master and workers."""
+class Server(ServedProcess):
+    """`python -m bot serve --http` in its own process group, so SIGKILL takes master and workers;
+    a restart writes on in the same log."""
 
     def __init__(self, env: dict[str, str], log: Path) -> None:
-        self.port = free_port()
-        self.log = log.open("a+")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "bot", "serve", "--http", "--port", str(self.port)],
-            cwd=ROOT,
-            env={**os.environ, **env},
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        self.sender = SlackSender(f"http://127.0.0.1:{self.port}/slack/events")
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=1) as r:
-                    if r.status == 200:
-                        return
-            except OSError:
-                pass
-            assert self.proc.poll() is None and time.monotonic() < deadline, (
-                f"serve did not start:\n{self.output()}"
-            )
-            time.sleep(0.1)
-
-    def output(self) -> str:
-        self.log.flush()
-        self.log.seek(0)
-        return self.log.read()
-
-    def kill(self) -> None:
-        os.killpg(self.proc.pid, signal.SIGKILL)
-        self.proc.wait(timeout=10)
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.kill()
+        super().__init__(["serve", "--http"], env, log, append=True, own_group=True)
+        self.sender = SlackSender(f"{self.base}/slack/events")
 
 
 class HeldLLM:

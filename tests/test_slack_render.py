@@ -247,6 +247,11 @@ def test_help_escapes_its_own_markup():
     assert "&lt;question&gt;" in body and "<question>" not in body
 
 
+def test_help_tells_admins_about_private_results():
+    body = " ".join(texts(render.help_message(["demo"], "demo").blocks))
+    assert "`/ask private on` (workspace admins)" in body and "`/ask private off`" in body
+
+
 def test_a_clarification_is_a_question_with_one_button_per_reading_and_other():
     c = Clarification(
         "Which date counts as 'first'?", (Option("Construction start", "a"), Option("Operation start", "b"))

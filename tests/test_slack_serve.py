@@ -2,67 +2,23 @@
 
 from __future__ import annotations
 
-import os
-import signal
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
 from tests.fakes.slack_api import FakeSlack
+from tests.processes import ServedProcess
 from tests.slack_harness import Plan, hand, read_csv, script_llm
 from tests.slack_requests import BOT_TOKEN, SIGNING_SECRET, SlackSender
 
-ROOT = Path(__file__).resolve().parent.parent
 
+class Served(ServedProcess):
+    """`serve --http`, with a signed-request sender for its /slack/events."""
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Served:
     def __init__(self, env: dict[str, str], tmp_path: Path) -> None:
-        self.port = free_port()
-        self.log = (tmp_path / "serve.log").open("w+")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "bot", "serve", "--http", "--port", str(self.port)],
-            cwd=ROOT,
-            env={**os.environ, **env},
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-        )
-        self.sender = SlackSender(f"http://127.0.0.1:{self.port}/slack/events")
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=1) as r:
-                    if r.status == 200:
-                        return
-            except OSError:
-                pass
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                raise AssertionError(f"serve did not start:\n{self.output()}")
-            time.sleep(0.1)
-
-    def output(self) -> str:
-        self.log.flush()
-        self.log.seek(0)
-        return self.log.read()
-
-    def stop(self) -> int:
-        """SIGTERM, as a platform stops a web process; the exit code (the log stays readable)."""
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            return self.proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            return self.proc.wait()
+        super().__init__(["serve", "--http"], env, tmp_path / "serve.log")
+        self.sender = SlackSender(f"{self.base}/slack/events")
 
 
 def base_env(slack: FakeSlack, tmp_path: Path, var: Path) -> dict[str, str]:

@@ -11,7 +11,8 @@ with the same rows, on SQLite and on real PostgreSQL:
   question claims too (c06b5bd): `tests/data/state_schema_<commit>.*.sql`.
 
 Whatever the start, the result has exactly the schema a new database gets, which is main's (the
-c06b5bd DDL) plus the version table.
+c06b5bd DDL) upgraded by the revisions after it (0003: private results; 0004: Teams clarification
+addresses and verifier names), plus the version table.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from core.schedules import store as schedules
 from core.settings import ROOT
 from core.state import audit, events, open_state, state_engine
 from core.state import verified as verified_store
+from core.state.channel_settings import channel_database, private_results, set_private_results
 from core.state.conversations import history
 from core.state.migrate import VERSION_TABLE, alembic_config, current, head, upgrade
 from core.state.schema import metadata
@@ -389,7 +391,7 @@ def test_a_database_of_an_earlier_release_upgrades_in_place_and_keeps_every_row(
 
     engine = open_state(state_url)  # what every command does first
     try:
-        assert current(engine) == head() == "0002"
+        assert current(engine) == head() == "0004"
         assert snapshot(engine, [*seeded, "apscheduler_jobs"], had) == before
         assert {t: len(r) for t, r in before.items()} == {**seeded, "apscheduler_jobs": 0}
         # the code reads and writes the old rows as before
@@ -442,8 +444,8 @@ def test_a_database_of_an_earlier_release_upgrades_in_place_and_keeps_every_row(
         assert versions == [head()]
     finally:
         engine.dispose()
-    upgraded, reference = state_engine(state_url), fresh(tmp_path, state_url, MAIN)
-    try:  # whatever the start, the schema is main's: nothing else was changed on the way
+    upgraded, reference = state_engine(state_url), mains_at_head(tmp_path, state_url)
+    try:  # whatever the start, the schema is main's at head: nothing else was changed on the way
         assert shape(upgraded) == shape(reference)
     finally:
         upgraded.dispose()
@@ -453,7 +455,7 @@ def test_a_database_of_an_earlier_release_upgrades_in_place_and_keeps_every_row(
 def fresh(tmp_path: Path, state_url: str, ddl: str) -> sa.Engine:
     """`ddl`'s schema in a second, empty database of the same kind (for comparing)."""
     if make_url(state_url).get_backend_name() == "sqlite":
-        return made_by(f"sqlite:///{tmp_path / f'{ddl}-fresh.sqlite'}", ddl)
+        return made_by(f"sqlite:///{tmp_path / f'{ddl}-{uuid.uuid4().hex[:8]}.sqlite'}", ddl)
     name = f"{ddl}_{uuid.uuid4().hex[:8]}"
     engine = state_engine(state_url)
     with engine.begin() as conn:
@@ -463,10 +465,18 @@ def fresh(tmp_path: Path, state_url: str, ddl: str) -> sa.Engine:
     return made_by(in_schema.render_as_string(False), ddl)
 
 
+def mains_at_head(tmp_path: Path, state_url: str) -> sa.Engine:
+    """Main's schema (the c06b5bd DDL) upgraded by the revisions after it: what every database
+    comes to (test_0003_... checks what those revisions change)."""
+    engine = fresh(tmp_path, state_url, MAIN)
+    upgrade(engine)
+    return engine
+
+
 @pytest.mark.parametrize("state_url", BACKENDS, indirect=True)
 def test_a_new_database_gets_exactly_mains_schema_plus_the_version_table(state_url, tmp_path):
     engine = open_state(state_url)
-    reference = fresh(tmp_path, state_url, MAIN)
+    reference = mains_at_head(tmp_path, state_url)
     try:
         assert shape(engine) == shape(reference)
         assert set(sa.inspect(engine).get_table_names()) == {*metadata.tables, VERSION_TABLE}
@@ -497,12 +507,94 @@ def test_0002_goes_back_to_0001_and_up_again_keeping_the_rows_0001_knew(state_ur
         assert snapshot(engine, list(rows_of_every_kind()), kept) == before
     finally:
         engine.dispose()
-    reference = fresh(tmp_path, state_url, MAIN)
+    reference = mains_at_head(tmp_path, state_url)
     again = state_engine(state_url)
     try:
         assert shape(again) == shape(reference)
     finally:
         again.dispose()
+        reference.dispose()
+
+
+@pytest.mark.parametrize("state_url", BACKENDS, indirect=True)
+def test_0003_makes_channels_private_keeping_their_database_choice(state_url, tmp_path):
+    """0003 adds `channel_settings.private_results` (false for rows made before it) and lets a
+    channel be private with no database chosen; downgrading drops what 0002 cannot hold."""
+    engine = state_engine(state_url)
+    try:
+        assert upgrade(engine, "0002") == "0002"
+        seed(engine, MAIN)
+        before = snapshot(engine, list(rows_of_every_kind()))
+        assert upgrade(engine, "0003") == "0003"
+        kept = {t: [c for c in cols if c != "private_results"] for t, cols in columns_of(engine).items()}
+        assert snapshot(engine, list(rows_of_every_kind()), kept) == before  # every row, as it was
+        assert channel_database(engine, "T1", "C1") == "sales" and not private_results(engine, "T1", "C1")
+        set_private_results(engine, "T1", "C2", True, "U1")  # no database chosen there: the default
+        set_private_results(engine, "T1", "C1", True, "U1")
+        assert channel_database(engine, "T1", "C2") is None and private_results(engine, "T1", "C2")
+        assert private_results(engine, "T1", "C1") and channel_database(engine, "T1", "C1") == "sales"
+
+        with engine.begin() as conn:
+            command.downgrade(alembic_config(conn), "0002")
+        assert "private_results" not in columns_of(engine)["channel_settings"]
+        rows = snapshot(engine, ["channel_settings"], {"channel_settings": ["team", "channel", "database"]})
+        assert rows == {"channel_settings": [("T1", "C1", "sales")]}  # C2 held only what 0002 cannot keep
+        assert upgrade(engine) == head()
+        assert not private_results(engine, "T1", "C1")
+    finally:
+        engine.dispose()
+    main, reference = fresh(tmp_path, state_url, MAIN), fresh(tmp_path, state_url, MAIN)
+    upgrade(reference, "0003")
+    try:  # what 0003 changes of main's schema, and nothing else
+        old, new = shape(main), shape(reference)
+        changed = {t for t in new if new[t] != old[t]}
+        assert changed == {"channel_settings"}
+        columns = {c[0]: c for c in new["channel_settings"]["columns"]}
+        assert [c[0] for c in old["channel_settings"]["columns"]] + ["private_results"] == list(columns)
+        assert columns["database"][2] is True and columns["private_results"][2] is False
+    finally:
+        main.dispose()
+        reference.dispose()
+
+
+@pytest.mark.parametrize("state_url", BACKENDS, indirect=True)
+def test_0004_adds_teams_card_addresses_and_verifier_names_keeping_every_row(state_url, tmp_path):
+    """0004 adds `clarifications.address` and `verified_queries.verifier_name`, empty for rows made
+    before it; downgrading drops exactly those two columns and keeps every row."""
+    engine = state_engine(state_url)
+    added = {"clarifications": "address", "verified_queries": "verifier_name"}
+    try:
+        assert upgrade(engine, "0003") == "0003"
+        seed(engine, MAIN)
+        tables = sorted({*rows_of_every_kind(), *rows_of_mains_features()})
+        before = snapshot(engine, tables)
+        assert upgrade(engine) == head() == "0004"
+        kept = {t: [c for c in cols if c != added.get(t)] for t, cols in columns_of(engine).items()}
+        assert snapshot(engine, tables, kept) == before  # every row, as it was
+        q = verified_store.get(engine, 1)
+        assert q is not None and q.verifier_name == ""  # Slack's rows show <@U…> as before
+        with engine.connect() as conn:
+            addresses = conn.execute(sa.text("SELECT address FROM clarifications")).scalars().all()
+        assert addresses and all(a is None for a in addresses)
+
+        with engine.begin() as conn:
+            command.downgrade(alembic_config(conn), "0003")
+        columns = columns_of(engine)
+        assert all(column not in columns[table] for table, column in added.items())
+        assert snapshot(engine, tables, kept) == before
+        assert upgrade(engine) == head()
+    finally:
+        engine.dispose()
+    main, reference = fresh(tmp_path, state_url, MAIN), mains_at_head(tmp_path, state_url)
+    upgrade(main, "0003")
+    try:  # what 0004 changes of the schema at 0003, and nothing else
+        old, new = shape(main), shape(reference)
+        assert {t for t in new if new[t] != old[t]} == set(added)
+        for table, column in added.items():
+            names = [c[0] for c in new[table]["columns"]]
+            assert [c[0] for c in old[table]["columns"]] + [column] == names
+    finally:
+        main.dispose()
         reference.dispose()
 
 
@@ -604,5 +696,7 @@ def test_the_revisions_ship_as_package_data():
     assert {
         "migrations/versions/v0001_baseline.py",
         "migrations/versions/v0002_teams_trusted_claims.py",
+        "migrations/versions/v0003_private_results.py",
+        "migrations/versions/v0004_teams_clarify_verify.py",
     } <= set(files)
     assert all(any(fnmatch.fnmatch(f, pat) for pat in patterns) for f in files), files

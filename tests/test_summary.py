@@ -61,6 +61,22 @@ def test_same_named_columns_get_distinct_headers_and_odd_sql_still_reads(demo_db
     assert result_shape("SELECT a FROM t UNION SELECT b FROM u", ["a"], demo_db.catalog).headers == ("A",)
 
 
+def test_a_lone_generic_column_is_headed_with_what_it_names(demo_db):
+    sql = (
+        "SELECT d.name, COUNT(*) AS number_of_clients FROM client c JOIN location l ON l.id = c.loc_id "
+        "JOIN datacenter d ON d.loc_id = l.id GROUP BY d.name"
+    )
+    assert result_shape(sql, ["name", "number_of_clients"], demo_db.catalog).headers == (
+        "Datacenter name",  # not 'Name': names of what?
+        "Number of clients",
+    )
+    # an alias chosen by the writer is kept as written
+    aliased = sql.replace("d.name,", "d.name AS datacenter,").replace("BY d.name", "BY datacenter")
+    assert (
+        result_shape(aliased, ["datacenter", "number_of_clients"], demo_db.catalog).headers[0] == "Datacenter"
+    )
+
+
 def test_humanized_names():
     assert [
         humanize(n) for n in ("num_clients", "avg_cpu_mhz", "id", "clientName", "n_pools", "total_amt")

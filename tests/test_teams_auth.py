@@ -64,8 +64,8 @@ def test_a_valid_jwt_is_answered_and_the_reply_carries_the_bots_own_token(served
     token = entra.mint(APP_ID, service_url=connector.service_url)
     status, _ = server.client.post(activity, token=token)
     assert status == 202, server.output()
-    answer = connector.card_in(activity["conversation"]["id"], lambda m: bool(m.table()), timeout=15)
-    assert answer.table()[1:] == [["300"]]
+    answer = connector.card_in(activity["conversation"]["id"], lambda m: m.is_answer, timeout=15)
+    assert answer.sentence() == "Number of clients: 300."
     replies = [c for c in connector.calls if c.body.get("type") == "message"]
     assert replies and all(c.token in entra.issued for c in replies)  # MSAL's token, from the MSI endpoint
     assert entra.token_requests and entra.token_requests[0]["resource"] == "https://api.botframework.com"

@@ -7,10 +7,15 @@ import datetime as dt
 import json
 from pathlib import Path
 
+from bot import render
+from bot.failures import failure_of
 from bot.teams import cards, links
+from bot.teams.answering import TEAMS
 from bot.teams.incoming import conversation_key, short_id
 from core.access import Principal
-from core.answer import Clarification, Option, Outcome
+from core.answer import Clarification, Option, Outcome, Reuse
+from core.database import not_configured
+from core.summary import present
 
 ROOT = Path(__file__).resolve().parent.parent
 # Adaptive Cards 1.5: element and action types, and the properties each requires.
@@ -111,6 +116,44 @@ def test_a_large_result_shows_fewer_rows_until_the_card_fits_and_says_so():
     assert f"showing the first {len(rows) - 1}" in text and "4 more columns in the CSV" in text
 
 
+def test_a_single_value_is_a_sentence_not_a_one_by_one_table_as_in_slack():
+    o = outcome(
+        question="How many clients are there?",
+        sql="SELECT COUNT(*) AS number_of_clients FROM client",
+        columns=("number_of_clients",),
+        rows=[(300,)],
+        answer="",
+    )
+    content = cards.answer_card(o)
+    check_card(content)
+    assert cards.shown_rows(content) == []
+    assert "300" in content["body"][0]["text"]
+    assert "1 row" not in json.dumps(content, ensure_ascii=False)  # nothing to count
+    slack = render.answer_message(o)
+    assert not any(b["type"] in ("table", "data_table") for b in slack.blocks)
+    assert content["body"][0]["text"] == cards.escape(present(o).sentence)
+
+
+def test_a_card_reads_like_the_slack_message_of_the_same_answer():
+    """Sentence, headers, rounding and NULL are decided once (bot/answer_view.py): a number is
+    13,092.37 in Teams exactly where Slack shows 13,092.37, never 13092.369999999997."""
+    o = outcome(
+        sql="SELECT client, SUM(paid) AS total_paid, MAX(note) AS note FROM payments GROUP BY client",
+        columns=("client", "total_paid", "note"),
+        rows=[("Acme", 13092.369999999997, None), ("Bolt", 500.5, "late")],
+        answer="",
+    )
+    content = cards.answer_card(o)
+    slack = render.answer_message(o)
+    slack_table = next(b for b in slack.blocks if b["type"] == "table")
+    assert cards.shown_rows(content) == [[c["text"] for c in row] for row in slack_table["rows"]]
+    assert cards.shown_rows(content)[1] == ["Acme", "13,092.37", "—"]
+    sentence = present(o).sentence
+    assert "13,092.37" in sentence
+    assert content["body"][0]["text"] == cards.escape(sentence)
+    assert slack.blocks[0]["text"]["text"] == render.escape(sentence)
+
+
 def test_a_clarification_card_has_one_button_per_reading_and_other_with_a_box():
     c = Clarification(
         question="Which city do you mean?",
@@ -167,3 +210,44 @@ def test_core_has_no_teams_import():
     for path in (ROOT / "core").rglob("*.py"):
         text = path.read_text()
         assert "microsoft_agents" not in text and "bot.teams" not in text, path
+
+
+def test_errors_are_worded_by_the_shared_failures_with_teams_commands_and_retry_only_when_transient():
+    gone = Outcome.failed("how many?", "unknown_database", not_configured("retired"), database="retired")
+    content = cards.error_card(failure_of(gone, TEAMS), gone.trace.id)
+    check_card(content)
+    text = json.dumps(content, ensure_ascii=False)
+    assert "The database 'retired' is not configured any more. Pick another one with db NAME." in text
+    assert "actions" not in content  # trying again cannot bring it back: no Retry
+    # Slack says the same, with its own command
+    slack = failure_of(gone)
+    assert slack.text.endswith("Pick another one with `/ask db NAME`.") and not slack.retry
+
+    refused = Outcome.failed("how many?", "access", "engine words naming /ask db", database="hr")
+    assert "Use db to see the databases you may use here" in failure_of(refused, TEAMS).text
+
+    down = Outcome.failed("how many?", "database", "connection refused on 10.0.0.5", database="demo")
+    content = cards.error_card(failure_of(down, TEAMS), down.trace.id)
+    assert [a["title"] for a in content["actions"]] == ["Retry"]
+    assert "10.0.0.5" not in json.dumps(content)  # the admins' detail stays in the log
+
+
+def test_verify_sits_below_an_answer_that_ran_new_sql_and_a_reused_one_says_who_verified_it():
+    content = cards.answer_card(outcome(), can_verify=True)
+    check_card(content)
+    (verify,) = [e for e in content["body"] if e["type"] == "ActionSet"]
+    assert (
+        verify["actions"][0]["title"] == "✅ Verify" and verify["actions"][0]["data"]["askbase"] == "verify"
+    )
+    assert len(content["actions"]) == 6  # Teams' row of six stays as it was
+    assert not [e for e in cards.answer_card(outcome())["body"] if e["type"] == "ActionSet"]
+
+    when = dt.datetime(2026, 11, 25, 9, 30, tzinfo=dt.UTC)
+    reused = outcome(
+        reuse=Reuse(verified_id=1, verified_by="aad-guid", verified_at=when, verifier_name="Ana")
+    )
+    content = cards.answer_card(reused, can_verify=True)
+    check_card(content)
+    text = json.dumps(content, ensure_ascii=False)
+    assert "✅ Verified by Ana on 2026-11-25" in text and "aad-guid" not in text
+    assert not [e for e in content["body"] if e["type"] == "ActionSet"]  # verified already

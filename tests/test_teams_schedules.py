@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+from bot.schedule_runs import run_and_post
 from bot.teams import posts
 from core.askbase import Askbase
 from core.schedules import store
@@ -46,13 +47,13 @@ def test_a_schedule_made_in_teams_is_posted_proactively_and_paused_from_its_card
                 due = next_fire_time(made.trigger, dt.datetime.now(dt.UTC)) + dt.timedelta(seconds=1)
                 runner = posts.teams_runner(askbase, worker_id="test", clock=lambda: due)
                 before = len(connector.in_conversation(thread))
-                done = posts.run_and_post(runner, made.id)
+                done = run_and_post(runner, made.id)
                 assert done.status == "posted", done.detail
                 run = connector.wait_for(
-                    lambda c: next((m for m in c.in_conversation(thread)[before:] if m.table()), None)
+                    lambda c: next((m for m in c.in_conversation(thread)[before:] if m.is_answer), None)
                 )
                 assert run.reply_to is None  # a new message in the thread, not a reply to anything
-                assert run.table()[1:] == [["300"]] and "every 2 hours" in run.all_text()
+                assert run.sentence() == "Number of clients: 300." and "every 2 hours" in run.all_text()
                 (latest,) = store.runs(askbase.state, made.id, limit=1)
                 assert latest.status == "posted" and latest.message_ts == run.id
 
@@ -60,7 +61,7 @@ def test_a_schedule_made_in_teams_is_posted_proactively_and_paused_from_its_card
                 press = served.client.activity(None, place=place, value=pause["data"], reply_to=run.id)
                 served.client.post(press)
                 connector.wait_for(lambda c: store.get(askbase.state, made.id).paused, timeout=10)
-                again = posts.run_and_post(runner, made.id)
+                again = run_and_post(runner, made.id)
                 assert again.status == "skipped" and again.detail == "paused"
 
                 # someone else cannot resume it
@@ -99,7 +100,7 @@ def test_a_teams_schedule_fails_with_a_reason_when_the_worker_has_no_teams_app(
         due = next_fire_time(made.trigger, dt.datetime.now(dt.UTC)) + dt.timedelta(seconds=1)
         runner = posts.teams_runner(askbase, clock=lambda: due)
         assert runner.sender is None
-        done = posts.run_and_post(runner, made.id)
+        done = run_and_post(runner, made.id)
         assert done.status == "failed" and "no Teams app" in done.detail
     finally:
         askbase.close()

@@ -14,7 +14,8 @@ import sqlalchemy as sa
 
 from tests.clarify_fixtures import shop_db
 from tests.fakes.bot_connector import FakeConnector
-from tests.teams_harness import ROOT, TeamsServed, teams_env
+from tests.processes import ROOT, free_port
+from tests.teams_harness import TeamsServed, teams_env
 
 ANON = {"ASKBASE_TEAMS__ALLOW_ANONYMOUS": "true"}
 
@@ -52,11 +53,12 @@ def test_a_question_in_a_personal_chat_gets_an_adaptive_card_saying_300_within_1
             started = time.monotonic()
             status, _ = served.client.post(activity)
             assert status == 202
-            answer = connector.card_in(conversation, lambda m: bool(m.table()), timeout=10)
+            answer = connector.card_in(conversation, lambda m: m.is_answer, timeout=10)
             assert time.monotonic() - started < 10
             assert answer.card["type"] == "AdaptiveCard" and answer.card["version"] == "1.5"
-            assert answer.table() == [["Number of clients"], ["300"]]
-            assert "300" in answer.all_text() and "Keyword mode" in answer.all_text()
+            # one value: a sentence that says it, not a 1 × 1 table (as in Slack)
+            assert answer.sentence() == "Number of clients: 300." and answer.table() == []
+            assert "Keyword mode" in answer.all_text() and "1 row" not in answer.all_text()
             assert [a["title"] for a in answer.card["actions"]] == [
                 "Show SQL",
                 "Details",
@@ -84,10 +86,10 @@ def test_a_mention_in_a_channel_is_answered_in_its_thread_once_even_when_deliver
             activity = served.client.activity("how many clients are there?", place=place, mention=True)
             thread = activity["conversation"]["id"]
             assert served.client.post(activity)[0] == 202
-            connector.card_in(thread, lambda m: bool(m.table()), timeout=15)
+            connector.card_in(thread, lambda m: m.is_answer, timeout=15)
             assert served.client.post(activity)[0] == 202  # Teams retries a request it thinks timed out
             time.sleep(1.5)
-            answers = [m for m in connector.in_conversation(thread) if m.table()]
+            answers = [m for m in connector.in_conversation(thread) if m.is_answer]
             assert len(answers) == 1
             assert answers[0].reply_to == activity["id"]  # the reply sits under the question
             assert len(audit_rows(tmp_path, "teams")) == 1  # asked once
@@ -99,7 +101,7 @@ def test_a_mention_in_a_channel_is_answered_in_its_thread_once_even_when_deliver
             follow = served.client.activity("how many clients are there?", place=place, mention=True)
             served.client.post(follow)
             connector.wait_for(
-                lambda c: len([m for m in c.in_conversation(thread) if m.table()]) == 2, timeout=15
+                lambda c: len([m for m in c.in_conversation(thread) if m.is_answer]) == 2, timeout=15
             )
             engine = sa.create_engine(f"sqlite:///{tmp_path / 'state.sqlite'}")
             with engine.connect() as conn:
@@ -149,7 +151,7 @@ def test_an_ambiguous_question_gets_one_button_per_reading_and_the_press_answers
 
             press = served.client.activity(None, place=place, value=supplier["data"], reply_to=question.id)
             assert served.client.post(press)[0] == 202
-            answer = connector.card_in(chat, lambda m: bool(m.table()), timeout=30)
+            answer = connector.card_in(chat, lambda m: m.is_answer, timeout=30)
             expected = sa.create_engine(f"sqlite:///{db}")
             with expected.connect() as conn:
                 count = conn.execute(
@@ -159,7 +161,7 @@ def test_an_ambiguous_question_gets_one_button_per_reading_and_the_press_answers
                     )
                 ).scalar()
             expected.dispose()
-            assert answer.table()[1:] == [[str(count)]]
+            assert answer.sentence().endswith(f": {count}.") and answer.table() == []
             # the question's card now says what was chosen, and has no buttons left
             shown = connector.messages[question.id]
             assert shown.updates == 1 and "Alice chose" in shown.all_text() and not shown.submits()
@@ -167,7 +169,7 @@ def test_an_ambiguous_question_gets_one_button_per_reading_and_the_press_answers
             again = served.client.activity(None, place=place, value=supplier["data"], reply_to=question.id)
             served.client.post(again)
             connector.card_in(chat, lambda m: "answered already" in m.all_text(), timeout=10)
-            assert len([m for m in connector.in_conversation(chat) if m.table()]) == 1
+            assert len([m for m in connector.in_conversation(chat) if m.is_answer]) == 1
         finally:
             served.stop()
 
@@ -180,7 +182,7 @@ def test_csv_and_chart_links_are_signed_expire_and_rerun_through_the_engine(tmp_
             activity = served.client.activity("How many clients are there?")
             chat = activity["conversation"]["id"]
             served.client.post(activity)
-            answer = connector.card_in(chat, lambda m: bool(m.table()), timeout=15)
+            answer = connector.card_in(chat, lambda m: m.is_answer, timeout=15)
             press = served.client.activity(None, value=answer.action("CSV")["data"], reply_to=answer.id)
             served.client.post(press)
             link_card = connector.card_in(chat, lambda m: m.action("Download CSV") is not None, timeout=10)
@@ -197,5 +199,83 @@ def test_csv_and_chart_links_are_signed_expire_and_rerun_through_the_engine(tmp_
             assert served.get(f"{served.base}/files/{forged}")[0] == 403
             assert served.get(f"{served.base}/files/not-a-token")[0] == 403
             assert len(audit_rows(tmp_path, "csv")) == 1  # refused links reach no database
+        finally:
+            served.stop()
+
+
+def test_an_oversize_question_is_refused_and_only_a_preview_is_kept(tmp_path, demo_var):
+    """Issue 18 §9 for Teams: refused, and dropped — the audit row, the turn, its trace, the
+    activity's claim (kept to answer it after a crash) and the log hold a 200-character preview."""
+    with FakeConnector() as connector:
+        served = TeamsServed({**teams_env(tmp_path, demo_var), **ANON}, tmp_path, connector)
+        try:
+            tail = "X" * 6000 + " end-of-the-long-question"
+            activity = served.client.activity(f"how many clients are there? {tail}")
+            served.client.post(activity)
+            reply = connector.card_in(activity["conversation"]["id"], lambda m: True, timeout=15)
+            assert "keep it under 2,000" in reply.all_text()
+            engine = sa.create_engine(f"sqlite:///{tmp_path / 'state.sqlite'}")
+            with engine.connect() as conn:
+                stored = [
+                    str(v)
+                    for sql in (
+                        "SELECT question FROM audit_log",
+                        "SELECT question FROM turns",
+                        "SELECT data FROM traces",
+                        "SELECT payload FROM question_claims",
+                    )
+                    for v in conn.execute(sa.text(sql)).scalars()
+                ]
+            engine.dispose()
+            assert len(stored) == 4 and all("more characters dropped" in s for s in stored), stored
+            assert not [s for s in stored if "end-of-the-long-question" in s]
+        finally:
+            served.stop()
+        assert "end-of-the-long-question" not in served.output()
+
+
+def error_card(connector: FakeConnector, activity: dict) -> object:
+    return connector.card_in(activity["conversation"]["id"], lambda m: "⚠️" in m.all_text(), timeout=30)
+
+
+def test_a_question_keyword_mode_cannot_answer_is_worded_for_people_without_retry(tmp_path, demo_var):
+    """Deterministic: the same question fails the same way, so no Retry; the engine's advice to
+    set OPENAI_API_KEY is the admins' business, never the card's (bot/failures.py, as in Slack)."""
+    with FakeConnector() as connector:
+        served = TeamsServed({**teams_env(tmp_path, demo_var), **ANON}, tmp_path, connector)
+        try:
+            activity = served.client.activity("What is the meaning of life?")
+            served.client.post(activity)
+            card = error_card(connector, activity)
+            assert "could not place 'life'" in card.all_text()
+            assert "OPENAI_API_KEY" not in card.all_text()
+            assert card.action("Retry") is None and card.submits() == []
+            assert audit_rows(tmp_path, "teams")[-1]["error_kind"] == "keyword_abstain"
+        finally:
+            served.stop()
+
+
+def test_an_llm_that_cannot_be_reached_is_a_transient_failure_with_retry(tmp_path, demo_var):
+    """Transient: the model's endpoint does not answer; trying again later can help, so Retry —
+    and the person reads what happened in their terms, not the endpoint's error."""
+    env = {
+        **teams_env(tmp_path, demo_var),
+        **ANON,
+        "OPENAI_API_KEY": "test-key",
+        "OPENAI_BASE_URL": f"http://127.0.0.1:{free_port()}/v1",  # nothing listens there
+        "ASKBASE_LLM__MAX_ATTEMPTS": "1",
+        "ASKBASE_ENGINE__FALLBACK_TO_KEYWORD": "false",
+    }
+    with FakeConnector() as connector:
+        served = TeamsServed(env, tmp_path, connector)
+        try:
+            activity = served.client.activity("How many clients are there?")
+            served.client.post(activity)
+            card = error_card(connector, activity)
+            assert "did not answer in time. Try again in a minute." in card.all_text()
+            assert "could not be reached" not in card.all_text()  # the endpoint's words stay in the log
+            retry = card.action("Retry")
+            assert retry is not None and retry["data"]["askbase"] == "retry"
+            assert audit_rows(tmp_path, "teams")[-1]["error_kind"] == "llm"
         finally:
             served.stop()

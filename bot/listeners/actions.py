@@ -19,15 +19,16 @@ from slack_bolt import App
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
-from bot import render
-from bot.answering import Ask, catalog_of, start, usergroup_directory
+from bot import render, votes
+from bot.answer_view import catalog_of
+from bot.answering import Ask, start, usergroup_directory
 from bot.ephemeral import clicking_user, tell
+from bot.private_results import direct_thread, is_private
 from bot.slack_context import BotContext
 from bot.slack_files import slug
 from bot.usergroups import slack_principal
 from core.result_shape import result_shape
 from core.state import conversations, feedback
-from core.state.conversations import StoredTurn
 from core.summary import round_csv_file
 
 log = logging.getLogger(__name__)
@@ -41,27 +42,6 @@ def _where(body: dict[str, Any]) -> tuple[str, str | None, str | None]:
     message_ts = container.get("message_ts") or message.get("ts")
     thread_ts = container.get("thread_ts") or message.get("thread_ts")
     return channel, message_ts, thread_ts
-
-
-def standalone_question(ctx: BotContext, turn: StoredTurn) -> str:
-    """The question as understood on its own ("…in 2024?" after "How many clients?" becomes whole)."""
-    trace = conversations.load_trace(ctx.state, turn.trace_id) or {}
-    for stage in trace.get("stages", []):
-        if stage.get("name") == "understand":
-            text = (stage.get("outputs") or {}).get("question")
-            if text:
-                return str(text)
-    return turn.question
-
-
-def on_thumbs_up(ctx: BotContext, trace_id: str, user: str | None) -> str:
-    """Store the question → SQL pair as a confirmed example; returns the note for the person."""
-    turn = conversations.turn_by_trace(ctx.state, trace_id)
-    if turn is None or not turn.answered:
-        return "There is no query to confirm on this message."
-    feedback.record_feedback(ctx.state, trace_id, user, "up")
-    feedback.confirm_example(ctx.state, turn.database, standalone_question(ctx, turn), turn.sql, user)
-    return "Thanks! I'll use this question and its SQL as an example for similar questions."
 
 
 def on_thumbs_down(
@@ -106,18 +86,20 @@ def send_csv(
             log.warning("trace %s: export failed (%s): %s", trace_id, export.error_kind, export.error)
             if export.error_kind == "access":  # whoever clicks must be allowed too
                 text = f"You may not query '{turn.database}' here."
-            elif export.error_kind in ("guard", "database"):
+            elif export.error_kind in ("guard", "database", "unknown_database"):
                 text = "I can't export this result any more; ask the question again."
             else:
                 text = "The database did not answer the export. Try again in a minute."
             tell(client, channel, user, thread_ts=thread_ts, text=text)
             return
         try:  # rounded as the answer's table is (core/summary.py)
-            round_csv_file(path, result_shape(turn.sql, turn.columns, catalog_of(ctx, turn.database)))
+            round_csv_file(path, result_shape(turn.sql, turn.columns, catalog_of(ctx.askbase, turn.database)))
         except Exception:  # the file as the database wrote it is still right, only less tidy
             log.exception("trace %s: could not round the CSV", trace_id)
         count, truncated = export.exported_rows, export.truncated
         cut = " (cut at the row cap)" if truncated else ""
+        if user and is_private(ctx.settings, ctx.state, team, channel):  # files cannot be ephemeral
+            channel, thread_ts = direct_thread(client, user, channel, turn.question)
         client.files_upload_v2(
             channel=channel,
             thread_ts=thread_ts,
@@ -152,7 +134,7 @@ def vote_up(ctx: BotContext, client: WebClient, body: dict[str, Any], trace_id: 
     channel, _, thread_ts = _where(body)
     user = clicking_user(body)
     turn = conversations.turn_by_trace(ctx.state, trace_id)
-    note = on_thumbs_up(ctx, trace_id, user)
+    note = votes.thumbs_up(ctx.state, trace_id, user)
     if turn is not None and turn.answered:
         acknowledge_vote(client, body, trace_id, f":thumbsup: <@{user}> confirmed this answer.")
     tell(client, channel, user, thread_ts=thread_ts, text=note)

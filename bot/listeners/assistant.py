@@ -22,7 +22,8 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot import render
-from bot.answering import catalog_of, conversation_key, usergroup_directory
+from bot.answer_view import catalog_of
+from bot.answering import conversation_key, usergroup_directory
 from bot.listeners.questions import on_message_event
 from bot.slack_context import BotContext
 from bot.slack_text import incoming
@@ -67,7 +68,7 @@ def pick_database(
 
 
 def suggestions(ctx: BotContext, database: str) -> list[str]:
-    catalog = catalog_of(ctx, database)
+    catalog = catalog_of(ctx.askbase, database)
     if catalog is None:
         return []
     confirmed = [e.question for e in feedback.examples_for(ctx.state, database)]

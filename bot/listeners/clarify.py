@@ -23,14 +23,17 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot import render
-from bot.answering import Ask, start, usergroup_directory
+from bot.answering import CONVERSATION_PREFIX, Ask, start, usergroup_directory
 from bot.ephemeral import clicking_user, tell
+from bot.private_results import is_private, post_ephemeral
 from bot.slack_context import BotContext
 from bot.slack_text import incoming
+from bot.stored_answers import asker_of
 from bot.usergroups import slack_principal
+from bot.votes import rejection_transcript
 from core.answer import Clarification, Outcome
-from core.clarify.policy import exchange_for
-from core.clarify.transcript import FEEDBACK, Exchange, Transcript, normalize
+from core.clarify.policy import exchange_for, exchange_for_reply
+from core.clarify.transcript import Exchange, Transcript
 from core.state import clarifications as store
 from core.state import conversations
 
@@ -39,7 +42,6 @@ log = logging.getLogger(__name__)
 OPTION = re.compile(r"^clarify_option_(\d+)$")
 OTHER = "clarify_other"
 MAX_OWN_WORDS = 500
-WRONG = "What was wrong with the answer?"
 
 
 # ---------------------------------------------------------------- messages
@@ -128,13 +130,13 @@ def parse_conversation(key: str) -> tuple[str, str, str] | None:
 
 
 def sweep(ctx: BotContext, client: WebClient) -> int:
-    """Expire the open questions whose time is up and say so on their messages."""
+    """Expire the open questions of Slack's threads whose time is up and say so on their messages
+    (Teams sweeps its own: bot/teams/clarify.py)."""
     count = 0
     try:
-        for pending in store.due(ctx.state):
-            if store.expire(ctx.state, pending.id):
-                count += 1
-                _update(client, pending, closed_message(pending, expired_note(ctx)))
+        for pending in store.expire_due(ctx.state, CONVERSATION_PREFIX):
+            count += 1
+            _update(client, pending, closed_message(pending, expired_note(ctx)))
     except Exception:  # a sweep is housekeeping; it never stops an answer
         log.exception("sweeping expired clarifications failed")
     return count
@@ -176,13 +178,35 @@ def _remember(
     sweep(ctx, client)
 
 
-def shown(ctx: BotContext, outcome: Outcome, message_ts: str) -> None:
+def shown(ctx: BotContext, client: WebClient, outcome: Outcome, message_ts: str) -> None:
     """Hook of bot.answering: the clarifying question is posted; its message shows the answer later."""
     if outcome.clarification is not None:
-        try:
-            store.set_message(ctx.state, outcome.clarification.id, message_ts)
-        except Exception:
-            log.exception("trace %s: could not note the clarifying question's message", outcome.trace.id)
+        note_message(ctx, client, outcome.clarification.id, message_ts)
+
+
+def note_message(ctx: BotContext, client: WebClient, clarification_id: str, message_ts: str) -> None:
+    """Note the question's message; if it was answered, expired or replaced while being posted
+    (no ts to update then), show that on it now (core/state/clarifications.py `set_message`)."""
+    try:
+        pending = store.set_message(ctx.state, clarification_id, message_ts)
+    except Exception:
+        log.exception("could not note the message of clarifying question %s", clarification_id)
+        return
+    closed = settled_message(ctx, pending) if pending is not None else None
+    if pending is not None and closed is not None:
+        _update(client, pending, closed)
+
+
+def settled_message(ctx: BotContext, pending: store.Pending) -> render.Message | None:
+    """How a closed question's message reads (None while it is open)."""
+    exchange = pending.exchange()
+    if pending.status == store.ANSWERED and exchange is not None:
+        return answered_message(pending, pending.answered_by, exchange)
+    if pending.status == store.EXPIRED:
+        return closed_message(pending, expired_note(ctx))
+    if pending.status == store.REPLACED:
+        return closed_message(pending, REPLACED_NOTE)
+    return None
 
 
 def continue_session(
@@ -362,22 +386,10 @@ def on_thread_reply(ctx: BotContext, client: WebClient, ask: Ask) -> bool:
         return False  # answered as a new question instead
     if ctx.settings.slack.only_asker_answers and pending.asker and ask.user != pending.asker:
         return False
-    exchange = _reply_exchange(ctx, pending, ask.question)
-    return settle_answer(ctx, client, pending, ask.user, exchange, reply_ts=ask.message_ts)
-
-
-def _reply_exchange(ctx: BotContext, pending: store.Pending, text: str) -> Exchange:
-    """A typed reply: an option's number or its exact words pick it; anything else is own words."""
-    options = pending.clarification.options
-    words = text.strip().rstrip(".").strip()
-    if words.isdigit() and 1 <= int(words) <= len(options):
-        return exchange_for(pending.clarification, option=int(words) - 1)
-    for i, o in enumerate(options):
-        if normalize(o.label) == normalize(words):
-            return exchange_for(pending.clarification, option=i)
-    return exchange_for(
-        pending.clarification, own_words=text[:MAX_OWN_WORDS], match_options=ctx.askbase.llm is None
+    exchange = exchange_for_reply(  # an option's number or words, else own words
+        pending.clarification, ask.question, match_options=ctx.askbase.llm is None, limit=MAX_OWN_WORDS
     )
+    return settle_answer(ctx, client, pending, ask.user, exchange, reply_ts=ask.message_ts)
 
 
 # ---------------------------------------------------------------- after 👎
@@ -391,14 +403,6 @@ def after_thumbs_down(
         return
     if not ctx.pool.submit(ask_after_rejection, ctx, client, trace_id, user, comment):
         log.info("no worker free to ask back about trace %s", trace_id)
-
-
-def transcript_of_trace(trace: dict[str, Any] | None) -> Transcript:
-    """The transcript an answer was written with (the pipeline's "clarified" stage)."""
-    for stage in (trace or {}).get("stages", []):
-        if stage.get("name") == "clarified":
-            return Transcript.from_json((stage.get("outputs") or {}).get("transcript"))
-    return Transcript()
 
 
 def ask_after_rejection(
@@ -419,8 +423,7 @@ def _ask_after_rejection(
         return
     conversation = turn.conversation_id
     place = parse_conversation(conversation)
-    info = conversations.conversation_info(ctx.state, conversation)
-    asker = (info.user if info else None) or turn.user
+    asker = asker_of(ctx.state, turn)
     if place is None:
         return
     team, channel, thread_ts = place
@@ -429,10 +432,7 @@ def _ask_after_rejection(
     waiting = store.open_in(ctx.state, conversation)
     if waiting is not None and not waiting.expired():
         return  # one question at a time in a thread
-    trace = conversations.load_trace(ctx.state, trace_id)
-    transcript = transcript_of_trace(trace).rejecting(turn.sql)
-    if comment:
-        transcript = transcript.plus(Exchange(question=WRONG, answer=comment, kind=FEEDBACK))
+    transcript = rejection_transcript(ctx.state, turn, comment)
     question = turn.question
     who = slack_principal(
         ctx.settings, client, usergroup_directory(ctx), team=team, channel=channel, user=user
@@ -464,11 +464,15 @@ def _ask_after_rejection(
         trace_id=outcome.trace.id,
     )
     message = render.clarification_message(outcome)
-    posted = client.chat_postMessage(
-        channel=channel, thread_ts=thread_ts, text=message.text, blocks=message.blocks
-    )
-    if posted.get("ts"):
-        store.set_message(ctx.state, pending.id, posted["ts"])
+    if user and is_private(ctx.settings, ctx.state, team, channel):
+        ts = post_ephemeral(client, channel, user, message, thread_ts)
+    else:
+        posted = client.chat_postMessage(
+            channel=channel, thread_ts=thread_ts, text=message.text, blocks=message.blocks
+        )
+        ts = posted.get("ts")
+    if ts:
+        note_message(ctx, client, pending.id, ts)
     store.replace_open(ctx.state, conversation, keep=pending.id)
 
 

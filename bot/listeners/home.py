@@ -23,7 +23,8 @@ from slack_sdk.errors import SlackApiError
 
 from bot import render
 from bot.admin_notes import home_notes, installer_of
-from bot.answering import Ask, catalog_of, start, usergroup_directory
+from bot.answer_view import catalog_of
+from bot.answering import Ask, start, usergroup_directory
 from bot.ephemeral import clicking_user
 from bot.listeners.schedules import home_blocks, user_info
 from bot.schedule_posts import slack_time
@@ -63,7 +64,7 @@ def _databases(ctx: BotContext, client: WebClient, user: str, team: str, channel
 
 
 def _database_blocks(ctx: BotContext, name: str) -> list[dict[str, Any]]:
-    catalog = catalog_of(ctx, name)
+    catalog = catalog_of(ctx.askbase, name)
     config = ctx.settings.databases.get(name)
     about = (config.description if config is not None else "") or (catalog.description if catalog else "")
     head = f"*`{render.escape(name)}`*" + (f" — {render.escape(render.clip(about, 300))}" if about else "")

@@ -17,6 +17,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -27,16 +28,19 @@ from slack_sdk.errors import SlackApiError
 from bot import render
 from bot.answering import Ask, answer, begin, features, start, usergroup_directory
 from bot.ephemeral import tell
-from bot.listeners.actions import standalone_question
-from bot.schedule_posts import Runner, run_and_post, schedule_line, slack_time
+from bot.private_results import refuse_schedule
+from bot.schedule_posts import Runner, slack_time
+from bot.schedule_runs import run_and_post, schedule_line
 from bot.slack_context import BotContext
 from bot.slack_progress import Progress, open_progress
 from bot.slack_text import incoming
+from bot.stored_answers import standalone_question
 from bot.usergroups import slack_principal
 from core.access import Principal
 from core.answer import ErrorKind
 from core.schedules import parse, store, triggers
 from core.schedules.conditions import Condition, parse_condition
+from core.schedules.create import Wanted, create_checked
 from core.schedules.errors import ScheduleError
 from core.schedules.store import Schedule
 from core.schedules.triggers import TriggerSpec
@@ -118,41 +122,21 @@ def owner_principal(ctx: BotContext, client: WebClient, team: str, channel: str,
 
 
 def create_schedule(
-    ctx: BotContext,
-    client: WebClient,
-    *,
-    team: str,
-    channel: str,
-    owner: str,
-    question: str,
-    sql: str,
-    database: str,
-    spec: TriggerSpec,
-    condition: Condition,
-    source_trace: str | None = None,
+    ctx: BotContext, client: WebClient, wanted: Wanted, *, team: str, channel: str, owner: str
 ) -> Schedule:
-    """Store a schedule for SQL that answered once; ScheduleError says why not.
-
-    The SQL runs once through the engine as the owner in `channel` (access → guard → execute →
-    audit): what is stored is the guarded SQL that just worked there.
-    """
-    principal = owner_principal(ctx, client, team, channel, owner)
-    checked = ctx.askbase.rerun(
-        sql, database=database, principal=principal, purpose="schedule", question=question
-    )
-    if checked.status != "answer":
-        raise ScheduleError(_refusal(checked.error_kind, checked.error, database, channel))
-    return store.create(
-        ctx.state,
+    """Store a schedule for SQL that answered once, as the owner in `channel` (core/schedules/
+    create.py); ScheduleError says why not, in mrkdwn."""
+    refused = refuse_schedule(ctx.settings, ctx.state, team, channel)
+    if refused:
+        raise ScheduleError(refused)
+    return create_checked(
+        ctx.askbase,
+        wanted,
+        principal=owner_principal(ctx, client, team, channel, owner),
         team=team,
         channel=channel,
         owner=owner,
-        question=question,
-        sql=checked.sql,
-        database=checked.database,
-        trigger=spec,
-        condition=condition,
-        source_trace=source_trace,
+        refusal=lambda checked: _refusal(checked.error_kind, checked.error, wanted.database, channel),
     )
 
 
@@ -194,6 +178,10 @@ def schedule_command(
                 response_type="ephemeral",
                 text="I can't post in this channel. Invite me with `/invite @Askbase`.",
             )
+        return
+    refused = refuse_schedule(ctx.settings, ctx.state, team, channel)
+    if refused:  # before anything is posted: the first answer would go to the whole channel
+        ack(response_type="ephemeral", text=refused)
         return
     try:
         spec, condition, question = parse.split_schedule(rest)
@@ -243,18 +231,9 @@ def answer_then_schedule(
         )
     else:
         try:
+            wanted = Wanted(ask.question, outcome.sql, outcome.database, spec, condition, outcome.trace.id)
             created = create_schedule(
-                ctx,
-                client,
-                team=ask.team,
-                channel=ask.channel,
-                owner=ask.user or "",
-                question=ask.question,
-                sql=outcome.sql,
-                database=outcome.database,
-                spec=spec,
-                condition=condition,
-                source_trace=outcome.trace.id,
+                ctx, client, wanted, team=ask.team, channel=ask.channel, owner=ask.user or ""
             )
             note = confirmation(created)
         except ScheduleError as exc:
@@ -612,7 +591,7 @@ def on_schedule_open(
         "th": container.get("thread_ts") or container.get("message_ts") or "",
     }
     view = schedule_modal(
-        standalone_question(ctx, turn),
+        standalone_question(ctx.state, turn),
         turn.database,
         user_timezone(client, user),
         channel,
@@ -653,21 +632,10 @@ def on_modal_submitted(
         ack(response_action="errors", errors={"channel": f"You may not query `{turn.database}` there."})
         return
     ack()
-    question = standalone_question(ctx, turn)
+    question = standalone_question(ctx.state, turn)
     try:
-        created = create_schedule(
-            ctx,
-            client,
-            team=team,
-            channel=channel,
-            owner=user,
-            question=question,
-            sql=turn.sql,
-            database=turn.database,
-            spec=spec,
-            condition=condition,
-            source_trace=meta.get("t"),
-        )
+        wanted = Wanted(question, turn.sql, turn.database, spec, condition, meta.get("t"))
+        created = create_schedule(ctx, client, wanted, team=team, channel=channel, owner=user)
     except ScheduleError as exc:
         tell(client, meta.get("c") or channel, user, f"I didn't schedule it: {exc}")
         return
@@ -699,7 +667,7 @@ def register(app: App, ctx: BotContext) -> None:
     def schedule_submitted(ack: Any, body: dict[str, Any], view: dict[str, Any], client: WebClient) -> None:
         on_modal_submitted(ctx, ack, body, view, client)
 
-    def button(op: str):  # type: ignore[no-untyped-def]
+    def button(op: str) -> Callable[[Any, dict[str, Any], dict[str, Any], WebClient, Any], None]:
         def handler(
             ack: Any, body: dict[str, Any], action: dict[str, Any], client: WebClient, respond: Any
         ) -> None:

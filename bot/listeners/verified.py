@@ -2,9 +2,9 @@
 Unverify and Recheck, Refresh under a cached answer, and a DM to a verifier whose query went stale.
 
 Only analysts (`verified.analysts`: Slack user ids and user groups) may verify or unverify; anyone
-may list. What a verified query is, how questions are matched to it and when it goes stale is the
-engine's business (core/trusted.py, core/verified/); this module only reads clicks and says what
-happened. Stale flags are an outbox in the state database: after every answer this process posts
+may list. What a press does is decided once for every chat (bot/verifying.py); what a verified
+query is, how questions are matched to it and when it goes stale is the engine's business
+(core/trusted.py, core/verified/); this module only reads clicks and says what happened. Stale flags are an outbox in the state database: after every answer this process posts
 the notes nobody has posted yet, so a flag raised by the CLI or another web process reaches the
 verifier too.
 """
@@ -21,13 +21,12 @@ from slack_bolt import App
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
-from bot import render
+from bot import render, verifying
 from bot.answering import Ask, start, usergroup_directory
 from bot.ephemeral import clicking_user, tell
-from bot.listeners.actions import standalone_question
 from bot.listeners.schedules import publish_home
 from bot.slack_context import BotContext
-from core.access import Principal, needs_usergroups, usable_databases
+from core.access import Principal, needs_usergroups
 from core.answer import Outcome
 from core.database import UnknownDatabase
 from core.state import conversations
@@ -81,43 +80,30 @@ def on_verify(ctx: BotContext, client: WebClient, body: dict[str, Any], trace_id
     user, team, channel, message_ts, thread_ts, _, _ = _clicked(body)
     thread = thread_ts or message_ts
     who = principal_for(ctx, client, team, channel, user)
-    if not is_analyst(ctx.settings, who):
-        tell(client, channel, user, NOT_ANALYST, thread_ts=thread_ts)
-        return "not an analyst"
-    turn = conversations.turn_by_trace(ctx.state, trace_id)
-    if turn is None or not turn.answered:
-        tell(client, channel, user, "There is no query to verify on this message.", thread_ts=thread_ts)
-        return "no query"
-    if not ctx.askbase.may_query(who, turn.database):
-        tell(client, channel, user, f"You may not query `{turn.database}` here.", thread_ts=thread_ts)
-        return "access"
-    try:
-        db = ctx.askbase.database(turn.database)
-        result = ctx.askbase.trusted.verify(
-            db,
-            standalone_question(ctx, turn),
-            turn.sql,
-            user,
-            team=team,
-            channel=channel,
-            source_trace=trace_id,
-        )
-    except UnknownDatabase:
+    done = verifying.verify(ctx.askbase, who, trace_id, team=team, channel=channel)
+    refused = {
+        "not an analyst": NOT_ANALYST,
+        "no query": "There is no query to verify on this message.",
+        "access": f"You may not query `{done.database}` here.",
+        "database": f"The database `{done.database}` is not configured any more.",
+    }.get(done.status)
+    if refused is not None or done.verification is None:
         tell(
             client,
             channel,
             user,
-            f"The database `{turn.database}` is not configured any more.",
+            refused or "There is no query to verify on this message.",
             thread_ts=thread_ts,
         )
-        return "database"
+        return done.status
+    result = done.verification
     if result.status == "already":
         q = result.query
         tell(
             client,
             channel,
             user,
-            f"This is verified query #{q.id} already (by <@{q.verified_by}> on {_date(q.verified_at)}).",
+            f"This is verified query #{q.id} already (by {verifier_of(q)} on {_date(q.verified_at)}).",
             thread_ts=thread_ts,
         )
         return "already"
@@ -131,23 +117,13 @@ def on_verify(ctx: BotContext, client: WebClient, body: dict[str, Any], trace_id
     return result.status
 
 
+def verifier_of(q: VerifiedQuery) -> str:
+    """The verifier as Slack shows them: a mention, or the name a chat without mentions stored."""
+    return render.escape(q.verifier_name) if q.verifier_name else f"<@{q.verified_by}>"
+
+
 def verified_note(result: Verification, user: str) -> render.Message:
-    q = result.query
-    quoted = f"“{render.escape(q.question)}”"
-    if result.status == "replaced":
-        head = f"✅ <@{user}> verified this answer. It replaces verified query #{q.id} ({quoted} reads the same)."
-    else:
-        head = f"✅ <@{user}> verified this answer as #{q.id}."
-    if not q.reusable:
-        tail = f"It is kept as an example for the SQL writer only: {render.escape(q.note)}."
-    elif q.params:
-        tail = (
-            f"Questions like {quoted} are now answered from its SQL, without an LLM, with these values "
-            f"taken from the question: {render.escape(q.describe_params())}."
-        )
-    else:
-        tail = f"Questions like {quoted} are now answered from its SQL, without an LLM."
-    text = f"{head} {tail}"
+    text = verifying.verified_sentence(result, f"<@{user}>", render.escape)
     return render.Message(text=render.clip(text, render.MAX_TEXT), blocks=[render.section(text)])
 
 
@@ -157,7 +133,7 @@ def verified_note(result: Verification, user: str) -> render.Message:
 def query_blocks(q: VerifiedQuery, *, analyst: bool) -> list[dict[str, Any]]:
     head = (
         f"*#{q.id}* {render.escape(q.question)}\n`{render.escape(q.database)}` · verified by "
-        f"<@{q.verified_by}> on {_date(q.verified_at)} · values that may change: "
+        f"{verifier_of(q)} on {_date(q.verified_at)} · values that may change: "
         f"{render.escape(q.describe_params())}"
     )
     blocks: list[dict[str, Any]] = [render.section(head)]
@@ -217,19 +193,10 @@ def list_message(queries: list[VerifiedQuery], *, analyst: bool, note: str = "")
     )
 
 
-def visible_queries(ctx: BotContext, who: Principal) -> list[VerifiedQuery]:
-    """Analysts see every verified query; others those of the databases they may use here."""
-    queries = store.active(ctx.state, include_stale=True)
-    if is_analyst(ctx.settings, who):
-        return queries
-    usable = set(usable_databases(ctx.settings, who, ctx.askbase.databases.names()))
-    return [q for q in queries if q.database in usable]
-
-
 def list_command(ctx: BotContext, *, ack: Any, command: dict[str, Any], client: WebClient, **_: Any) -> None:
     team, channel, user = command.get("team_id", ""), command["channel_id"], command.get("user_id")
     who = principal_for(ctx, client, team, channel, user)
-    message = list_message(visible_queries(ctx, who), analyst=is_analyst(ctx.settings, who))
+    message = list_message(verifying.visible_queries(ctx.askbase, who), analyst=is_analyst(ctx.settings, who))
     ack(response_type="ephemeral", text=message.text, blocks=message.blocks)
     tell_verifiers(ctx, client, team)
 
@@ -237,7 +204,7 @@ def list_command(ctx: BotContext, *, ack: Any, command: dict[str, Any], client: 
 def home_section(ctx: BotContext, client: WebClient, user: str, team: str) -> list[dict[str, Any]]:
     who = principal_for(ctx, client, team, None, user)
     analyst = is_analyst(ctx.settings, who)
-    queries = visible_queries(ctx, who)
+    queries = verifying.visible_queries(ctx.askbase, who)
     if not queries and not analyst:
         return []
     blocks: list[dict[str, Any]] = [{"type": "divider"}]
@@ -262,12 +229,13 @@ def on_unverify(
 ) -> str:
     user, team, channel, _, thread_ts, ephemeral, home = _clicked(body)
     who = principal_for(ctx, client, team, channel or None, user)
-    query_id = _id(action)
-    if not is_analyst(ctx.settings, who):
+    done = verifying.unverify(ctx.askbase, who, _id(action))
+    if done.status == "not an analyst":
         note = NOT_ANALYST
-    elif query_id is None or (q := ctx.askbase.trusted.unverify(query_id, user)) is None:
+    elif done.query is None:
         note = "That verified query no longer exists."
     else:
+        q = done.query
         note = f"Unverified #{q.id} “{render.escape(q.question)}”: questions like it get newly written SQL again."
     _show_note(ctx, client, note, user, team, channel, thread_ts, ephemeral, home, respond)
     return note
@@ -359,7 +327,9 @@ def _show_note(
         return
     if ephemeral:
         who = principal_for(ctx, client, team, channel or None, user)
-        message = list_message(visible_queries(ctx, who), analyst=is_analyst(ctx.settings, who), note=note)
+        message = list_message(
+            verifying.visible_queries(ctx.askbase, who), analyst=is_analyst(ctx.settings, who), note=note
+        )
         try:
             respond(
                 replace_original=True, response_type="ephemeral", text=message.text, blocks=message.blocks

@@ -2,17 +2,21 @@
 
 The SDK does what it is for: parsing activities, validating the JWTs Teams (the Bot Connector)
 signs requests with, the connector client that sends replies and proactive messages, MSAL tokens.
-These modules are only the Askbase side of it, one idea each:
+These modules are only the Askbase side of it, one idea each; what Teams shares with Slack lives in
+bot/ (answer_view.py: what an answer shows; stored_answers.py and votes.py: a stored answer, 👍 and
+👎; schedule_runs.py: a scheduled run's flow; failures.py: what a failure tells people) and core/
+(schedules/create.py, clarify/policy.py, state/clarifications.py's expiry sweep):
 
   config.py     settings → the SDK's configuration; refuse to start without an app id
   auth.py       incoming JWTs, checked by the SDK's validator (keys from a configurable metadata URL)
   incoming.py   an activity → who asks, where, about what (pure)
-  cards.py      outcomes → Adaptive Cards 1.5 (pure)
+  cards.py      outcomes → Adaptive Cards 1.5, laying out bot/answer_view.py (pure)
   links.py      signed, expiring download links for the CSV and the chart
   files.py      `/files/<token>`: the CSV and the chart, through Askbase.rerun (access, audit)
   proactive.py  posting to a stored conversation reference (web process and worker alike)
   answering.py  a question → typing → the answer card, off the request, in the same conversation
   actions.py    the card buttons: Details, CSV, 👍/👎, clarification options, Retry
+  clarify.py    a clarifying question's card once closed: answered, expired (the sweep), replaced
   schedules.py  schedules made and managed from Teams
   posts.py      the worker's side: a scheduled run posted proactively to its conversation
   app.py        the AgentApplication: routes activities to the above, duplicates answered once

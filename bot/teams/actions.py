@@ -8,7 +8,7 @@ database by the id it carries, so a press works after a restart and on any web p
 Clarifying questions follow the Slack adapter's rules: only the asker answers
 (`teams.only_asker_answers`), a question expires after `teams.clarification_ttl_s`, a newer one
 replaces an older one, answering is a compare-and-set (a double press answers once), and the
-answer is shown on the question's card before the question is asked again with it. A 👎 starts
+answer is shown on the question's card (clarify.py) before the question is asked again with it. A 👎 starts
 one more round about the rejected answer (Sphinteract's reject → ask → answer again).
 """
 
@@ -19,21 +19,21 @@ from typing import Any
 
 from microsoft_agents.hosting.core import TurnContext
 
-from bot.teams import cards, links
+from bot.stored_answers import asker_of
+from bot.teams import cards, clarify, links
 from bot.teams.answering import Question, remember, start
 from bot.teams.incoming import Incoming
 from bot.teams.proactive import card_activity
 from bot.teams.runtime import TeamsRuntime
-from core.clarify.policy import exchange_for
-from core.clarify.transcript import FEEDBACK, Exchange, Transcript, normalize
+from bot.votes import rejection_transcript
+from core.clarify.policy import exchange_for, exchange_for_reply
+from core.clarify.transcript import Exchange
 from core.state import clarifications as pending_store
 from core.state import conversations, feedback
-from core.state.conversations import StoredTurn
 
 log = logging.getLogger("askbase.teams")
 
 MAX_OWN_WORDS = 500
-WRONG = "What was wrong with the answer?"
 
 
 async def say(context: TurnContext, text: str, subtle: str = "") -> None:
@@ -41,26 +41,6 @@ async def say(context: TurnContext, text: str, subtle: str = "") -> None:
 
 
 # ---------------------------------------------------------------- answers' buttons
-
-
-def standalone_question(runtime: TeamsRuntime, turn: StoredTurn) -> str:
-    """The question as understood on its own ("…in 2024?" after "How many clients?" becomes whole)."""
-    trace = conversations.load_trace(runtime.state, turn.trace_id) or {}
-    for stage in trace.get("stages", []):
-        if stage.get("name") == "understand":
-            text = (stage.get("outputs") or {}).get("question")
-            if text:
-                return str(text)
-    return turn.question
-
-
-def thumbs_up(runtime: TeamsRuntime, trace_id: str, user: str) -> str:
-    turn = conversations.turn_by_trace(runtime.state, trace_id)
-    if turn is None or not turn.answered:
-        return "There is no query to confirm on this message."
-    feedback.record_feedback(runtime.state, trace_id, user, "up")
-    feedback.confirm_example(runtime.state, turn.database, standalone_question(runtime, turn), turn.sql, user)
-    return "Thanks! I'll use this question and its SQL as an example for similar questions."
 
 
 async def on_details(runtime: TeamsRuntime, context: TurnContext, trace_id: str) -> None:
@@ -112,8 +92,7 @@ async def on_thumbs_down(
     if runtime.settings.engine.clarify == "off" or turn is None or not turn.answered:
         await say(context, "Thanks — noted that this answer is wrong.")
         return
-    info = await runtime.run(conversations.conversation_info, runtime.state, turn.conversation_id)
-    asker = (info.user if info else None) or turn.user
+    asker = await runtime.run(asker_of, runtime.state, turn)
     if runtime.settings.teams.only_asker_answers and asker and incoming.user != asker:
         await say(context, "Thanks — noted that this answer is wrong.")
         return
@@ -121,10 +100,7 @@ async def on_thumbs_down(
     if waiting is not None and not waiting.expired():
         await say(context, "Thanks — noted. Please answer the open question above first.")
         return
-    trace = await runtime.run(conversations.load_trace, runtime.state, trace_id)
-    transcript = transcript_of_trace(trace).rejecting(turn.sql)
-    if comment:
-        transcript = transcript.plus(Exchange(question=WRONG, answer=comment, kind=FEEDBACK))
+    transcript = await runtime.run(rejection_transcript, runtime.state, turn, comment)
     question = Question(
         text=turn.question,
         incoming=incoming,
@@ -136,14 +112,6 @@ async def on_thumbs_down(
     )
     if not runtime.spawn(_ask_after_rejection(runtime, question)):
         await say(context, "Thanks — noted that this answer is wrong.")
-
-
-def transcript_of_trace(trace: dict[str, Any] | None) -> Transcript:
-    """The transcript an answer was written with (the pipeline's "clarified" stage)."""
-    for stage in (trace or {}).get("stages", []):
-        if stage.get("name") == "clarified":
-            return Transcript.from_json((stage.get("outputs") or {}).get("transcript"))
-    return Transcript()
 
 
 async def _ask_after_rejection(runtime: TeamsRuntime, question: Question) -> None:
@@ -173,7 +141,8 @@ async def _ask_after_rejection(runtime: TeamsRuntime, question: Question) -> Non
             card_activity(cards.clarification_card(outcome), outcome.clarification.question)
         )
         if response and response.id:
-            await runtime.run(pending_store.set_message, runtime.state, outcome.clarification.id, response.id)
+            await clarify.shown(runtime, context, outcome.clarification.id, response.id)
+        await clarify.sweep(runtime)
 
     try:
         await runtime.sender.within(question.reference, post, question.identity)
@@ -182,12 +151,6 @@ async def _ask_after_rejection(runtime: TeamsRuntime, question: Question) -> Non
 
 
 # ---------------------------------------------------------------- clarifying questions
-
-
-def expired_note(runtime: TeamsRuntime) -> str:
-    ttl = runtime.settings.teams.clarification_ttl_s
-    after = f"{ttl} seconds" if ttl < 120 else f"{round(ttl / 60)} minutes"
-    return f"⏰ This question expired after {after} without an answer. Ask your question again to start over."
 
 
 def refusal(runtime: TeamsRuntime, pending: pending_store.Pending | None, user: str) -> str | None:
@@ -199,29 +162,10 @@ def refusal(runtime: TeamsRuntime, pending: pending_store.Pending | None, user: 
     if pending.status == pending_store.REPLACED:
         return "A newer question replaced this one; please answer that one."
     if pending.status == pending_store.EXPIRED or pending.expired():
-        return expired_note(runtime)
+        return clarify.expired_note(runtime)
     if runtime.settings.teams.only_asker_answers and pending.asker and user != pending.asker:
         return "Only the person who asked can answer this. Mention me to ask your own question."
     return None
-
-
-async def _close_card(
-    runtime: TeamsRuntime,
-    context: TurnContext,
-    pending: pending_store.Pending,
-    result: str,
-    activity_id: str | None,
-) -> None:
-    """Replace the question's card with what became of it (its buttons go)."""
-    target = pending.message_ts or activity_id
-    if not target:
-        return
-    activity = card_activity(cards.closed_question_card(pending.clarification.question, result))
-    activity.id = target
-    try:
-        await context.update_activity(activity)
-    except Exception as exc:  # the answer still goes out; the old buttons just stay
-        log.info("could not update clarification %s: %s", pending.id, exc)
 
 
 async def on_clarification(
@@ -239,7 +183,7 @@ async def on_clarification(
         pending = None  # a card of another conversation: never mix them
     due = pending is not None and pending.status == pending_store.OPEN and pending.expired()
     if due and pending is not None and await runtime.run(pending_store.expire, runtime.state, pending.id):
-        await _close_card(runtime, context, pending, expired_note(runtime), incoming.reply_to)
+        await clarify.close_card(context, pending, clarify.expired_note(runtime), incoming.reply_to)
     why = refusal(runtime, pending, incoming.user)
     index = -1
     if own_words is None:
@@ -279,12 +223,8 @@ async def settle(
         again = await runtime.run(pending_store.get, runtime.state, pending.id)
         await say(context, refusal(runtime, again, incoming.user) or "This question was answered already.")
         return False
-    who = incoming.user_name or "Someone"
-    if exchange.own_words:
-        result = f"✅ {cards.escape(who)} answered: “{cards.escape(exchange.answer)}”"
-    else:
-        result = f"✅ {cards.escape(who)} chose **{cards.escape(exchange.answer)}**"
-    await _close_card(runtime, context, answered, result, incoming.reply_to)
+    result = clarify.answered_note(exchange.answer, bool(exchange.own_words), incoming.user_name)
+    await clarify.close_card(context, answered, result, incoming.reply_to)
     await start(
         runtime,
         context,
@@ -301,20 +241,6 @@ async def settle(
     return True
 
 
-def typed_exchange(runtime: TeamsRuntime, pending: pending_store.Pending, text: str) -> Exchange:
-    """A typed reply: an option's number or its exact words pick it; anything else is own words."""
-    options = pending.clarification.options
-    words = text.strip().rstrip(".").strip()
-    if words.isdigit() and 1 <= int(words) <= len(options):
-        return exchange_for(pending.clarification, option=int(words) - 1)
-    for i, option in enumerate(options):
-        if normalize(option.label) == normalize(words):
-            return exchange_for(pending.clarification, option=i)
-    return exchange_for(
-        pending.clarification, own_words=text[:MAX_OWN_WORDS], match_options=runtime.askbase.llm is None
-    )
-
-
 async def on_typed_reply(
     runtime: TeamsRuntime, context: TurnContext, incoming: Incoming, key: str, base_url: str | None
 ) -> bool:
@@ -324,10 +250,11 @@ async def on_typed_reply(
         return False
     if pending.expired():
         if await runtime.run(pending_store.expire, runtime.state, pending.id):
-            await _close_card(runtime, context, pending, expired_note(runtime), None)
+            await clarify.close_card(context, pending, clarify.expired_note(runtime))
         return False
     if runtime.settings.teams.only_asker_answers and pending.asker and incoming.user != pending.asker:
         return False
-    return await settle(
-        runtime, context, incoming, pending, typed_exchange(runtime, pending, incoming.text), base_url
+    exchange = exchange_for_reply(  # an option's number or words, else own words
+        pending.clarification, incoming.text, match_options=runtime.askbase.llm is None, limit=MAX_OWN_WORDS
     )
+    return await settle(runtime, context, incoming, pending, exchange, base_url)

@@ -3,10 +3,11 @@
 `start` runs in the request's turn: it shows "typing…" and queues the work. The work runs in a
 proactive turn of the same conversation (proactive.py), keeps the typing indicator going while the
 engine answers on a worker thread, and posts the card: the answer, a clarifying question (stored
-before it is shown, so the first click finds it), or an error with Retry. The database is the
-thread's (a channel thread stays on the one it started with), else the place's `db NAME` choice,
-else the default. Failures are logged under the trace id; the person sees what failed and what
-to try.
+before it is shown, so the first click finds it), or an error. The database is the thread's (a
+channel thread stays on the one it started with), else the place's `db NAME` choice, else the
+default. Failures are worded by bot/failures.py as in Slack: the person sees what failed and what
+they can do, with Retry only when trying again can help; what the admins should fix goes to the
+log under the trace id, never into the card.
 """
 
 from __future__ import annotations
@@ -20,27 +21,26 @@ from microsoft_agents.hosting.core import TurnContext
 from microsoft_agents.hosting.core.app.typing_indicator import TypingIndicator, TypingOptions
 from microsoft_agents.hosting.core.authorization import ClaimsIdentity
 
+from bot.answer_view import presented
 from bot.charts import chart_spec
-from bot.teams import cards, links
+from bot.failures import BUSY, INTERNAL, Commands, failure_of, setup_problem
+from bot.teams import cards, clarify, links
 from bot.teams.incoming import Incoming, Place
-from bot.teams.proactive import card_activity
+from bot.teams.proactive import card_activity, reference_json
 from bot.teams.runtime import TeamsRuntime
 from core.access import Principal
-from core.answer import ErrorKind, Outcome
+from core.answer import Outcome
 from core.clarify.transcript import Transcript
-from core.database import UnknownDatabase
+from core.database import UnknownDatabase, not_configured
 from core.state import clarifications, conversations
 from core.state.channel_settings import channel_database
 from core.trace import Trace
+from core.verified.analysts import configured as analysts_configured
 
 log = logging.getLogger("askbase.teams")
 
 TYPING = TypingOptions(initial_delay_ms=0, interval_ms=3000)  # Teams shows "typing" for ~3 s
-INTERNAL_ERROR = (
-    "Something went wrong on my side while answering. Press Retry; if it keeps failing, tell the "
-    "bot's admins and quote the trace id."
-)
-BUSY = "I'm answering a lot of questions right now. Ask again in a minute."
+TEAMS = Commands(list_databases="db", pick_database="db NAME")  # typed, as the help card says
 
 
 @dataclass(frozen=True)
@@ -54,6 +54,7 @@ class Question:
     base_url: str | None  # where download links point
     transcript: Transcript | None = None  # answers to clarifying questions so far
     conversation: tuple[str, str] | None = None  # (key, database) when continuing a known one
+    claim: str | None = None  # the activity's claim (inflight.py), marked answered once the card is out
 
 
 def database_for(runtime: TeamsRuntime, place: Place) -> str:
@@ -63,14 +64,6 @@ def database_for(runtime: TeamsRuntime, place: Place) -> str:
         if known:
             return known
     return channel_database(runtime.state, place.settings_team, place.channel) or runtime.settings.default_db
-
-
-def access_words(outcome: Outcome) -> str:
-    """The engine's refusal names Slack's command; in Teams the command is `db`."""
-    return (
-        f"You may not query '{outcome.database}' here. Type db to see the databases you may use "
-        "here, or ask the bot's admins for access."
-    )
 
 
 def outcome_card(
@@ -84,13 +77,15 @@ def outcome_card(
     if outcome.status == "clarify" and outcome.clarification is not None:
         return cards.clarification_card(outcome, asked_by)
     if outcome.status == "error":
-        error = access_words(outcome) if outcome.error_kind == "access" else outcome.error or INTERNAL_ERROR
-        return cards.error_card(error, outcome.trace.id, question=outcome.question, asked_by=asked_by)
+        failure = failure_of(outcome, TEAMS)
+        return cards.error_card(failure, outcome.trace.id, question=outcome.question, asked_by=asked_by)
     return cards.answer_card(
         outcome,
         table_rows=runtime.table_rows,
         chart_url=chart_url(runtime, outcome, base_url, who),
         asked_by=asked_by,
+        presentation=presented(runtime.askbase, outcome),
+        can_verify=analysts_configured(runtime.settings),  # ✅ Verify for analysts (verified.py)
     )
 
 
@@ -108,14 +103,21 @@ def chart_url(runtime: TeamsRuntime, outcome: Outcome, base_url: str | None, who
     return links.url(base_url, token)
 
 
-async def start(runtime: TeamsRuntime, context: TurnContext, question: Question) -> None:
-    """In the request's turn: "typing…", then the answer later; or "busy" at once."""
+async def start(runtime: TeamsRuntime, context: TurnContext, question: Question) -> bool:
+    """In the request's turn: "typing…", then the answer later (True); or "busy" at once (False:
+    the question's claim, if any, is the caller's to finish)."""
     await context.send_activity(Activity(type=ActivityTypes.typing))
+    if question.claim:  # typing shows: a process taking the question over answers it anew
+        await runtime.run(runtime.claims.answering, question.claim)
     if not runtime.spawn(answer_later(runtime, question)):
         trace = Trace(question=question.text)
-        outcome = Outcome(status="error", question=question.text, error=BUSY, error_kind="busy", trace=trace)
+        outcome = Outcome.failed(question.text, "busy", BUSY, trace=trace)
         await runtime.run(_audit, runtime, question.incoming, outcome)
-        await context.send_activity(card_activity(cards.error_card(BUSY, trace.id), BUSY))
+        await context.send_activity(
+            card_activity(cards.error_card(failure_of(outcome, TEAMS), trace.id), BUSY)
+        )
+        return False
+    return True
 
 
 async def answer_later(runtime: TeamsRuntime, question: Question) -> None:
@@ -126,10 +128,10 @@ async def answer_later(runtime: TeamsRuntime, question: Question) -> None:
             outcome, key = await runtime.run(answer, runtime, question)
         content = outcome_card(runtime, outcome, question.base_url, question.incoming.principal)
         response = await context.send_activity(card_activity(content, outcome.answer or outcome.question))
-        if outcome.status == "clarify" and outcome.clarification is not None and response and response.id:
-            await runtime.run(
-                clarifications.set_message, runtime.state, outcome.clarification.id, response.id
-            )
+        if outcome.status == "clarify" and outcome.clarification is not None:
+            if response and response.id:
+                await clarify.shown(runtime, context, outcome.clarification.id, response.id)
+            await clarify.sweep(runtime)  # as in Slack, every new question sweeps the expired ones
         log.info("trace %s: %s posted in %s", outcome.trace.id, outcome.status, key)
 
     try:
@@ -138,6 +140,9 @@ async def answer_later(runtime: TeamsRuntime, question: Question) -> None:
         log.exception(
             "answering %r in %s failed", question.text[:80], question.incoming.place.conversation_id
         )
+    finally:
+        if question.claim:  # answered (or failed for good): redeliveries and recovery leave it alone
+            await runtime.run(runtime.claims.finished, question.claim)
 
 
 def answer(runtime: TeamsRuntime, question: Question) -> tuple[Outcome, str]:
@@ -149,18 +154,9 @@ def answer(runtime: TeamsRuntime, question: Question) -> tuple[Outcome, str]:
     except Exception:
         trace = Trace(question=question.text)
         log.exception("trace %s: answering in %s failed", trace.id, incoming.place.conversation_id)
-        outcome = Outcome(
-            status="error", question=question.text, error=INTERNAL_ERROR, error_kind="internal", trace=trace
-        )
+        outcome = Outcome.failed(question.text, "internal", INTERNAL, trace=trace)
         _audit(runtime, incoming, outcome)
         return outcome, key
-
-
-def _failed(runtime: TeamsRuntime, incoming: Incoming, question: str, error: str, kind: ErrorKind) -> Outcome:
-    outcome = Outcome(status="error", question=question, error=error, error_kind=kind)
-    log.info("trace %s: %s: %s", outcome.trace.id, kind, error)
-    _audit(runtime, incoming, outcome)
-    return outcome
 
 
 def _answer(runtime: TeamsRuntime, question: Question) -> tuple[Outcome, str]:
@@ -173,8 +169,10 @@ def _answer(runtime: TeamsRuntime, question: Question) -> tuple[Outcome, str]:
     try:
         db = runtime.askbase.database(name)
     except UnknownDatabase:
-        error = f"The database '{name}' is not configured any more. Pick another one with db NAME."
-        return _failed(runtime, incoming, question.text, error, "database"), key
+        outcome = Outcome.failed(question.text, "unknown_database", not_configured(name), database=name)
+        log.info("trace %s: %s", outcome.trace.id, outcome.error)
+        _audit(runtime, incoming, outcome)
+        return outcome, key
     conversations.ensure_conversation(runtime.state, key, db.name, channel=place.channel, user=incoming.user)
     history = conversations.history(runtime.state, key)
     outcome = runtime.askbase.ask(
@@ -187,6 +185,9 @@ def _answer(runtime: TeamsRuntime, question: Question) -> tuple[Outcome, str]:
     )
     if outcome.status == "error":
         log.warning("trace %s: %s error: %s", outcome.trace.id, outcome.error_kind, outcome.error)
+    problem = setup_problem(outcome)
+    if problem is not None:  # the admins' part, for the log only: the card never carries it
+        log.warning("trace %s: for the bot's admins: %s", outcome.trace.id, problem.admin_note)
     conversations.record_turn(runtime.state, key, outcome, user=incoming.user)
     if outcome.status == "clarify" and outcome.clarification is not None:
         remember(runtime, question, outcome, key)
@@ -210,6 +211,7 @@ def remember(runtime: TeamsRuntime, question: Question, outcome: Outcome, key: s
         team=place.settings_team,
         channel=place.channel,
         trace_id=outcome.trace.id,
+        address=reference_json(question.reference),  # the sweep updates the card from anywhere
     )
     clarifications.replace_open(runtime.state, key, keep=clarification.id)
 

@@ -1,13 +1,15 @@
 """The SDK's AgentApplication for Askbase: every activity Teams sends, routed to its handler.
 
 A message is, in order: a press on one of our cards (`value` carries `askbase`), a command
-(`help`, `db`, `db NAME`, `schedules`, `schedule WHEN … QUESTION`), an answer to the open
+(`help`, `db`, `db NAME`, `verified`, `schedules`, `schedule WHEN … QUESTION`), an answer to the open
 clarifying question of its conversation (typed by the asker), or a question. A card press may
 also come as an `adaptiveCard/action` invoke (Action.Execute clients); it is handled the same way.
 
-Each activity is answered once: its id is claimed in the state database first (the Slack event
-claim, core/state/events.py), so a redelivery — Teams retries a request it thinks timed out — and
-a second web process behind the load balancer both leave it alone.
+Each activity is answered once and none is lost: its id is claimed in the state database first,
+with a lease, the way Slack questions are (bot/claims.py, bot/teams/inflight.py). A redelivery —
+Teams retries a request it thinks timed out — and a second web process behind the load balancer
+leave it alone while it is answered or being answered; if the process answering it dies, the
+redelivery, or any process's recovery sweep, takes it over and answers it once.
 """
 
 from __future__ import annotations
@@ -19,15 +21,17 @@ from typing import Any
 from microsoft_agents.activity import Activity, ActivityTypes, InvokeResponse
 from microsoft_agents.hosting.core import AgentApplication, Connections, MemoryStorage, TurnContext, TurnState
 
-from bot.teams import actions, cards, schedules
+from bot import votes
+from bot.teams import actions, cards, schedules, verified
 from bot.teams.actions import say
 from bot.teams.answering import Question, database_for, start
 from bot.teams.incoming import Incoming, read
+from bot.teams.inflight import claim_key, finished, take
 from bot.teams.proactive import card_activity
 from bot.teams.runtime import TeamsRuntime
 from core.access import usable_databases
 from core.schedules import parse
-from core.state import conversations, events
+from core.state import conversations
 from core.state.channel_settings import set_channel_database
 
 log = logging.getLogger("askbase.teams")
@@ -43,23 +47,14 @@ HELP = (
     "- Under each answer: Show SQL, Details (every step I took), CSV, 👍 to teach me the query is right, "
     "👎 to tell me it is not, Schedule to get it again on a schedule.\n"
     "- db lists the databases this place may use; db NAME picks one.\n"
-    "- schedule every weekday at 9:00 QUESTION posts fresh results on time; schedules lists this place's."
+    "- schedule every weekday at 9:00 QUESTION posts fresh results on time; schedules lists this place's.\n"
+    "- ✅ marks an answer given from a query an analyst verified; verified lists them (analysts: ✅ Verify "
+    "on an answer, Unverify in the list)."
 )
 
 
 def base_url(runtime: TeamsRuntime) -> str | None:
     return runtime.base_url or REQUEST_BASE.get()
-
-
-def claim(runtime: TeamsRuntime, incoming: Incoming) -> bool:
-    """First delivery of this activity? (A state database that is down: answering twice beats never.)"""
-    if not incoming.activity_id:
-        return True
-    try:
-        return events.first_delivery(runtime.state, incoming.dedupe_key)
-    except Exception:
-        log.exception("could not record activity %s", incoming.activity_id)
-        return True
 
 
 async def on_press(
@@ -74,7 +69,7 @@ async def on_press(
     elif verb == "csv":
         await actions.on_csv(runtime, context, incoming, trace_id, url)
     elif verb == "up":
-        note = await runtime.run(actions.thumbs_up, runtime, trace_id, incoming.user)
+        note = await runtime.run(votes.thumbs_up, runtime.state, trace_id, incoming.user)
         await say(context, note)
     elif verb == "down":
         await actions.on_thumbs_down(
@@ -86,6 +81,10 @@ async def on_press(
         await actions.on_clarification(
             runtime, context, incoming, value, url, own_words=str(value.get("answer") or "")
         )
+    elif verb == "verify":
+        await verified.on_verify(runtime, context, incoming, trace_id)
+    elif verb == "unverify":
+        await verified.on_unverify(runtime, context, incoming, _number(value.get("q")))
     elif verb == "retry":
         await retry(runtime, context, incoming, trace_id)
     elif verb == "schedule":
@@ -96,6 +95,13 @@ async def on_press(
         log.info("unknown card action %r", verb)
 
 
+def _number(value: Any) -> int | None:
+    try:
+        return int(str(value))
+    except ValueError:
+        return None
+
+
 async def retry(runtime: TeamsRuntime, context: TurnContext, incoming: Incoming, trace_id: str) -> None:
     turn = await runtime.run(conversations.turn_by_trace, runtime.state, trace_id)
     if turn is None:
@@ -104,13 +110,17 @@ async def retry(runtime: TeamsRuntime, context: TurnContext, incoming: Incoming,
     await start(runtime, context, question_of(runtime, context, incoming, turn.question))
 
 
-def question_of(runtime: TeamsRuntime, context: TurnContext, incoming: Incoming, text: str) -> Question:
+def question_of(
+    runtime: TeamsRuntime, context: TurnContext, incoming: Incoming, text: str, *, claimed: bool = False
+) -> Question:
+    """The question to answer; `claimed`: it holds the activity's claim until its answer is out."""
     return Question(
         text=text,
         incoming=incoming,
         reference=context.activity.get_conversation_reference(),
         identity=context.identity,
         base_url=base_url(runtime),
+        claim=claim_key(incoming) if claimed else None,
     )
 
 
@@ -147,37 +157,64 @@ async def on_db(runtime: TeamsRuntime, context: TurnContext, incoming: Incoming,
         await say(context, f"{incoming.user_name or 'Someone'} set this place to ask about {name}.")
 
 
-async def on_text(runtime: TeamsRuntime, context: TurnContext, incoming: Incoming) -> None:
+async def on_text(runtime: TeamsRuntime, context: TurnContext, incoming: Incoming) -> bool:
+    """A command, an answer to the open clarifying question, or a question; True when a question
+    is being answered that holds the activity's claim (it marks it answered once the card is out)."""
     text = incoming.text
     word, _, rest = text.partition(" ")
     word = word.lower().rstrip(":")
     if word in ("help", "?") and not rest:
         await context.send_activity(card_activity(cards.card([cards.text_block(HELP)]), "How to use Askbase"))
-        return
+        return False
     if word == "db" and len(rest.split()) <= 1:  # "db sizes by month?" is a question
         await on_db(runtime, context, incoming, rest)
-        return
+        return False
+    if word == "verified" and not rest:
+        await verified.on_list(runtime, context, incoming)
+        return False
     if word == "schedules" and not rest:
         await schedules.on_list(runtime, context, incoming)
-        return
+        return False
     if word == "schedule" and parse.looks_like_schedule(rest):
         await schedules.on_command(runtime, context, incoming, rest, base_url(runtime))
-        return
+        return False
     key = incoming.place.conversation_key(await runtime.run(database_for, runtime, incoming.place))
     if await actions.on_typed_reply(runtime, context, incoming, key, base_url(runtime)):
-        return
-    await start(runtime, context, question_of(runtime, context, incoming, text))
+        return False
+    return await start(runtime, context, question_of(runtime, context, incoming, text, claimed=True))
 
 
 async def on_message(runtime: TeamsRuntime, context: TurnContext) -> None:
     incoming = read(context.activity)
-    if not await runtime.run(claim, runtime, incoming):
-        log.info("activity %s already handled; left alone", incoming.activity_id)
+    if not await runtime.run(take, runtime, incoming, context.activity, base_url(runtime)):
+        log.info("activity %s is handled, or being handled; left alone", incoming.activity_id)
         return
-    if incoming.value is not None and cards.ACTION in incoming.value:
-        await on_press(runtime, context, incoming, incoming.value)
-    elif incoming.text:
-        await on_text(runtime, context, incoming)
+    await handle(runtime, context, incoming)
+
+
+async def handle(runtime: TeamsRuntime, context: TurnContext, incoming: Incoming) -> None:
+    """A message activity this process holds the claim of: its claim is finished once handled,
+    unless a question now holds it until its answer is out."""
+    asked = False
+    try:
+        if incoming.value is not None and cards.ACTION in incoming.value:
+            await on_press(runtime, context, incoming, incoming.value)
+        elif incoming.text:
+            asked = await on_text(runtime, context, incoming)
+    finally:
+        if not asked:
+            await runtime.run(finished, runtime, claim_key(incoming))
+
+
+async def handle_again(
+    runtime: TeamsRuntime, context: TurnContext, incoming: Incoming, base: str | None
+) -> None:
+    """`handle` for the recovery sweep (inflight.py), in a proactive turn: links point at `base`."""
+    token = REQUEST_BASE.set(base)
+    try:
+        await handle(runtime, context, incoming)
+    finally:
+        REQUEST_BASE.reset(token)
 
 
 async def on_invoke(runtime: TeamsRuntime, context: TurnContext) -> None:
@@ -188,8 +225,15 @@ async def on_invoke(runtime: TeamsRuntime, context: TurnContext) -> None:
     value = activity.value if isinstance(activity.value, dict) else {}
     data = (value.get("action") or {}).get("data") if isinstance(value.get("action"), dict) else None
     incoming = read(activity)
-    if isinstance(data, dict) and cards.ACTION in data and await runtime.run(claim, runtime, incoming):
-        await on_press(runtime, context, incoming, data)
+    if (
+        isinstance(data, dict)
+        and cards.ACTION in data
+        and await runtime.run(take, runtime, incoming, activity, base_url(runtime))
+    ):
+        try:
+            await on_press(runtime, context, incoming, data)
+        finally:
+            await runtime.run(finished, runtime, claim_key(incoming))
     await context.send_activity(
         Activity(
             type=ActivityTypes.invoke_response,

@@ -45,7 +45,7 @@ class _KeysAt(_JwkClientManager):
     """The SDK's cached key client, pointed at one JWKS address whatever the issuer."""
 
     def __init__(self, metadata_url: str) -> None:
-        super().__init__()
+        super().__init__()  # type: ignore[no-untyped-call]  # the SDK leaves its __init__ unannotated
         self._metadata_url = metadata_url
         self._jwks_uri: str | None = None
 

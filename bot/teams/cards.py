@@ -1,13 +1,16 @@
 """Adaptive Cards (schema 1.5) built from outcomes: pure functions, no SDK calls, no SQL.
 
-An answer is one card: the sentence, a `Table` of the first rows with readable headers, the row
-count, the SQL behind a Show SQL toggle, a chart image where one helps, and the actions Show SQL,
-Details, CSV, 👍, 👎 (with a box for what was wrong) and Schedule (with the form). Teams shows six
-actions in a row, which is exactly these. Every button carries the answer's trace id; a press comes
-back as a message activity whose `value` is the button's data plus the inputs of its card.
+An answer is one card: the sentence, a `Table` of the first rows with readable headers (none for
+a single value: the sentence says it), the row count, the SQL behind a Show SQL toggle, a chart
+image where one helps, and the actions Show SQL, Details, CSV, 👍, 👎 (with a box for what was
+wrong) and Schedule (with the form). Teams shows six actions in a row, which is exactly these.
+Every button carries the answer's trace id; a press comes back as a message activity whose
+`value` is the button's data plus the inputs of its card.
 
-Teams takes a card of about 28 KB; the table gives up rows (never the header) until the card fits,
-and the row note says how many are shown. Text from the database or from people is escaped: Teams
+What an answer shows — the sentence, readable headers, numbers rounded per column, keyword mode's
+reading, the row note, the Details of its trace — is decided in bot/answer_view.py, the same as in
+Slack; this module lays it out. Teams takes a card of about 28 KB; the table gives up rows (never
+the header) until the card fits, and the row note says how many are shown. Text from the database or from people is escaped: Teams
 renders a subset of Markdown in TextBlocks, and a value must never turn into a link or a list.
 """
 
@@ -18,9 +21,10 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from bot.terminal import reuse_text
-from core.answer import Clarification, Outcome
-from core.summary import display, humanize
+from bot.answer_view import AnswerView, answer_view, stage_lines, trace_numbers
+from bot.failures import Failure
+from core.answer import Clarification, Outcome, Reuse
+from core.summary import Presentation
 
 SCHEMA = "http://adaptivecards.io/schemas/adaptive-card.json"
 VERSION = "1.5"
@@ -103,50 +107,35 @@ def size_of(content: dict[str, Any]) -> int:
 # ---------------------------------------------------------------- answers
 
 
-def cell(value: Any) -> dict[str, Any]:
-    return {"type": "TableCell", "items": [text_block(escape(clip(display(value), MAX_CELL)) or " ")]}
+def cell(text: str) -> dict[str, Any]:
+    return {"type": "TableCell", "items": [text_block(escape(clip(text, MAX_CELL)) or " ")]}
 
 
-def table(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> dict[str, Any]:
-    """A Table with a header row of readable column names (`total_amount` → "Total amount")."""
-    shown = list(columns[:MAX_COLUMNS])
-    numeric = [
-        bool(values) and all(isinstance(v, int | float) and not isinstance(v, bool) for v in values)
-        for values in ([r[i] for r in rows if i < len(r) and r[i] is not None] for i in range(len(shown)))
-    ]
+def table(view: AnswerView, rows: Sequence[Sequence[Any]]) -> dict[str, Any]:
+    """A Table of `rows` with the view's readable headers (`total_amount` → "Total amount") and
+    cells rounded per column; numbers align right."""
+    presentation = view.presentation
+    width = min(MAX_COLUMNS, len(presentation.headers))
     header = {
         "type": "TableRow",
         "style": "accent",
         "cells": [
-            {"type": "TableCell", "items": [text_block(escape(humanize(c)), weight="Bolder")]} for c in shown
+            {"type": "TableCell", "items": [text_block(escape(h), weight="Bolder")]}
+            for h in presentation.headers[:width]
         ],
     }
-    body = [{"type": "TableRow", "cells": [cell(v) for v in row[: len(shown)]]} for row in rows]
+    body = [{"type": "TableRow", "cells": [cell(c) for c in presentation.cells(row[:width])]} for row in rows]
     return {
         "type": "Table",
         "firstRowAsHeader": True,
         "showGridLines": True,
         "gridStyle": "default",
         "columns": [
-            {"width": 1, "horizontalCellContentAlignment": "Right" if n else "Left"} for n in numeric
+            {"width": 1, "horizontalCellContentAlignment": "Right" if n else "Left"}
+            for n in presentation.numeric[:width]
         ],
         "rows": [header, *body],
     }
-
-
-def row_note(outcome: Outcome, shown: int) -> str:
-    n = outcome.row_count
-    parts = [f"{n:,} row{'s' if n != 1 else ''}"]
-    if shown < n:
-        parts.append(f"showing the first {shown:,}")
-    hidden = max(0, len(outcome.columns) - MAX_COLUMNS)
-    if hidden:
-        parts.append(f"{hidden} more column{'s' if hidden != 1 else ''} in the CSV")
-    if outcome.truncated:
-        parts.append("the result was cut at this size — ask a narrower question for everything")
-    if shown < n or hidden:
-        parts.append("press CSV for everything")
-    return " · ".join(parts)
 
 
 def sql_id(trace_id: str) -> str:
@@ -193,30 +182,46 @@ def schedule_form(when: str = "") -> list[dict[str, Any]]:
     ]
 
 
+def reuse_line(reuse: Reuse) -> str:
+    """Where an answer came from when no SQL was written for it (issue 19), as in Slack."""
+    parts = []
+    if reuse.verified:
+        who = escape(reuse.verifier_name or reuse.verified_by or "an analyst")
+        when = f" on {reuse.verified_at:%Y-%m-%d}" if reuse.verified_at else ""
+        parts.append(f"✅ Verified by {who}{when}")
+    if reuse.cached_at is not None:
+        parts.append(f"🔁 As of {reuse.cached_at:%H:%M} UTC: this question was just answered")
+    return " · ".join(parts)
+
+
+def verify_action(trace_id: str) -> dict[str, Any]:
+    """✅ Verify, for analysts (others are told they are not one): below the answer, since the
+    card's own row holds Teams' six actions already."""
+    return {"type": "ActionSet", "actions": [submit("✅ Verify", "verify", trace=trace_id)]}
+
+
 def answer_body(
-    outcome: Outcome,
+    view: AnswerView,
     *,
     table_rows: int = 10,
     chart_url: str | None = None,
     asked_by: str | None = None,
 ) -> list[dict[str, Any]]:
     """The answer's elements: sentence, keyword-mode note, table, chart, row note, hidden SQL."""
+    outcome = view.outcome
     body: list[dict[str, Any]] = []
     if asked_by:
         body.append(note(f"{escape(asked_by)} asked: {escape(outcome.question)}"))
-    sentence = outcome.answer or (
-        "No rows match the question." if not outcome.rows else "Here is the result."
-    )
-    body.append(text_block(escape(sentence), size="Medium"))
-    if outcome.mode == "keyword":
-        reading = f": {escape(outcome.interpretation)}" if outcome.interpretation else ""
+    body.append(text_block(escape(view.sentence), size="Medium"))
+    if view.keyword_reading is not None:
+        reading = f": {escape(view.keyword_reading)}" if view.keyword_reading else ""
         body.append(note(f"🔎 **Keyword mode** (no LLM){reading}"))
-    if outcome.reuse is not None:  # from a verified query or the answer cache (core/trusted.py)
-        body.append(note(escape(reuse_text(outcome.reuse))))
-    shown = 0
-    if outcome.columns and outcome.rows:
+    if view.reuse is not None:  # from a verified query or the answer cache (core/trusted.py)
+        body.append(note(reuse_line(view.reuse)))
+    shown = outcome.row_count  # a single value: the sentence says it, a 1 × 1 table would repeat it
+    if view.shows_table:
         shown = min(max(1, table_rows), outcome.row_count)
-        body.append(table(outcome.columns, outcome.rows[:shown]))
+        body.append(table(view, outcome.rows[:shown]))
     if chart_url:
         body.append(
             {
@@ -226,7 +231,14 @@ def answer_body(
                 "size": "Stretch",
             }
         )
-    body.append(note(f"{row_note(outcome, shown)} · {escape(outcome.database)} · trace {outcome.trace.id}"))
+    hidden = view.hidden_columns(MAX_COLUMNS)
+    where = f"{escape(outcome.database)} · trace {outcome.trace.id}"
+    if view.shows_row_note:
+        rows = view.row_note(
+            shown, hidden, csv="press CSV for everything" if shown < outcome.row_count or hidden else ""
+        )
+        where = f"{rows} · {where}"
+    body.append(note(where))
     body.append(
         {
             "type": "Container",
@@ -249,12 +261,19 @@ def answer_card(
     head: Sequence[dict[str, Any]] = (),
     tail: Sequence[dict[str, Any]] = (),
     extra_actions: Sequence[dict[str, Any]] = (),
+    presentation: Presentation | None = None,
+    can_verify: bool = False,
 ) -> dict[str, Any]:
-    """The answer as a card that fits Teams' size limit (fewer table rows until it does)."""
+    """The answer as a card that fits Teams' size limit (fewer table rows until it does);
+    `can_verify`: analysts are configured, so answers that ran new SQL get ✅ Verify."""
+    view = answer_view(outcome, presentation)
+    reuse = outcome.reuse
+    verify = can_verify and bool(outcome.sql) and not (reuse is not None and reuse.verified)
+    below = [verify_action(outcome.trace.id)] if verify else []
     rows = max(1, table_rows)
     while True:
-        body = answer_body(outcome, table_rows=rows, chart_url=chart_url, asked_by=asked_by)
-        content = card([*head, *body, *tail], [*answer_actions(outcome.trace.id), *extra_actions])
+        body = answer_body(view, table_rows=rows, chart_url=chart_url, asked_by=asked_by)
+        content = card([*head, *body, *below, *tail], [*answer_actions(outcome.trace.id), *extra_actions])
         if size_of(content) <= MAX_CARD_BYTES or rows <= 1:
             return content
         rows = max(1, rows // 2)
@@ -315,15 +334,16 @@ def closed_question_card(question: str, result: str) -> dict[str, Any]:
 
 
 def error_card(
-    error: str, trace_id: str, *, question: str = "", asked_by: str | None = None
+    failure: Failure, trace_id: str, *, question: str = "", asked_by: str | None = None
 ) -> dict[str, Any]:
-    """What failed and what to try, with Retry; never a stack trace."""
+    """What failed in the asker's terms (bot/failures.py words it, as for Slack); Retry only when
+    trying again can help; never a stack trace, never configuration advice."""
     body: list[dict[str, Any]] = []
     if asked_by and question:
         body.append(note(f"{escape(asked_by)} asked: {escape(question)}"))
-    body.append(text_block(f"⚠️ {escape(error)}", color="Attention"))
+    body.append(text_block(f"⚠️ {escape(failure.text)}", color="Attention"))
     body.append(note(f"Trace {trace_id} — quote it if you ask the bot's admins."))
-    return card(body, [submit("Retry", "retry", trace=trace_id)])
+    return card(body, [submit("Retry", "retry", trace=trace_id)] if failure.retry else [])
 
 
 def message_card(text: str, *, subtle: str = "", actions: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
@@ -341,35 +361,16 @@ def link_card(text: str, title: str, url: str, expires: str) -> dict[str, Any]:
     )
 
 
-def _output_lines(outputs: Mapping[str, Any]) -> list[str]:
-    lines = []
-    for key, value in outputs.items():
-        if isinstance(value, list):
-            lines.extend(f"{key}: {' '.join(str(v).split())[:200]}" for v in value[:8])
-        else:
-            lines.append(f"{key}: {' '.join(str(value).split())[:200]}")
-    return lines
-
-
 def details_card(trace: Mapping[str, Any]) -> dict[str, Any]:
     """Every stage of a stored trace: time, LLM calls, tokens and what it produced."""
     body: list[dict[str, Any]] = [
         text_block(f"**{escape(str(trace.get('question', '')))}**"),
         note(
-            f"{escape(str(trace.get('database', '')))} · {float(trace.get('ms', 0)):.0f} ms · "
-            f"{trace.get('llm_calls', 0)} LLM call(s) · {trace.get('tokens', 0)} tokens · "
-            f"trace {trace.get('id', '')}"
+            f"{escape(str(trace.get('database', '')))} · {trace_numbers(trace)} · trace {trace.get('id', '')}"
         ),
     ]
     for stage in trace.get("stages", []):
-        calls = stage.get("llm_calls") or []
-        tokens = sum(c.get("prompt_tokens", 0) + c.get("completion_tokens", 0) for c in calls)
-        title = f"{stage.get('name')} — {float(stage.get('ms', 0)):.0f} ms"
-        if calls:
-            title += f", {len(calls)} LLM call(s), {tokens} tokens"
-        if stage.get("error"):
-            title += " — failed"
-        lines = [title, *_output_lines(stage.get("outputs") or {})]
+        lines = stage_lines(stage, width=200, items=8)
         body.append(text_block(escape("\n".join(lines)), fontType="Monospace", size="Small"))
         if size_of(card(body)) > MAX_CARD_BYTES:
             body[-1] = note("… (more stages in the log under this trace id)")

@@ -40,7 +40,7 @@ def _refused(outcome: Outcome, database: str) -> web.Response:
     log.info("trace %s: download refused (%s): %s", outcome.trace.id, outcome.error_kind, outcome.error)
     if outcome.error_kind == "access":
         return _page(403, f"You may not query '{database}' here any more.")
-    if outcome.error_kind in ("guard", "database"):
+    if outcome.error_kind in ("guard", "database", "unknown_database"):
         return _page(410, "This result cannot be made again; ask the question again in Teams.")
     return _page(503, "The database did not answer. Try the link again in a minute.")
 

@@ -25,6 +25,7 @@ Kind = Literal["personal", "groupChat", "channel"]
 MAX_ID = 64
 MAX_KEY = 200
 THREAD = ";messageid="
+CONVERSATION_PREFIX = "teams:"  # every Teams conversation key starts so (a chat's clarifications sweep)
 _MENTION = re.compile(r"<at>[^<]*</at>", re.I)
 
 
@@ -61,8 +62,9 @@ class Place:
 
 def conversation_key(conversation_id: str, database: str) -> str:
     """A channel thread is one conversation; a chat is one per database (see the module doc)."""
-    key = f"teams:{conversation_id}" if THREAD in conversation_id else f"teams:{conversation_id}#{database}"
-    return key if len(key) <= MAX_KEY else "teams:" + short_id(key, 64)
+    p = CONVERSATION_PREFIX
+    key = f"{p}{conversation_id}" if THREAD in conversation_id else f"{p}{conversation_id}#{database}"
+    return key if len(key) <= MAX_KEY else p + short_id(key, 64)
 
 
 @dataclass(frozen=True)

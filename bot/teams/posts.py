@@ -1,6 +1,7 @@
 """Scheduled runs in Teams: who the owner is there, how a failure reads, and the proactive posts.
 
-core/schedules/tick.py runs a tick and says what to show; this module shows it, from the worker
+core/schedules/tick.py runs a tick and says what to show; bot/schedule_runs.py shows it through
+the `TeamsRunner` here, from the worker
 process, with the conversation reference stored with the schedule (`address`) and the SDK's
 proactive path — no incoming request involved. A result is posted like an answer (the card with
 its buttons, headed with the schedule, followed by what changed, with Pause), and stored as a turn
@@ -22,29 +23,25 @@ from microsoft_agents.authentication.msal import MsalConnectionManager
 from microsoft_agents.hosting.aiohttp import CloudAdapter
 
 from bot.charts import chart_spec
+from bot.schedule_runs import Undelivered, explain, next_try, schedule_line, utcnow
 from bot.teams import cards, links
 from bot.teams.config import app_id, sdk_configuration, startup_problem
 from bot.teams.incoming import conversation_key
 from bot.teams.proactive import Sender, reference_from
-from bot.teams.schedules import schedule_line, when_text
+from bot.teams.schedules import when_text
 from core.access import Principal
 from core.askbase import Askbase
 from core.schedules import tick
 from core.schedules.store import Schedule
-from core.schedules.tick import ChatUnavailable, Failure, Result, Tick
-from core.schedules.triggers import as_utc, next_fire_time
-from core.state import conversations
+from core.schedules.tick import ChatUnavailable, Failure, Result
 
 log = logging.getLogger("askbase.teams.schedules")
 
 
-def utcnow() -> dt.datetime:
-    return dt.datetime.now(dt.UTC)
-
-
 @dataclass
 class TeamsRunner:
-    """Runs schedules made in Teams and posts them there; the `Chat` of their ticks."""
+    """Runs schedules made in Teams and posts them there: the `Poster` (bot/schedule_runs.py) and
+    the `Chat` of their ticks."""
 
     askbase: Askbase
     sender: Sender | None  # None: this worker has no Teams configuration (runs fail, and say so)
@@ -61,16 +58,34 @@ class TeamsRunner:
         return Principal.teams(user=schedule.owner, channel=schedule.channel, team=schedule.team or None)
 
     def explain(self, schedule: Schedule, failure: Failure) -> str:
-        if failure.kind == "access":
-            return f"Its owner may no longer query '{schedule.database}' here."
-        if failure.kind == "connection":
-            return f"I could not reach the database '{schedule.database}'."
-        if failure.kind == tick.DELIVERY:
-            return f"Teams did not take the post ({failure.detail})."
-        if failure.kind == tick.INTERNAL or not failure.detail.strip():
-            return "Something went wrong on my side (the log has the details)."
-        text = failure.detail.strip()
-        return text if text.endswith((".", "!", "?")) else text + "."
+        return explain(
+            failure,
+            access=f"Its owner may no longer query '{schedule.database}' here.",
+            connection=f"I could not reach the database '{schedule.database}'.",
+            delivery=f"Teams did not take the post ({failure.detail}).",
+        )
+
+    def post(self, schedule: Schedule, result: Result) -> str:
+        try:
+            content = run_card(self, schedule, result)
+            activity_id = _post(self, schedule, content, f"{schedule.question} — {result.outcome.answer}")
+        except ChatUnavailable:
+            raise
+        except Exception as exc:  # the connector refused it (HTTP error), or could not be reached
+            log.warning("schedule %s: post failed: %s", schedule.id, exc)
+            raise Undelivered(type(exc).__name__) from exc
+        return activity_id or "posted"
+
+    def turn_key(self, schedule: Schedule, message_id: str) -> str:
+        """The schedule's conversation (a run is not a thread of its own in Teams)."""
+        conversation = (schedule.address or {}).get("conversation", {}).get("id") or schedule.channel
+        return conversation_key(str(conversation), schedule.database)
+
+    def report_failure(self, schedule: Schedule, notice: tick.Notice) -> None:
+        _report_failure(self, schedule, notice)
+
+    def mark_recovered(self, schedule: Schedule, message_id: str) -> None:
+        """Nothing to mark: failure notices are not edited from the worker, so none is stored."""
 
 
 def teams_runner(
@@ -92,53 +107,10 @@ def teams_runner(
     )
 
 
-def run_and_post(runner: TeamsRunner, schedule_id: int, *, manual_by: str | None = None) -> Tick:
-    """Run a schedule once (the tick due now) and post what it says in its Teams conversation."""
-    done = tick.run_tick(
-        runner.askbase,
-        schedule_id,
-        runner,
-        now=as_utc(runner.clock()),
-        manual_by=manual_by,
-        worker=runner.worker_id,
-    )
-    if done.status == "ready":
-        done = _deliver(runner, done)
-    if done.notice is not None and done.schedule is not None:
-        _report_failure(runner, done.schedule, done.notice)
-    return done
-
-
 def _post(runner: TeamsRunner, s: Schedule, content: dict[str, Any], summary: str) -> str:
     if runner.sender is None or not s.address:
         raise ChatUnavailable("no Teams conversation to post to")
     return asyncio.run(runner.sender.post(reference_from(s.address), content, summary))
-
-
-def _deliver(runner: TeamsRunner, ready: Tick) -> Tick:
-    s, result = ready.schedule, ready.result
-    assert s is not None and result is not None
-    try:
-        activity_id = _post(runner, s, run_card(runner, s, result), f"{s.question} — {result.outcome.answer}")
-    except ChatUnavailable as exc:
-        return tick.undelivered(runner.askbase, runner, ready, Failure(tick.UNREACHABLE, str(exc)))
-    except Exception as exc:  # the connector refused it (HTTP error), or could not be reached
-        log.warning("schedule %s: post failed: %s", s.id, exc)
-        return tick.undelivered(runner.askbase, runner, ready, Failure(tick.DELIVERY, type(exc).__name__))
-    _remember_turn(runner, s, result)
-    return tick.delivered(runner.askbase, ready, activity_id or "posted")
-
-
-def _remember_turn(runner: TeamsRunner, s: Schedule, result: Result) -> None:
-    """The run as a turn of the schedule's conversation: the buttons under it find it."""
-    key = conversation_key(str((s.address or {}).get("conversation", {}).get("id") or s.channel), s.database)
-    try:
-        conversations.ensure_conversation(
-            runner.askbase.state, key, s.database, channel=s.channel, user=s.owner
-        )
-        conversations.record_turn(runner.askbase.state, key, result.outcome, user=s.owner)
-    except Exception:
-        log.exception("schedule %s: could not store the turn", s.id)
 
 
 def run_card(runner: TeamsRunner, s: Schedule, result: Result) -> dict[str, Any]:
@@ -176,8 +148,7 @@ def _report_failure(runner: TeamsRunner, s: Schedule, notice: tick.Notice) -> No
             f"Last error: {notice.text} Its owner can resume it: type schedules."
         )
     else:
-        after = notice.retry_at - dt.timedelta(microseconds=1) if notice.retry_at else None
-        following = next_fire_time(s.trigger, after) if after else None
+        following = next_try(s, notice)
         text = (
             f"⚠️ The scheduled question “{s.question}” failed. {notice.text} I'll try again "
             f"{when_text(following) if following else 'later'} ({s.failures} of {notice.limit} failures in a row; "

@@ -83,7 +83,8 @@ class Sender:
         async def send(context: TurnContext) -> None:
             activity = card_activity(content, summary)
             activity.apply_conversation_reference(context.activity.get_conversation_reference())
-            activity.reply_to_id = None  # POST …/activities, not a reply to the continuation event
+            # POST …/activities, not a reply to the continuation event
+            activity.reply_to_id = None  # type: ignore[assignment]  # the SDK types it str, defaults it to None
             responses = await context.adapter.send_activities(context, [activity])
             sent.append((responses[0].id if responses else "") or "")
 

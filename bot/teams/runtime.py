@@ -17,6 +17,8 @@ from typing import Any, TypeVar
 
 import sqlalchemy as sa
 
+from bot.claims import ClaimKeeper
+from bot.teams.members import TeamMembers
 from bot.teams.proactive import Sender
 from core.askbase import Askbase
 from core.settings import Settings
@@ -33,9 +35,11 @@ class TeamsRuntime:
     sender: Sender
     link_key: bytes
     executor: ThreadPoolExecutor
+    claims: ClaimKeeper  # this process's claims on the activities it handles (bot/teams/inflight.py)
     tasks: set[asyncio.Task[Any]] = field(default_factory=set)
     waiting: int = 0
     base_url: str | None = None  # the bot's public address, for download links (else the request's)
+    members: TeamMembers = field(default_factory=TeamMembers)  # analyst teams' members (verified.py)
 
     @property
     def state(self) -> sa.Engine:

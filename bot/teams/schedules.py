@@ -19,14 +19,17 @@ from typing import Any
 from microsoft_agents.activity import ConversationReference
 from microsoft_agents.hosting.core import TurnContext
 
+from bot.schedule_runs import schedule_line, sentence
 from bot.teams import cards
 from bot.teams.actions import say
 from bot.teams.answering import Question, answer, outcome_card
 from bot.teams.incoming import Incoming
 from bot.teams.proactive import card_activity, reference_json
 from bot.teams.runtime import TeamsRuntime
+from core.answer import Outcome
 from core.schedules import parse, store, triggers
 from core.schedules.conditions import Condition
+from core.schedules.create import Wanted, create_checked
 from core.schedules.errors import ScheduleError
 from core.schedules.store import Schedule
 from core.schedules.triggers import TriggerSpec
@@ -53,50 +56,30 @@ def timezone_of(incoming: Incoming, typed: str = "") -> str:
     return "UTC"
 
 
-def schedule_line(s: Schedule) -> str:
-    parts = [s.trigger.describe()]
-    if s.condition.kind != "always":
-        parts.append(s.condition.describe())
-    return " · ".join(parts)
-
-
 def when_text(moment: dt.datetime | None) -> str:
     return triggers.as_utc(moment).strftime("%a %Y-%m-%d %H:%M UTC") if moment else "not scheduled"
 
 
 def create_schedule(
-    runtime: TeamsRuntime,
-    incoming: Incoming,
-    reference: ConversationReference,
-    *,
-    question: str,
-    sql: str,
-    database: str,
-    spec: TriggerSpec,
-    condition: Condition,
-    source_trace: str | None = None,
+    runtime: TeamsRuntime, incoming: Incoming, reference: ConversationReference, wanted: Wanted
 ) -> Schedule:
-    """Worker thread: store a schedule for SQL that answered once; ScheduleError says why not."""
-    checked = runtime.askbase.rerun(
-        sql, database=database, principal=incoming.principal, purpose="schedule", question=question
-    )
-    if checked.status != "answer":
+    """Worker thread: store a schedule for SQL that answered once, to be posted in the conversation
+    of `reference` (core/schedules/create.py); ScheduleError says why not."""
+
+    def refusal(checked: Outcome) -> str:
         if checked.error_kind == "access":
-            raise ScheduleError(f"You may not query '{database}' here.")
-        text = (checked.error or "the query did not run").strip()
-        raise ScheduleError(text if text.endswith((".", "!", "?")) else text + ".")
+            return f"You may not query '{wanted.database}' here."
+        return sentence(checked.error or "the query did not run")
+
     place = incoming.place
-    return store.create(
-        runtime.state,
+    return create_checked(
+        runtime.askbase,
+        wanted,
+        principal=incoming.principal,
         team=place.team or "",
         channel=place.channel,
         owner=incoming.user,
-        question=question,
-        sql=checked.sql,
-        database=checked.database,
-        trigger=spec,
-        condition=condition,
-        source_trace=source_trace,
+        refusal=refusal,
         platform="teams",
         address=reference_json(reference),
     )
@@ -128,21 +111,17 @@ async def on_form(
     except ScheduleError as exc:
         await say(context, f"I didn't schedule it: {exc}")
         return
-    condition = Condition(kind=kind if kind in ("not_empty", "changed") else "always")
+    condition = Condition(
+        kind="not_empty" if kind == "not_empty" else "changed" if kind == "changed" else "always"
+    )
     reference = context.activity.get_conversation_reference()
     try:
         created = await runtime.run(
-            lambda: create_schedule(
-                runtime,
-                incoming,
-                reference,
-                question=turn.question,
-                sql=turn.sql,
-                database=turn.database,
-                spec=spec,
-                condition=condition,
-                source_trace=trace_id,
-            )
+            create_schedule,
+            runtime,
+            incoming,
+            reference,
+            Wanted(turn.question, turn.sql, turn.database, spec, condition, trace_id),
         )
     except ScheduleError as exc:
         await say(context, f"I didn't schedule it: {exc}")
@@ -188,17 +167,11 @@ async def _answer_then_schedule(
             return
         try:
             created = await runtime.run(
-                lambda: create_schedule(
-                    runtime,
-                    job.incoming,
-                    job.reference,
-                    question=job.text,
-                    sql=outcome.sql,
-                    database=outcome.database,
-                    spec=spec,
-                    condition=condition,
-                    source_trace=outcome.trace.id,
-                )
+                create_schedule,
+                runtime,
+                job.incoming,
+                job.reference,
+                Wanted(job.text, outcome.sql, outcome.database, spec, condition, outcome.trace.id),
             )
         except ScheduleError as exc:
             await say(context, f"I didn't schedule it: {exc}")

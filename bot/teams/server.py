@@ -28,10 +28,12 @@ from microsoft_agents.authentication.msal import MsalConnectionManager
 from microsoft_agents.hosting.aiohttp import CloudAdapter
 from microsoft_agents.hosting.core import TurnContext
 
-from bot.teams import files, links
-from bot.teams.app import REQUEST_BASE, create_agent
+from bot.claims import ClaimKeeper, Recovery
+from bot.teams import clarify, files, links
+from bot.teams.app import REQUEST_BASE, create_agent, handle_again
 from bot.teams.auth import TokenValidator, Unauthorized, authorize
 from bot.teams.config import ANONYMOUS_WARNING, anonymous, app_id, sdk_configuration, startup_problem
+from bot.teams.inflight import recovery
 from bot.teams.proactive import Sender
 from bot.teams.runtime import TeamsRuntime
 from core.askbase import Askbase
@@ -83,6 +85,9 @@ def create_server(askbase: Askbase, settings: Settings) -> TeamsServer:
         sender=Sender(adapter, app_id(settings)),
         link_key=links.signing_key(settings),
         executor=ThreadPoolExecutor(max(1, settings.teams.workers), thread_name_prefix="askbase-teams"),
+        claims=ClaimKeeper(
+            askbase.state, lease_s=settings.teams.claim_lease_s, wait_s=settings.teams.claim_wait_s
+        ),
         base_url=(settings.teams.public_url or "").rstrip("/") or None,
     )
     agent = create_agent(runtime, connections)
@@ -108,10 +113,23 @@ def create_server(askbase: Askbase, settings: Settings) -> TeamsServer:
     app.router.add_get("/files/{token}", files.handler(askbase, runtime.link_key, runtime.executor))
     app.router.add_get("/healthz", healthz)
 
+    sweeps: list[Recovery] = []
+
+    async def recover(_app: web.Application) -> None:
+        """Questions a stopped process left in flight: finished or apologised for (inflight.py);
+        clarifying questions whose time is up: expired, their cards updated (clarify.py)."""
+        loop = asyncio.get_running_loop()
+        sweeps.append(recovery(runtime, loop, handle_again).start())
+        sweeps.append(clarify.sweeper(runtime, loop).start())
+
     async def finish(_app: web.Application) -> None:
+        for sweep in sweeps:
+            sweep.stop()
         await runtime.drain(SHUTDOWN_S)
+        runtime.claims.close()
         runtime.executor.shutdown(wait=False, cancel_futures=True)
 
+    app.on_startup.append(recover)
     app.on_shutdown.append(finish)
     return TeamsServer(app=app, runtime=runtime)
 

@@ -360,7 +360,7 @@ def order_keys(sql: str) -> tuple[bool, list[int] | None]:
     return True, keys
 
 
-def _output_index(e: exp.Expression, projections: Sequence[exp.Expression]) -> int | None:
+def _output_index(e: exp.Expr, projections: Sequence[exp.Expr]) -> int | None:
     if isinstance(e, exp.Literal) and e.is_int:
         i = int(e.this) - 1
         return i if 0 <= i < len(projections) else None
@@ -499,7 +499,7 @@ class Harness:
     def _engine(self, db: Database, text: str, mode: str) -> Got:
         """Askbase itself, in keyword mode (no LLM) or LLM mode (no keyword fallback)."""
         outcome = answer(db, Request(text), self.engine, self.llm if mode == "llm" else None)
-        status = outcome.status
+        status: str = outcome.status
         if status == "error" and outcome.error_kind == "keyword_abstain":
             status = "abstain"
         return Got(

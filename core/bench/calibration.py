@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from typing import Any, Protocol, TypeVar
+from dataclasses import Field, dataclass, replace
+from typing import Any, ClassVar, Protocol, TypeVar
 
 from core.trace import Trace
 
@@ -24,7 +24,9 @@ THRESHOLDS = (0.0, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 
 
 class Scored(Protocol):
-    """What the table needs of one benchmark result."""
+    """What the table needs of one benchmark result: a dataclass (`thresholded` replaces fields)."""
+
+    __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
 
     @property
     def status(self) -> str: ...
@@ -50,7 +52,7 @@ def thresholded(results: Sequence[R], threshold: float) -> list[R]:
     out = []
     for r in results:
         if r.status == "answer" and r.confidence is not None and r.confidence < threshold:
-            r = replace(r, status="abstain", correct=False, error="below the confidence threshold")  # type: ignore[type-var]
+            r = replace(r, status="abstain", correct=False, error="below the confidence threshold")
         out.append(r)
     return out
 

@@ -116,7 +116,7 @@ def gold_cases(sql: str, db: str, catalog: Catalog, question: str = "", qid: str
     return out
 
 
-def _conjuncts(cond: exp.Expression) -> Iterable[exp.Expression]:
+def _conjuncts(cond: exp.Expr) -> Iterable[exp.Expr]:
     """Top-level AND terms: an equality under OR or NOT is no join condition."""
     if isinstance(cond, exp.And):
         yield from _conjuncts(cond.this)
@@ -137,7 +137,7 @@ def _resolve(col: exp.Column, instances: dict[str, str], catalog: Catalog) -> tu
 
 
 def _connected(instances: dict[str, str], pairs: set[tuple[tuple[str, str], tuple[str, str]]]) -> bool:
-    g = nx.Graph()
+    g: nx.Graph[str] = nx.Graph()
     g.add_nodes_from(instances)
     g.add_edges_from((a, b) for (a, _), (b, _) in pairs)
     return nx.is_connected(g)
@@ -163,10 +163,10 @@ def no_extra_tables(case: Case, view_tables: set[str], graph: RelationshipGraph)
 
 def view_instances(
     view: View,
-) -> tuple[dict[str, str], list[tuple[InstanceColumn, InstanceColumn]], dict[str, set]]:
+) -> tuple[dict[str, str], list[tuple[InstanceColumn, InstanceColumn]], dict[str, set[tuple[str, str]]]]:
     """alias → table, alias-level equalities and role filters of a view, lower case."""
     aliases = {a.lower(): t.lower() for a, t in view.aliases.items()}
-    links = []
+    links: list[tuple[InstanceColumn, InstanceColumn]] = []
     filters: dict[str, set[tuple[str, str]]] = {}
     for s in view.steps:
         for left, right in s.on:
@@ -179,7 +179,12 @@ def view_instances(
     return aliases, links, filters
 
 
-def covered_instances(case: Case, view: View, graph: RelationshipGraph, links: Iterable[tuple] = ()) -> bool:
+def covered_instances(
+    case: Case,
+    view: View,
+    graph: RelationshipGraph,
+    links: Iterable[tuple[InstanceColumn, InstanceColumn]] = (),
+) -> bool:
     """Instance level: a one-to-one map of gold instances onto view instances under which every
     gold equality holds in the view's equalities (`links` replaces the view's own, for ties)."""
     aliases, view_links, filters = view_instances(view)

@@ -47,9 +47,10 @@ import tempfile
 import time
 import warnings
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import networkx as nx
 import sqlalchemy as sa
@@ -87,9 +88,9 @@ INSURANCE_QUESTIONS = ROOT / "tests" / "data" / "insurance_questions.json"
 ATTRIBUTE_KINDS: list[ColumnKind] = ["text", "integer", "number", "date"]
 
 
-def baseline_graph(catalog: Catalog) -> nx.Graph:
+def baseline_graph(catalog: Catalog) -> nx.Graph[str]:
     """Declared foreign keys only, one edge per table pair (what a plain Steiner tree sees)."""
-    g = nx.Graph()
+    g: nx.Graph[str] = nx.Graph()
     g.add_nodes_from(t.name.lower() for t in catalog.tables)
     for r in catalog.relationships:
         if r.origin != "declared" or r.table.lower() == r.ref_table.lower():
@@ -105,7 +106,7 @@ def baseline_graph(catalog: Catalog) -> nx.Graph:
     return g
 
 
-def baseline_edges(g: nx.Graph, tables: Sequence[str]) -> set[ColumnPair] | None:
+def baseline_edges(g: nx.Graph[str], tables: Sequence[str]) -> set[ColumnPair] | None:
     terminals = sorted(set(tables))
     if any(t not in g for t in terminals):
         return None
@@ -416,7 +417,7 @@ def main(argv: list[str]) -> int:
 
     c = tally.counts
     q = c["queries"] or 1
-    result = {
+    result: dict[str, Any] = {
         "queries": c["queries"],
         "exact": round(c["exact"] / q, 4),
         "covered": round(c["covered"] / q, 4),
@@ -524,7 +525,15 @@ def _questions(path: Path) -> list[tuple[str, str, str]]:
     return [(q["gold_sql"], q.get("question", ""), q.get("id", str(i))) for i, q in enumerate(items)]
 
 
-def _print_report(tally, result, large, large_graph, n_cols, large_times, large_wall) -> None:  # type: ignore[no-untyped-def]
+def _print_report(
+    tally: Tally,
+    result: Mapping[str, Any],
+    large: Catalog,
+    large_graph: RelationshipGraph,
+    n_cols: int,
+    large_times: list[float],
+    large_wall: list[float],
+) -> None:
     c = tally.counts
     q = c["queries"] or 1
     build = tally.build_ms

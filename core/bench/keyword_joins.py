@@ -28,6 +28,7 @@ import sys
 import warnings
 from collections import Counter, defaultdict
 from pathlib import Path
+from typing import Any
 
 import sqlalchemy as sa
 
@@ -129,7 +130,7 @@ def _kind_of(doubt: str) -> str:
     return "other"
 
 
-def report(s: dict) -> str:  # type: ignore[type-arg]
+def report(s: dict[str, Any]) -> str:
     def share(part: int, whole: int) -> str:
         return f"{part / whole:.1%}" if whole else "-"
 

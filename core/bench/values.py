@@ -494,7 +494,9 @@ def _hit(q: Query, found: list[tuple[str, str, str]]) -> int | None:
 
 
 def evaluate(lookup: Callable[[str], list[tuple[str, str, str]]], queries: list[Query]) -> dict[str, Any]:
-    ranks, times, misses = [], [], []
+    ranks: list[int | None] = []
+    times: list[float] = []
+    misses: list[dict[str, Any]] = []
     for q in queries:
         t0 = time.perf_counter()
         found = lookup(q.query)

@@ -212,6 +212,22 @@ def exchange_for(
     return replace(base, answer=words, value=matched.value if matched else "")
 
 
+def exchange_for_reply(
+    clarification: Clarification, text: str, *, match_options: bool, limit: int
+) -> Exchange:
+    """A typed reply to a clarifying question (a chat message rather than a button): an option's
+    number or its exact words pick it; anything else is the person's own words, at most `limit`
+    characters."""
+    options = clarification.options
+    words = text.strip().rstrip(".").strip()
+    if words.isdigit() and 1 <= int(words) <= len(options):
+        return exchange_for(clarification, option=int(words) - 1)
+    for i, option in enumerate(options):
+        if normalize(option.label) == normalize(words):
+            return exchange_for(clarification, option=i)
+    return exchange_for(clarification, own_words=text[:limit], match_options=match_options)
+
+
 def match_words(text: str, options: Sequence[Option]) -> Option | None:
     """The one option the typed words point at, by the words that tell the options apart."""
     typed = [w for w in normalize(text).split() if len(w) > 2]

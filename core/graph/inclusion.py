@@ -205,11 +205,11 @@ def _outranks(a: _Target, b: _Target) -> bool:
     return (a.table.row_estimate or 0, a.table.name) > (b.table.row_estimate or 0, b.table.name)
 
 
-def _evidence(a: tuple[int, ...], b: tuple[int, ...]) -> str:
+def _evidence(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> str:
     """What tells two candidate scores apart: the column's name, or the owner evidence."""
     if a[0] != b[0]:
         return "name"
-    return decide(a[1:], b[1:])  # type: ignore[arg-type]
+    return decide(a[1:], b[1:])
 
 
 MAX_CHANCE = 0.001

@@ -27,7 +27,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from core.catalog import Catalog, Column, Table
 from core.graph.columns import non_key_class
@@ -57,6 +57,12 @@ from core.graph.profiling import Profiler
 class _Key:
     table: Table
     column: str
+
+
+class _Propose(Protocol):
+    """Record that `src.col` references `key`, unless a likelier reason for it is known already."""
+
+    def __call__(self, src: Table, col: str, key: _Key, conf: float, why: str, how: str = "") -> None: ...
 
 
 class _NameIndex:
@@ -257,7 +263,7 @@ def _non_key(profiler: Profiler | None, table: Table, column: Column) -> str | N
     return non_key_class(column, (sample or {}).get(column.name))
 
 
-def _propose_same_name(  # type: ignore[no-untyped-def]
+def _propose_same_name(
     src: Table,
     column: str,
     found: Sequence[_Key],
@@ -265,7 +271,7 @@ def _propose_same_name(  # type: ignore[no-untyped-def]
     included: _Inclusion,
     conf: float,
     why: str,
-    propose,
+    propose: _Propose,
 ) -> None:
     """`column` has the name of other tables' keys: point it at the one that owns the key.
 
@@ -352,7 +358,7 @@ def _larger(a: Table, b: Table) -> bool:
     return (a.row_estimate or 0, a.name) > (b.row_estimate or 0, b.name)
 
 
-def _propose_abbreviation(src: Table, column: str, index: _NameIndex, propose) -> None:  # type: ignore[no-untyped-def]
+def _propose_abbreviation(src: Table, column: str, index: _NameIndex, propose: _Propose) -> None:
     words = words_of(column)
     flat = flat_name(column)
     suffix = key_suffix(flat)

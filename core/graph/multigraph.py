@@ -57,7 +57,7 @@ class Edge:
         return self.table.lower() == self.ref_table.lower()
 
     @property
-    def key(self) -> frozenset[tuple[str, str]]:
+    def key(self) -> frozenset[frozenset[tuple[str, str]]]:
         """Identity as unordered column pairs, case-insensitively (what the benchmark compares)."""
         return frozenset(
             frozenset(((self.table.lower(), a.lower()), (self.ref_table.lower(), b.lower())))
@@ -235,6 +235,7 @@ class RelationshipGraph:
         columns = frozenset(c.lower() for c in deny_columns)
         if not tables and not columns:
             return self
+        cache: dict[tuple[frozenset[str], frozenset[str]], RelationshipGraph]
         cache = self.__dict__.setdefault("_restricted", {})
         key = (tables, columns)
         if key not in cache:

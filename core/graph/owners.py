@@ -207,9 +207,10 @@ def _data_keys(table: Table, profiler: Profiler) -> list[str]:
 
 def decide(a: Rank, b: Rank) -> Evidence:
     """What tells two ranks apart: the first evidence on which they differ, or a tie."""
-    for evidence, x, y in zip(("declared", "name", "shape"), a, b, strict=True):
+    order: tuple[Evidence, ...] = ("declared", "name", "shape")
+    for evidence, x, y in zip(order, a, b, strict=True):
         if x != y:
-            return evidence  # type: ignore[return-value]
+            return evidence
     return "tie"
 
 

@@ -22,7 +22,7 @@ Stars and snowflakes come from the catalog only.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from dataclasses import replace
 
 from core.catalog import Catalog, Column, Pattern, Table
@@ -122,7 +122,7 @@ def _role_tables(
     outgoing: dict[str, list[Edge]],
     incoming: dict[str, list[Edge]],
     claimed: set[str],
-    settled: set[tuple[str, str]],
+    settled: Set[tuple[str, str]],
     profiler: Profiler | None,
 ) -> list[Pattern]:
     """Bridges whose extra column is a small set of codes naming the role one side plays in the other."""
@@ -192,7 +192,8 @@ def _label_column(table: Table, key: str) -> Column | None:
     """The text column that names a code table's rows: its name, label or description."""
     texts = [c for c in table.columns if c.kind in ("text", "other") and c.name.lower() != key.lower()]
     named = [c for c in texts if set(words_of(c.name)) & {"name", "label", "title", "description", "desc"}]
-    return (named or texts or [None])[0]
+    found = named or texts
+    return found[0] if found else None
 
 
 def _player_last(col: Column, sides: Sequence[str]) -> tuple[str, str]:
@@ -214,16 +215,16 @@ def _subtypes(
     trusted: Sequence[Edge],
     outgoing: dict[str, list[Edge]],
     not_children: set[str],
-    settled: set[tuple[str, str]],
+    settled: Set[tuple[str, str]],
     profiler: Profiler | None,
 ) -> list[Pattern]:
     """Tables keyed by (a unique reference to) a parent's key; several of them under a fact: a typed fact."""
     links: dict[str, list[Edge]] = defaultdict(list)
     for e in trusted:
         if e.src_unique and e.ref_unique and not e.via and e.table.lower() not in not_children:
-            parent = catalog.table(e.ref_table)
-            if parent is not None and catalog.table(e.table) is not None:
-                links[parent.name].append(e)
+            ref = catalog.table(e.ref_table)
+            if ref is not None and catalog.table(e.table) is not None:
+                links[ref.name].append(e)
     out = []
     for parent, edges in sorted(links.items()):
         low = parent.lower()
@@ -291,7 +292,7 @@ def _disjoint(profiler: Profiler, catalog: Catalog, links: Sequence[Edge]) -> bo
 
 
 def _parallel_paths(
-    catalog: Catalog, outgoing: dict[str, list[Edge]], lookups: set[str], settled: set[tuple[str, str]]
+    catalog: Catalog, outgoing: dict[str, list[Edge]], lookups: set[str], settled: Set[tuple[str, str]]
 ) -> list[Pattern]:
     """A reaches B directly and through C (A → B, A → C → B, all many-to-one): two legitimate paths."""
     ups: dict[str, dict[str, Edge]] = defaultdict(dict)

@@ -76,7 +76,7 @@ class Profiler:
         cols = [c.name for c in table.columns if c.kind in INFERABLE_KINDS]
         result: dict[str, set[str]] | None = None
         if cols:
-            query = sa.select(*(sa.column(c) for c in cols)).select_from(
+            query: sa.Select[*tuple[Any, ...]] = sa.select(*(sa.column(c) for c in cols)).select_from(
                 sa.table(table.name, schema=table.schema)
             )
             try:
@@ -102,7 +102,9 @@ class Profiler:
             return self._keys[k]
         if self._out_of_time():
             return None
-        query = sa.select(sa.column(column)).select_from(sa.table(table.name, schema=table.schema))
+        query: sa.Select[Any] = sa.select(sa.column(column)).select_from(
+            sa.table(table.name, schema=table.schema)
+        )
         result = None
         try:
             with self._connect() as conn:
@@ -121,7 +123,7 @@ class Profiler:
         """(key, label) of up to `limit` rows: what each code of a small code table stands for."""
         if self._out_of_time():
             return []
-        query = (
+        query: sa.Select[Any, Any] = (
             sa.select(sa.column(key), sa.column(label))
             .select_from(sa.table(table.name, schema=table.schema))
             .limit(limit)
@@ -148,7 +150,7 @@ class Profiler:
             return hits / len(vals)
         if self._out_of_time():
             return None
-        col = sa.column(column)
+        col: sa.ColumnClause[Any] = sa.column(column)
         kind = (table.column(column) or Column(column, "")).kind
         # compare in the column's own type, so an index on the key can answer
         if kind in ("integer", "number") and all(re.fullmatch(r"-?\d+", v) for v in vals):
@@ -175,7 +177,7 @@ def _norm_value(v: Any) -> str:
     if kind is int:
         return str(v)
     if kind is str:
-        return v.strip()
+        return str(v).strip()
     if isinstance(v, bool):
         return str(int(v))
     if isinstance(v, float | Decimal) and v == int(v):

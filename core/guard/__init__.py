@@ -107,7 +107,7 @@ _DEFAULT_POLICY = GuardPolicy()  # frozen, so one instance can be every call's d
 def check(sql: str, dialect: str, policy: GuardPolicy = _DEFAULT_POLICY) -> Verdict:
     """ALLOW one read-only query (returned rewritten with its LIMIT) or DENY it with a reason."""
     name = normalize_dialect(dialect)
-    root: exp.Expression | None = None
+    root: exp.Expr | None = None
     try:
         root = parse_one(sql, name)
         tables = real_tables(check_tree(root, name), name)
@@ -119,7 +119,7 @@ def check(sql: str, dialect: str, policy: GuardPolicy = _DEFAULT_POLICY) -> Verd
         return Verdict(False, "", "is nested too deeply")
 
 
-def _tables_of(root: exp.Expression | None, dialect: str) -> tuple[str, ...]:
+def _tables_of(root: exp.Expr | None, dialect: str) -> tuple[str, ...]:
     """The tables a denied statement named, for the audit log."""
     try:
         return table_keys(real_tables(list(root.find_all(exp.Table)), dialect)) if root else ()

@@ -8,7 +8,7 @@ import json
 import statistics
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import sqlglot
@@ -76,7 +76,7 @@ def _statements(path: Path) -> list[str]:
     return [line.split("\t", 1)[0] for line in lines if line.strip()]
 
 
-def _timed(statements: list[str], run) -> list[float]:  # type: ignore[no-untyped-def]
+def _timed(statements: list[str], run: Callable[[str], object]) -> list[float]:
     times = []
     for sql in statements:
         start = time.perf_counter()

@@ -40,7 +40,7 @@ class ColumnRules:
         self.lineage = lineage
         self.denied = denied_by_table(deny_columns)
 
-    def check(self, root: exp.Expression) -> None:
+    def check(self, root: exp.Expr) -> None:
         for node in root.walk():
             if isinstance(node, exp.Star):
                 self._check_star(node)
@@ -105,7 +105,7 @@ class ColumnRules:
                     self._judge(read)
 
 
-def check_row_types(root: exp.Expression, deny_tables: frozenset[str], deny_columns: Iterable[str]) -> None:
+def check_row_types(root: exp.Expr, deny_tables: frozenset[str], deny_columns: Iterable[str]) -> None:
     """A table's row type shows its column names (and, cast from text, builds rows of it)."""
     restricted = denied_by_table(deny_columns)
     for node in root.find_all(exp.DataType):

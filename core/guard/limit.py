@@ -17,7 +17,7 @@ from core.guard.tree import unwrap
 from core.guard.verdict import Deny
 
 
-def limited_sql(root: exp.Expression, dialect: str, limit: int | None) -> str:
+def limited_sql(root: exp.Expr, dialect: str, limit: int | None) -> str:
     """The checked tree as `dialect` SQL: comments dropped, LIMIT applied (see the rules in core.guard)."""
     query = unwrap(root)
     _fix_printing(query, dialect)
@@ -31,7 +31,7 @@ def limited_sql(root: exp.Expression, dialect: str, limit: int | None) -> str:
         raise Deny(f"uses SQL that {dialect} cannot run as written ({reason})") from None
 
 
-def _fix_printing(query: exp.Expression, dialect: str) -> None:
+def _fix_printing(query: exp.Expr, dialect: str) -> None:
     """The two places where sqlglot would print SQL the database reads differently."""
     if dialect == "mysql":
         for table in query.find_all(exp.Table):
@@ -43,7 +43,7 @@ def _fix_printing(query: exp.Expression, dialect: str) -> None:
                 node.replace(exp.Var(this="CURRENT_TIME"))
 
 
-def _apply_limit(query: exp.Expression, cap: int) -> exp.Expression:
+def _apply_limit(query: exp.Expr, cap: int) -> exp.Expr:
     current = query.args.get("limit")
     if current is None:
         query.set("limit", exp.Limit(expression=exp.Literal.number(cap)))
@@ -71,10 +71,10 @@ def _apply_limit(query: exp.Expression, cap: int) -> exp.Expression:
     return query
 
 
-def _int_value(node: exp.Expression | None) -> int | None:
+def _int_value(node: exp.Expr | None) -> int | None:
     negative = isinstance(node, exp.Neg)
-    if negative:
-        node = node.this  # type: ignore[union-attr]
+    if isinstance(node, exp.Neg):
+        node = node.this
     if isinstance(node, exp.Paren):
         return _int_value(node.this)
     if isinstance(node, exp.Literal) and not node.is_string:
@@ -86,7 +86,7 @@ def _int_value(node: exp.Expression | None) -> int | None:
     return None
 
 
-def _wrap(query: exp.Expression, cap: int) -> exp.Expression:
+def _wrap(query: exp.Expr, cap: int) -> exp.Expr:
     """A LIMIT we cannot evaluate keeps its meaning inside; the outer query is capped."""
     return (
         exp.select("*")

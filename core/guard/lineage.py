@@ -51,7 +51,7 @@ class Read:
 class Source:
     """One FROM item of a SELECT, as a column reference sees it."""
 
-    node: exp.Expression
+    node: exp.Expr
     name: exp.Identifier | None  # the alias, or a table's own name
     table: str = ""  # lowercase name when the item is a real table
     renames: tuple[str, ...] = ()  # its column list, lowercase (`AS x(a, b)`)
@@ -127,7 +127,7 @@ class Lineage:
         """The FROM, JOIN and LATERAL items of one SELECT."""
         key = id(select)
         if key not in self._sources:
-            items: list[exp.Expression] = []
+            items: list[exp.Expr] = []
             from_ = select.args.get("from_")
             if from_ is not None:
                 items.append(from_.this)
@@ -142,9 +142,7 @@ class Lineage:
             return Read(source.table, None, "function", shown)  # c.f is f(c): the whole row
         return source.read(name, shown)
 
-    def unqualified(
-        self, ident: exp.Expression, name: str, shown: str, levels: list[exp.Select]
-    ) -> list[Read]:
+    def unqualified(self, ident: exp.Expr, name: str, shown: str, levels: list[exp.Select]) -> list[Read]:
         """What an unqualified name reads (a column here, or in PostgreSQL a whole row)."""
         reads = []
         for select in levels:
@@ -167,7 +165,7 @@ class Lineage:
                 break
         return reads
 
-    def _source(self, item: exp.Expression) -> Source:
+    def _source(self, item: exp.Expr) -> Source:
         alias = item.args.get("alias")
         alias_name = alias.this if isinstance(alias, exp.TableAlias) else None
         renames = tuple(
@@ -192,7 +190,7 @@ class Lineage:
         return Source(item, alias_name)  # a table function, UNNEST, VALUES: columns unknown
 
 
-def enclosing_selects(node: exp.Expression) -> list[exp.Select]:
+def enclosing_selects(node: exp.Expr) -> list[exp.Select]:
     """The SELECTs whose FROM a column here can refer to, innermost first.
 
     Every enclosing SELECT, not only the ones SQL makes visible (a derived table cannot see the
@@ -217,7 +215,7 @@ def visible_cte(table: exp.Table, dialect: str) -> exp.CTE | None:
     if table.args.get("db") or table.args.get("catalog") or not isinstance(table.this, exp.Identifier):
         return None
     ident = table.this
-    node: exp.Expression | None = table
+    node: exp.Expr | None = table
     while node is not None and node.parent is not None:
         parent = node.parent
         if isinstance(parent, exp.With):
@@ -252,7 +250,7 @@ def _renames(cte: exp.CTE) -> tuple[str, ...]:
     return tuple(column_key(c.name) for c in (alias.columns if isinstance(alias, exp.TableAlias) else []))
 
 
-def _outputs(body: exp.Expression, renames: tuple[str, ...]) -> tuple[str, ...] | None:
+def _outputs(body: exp.Expr, renames: tuple[str, ...]) -> tuple[str, ...] | None:
     """A query's column names after a column list; None when a `*` makes them unknown."""
     query = body
     while isinstance(query, exp.Subquery):

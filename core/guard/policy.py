@@ -63,9 +63,7 @@ def _table_names(table: exp.Table) -> set[str]:
     return {table.name.lower(), _table_key(table)}
 
 
-def check_policy(
-    root: exp.Expression, real_tables: list[exp.Table], policy: GuardPolicy, dialect: str
-) -> None:
+def check_policy(root: exp.Expr, real_tables: list[exp.Table], policy: GuardPolicy, dialect: str) -> None:
     for table in real_tables:
         names = _table_names(table)
         if names & policy.deny_tables:

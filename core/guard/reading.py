@@ -11,9 +11,8 @@ import contextlib
 import re
 import unicodedata
 
-from sqlglot import exp
+from sqlglot import Token, TokenType, exp
 from sqlglot.errors import ParseError, SqlglotError
-from sqlglot.tokens import Token, TokenType
 
 from core.guard.dialects import sqlglot_dialect
 from core.guard.lexing import LEXINGS, Lexing, code_skeleton
@@ -24,7 +23,7 @@ MAX_SQL_CHARS = 100_000
 MAX_NODES = 50_000
 
 
-def parse_one(sql: str, dialect: str, *, check_lexing: bool = True) -> exp.Expression:
+def parse_one(sql: str, dialect: str, *, check_lexing: bool = True) -> exp.Expr:
     """The one statement in `sql`, after the text checks; Deny for anything else."""
     text = sql.strip(" \t\r\n")  # str.strip() would also drop Unicode spaces a database may not
     if len(text) > MAX_SQL_CHARS:
@@ -37,15 +36,15 @@ def parse_one(sql: str, dialect: str, *, check_lexing: bool = True) -> exp.Expre
     except SqlglotError as error:
         reason = f"could not be parsed as {dialect} SQL ({_first_line(error)})"
         raise Deny(reason, unparsable=True) from None
-    statements = [s for s in statements if s is not None and not isinstance(s, exp.Semicolon)]
-    if not statements:
+    found = [s for s in statements if s is not None and not isinstance(s, exp.Semicolon)]
+    if not found:
         raise Deny("is empty")
-    if len(statements) > 1:
-        raise Deny(f"has {len(statements)} statements; only one query is allowed")
-    return statements[0]
+    if len(found) > 1:
+        raise Deny(f"has {len(found)} statements; only one query is allowed")
+    return found[0]
 
 
-def _parse_statements(text: str, dialect: str) -> list[exp.Expression | None]:
+def _parse_statements(text: str, dialect: str) -> list[exp.Expr | None]:
     tokens = sqlglot_dialect(dialect).tokenize(text)
     try:
         return sqlglot_dialect(dialect).parser(max_nodes=MAX_NODES).parse(tokens, text)

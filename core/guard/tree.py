@@ -22,37 +22,37 @@ from core.guard.allowlist import (
 from core.guard.verdict import Deny
 
 
-def check_tree(root: exp.Expression, dialect: str) -> list[exp.Table]:
+def check_tree(root: exp.Expr, dialect: str) -> list[exp.Table]:
     """Deny anything that is not read-only; return the table references met on the way."""
     query = root
     while isinstance(query, exp.Subquery) and not query.alias:
         query = query.this
     if not isinstance(query, (exp.Select, exp.SetOperation)):
         raise Deny(_statement_reason(root))
-    tables = []
+    tables: list[exp.Table] = []
     for node in root.walk():
         kind = type(node)
         if isinstance(node, exp.Func):
             _check_function(node)
         elif kind not in ALLOWED_NODES:
             raise Deny(_node_reason(node))
-        elif kind is exp.Table:
+        elif type(node) is exp.Table:
             _check_table(node, dialect)
             tables.append(node)
         elif kind is exp.Dot and isinstance(node.expression, exp.Func):
             raise Deny(f"calls a schema-qualified function ({node.sql(dialect)[:80]})")
         elif kind is exp.Parameter and dialect == "mysql":
             raise Deny("reads or writes user variables (@...)")
-        elif kind is exp.Column and dialect == "postgres" and _is_session_keyword(node):
+        elif type(node) is exp.Column and dialect == "postgres" and _is_session_keyword(node):
             raise Deny(f"reads server or session information ({node.name.upper()})")
-        elif kind is exp.With and node.args.get("recursive"):
+        elif type(node) is exp.With and node.args.get("recursive"):
             _check_recursion(node)
         elif kind is exp.Select and not node.expressions:
             raise Deny("selects no columns")
     return tables
 
 
-def unwrap(node: exp.Expression) -> exp.Expression:
+def unwrap(node: exp.Expr) -> exp.Expr:
     """`((SELECT ...))` → `SELECT ...`, keeping any LIMIT/ORDER BY written on the parentheses."""
     while isinstance(node, exp.Subquery) and not any(v for k, v in node.args.items() if k != "this"):
         node = node.this
@@ -69,7 +69,7 @@ def _is_session_keyword(column: exp.Column) -> bool:
     )
 
 
-def _statement_reason(root: exp.Expression) -> str:
+def _statement_reason(root: exp.Expr) -> str:
     """Why a statement that is not a query is denied, e.g. "writes data (DELETE)"."""
     if isinstance(root, exp.Values):
         return "is not a SELECT query (VALUES)"
@@ -79,11 +79,11 @@ def _statement_reason(root: exp.Expression) -> str:
     return f"is not a SELECT query ({root.sql().split(' ', 1)[0].upper()[:30]})"
 
 
-def _node_reason(node: exp.Expression) -> str:
+def _node_reason(node: exp.Expr) -> str:
     return _known_reason(node) or f"uses SQL the guard does not accept ({type(node).__name__})"
 
 
-def _known_reason(node: exp.Expression) -> str | None:
+def _known_reason(node: exp.Expr) -> str | None:
     for cls in type(node).__mro__:
         if cls is exp.Command:  # what sqlglot could not parse beyond its first keyword
             return f"is not a query ({str(node.this).upper()})"
@@ -157,12 +157,12 @@ def _check_recursion(with_: exp.With) -> None:
                 raise Deny(f"has a recursive WITH ({name}) whose recursive step can never stop")
 
 
-def _mentions_column(condition: exp.Expression | None) -> bool:
+def _mentions_column(condition: exp.Expr | None) -> bool:
     """`WHERE true` or `ON 1 = 1` stops nothing; a condition on a column might."""
     return condition is not None and condition.find(exp.Column) is not None
 
 
-def _union_branches(node: exp.Expression) -> list[exp.Expression]:
+def _union_branches(node: exp.Expr) -> list[exp.Expr]:
     if isinstance(node, exp.Union) and not node.args.get("limit"):
         return _union_branches(node.this) + _union_branches(node.expression)
     return [unwrap(node)]

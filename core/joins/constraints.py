@@ -101,10 +101,11 @@ def fewer_fanouts(
 
     def keeps_c3(pairs: Sequence[tuple[str, str]]) -> bool:
         probe = Tree(tree.nodes, list(pairs), tree.cost, tree.method)
-        return not any(
-            c3_violated(probe, *sorted(sides), bridges, set(requested))
-            for sides, bridges in graph.bridges.items()
-        )
+        for sides, bridges in graph.bridges.items():
+            a, b = sorted(sides)
+            if c3_violated(probe, a, b, bridges, set(requested)):
+                return False
+        return True
 
     pairs = list(tree.pairs)
     best = score(pairs)

@@ -9,7 +9,7 @@ columns with names unique in the view, and the grain — which aliases' keys ide
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import replace
 
 from core.catalog import Catalog, Column, Table
@@ -50,7 +50,7 @@ def materialize(
     role_plan = role_plan or {}
     typed = typed or {}
     catalog = graph.catalog
-    adj = {n: [] for n in nodes} | adjacency(sorted(pair) for pair in roles)
+    adj: dict[str, list[str]] = {n: [] for n in nodes} | adjacency(sorted(pair) for pair in roles)
     rank = {t: i for i, t in enumerate(requested)}
     for n in adj:
         adj[n].sort(key=lambda x: (rank.get(x, len(rank)), x))
@@ -106,7 +106,7 @@ def materialize(
             if child in typed and node not in typed[child]:
                 _typed_copies(child, typed[child], node, alias, edges[0], table, under_left)
                 continue
-            parent_is_copy = alias != safe_name(catalog.table(node).name)  # type: ignore[union-attr]
+            parent_is_copy = alias != safe_name(catalog.known_table(node).name)
             for edge in edges:
                 multi = len(edges) > 1
                 base = safe_name(_role_alias(edge, node, table.name) if multi else table.name)
@@ -221,7 +221,7 @@ def materialize(
         name=name,
         notes=tuple(notes),
         root_schema=root_table.schema,
-        requested=tuple(catalog.table(t).name for t in requested),  # type: ignore[union-attr]
+        requested=tuple(catalog.known_table(t).name for t in requested),
         cost=tree.cost,
         method=f"{tree.method} Steiner tree over {tree.candidates} candidate tables"
         if steps
@@ -242,7 +242,7 @@ def _second_copies(
     root_alias: str,
     steps: list[JoinStep],
     instances: dict[str, list[str]],
-    new_alias,  # type: ignore[no-untyped-def]
+    new_alias: Callable[[str], str],
 ) -> list[JoinStep]:
     """A table asked for twice with no self-reference: a second copy of its branch.
 
@@ -289,13 +289,13 @@ def _second_copies(
             col = edge.columns[0]
             key = f"{edge.ref_table}.{edge.ref_columns[0]}"
             hub = instances[edge.ref_table.lower()][0] if hubs else first
-            on = f"{hub}.{edge.ref_columns[0]}" if hubs else f"{first}.{col}"
+            anchor = f"{hub}.{edge.ref_columns[0]}" if hubs else f"{first}.{col}"
             out.append(
                 JoinStep(
                     alias=copy_alias,
                     table=table.name,
                     kind="inner",
-                    on=((on, f"{copy_alias}.{col}"),),
+                    on=((anchor, f"{copy_alias}.{col}"),),
                     origin=edge.origin,
                     reason=f"both copies reference {key}",
                     schema=table.schema,
@@ -335,7 +335,7 @@ def _choose_root(
     requested: list[str],
     nodes: list[str],
     roles: Mapping[frozenset[str], list[Edge]],
-    avoid: set[str] = frozenset(),  # type: ignore[assignment]
+    avoid: Set[str] = frozenset(),
 ) -> str:
     """Where the view starts: as high in the pattern trees as the tables allow (a star's root before
     its branches, so they can be LEFT JOINed), requested before connectors, then the table from

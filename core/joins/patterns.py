@@ -166,7 +166,7 @@ def resolve_parallel(
     says which joins it used and what the other join would be: the SQL writer (or the clarifier)
     decides. Without C in the view, A's own reference is the only path, and a note says so.
     """
-    pairs = [tuple(p) for p in tree.pairs]
+    pairs = list(tree.pairs)
     nodes = set(tree.nodes)
     for p in graph.parallel:
         a, b, c = p.root.lower(), p.tables[0].lower(), p.tables[1].lower()
@@ -187,7 +187,7 @@ def resolve_parallel(
         direct = _names_role(graph, words, a, b)
         want = {ac, cb} if via_c and not direct else {ab, ac} if direct and not via_c else None
         if want is not None:
-            pairs = [q for q in pairs if frozenset(q) not in {ab, ac, cb}] + [tuple(sorted(x)) for x in want]
+            pairs = [q for q in pairs if frozenset(q) not in {ab, ac, cb}] + [_ordered(x) for x in want]
             side = f"{p.tables[1]}'s" if want == {ac, cb} else f"{p.root}'s own"
             notes.append(
                 f"{p.root} reaches {p.tables[0]} directly and through {p.tables[1]}: the question names {side}"
@@ -200,7 +200,12 @@ def resolve_parallel(
             + " and ".join(_join_text(graph, *sorted(x)) for x in used)
             + f"; the other reading joins {_join_text(graph, *sorted(other))} instead"
         )
-    return Tree(tree.nodes, [tuple(q) for q in pairs], tree.cost, tree.method, tree.candidates)  # type: ignore[misc]
+    return Tree(tree.nodes, list(pairs), tree.cost, tree.method, tree.candidates)
+
+
+def _ordered(pair: frozenset[str]) -> tuple[str, str]:
+    a, b = sorted(pair)
+    return a, b
 
 
 def _join_text(graph: RelationshipGraph, a: str, b: str) -> str:

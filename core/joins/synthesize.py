@@ -35,7 +35,7 @@ BRIDGE_BONUS = 0.05  # a bridge path wins ties against other connectors of the s
 
 def graph_weights(graph: RelationshipGraph) -> dict[str, dict[str, float]]:
     """Edge weights between tables (cheapest parallel edge), cached on the graph."""
-    cached = graph.__dict__.get("_weights")
+    cached: dict[str, dict[str, float]] | None = graph.__dict__.get("_weights")
     if cached is not None:
         return cached
     bridge_legs = {frozenset((b, side)) for sides, bs in graph.bridges.items() for b in bs for side in sides}
@@ -92,7 +92,7 @@ def synthesize_view(
     role_copies = named_roles(graph, words)
     for extra, why in named_tables(graph, requested, words, role_copies):
         requested.append(extra)
-        notes.append(f"added {catalog.table(extra).name}: {why}")  # type: ignore[union-attr]
+        notes.append(f"added {catalog.known_table(extra).name}: {why}")
     lookups = graph.lookups
     asked_lookups = [t for t in requested if t in lookups] if len(requested) > 1 else []
     core = [t for t in requested if t not in asked_lookups] or requested[:1]
@@ -115,7 +115,7 @@ def synthesize_view(
     tree = resolve_parallel(graph, tree, words, notes, ties)
     tree_pairs = {frozenset(p): None for p in tree.pairs}
     nodes = list(tree.nodes)
-    dropped = [catalog.table(t).name for t in unreachable]  # type: ignore[union-attr]
+    dropped = [catalog.known_table(t).name for t in unreachable]
 
     # requested lookups hang off the tables that reference them (one copy each: Lucy C4)
     attachments: list[tuple[str, str]] = []
@@ -130,7 +130,7 @@ def synthesize_view(
         else:
             path = path_to_tree(weights, lk, set(nodes), frozenset(lookups - {lk}))
             if path is None:
-                dropped.append(catalog.table(lk).name)  # type: ignore[union-attr]
+                dropped.append(catalog.known_table(lk).name)
                 continue
             for a, b in itertools.pairwise(path):
                 tree_pairs[frozenset((a, b))] = None
@@ -149,8 +149,8 @@ def synthesize_view(
     if excluded:
         notes.append("not used as connectors (lookup tables, Lucy C4): " + ", ".join(excluded))
     plan = {t: c for t, c in role_copies.items() if t in nodes}
-    for t in sorted(set(nodes) & set(graph.roles) - set(plan)):
-        p = graph.roles[t]
+    for role_table in sorted(set(nodes) & set(graph.roles) - set(plan)):
+        p = graph.roles[role_table]
         codes = ", ".join(f"'{c}' {m}" if m != c else f"'{c}'" for c, m in p.codes[:8])
         notes.append(
             f"{p.root} says which role {p.tables[1]} plays in {p.tables[0]} in {p.column}"

@@ -136,7 +136,7 @@ class View:
         for step in steps:
             if step.within:
                 continue
-            target: exp.Expression = table_expr(step.table, step.schema, step.alias, dialect)
+            target: exp.Expr = table_expr(step.table, step.schema, step.alias, dialect)
             if step.alias in inside:
                 target.set(
                     "joins",
@@ -149,20 +149,25 @@ class View:
             joins.append(self._join(step, target, dialect))
         return joins
 
-    def _join(self, step: JoinStep, target: exp.Expression, dialect: str | None) -> exp.Join:
-        conditions: list[exp.Expression] = [
+    def _join(self, step: JoinStep, target: exp.Expr, dialect: str | None) -> exp.Join:
+        conditions: list[exp.Expr] = [
             exp.EQ(
-                this=column_expr(self, *left.split(".", 1), dialect),
-                expression=column_expr(self, *right.split(".", 1), dialect),
+                this=self._column(left, dialect),
+                expression=self._column(right, dialect),
             )
             for left, right in step.on
         ]
         conditions += [
-            exp.EQ(this=column_expr(self, *left.split(".", 1), dialect), expression=exp.Literal.string(value))
+            exp.EQ(this=self._column(left, dialect), expression=exp.Literal.string(value))
             for left, value in step.where
         ]
         side = "LEFT" if step.kind == "left" else None
         return exp.Join(this=target, on=exp.and_(*conditions), side=side)
+
+    def _column(self, ref: str, dialect: str | None) -> exp.Column:
+        """A join step's `alias.column` as a column of this view."""
+        alias, column = ref.split(".", 1)
+        return column_expr(self, alias, column, dialect)
 
     def needed_steps(self, used_aliases: set[str]) -> list[JoinStep]:
         """Steps to keep when only `used_aliases` are read: every INNER or row-multiplying join,

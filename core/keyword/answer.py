@@ -178,31 +178,23 @@ def _answer(db: Database, request: Request, settings: EngineSettings, trace: Tra
             )
     run = run_over_view(db, over_view, view, settings, trace, notify)
     result = run.result
-    if result is None:
-        return outcome_of(
-            run,
-            question=request.question,
-            database=db.name,
-            trace=trace,
-            mode="keyword",
-            interpretation=interpretation,
-        )
-    tied = _tied_at_limit(db, query, view, lex, over_view, result.rows, settings, trace)
-    asks_when = bool(shape.tokens) and shape.tokens[0].low == "when"  # the date is the answer, tied or not
-    if tied and query.limit == 1 and not asks_when:
-        names = ", ".join(str(r[0]) for r in tied)
-        return _failed(
-            db,
-            request,
-            trace,
-            "keyword_abstain",
-            f"Keyword mode (no LLM) found a tie: {names} share the first place, so 'the first one' has "
-            "no single answer. Ask for the top few instead to see them all.",
-            interpretation=interpretation,
-            sql=run.sql,
-        )
-    if tied:
-        interpretation += f" (More rows tie with the last one shown: {len(tied)} share its value.)"
+    if result is not None:
+        tied = _tied_at_limit(db, query, view, lex, over_view, result.rows, settings, trace)
+        asks_when = bool(shape.tokens) and shape.tokens[0].low == "when"  # the date is the answer anyway
+        if tied and query.limit == 1 and not asks_when:
+            names = ", ".join(str(r[0]) for r in tied)
+            return _failed(
+                db,
+                request,
+                trace,
+                "keyword_abstain",
+                f"Keyword mode (no LLM) found a tie: {names} share the first place, so 'the first one' "
+                "has no single answer. Ask for the top few instead to see them all.",
+                interpretation=interpretation,
+                sql=run.sql,
+            )
+        if tied:
+            interpretation += f" (More rows tie with the last one shown: {len(tied)} share its value.)"
     return outcome_of(
         run,
         question=request.question,
@@ -369,13 +361,12 @@ def _failed(
     interpretation: str = "",
     sql: str = "",
 ) -> Outcome:
-    return Outcome(
-        status="error",
-        question=request.question,
+    return Outcome.failed(
+        request.question,
+        kind,
+        message,
         database=db.name,
         mode="keyword",
-        error=message,
-        error_kind=kind,
         interpretation=interpretation,
         sql=sql,
         trace=trace,

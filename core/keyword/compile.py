@@ -414,7 +414,7 @@ def bucket(column: exp.Expr, unit: str, dialect: str) -> exp.Expr:
             weekday = exp.Anonymous(this="WEEKDAY", expressions=[column.copy()])
             monday: exp.Expr = exp.DateSub(this=column, expression=weekday, unit=exp.var("DAY"))
         else:
-            monday = exp.DateTrunc(unit=exp.Literal.string("WEEK"), this=column)  # type: ignore[no-untyped-call]
+            monday = exp.DateTrunc(unit=exp.Literal.string("WEEK"), this=column)
         return exp.TimeToStr(this=monday, format=exp.Literal.string("%Y-%m-%d"))
     raise ValueError(f"unknown time bucket {unit}")
 

@@ -14,12 +14,12 @@ import re
 
 from core.keyword.columns import TEMPORAL, column_kind, date_subject, is_numeric, measure_column
 from core.keyword.match import Mention
-from core.keyword.plan import Context, Decline, Filter, Having, Measure, Plan, Ref
+from core.keyword.plan import Context, Decline, Filter, Having, Measure, Op, Plan, Ref
 from core.keyword.shapes import Literal_
 
 
 def compare(
-    plan: Plan, ctx: Context, op: str, value: float, words: str, last: Mention | None, nxt: Mention | None
+    plan: Plan, ctx: Context, op: Op, value: float, words: str, last: Mention | None, nxt: Mention | None
 ) -> Plan:
     """'rating above 4' (the column before), 'more than 2 papers' (a count of what follows)."""
     number = int(value) if float(value).is_integer() else value
@@ -29,14 +29,14 @@ def compare(
             role = plan.role(last)
             if role.kind in ("", "projection", "subject") and not role.governed_by_list:
                 plan = plan.with_role(last, "subject")
-            return plan.adding(filters=Filter(ref, op, number, f"{last.words} {words}"))  # type: ignore[arg-type]
+            return plan.adding(filters=Filter(ref, op, number, f"{last.words} {words}"))
     counted_next = nxt is not None and nxt.sense is not None and nxt.sense.kind == "table"
     if last is not None and last.sense is not None and last.sense.kind == "table" and not counted_next:
         column = measure_column(ctx.lex, last.sense.table)
         if column is not None:
             # 'orders above 50': the one number an order has
             ref = Ref(last.sense.table, column)
-            plan = plan.adding(filters=Filter(ref, op, number, f"{last.words} {words}"))  # type: ignore[arg-type]
+            plan = plan.adding(filters=Filter(ref, op, number, f"{last.words} {words}"))
             return plan.noted(f"'{words}' read as {last.sense.table} {column}")
     if nxt is not None and nxt.sense is not None:
         s = nxt.sense
@@ -45,7 +45,7 @@ def compare(
             having = Having(Measure("COUNT", s.table, words=nxt.words), op, number, f"{words} {nxt.words}")
             return plan.with_role(nxt, "having").adding(having=having)
         if s.kind == "column" and s.column and is_numeric(ctx.lex, Ref(s.table, s.column)):
-            f = Filter(Ref(s.table, s.column), op, number, f"{words} {nxt.words}")  # type: ignore[arg-type]
+            f = Filter(Ref(s.table, s.column), op, number, f"{words} {nxt.words}")
             return plan.with_role(nxt, "subject").adding(filters=f)
     raise Decline(f"it could not tell what '{words}' applies to", [words])
 

@@ -19,7 +19,7 @@ import datetime as dt
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from core.keyword.match import Lexicon, Matching, Mention
 from core.keyword.readings import Reading
@@ -29,6 +29,18 @@ Func = Literal["COUNT", "SUM", "AVG", "MIN", "MAX"]
 Op = Literal[
     "=", "!=", ">", ">=", "<", "<=", "in", "contains", "prefix", "suffix", "range", "month", "true", "present"
 ]
+_FUNCS: dict[str, Func] = {f: f for f in get_args(Func)}
+_OPS: dict[str, Op] = {op: op for op in get_args(Op)}
+
+
+def cue_func(cue: Cue) -> Func:
+    """The aggregate an 'agg' cue stands for (its arg: AVG, SUM, MIN or MAX)."""
+    return _FUNCS[cue.arg]
+
+
+def cue_op(cue: Cue) -> Op:
+    """The operator a 'cmp' or 'text' cue stands for (its arg: > >= < <= =, contains, prefix, suffix)."""
+    return _OPS[cue.arg]
 
 
 @dataclass(frozen=True)

@@ -156,15 +156,23 @@ _TOKEN = re.compile(
     """,
     re.VERBOSE | re.UNICODE,
 )
+# the token kind of each group of _TOKEN: a code (a product code, 'A-12') reads as a word
+_KIND_OF_GROUP: dict[str, TokenKind] = {
+    "quoted": "quoted",
+    "date": "date",
+    "code": "word",
+    "number": "number",
+    "op": "op",
+    "word": "word",
+    "punct": "punct",
+}
 
 
 def tokenize(question: str) -> list[Token]:
     out: list[Token] = []
     for m in _TOKEN.finditer(question):
-        kind = m.lastgroup or "punct"
+        kind = _KIND_OF_GROUP[m.lastgroup or "punct"]
         text = m.group()
-        if kind == "code":
-            kind = "word"
         if kind == "word" and "-" in text and not any(ch.isdigit() for ch in text):
             # hyphenated words are read word by word ('highest-rated', 'round-trip')
             pos = m.start()
@@ -173,7 +181,7 @@ def tokenize(question: str) -> list[Token]:
                     out.append(Token(part, _low(part), pos, pos + len(part), "word"))
                 pos += len(part) + 1
             continue
-        out.append(Token(text, _low(text) if kind == "word" else text.lower(), m.start(), m.end(), kind))  # type: ignore[arg-type]
+        out.append(Token(text, _low(text) if kind == "word" else text.lower(), m.start(), m.end(), kind))
     return out
 
 

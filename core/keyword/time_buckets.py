@@ -46,7 +46,8 @@ def place_buckets(plan: Plan, ctx: Context) -> Plan:
 def _rank_by_totals(plan: Plan, ctx: Context) -> Plan:
     """'Which month had the highest cost': months are ranked by each month's total cost (its rows
     added up, or averaged for rates), not by a single row's cost."""
-    if plan.superlative is None or plan.superlative[1] is None or plan.query.measures:
+    superlative = plan.superlative
+    if superlative is None or superlative[1] is None or plan.query.measures:
         return plan
     order = list(plan.query.order)
     for k, o in enumerate(order):
@@ -59,7 +60,7 @@ def _rank_by_totals(plan: Plan, ctx: Context) -> Plan:
             order[k] = OrderKey(measure, o.desc, o.words)
             how = "averaged" if measure.func == "AVG" else "added up"
             plan = plan.noted(f"each {plan.buckets[0][0].arg}'s {o.key.table} rows {how}")
-            plan = plan.but(superlative=(plan.superlative[0], None))  # type: ignore[index]
+            plan = plan.but(superlative=(superlative[0], None))
     return plan.with_query(order=tuple(order))
 
 

@@ -35,7 +35,19 @@ from core.keyword.columns import (
 from core.keyword.dates import date_literal
 from core.keyword.filters import compare, numeric_neighbour
 from core.keyword.match import Lexicon, Mention, Sense
-from core.keyword.plan import Context, Decline, Filter, Measure, OrderKey, Plan, Ref, frozen_map
+from core.keyword.plan import (
+    Context,
+    Decline,
+    Filter,
+    Func,
+    Measure,
+    OrderKey,
+    Plan,
+    Ref,
+    cue_func,
+    cue_op,
+    frozen_map,
+)
 from core.keyword.ranking import IMPLIED
 from core.keyword.shapes import (
     GLUE,
@@ -179,7 +191,13 @@ def _attach_literal(
     kinds = [c.kind for c in pending]
     table_next = nxt is not None and nxt.sense is not None and nxt.sense.kind == "table"
     used = plan.used_literals | {lit.start}
-    if lit.kind == "number" and "list" in kinds and table_next and plan.adjacent_after(lit, nxt):  # type: ignore[arg-type]
+    if (
+        lit.kind == "number"
+        and "list" in kinds
+        and table_next
+        and nxt is not None
+        and plan.adjacent_after(lit, nxt)
+    ):
         # 'which 3 clients …': the first three
         cue = next(c for c in pending if c.kind == "list")
         top = Cue("top", "desc", cue.start, cue.end, f"{cue.words} {lit.words}")
@@ -197,7 +215,7 @@ def _attach_literal(
         plan = compare(
             plan.but(used_literals=used),
             ctx,
-            cue.arg,
+            cue_op(cue),
             float(lit.value),
             f"{cue.words} {lit.words}",
             last,
@@ -358,9 +376,9 @@ def read_mention(plan: Plan, ctx: Context, m: Mention, pending: list[Cue], gover
         return plan.with_role(m, "absorbed")
     if s.kind == "value":
         text = next((c for c in pending if c.kind == "text"), None)
-        op = text.arg if text is not None else s.op
+        op = cue_op(text) if text is not None else s.op
         value = s.value if text is None else m.words
-        f = Filter(Ref(s.table, s.column or ""), op, value, m.words, s.meaning)  # type: ignore[arg-type]
+        f = Filter(Ref(s.table, s.column or ""), op, value, m.words, s.meaning)
         return plan.with_role(m, "filter").adding(filters=f)
     cues = _Cues.of(pending)
     if "text" in cues.kinds:
@@ -395,7 +413,7 @@ def _table_mention(plan: Plan, ctx: Context, m: Mention, s: Sense, cues: _Cues, 
             raise Decline(
                 f"'{agg.words}' needs a numeric column and '{m.words}' has none or several", [m.words]
             )
-        measure = Measure(agg.arg, s.table, column, words=f"{agg.words} {m.words}")  # type: ignore[arg-type]
+        measure = Measure(cue_func(agg), s.table, column, words=f"{agg.words} {m.words}")
         return _measured(plan, m, measure, sup)
     if _orders(plan, cues):
         plan = plan.with_role(m, "order")
@@ -445,7 +463,7 @@ def _column_mention(plan: Plan, ctx: Context, m: Mention, s: Sense, cues: _Cues,
             measure = Measure("SUM", ref.table, ref.column, words=m.words)
             return plan.with_role(m, "measure").adding(measures=measure)
     if agg is not None:
-        func = agg.arg
+        func = cue_func(agg)
         if func in ("AVG", "SUM") and kind not in NUMERIC:
             if count and func == "SUM":  # 'total number of cities' → count distinct
                 measure = Measure("COUNT", ref.table, ref.column, True, m.words)
@@ -453,7 +471,7 @@ def _column_mention(plan: Plan, ctx: Context, m: Mention, s: Sense, cues: _Cues,
             raise Decline(
                 f"'{agg.words}' needs a number and '{m.words}' is not numeric", [agg.words, m.words]
             )
-        measure = Measure(func, ref.table, ref.column, words=f"{agg.words} {m.words}")  # type: ignore[arg-type]
+        measure = Measure(func, ref.table, ref.column, words=f"{agg.words} {m.words}")
         return _measured(plan, m, measure, sup)
     if sup is not None and (is_key(lex, ref) or is_pointer(lex, ref)):
         if sup.words.lower() in ("most", "least", "fewest"):
@@ -583,7 +601,7 @@ def read_ratio(plan: Plan, ctx: Context) -> Plan:
 START = frozenset(["start", "started", "begin", "begins", "from", "checkin", "departure", "pickup", "open"])
 END = frozenset(["end", "ended", "finish", "to", "checkout", "arrival", "dropoff", "close", "return"])
 UNITS = {"second": "second", "minute": "minute", "hour": "hour", "day": "day", "week": "week"}
-EXTREMES = {"longest": "MAX", "shortest": "MIN"}
+EXTREMES: dict[str, Func] = {"longest": "MAX", "shortest": "MIN"}
 
 
 def read_duration(plan: Plan, ctx: Context) -> Plan:
@@ -618,14 +636,16 @@ def read_duration(plan: Plan, ctx: Context) -> Plan:
     tables = [m for m in between if m.sense is not None and m.sense.kind == "table"]
     if len(tables) != 1 or len(between) != 1:
         return plan
-    table = tables[0].sense.table  # type: ignore[union-attr]
+    sense = tables[0].sense
+    assert sense is not None
+    table = sense.table
     pair = start_and_end(ctx.lex, table)
     if pair is None:
         return plan
     unit = UNITS[shape.tokens[unit_at + 1].low.rstrip("s")]
-    func = how.arg if how.kind == "agg" else EXTREMES[how.words.lower()]
+    func = cue_func(how) if how.kind == "agg" else EXTREMES[how.words.lower()]
     words = f"{tables[0].words} duration in {unit}s"
-    measure = Measure(func, table, pair[1], words=words, since=pair[0], unit=unit)  # type: ignore[arg-type]
+    measure = Measure(func, table, pair[1], words=words, since=pair[0], unit=unit)
     plan = plan.adding(measures=measure).with_role(tables[0], "absorbed")
     unit_words = {unit_at, unit_at + 1}
     for m in plan.matching.mentions:

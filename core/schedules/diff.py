@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from core.schedules.results import SNAPSHOT_ROWS, Snapshot, as_number
+from core.schedules.results import Snapshot, as_number
 from core.summary import format_value
 
 
@@ -35,12 +35,16 @@ class Diff:
     changes: tuple[Change, ...] = ()
     key_columns: tuple[int, ...] = ()
     row_counts: tuple[int, int] = (0, 0)
-    partial: bool = False  # only the first SNAPSHOT_ROWS rows were compared
+    partial: bool = False  # a snapshot was a preview: only `compared_rows` rows, or long values cut
+    compared_rows: tuple[int, int] | None = None  # rows each snapshot kept, when one left rows out
+    values_cut: bool = False  # some long texts were compared by their start only
 
     @property
     def unchanged(self) -> bool:
+        """Nothing changed — known only when both snapshots were whole."""
         return (
-            not self.first
+            not self.partial
+            and not self.first
             and not self.columns_changed
             and not (self.added or self.removed or self.changes)
             and self.row_counts[0] == self.row_counts[1]
@@ -67,29 +71,38 @@ def diff(previous: Snapshot | None, current: Snapshot) -> Diff:
     counts = (previous.row_count if previous else 0, current.row_count)
     if previous is None:
         return Diff(first=True, row_counts=counts)
-    partial = not (previous.complete and current.complete)
+    old_rows, new_rows = previous.rows, current.rows
+    old_all, new_all = len(old_rows) == previous.row_count, len(new_rows) == current.row_count
+    base = Diff(
+        row_counts=counts,
+        partial=not (previous.complete and current.complete),
+        values_cut=previous.cut or current.cut,
+        compared_rows=None if old_all and new_all else (len(old_rows), len(new_rows)),
+    )
     if [c.lower() for c in previous.columns] != [c.lower() for c in current.columns]:
-        return Diff(columns_changed=True, row_counts=counts, partial=partial)
-    measure = _measures(current.columns, previous.rows, current.rows)
+        return replace(base, columns_changed=True)
+    measure = _measures(current.columns, old_rows, new_rows)
     keys = tuple(i for i, m in enumerate(measure) if not m)
     values = [i for i, m in enumerate(measure) if m]
 
     def key(row: Sequence[Any]) -> tuple[Any, ...]:
         return tuple(row[i] for i in keys)
 
-    old_keys = [key(r) for r in previous.rows]
-    new_keys = [key(r) for r in current.rows]
+    # A snapshot that kept only its first rows (core/previews.py) cannot tell that a row is gone
+    # (it may be among those left out): rows are "removed" only when the new result was kept
+    # whole, "added" only when the old one was.
+    old_keys = [key(r) for r in old_rows]
+    new_keys = [key(r) for r in new_rows]
     keyed = len(set(old_keys)) == len(old_keys) and len(set(new_keys)) == len(new_keys)
     if not keyed:  # no usable key: compare whole rows as a multiset
-        old, new = Counter(previous.rows), Counter(current.rows)
-        return Diff(
-            added=tuple((new - old).elements()),
-            removed=tuple((old - new).elements()),
-            row_counts=counts,
-            partial=partial,
+        old, new = Counter(old_rows), Counter(new_rows)
+        return replace(
+            base,
+            added=tuple((new - old).elements()) if old_all else (),
+            removed=tuple((old - new).elements()) if new_all else (),
         )
-    before = dict(zip(old_keys, previous.rows, strict=True))
-    after = dict(zip(new_keys, current.rows, strict=True))
+    before = dict(zip(old_keys, old_rows, strict=True))
+    after = dict(zip(new_keys, new_rows, strict=True))
     changes = []
     for k, row in after.items():
         if k not in before:
@@ -98,13 +111,12 @@ def diff(previous: Snapshot | None, current: Snapshot) -> Diff:
             a, b = as_number(before[k][i]), as_number(row[i])
             if a is not None and b is not None and a != b:
                 changes.append(Change(k, current.columns[i], a, b))
-    return Diff(
-        added=tuple(after[k] for k in after if k not in before),
-        removed=tuple(before[k] for k in before if k not in after),
+    return replace(
+        base,
+        added=tuple(after[k] for k in after if k not in before) if old_all else (),
+        removed=tuple(before[k] for k in before if k not in after) if new_all else (),
         changes=tuple(changes),
         key_columns=keys,
-        row_counts=counts,
-        partial=partial,
     )
 
 
@@ -154,5 +166,19 @@ def describe_diff(d: Diff, limit: int = 5) -> list[str]:
         if len(d.changes) > limit:
             lines.append(f"… and {len(d.changes) - limit} more changes")
     if d.partial:
-        lines.append(f"(compared on the first {SNAPSHOT_ROWS:,} rows)")
+        if not lines:
+            lines.append("No change in what I compared.")
+        lines.append(compared_note(d))
     return lines
+
+
+def compared_note(d: Diff) -> str:
+    """What a comparison of previews covered (core/previews.py), so nobody takes it for the whole."""
+    parts = []
+    if d.compared_rows is not None:
+        old, new = d.compared_rows
+        both = f"the first {old:,} rows" if old == new else f"the first {old:,} rows before and {new:,} now"
+        parts.append(both)
+    if d.values_cut:
+        parts.append("the start of long values")
+    return f"(compared on {' and '.join(parts) or 'a preview'} only)"

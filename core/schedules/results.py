@@ -1,8 +1,10 @@
 """A run's result as a schedule keeps it between runs: JSON values, a fingerprint, a `Snapshot`.
 
 The fingerprint answers "did the result change?" (the `changed` condition) for any size of
-result; the snapshot (the first SNAPSHOT_ROWS rows) is what the next run is compared with to say
-what changed (diff.py). Both are stored on the schedule's row after a run that worked.
+result; the snapshot is what the next run is compared with to say what changed (diff.py). Both
+are stored on the schedule's row after a run that worked. The snapshot is a preview
+(core/previews.py): the first SNAPSHOT_ROWS rows that fit in `state.preview_bytes`, long texts cut
+to their start — and it says so (`cut`, `row_count`), so the diff says what it compared.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.answer import json_value
+from core.previews import rows_preview
 
 SNAPSHOT_ROWS = 500  # rows of the last result kept for "what changed"
 
@@ -41,26 +44,32 @@ def fingerprint(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
 @dataclass(frozen=True)
 class Snapshot:
     columns: tuple[str, ...]
-    rows: tuple[tuple[Any, ...], ...]  # JSON values, the first SNAPSHOT_ROWS rows
-    row_count: int
+    rows: tuple[tuple[Any, ...], ...]  # JSON values: the leading rows that fit the preview budget
+    row_count: int  # rows of the whole result
+    cut: bool = False  # some long texts in `rows` are only their start (core.previews.marker)
 
     @property
     def complete(self) -> bool:
-        return len(self.rows) == self.row_count
+        """Every row, every value whole: a comparison with it is a comparison of the results."""
+        return not self.cut and len(self.rows) == self.row_count
 
     def to_json(self) -> dict[str, Any]:
         return {
             "columns": list(self.columns),
             "rows": [list(r) for r in self.rows],
             "row_count": self.row_count,
+            "cut": self.cut,
         }
 
     @classmethod
     def from_json(cls, data: dict[str, Any] | None) -> Snapshot | None:
         if not data:
             return None
-        return cls(tuple(data["columns"]), tuple(tuple(r) for r in data["rows"]), int(data["row_count"]))
+        rows = tuple(tuple(r) for r in data["rows"])
+        return cls(tuple(data["columns"]), rows, int(data["row_count"]), bool(data.get("cut")))
 
 
-def snapshot(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> Snapshot:
-    return Snapshot(tuple(columns), tuple(tuple(r) for r in _plain(rows[:SNAPSHOT_ROWS])), len(rows))
+def snapshot(columns: Sequence[str], rows: Sequence[Sequence[Any]], *, budget: int) -> Snapshot:
+    """What is kept of a result for the next run's comparison: at most `budget` bytes of rows."""
+    kept = rows_preview(_plain(rows[:SNAPSHOT_ROWS]), budget)
+    return Snapshot(tuple(columns), kept.rows, len(rows), kept.values_cut)

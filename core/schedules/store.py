@@ -5,7 +5,8 @@ holds the lease (lease.py) turns the active rows into APScheduler jobs, and ever
 here (tick.py). A run first *claims* its tick — (schedule, scheduled time) is unique — so two
 workers that both believe they lead still give one run per tick.
 
-All times are stored in UTC. SQLite hands them back naive; `as_utc` makes them aware again.
+All times are stored in UTC. SQLite hands them back naive; `as_utc` (core/state/rows.py `stored_utc`
+for optional ones) makes them aware again.
 """
 
 from __future__ import annotations
@@ -19,25 +20,12 @@ import sqlalchemy as sa
 from core.schedules.conditions import Condition
 from core.schedules.results import Snapshot
 from core.schedules.triggers import TriggerSpec, as_utc
+from core.state.rows import all_rows, first_row, new_id, stored_utc, utcnow
 from core.state.schema import schedule_runs, schedules
 
 Platform = Literal["slack", "teams"]
 
 RUNS_KEPT = 500  # per schedule; older run records are pruned as new ones are claimed
-
-
-def _now() -> dt.datetime:
-    return dt.datetime.now(dt.UTC)
-
-
-def _new_id(inserted: sa.CursorResult[Any]) -> int:
-    key = inserted.inserted_primary_key
-    assert key is not None
-    return int(key[0])
-
-
-def _utc(value: dt.datetime | None) -> dt.datetime | None:
-    return as_utc(value) if value is not None else None
 
 
 @dataclass(frozen=True)
@@ -97,10 +85,10 @@ def _schedule(row: Any) -> Schedule:
         paused_reason=m["paused_reason"] or "",
         revision=m["revision"],
         failures=m["failures"],
-        retry_at=_utc(m["retry_at"]),
+        retry_at=stored_utc(m["retry_at"]),
         error_ts=m["error_ts"],
-        last_tick=_utc(m["last_tick"]),
-        last_run_at=_utc(m["last_run_at"]),
+        last_tick=stored_utc(m["last_tick"]),
+        last_run_at=stored_utc(m["last_run_at"]),
         last_status=m["last_status"],
         last_rows=m["last_rows"],
         last_fingerprint=m["last_fingerprint"],
@@ -130,7 +118,7 @@ def create(
     address: dict[str, Any] | None = None,
 ) -> Schedule:
     """Store a new schedule; an interval is counted from now."""
-    now = as_utc(now or _now())
+    now = as_utc(now or utcnow())
     values = {
         "team": team,
         "channel": channel,
@@ -151,22 +139,18 @@ def create(
         "address": address,
     }
     with engine.begin() as conn:
-        schedule_id = _new_id(conn.execute(schedules.insert().values(**values)))
+        schedule_id = new_id(conn.execute(schedules.insert().values(**values)))
     found = get(engine, schedule_id)
     assert found is not None
     return found
 
 
 def get(engine: sa.Engine, schedule_id: int) -> Schedule | None:
-    with engine.connect() as conn:
-        row = conn.execute(sa.select(schedules).where(schedules.c.id == schedule_id)).first()
-    return _schedule(row) if row else None
+    return first_row(engine, sa.select(schedules).where(schedules.c.id == schedule_id), _schedule)
 
 
 def _list(engine: sa.Engine, *where: Any) -> list[Schedule]:
-    with engine.connect() as conn:
-        rows = conn.execute(sa.select(schedules).where(*where).order_by(schedules.c.id)).all()
-    return [_schedule(r) for r in rows]
+    return all_rows(engine, sa.select(schedules).where(*where).order_by(schedules.c.id), _schedule)
 
 
 def for_channel(engine: sa.Engine, team: str, channel: str, platform: Platform = "slack") -> list[Schedule]:
@@ -189,7 +173,7 @@ def active(engine: sa.Engine) -> list[Schedule]:
 def _update(engine: sa.Engine, schedule_id: int, **values: Any) -> Schedule | None:
     with engine.begin() as conn:
         conn.execute(
-            schedules.update().where(schedules.c.id == schedule_id).values(updated_at=_now(), **values)
+            schedules.update().where(schedules.c.id == schedule_id).values(updated_at=utcnow(), **values)
         )
     return get(engine, schedule_id)
 
@@ -208,7 +192,7 @@ def resume(engine: sa.Engine, schedule_id: int, now: dt.datetime | None = None) 
         failures=0,
         retry_at=None,
         error_ts=None,
-        last_tick=as_utc(now or _now()),
+        last_tick=as_utc(now or utcnow()),
     )
 
 
@@ -233,14 +217,14 @@ def claim_run(
     """Take the run of one tick; None when another run already has it."""
     try:
         with engine.begin() as conn:
-            run_id = _new_id(
+            run_id = new_id(
                 conn.execute(
                     schedule_runs.insert().values(
                         schedule_id=schedule_id,
                         scheduled_for=as_utc(scheduled_for),
                         manual=manual,
                         worker=worker,
-                        started_at=as_utc(now or _now()),
+                        started_at=as_utc(now or utcnow()),
                         status="running",
                     )
                 )
@@ -287,7 +271,7 @@ def finish_run(
             schedule_runs.update()
             .where(schedule_runs.c.id == run_id)
             .values(
-                finished_at=_now(),
+                finished_at=utcnow(),
                 status=status,
                 rows=rows,
                 ms=ms,
@@ -336,7 +320,7 @@ def runs(engine: sa.Engine, schedule_id: int, limit: int = 50) -> list[Run]:
             manual=bool(m["manual"]),
             worker=m["worker"] or "",
             started_at=as_utc(m["started_at"]),
-            finished_at=_utc(m["finished_at"]),
+            finished_at=stored_utc(m["finished_at"]),
             status=m["status"],
             rows=m["rows"],
             ms=m["ms"],
@@ -365,7 +349,7 @@ def record_success(
         "failures": 0,
         "retry_at": None,
         "error_ts": None,
-        "last_run_at": as_utc(now or _now()),
+        "last_run_at": as_utc(now or utcnow()),
         "last_status": status,
         "last_rows": rows,
         "last_fingerprint": fingerprint,
@@ -375,7 +359,7 @@ def record_success(
         values["last_tick"] = as_utc(tick)
     with engine.begin() as conn:
         conn.execute(
-            schedules.update().where(schedules.c.id == schedule_id).values(updated_at=_now(), **values)
+            schedules.update().where(schedules.c.id == schedule_id).values(updated_at=utcnow(), **values)
         )
 
 
@@ -390,7 +374,7 @@ def record_failure(
     now: dt.datetime | None = None,
 ) -> Schedule | None:
     """Count a failed run; the schedule pauses itself at `max_failures` in a row."""
-    now = as_utc(now or _now())
+    now = as_utc(now or utcnow())
     with engine.begin() as conn:
         key = schedules.c.id == schedule_id
         conn.execute(

@@ -202,7 +202,7 @@ def _result(askbase: Askbase, s: Schedule, chat: Chat, missed: Missed, manual_by
         decision = should_post(s.condition, outcome.columns, outcome.rows, seen, s.last_fingerprint)
     except ConditionError as exc:
         raise _Failed(Failure(CONDITION, str(exc)), outcome.trace.id) from None
-    current = snapshot(outcome.columns, outcome.rows)
+    current = snapshot(outcome.columns, outcome.rows, budget=askbase.settings.state.preview_bytes)
     return Result(
         outcome=outcome,
         changes=tuple(describe_diff(diff(s.last_result, current))),

@@ -1,6 +1,7 @@
-"""Which database a chat channel asks about (`/ask db NAME`).
+"""A chat channel's settings: which database it asks about (`/ask db NAME`), and whether its
+results are private — answered only to the person who asked (`/ask private on`, docs/slack.md).
 
-The choice is stored per (team, channel) so every web process and every restart agrees on it.
+They are stored per (team, channel) so every web process and every restart agrees on them.
 Who may query what is decided in core/access.py; `may_use` and `usable_databases` remain here
 only as thin wrappers for older callers.
 """
@@ -29,26 +30,38 @@ def channel_database(engine: sa.Engine, team: str, channel: str) -> str | None:
 def set_channel_database(
     engine: sa.Engine, team: str, channel: str, database: str, user: str | None = None
 ) -> None:
+    _set(engine, team, channel, {"database": database}, user)
+
+
+def private_results(engine: sa.Engine, team: str, channel: str) -> bool:
+    """Whether answers in this channel go only to the person who asked (`/ask private on`)."""
+    with engine.connect() as conn:
+        return bool(
+            conn.execute(
+                sa.select(channel_settings.c.private_results).where(
+                    channel_settings.c.team == team, channel_settings.c.channel == channel
+                )
+            ).scalar()
+        )
+
+
+def set_private_results(engine: sa.Engine, team: str, channel: str, private: bool, user: str | None) -> None:
+    _set(engine, team, channel, {"private_results": private}, user)
+
+
+def _set(engine: sa.Engine, team: str, channel: str, values: dict[str, object], user: str | None) -> None:
+    """Change some of a channel's settings (creating its row: the others keep their defaults)."""
     now = dt.datetime.now(dt.UTC)
+    values = {**values, "set_by": user, "updated_at": now}
     key = (channel_settings.c.team == team) & (channel_settings.c.channel == channel)
     with engine.begin() as conn:
-        updated = conn.execute(
-            channel_settings.update().where(key).values(database=database, set_by=user, updated_at=now)
-        ).rowcount
+        updated = conn.execute(channel_settings.update().where(key).values(**values)).rowcount
         if not updated:
             try:
                 with conn.begin_nested():
-                    conn.execute(
-                        channel_settings.insert().values(
-                            team=team, channel=channel, database=database, set_by=user, updated_at=now
-                        )
-                    )
+                    conn.execute(channel_settings.insert().values(team=team, channel=channel, **values))
             except sa.exc.IntegrityError:  # set by a concurrent request: the later write wins
-                conn.execute(
-                    channel_settings.update()
-                    .where(key)
-                    .values(database=database, set_by=user, updated_at=now)
-                )
+                conn.execute(channel_settings.update().where(key).values(**values))
 
 
 def may_use(

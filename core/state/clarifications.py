@@ -4,33 +4,31 @@ A question asked back lives here from the moment it is shown until it is answere
 is replaced by a newer one in the same conversation — so a click after a restart, or on another
 web process, finds the options, their values and the transcript. Answering is a compare-and-set
 on `status`, so a double click or two people clicking at once answer it once.
+
+Every chat expires its questions the same way (`expire_due`): each adapter sweeps the questions of
+its own conversations (their keys start with its prefix, `slack:` or `teams:`), since only it can
+update their messages — a Slack process must not close a Teams card it cannot reach, nor the
+other way round. A Teams question keeps the conversation reference of its card (`address`), so a
+sweep can update it from any conversation.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import sqlalchemy as sa
 
 from core.answer import Clarification, Option
 from core.clarify.transcript import Exchange, Transcript, options_key
+from core.state.rows import all_rows, first_row, stored_utc, utcnow
 from core.state.schema import clarifications
 
 OPEN, ANSWERED, EXPIRED, REPLACED = "open", "answered", "expired", "replaced"
 
-
-def _now() -> dt.datetime:
-    return dt.datetime.now(dt.UTC)
-
-
-def _aware(value: dt.datetime | None) -> dt.datetime | None:
-    """SQLite hands datetimes back without a zone; they were stored in UTC."""
-    if value is None or value.tzinfo is not None:
-        return value
-    return value.replace(tzinfo=dt.UTC)
+_now = utcnow  # this module's clock: asked, expires and swept read it (tests move it)
 
 
 @dataclass(frozen=True)
@@ -56,6 +54,7 @@ class Pending:
     answer_value: str | None = None
     answered_by: str | None = None
     answered_at: dt.datetime | None = None
+    address: dict[str, Any] | None = None  # Teams: the card's conversation reference
 
     def expired(self, now: dt.datetime | None = None) -> bool:
         return (now or _now()) >= self.expires_at
@@ -90,8 +89,8 @@ def _pending(row: Any) -> Pending:
         clarification=Clarification(question=r["prompt"], options=options, kind=r["kind"], id=r["id"]),
         transcript=Transcript.from_json(r["transcript"]),
         status=r["status"],
-        created_at=_aware(r["created_at"]) or _now(),
-        expires_at=_aware(r["expires_at"]) or _now(),
+        created_at=stored_utc(r["created_at"]) or _now(),
+        expires_at=stored_utc(r["expires_at"]) or _now(),
         asker=r["asker"],
         team=r["team"],
         channel=r["channel"],
@@ -101,7 +100,8 @@ def _pending(row: Any) -> Pending:
         answer=r["answer"],
         answer_value=r["answer_value"],
         answered_by=r["answered_by"],
-        answered_at=_aware(r["answered_at"]),
+        answered_at=stored_utc(r["answered_at"]),
+        address=r["address"],
     )
 
 
@@ -120,6 +120,7 @@ def record(
     thread_ts: str | None = None,
     message_ts: str | None = None,
     trace_id: str | None = None,
+    address: dict[str, Any] | None = None,
 ) -> Pending:
     """Store a clarifying question that is being shown; its id is the one its buttons carry."""
     now = _now()
@@ -141,6 +142,7 @@ def record(
                 thread_ts=thread_ts,
                 message_ts=message_ts,
                 trace_id=trace_id,
+                address=address,
                 status=OPEN,
                 created_at=now,
                 expires_at=now + dt.timedelta(seconds=ttl_s),
@@ -152,21 +154,20 @@ def record(
 
 
 def get(engine: sa.Engine, clarification_id: str) -> Pending | None:
-    with engine.connect() as conn:
-        row = conn.execute(sa.select(clarifications).where(clarifications.c.id == clarification_id)).first()
-    return _pending(row) if row else None
+    return first_row(
+        engine, sa.select(clarifications).where(clarifications.c.id == clarification_id), _pending
+    )
 
 
 def open_in(engine: sa.Engine, conversation_id: str) -> Pending | None:
     """The newest open clarifying question of a conversation (a thread), if any."""
-    with engine.connect() as conn:
-        row = conn.execute(
-            sa.select(clarifications)
-            .where(clarifications.c.conversation_id == conversation_id, clarifications.c.status == OPEN)
-            .order_by(clarifications.c.created_at.desc())
-            .limit(1)
-        ).first()
-    return _pending(row) if row else None
+    statement = (
+        sa.select(clarifications)
+        .where(clarifications.c.conversation_id == conversation_id, clarifications.c.status == OPEN)
+        .order_by(clarifications.c.created_at.desc())
+        .limit(1)
+    )
+    return first_row(engine, statement, _pending)
 
 
 def replace_open(engine: sa.Engine, conversation_id: str, keep: str) -> list[Pending]:
@@ -220,42 +221,61 @@ def expire(engine: sa.Engine, clarification_id: str) -> bool:
         )
 
 
-def due(engine: sa.Engine, now: dt.datetime | None = None, limit: int = 50) -> list[Pending]:
-    """Open questions whose time is up (for a sweep that tells the people waiting on them)."""
-    with engine.connect() as conn:
-        rows = conn.execute(
-            sa.select(clarifications)
-            .where(clarifications.c.status == OPEN, clarifications.c.expires_at <= (now or _now()))
-            .order_by(clarifications.c.expires_at)
-            .limit(limit)
-        ).all()
-    return [_pending(r) for r in rows]
+def due(
+    engine: sa.Engine, now: dt.datetime | None = None, limit: int = 50, *, prefix: str = ""
+) -> list[Pending]:
+    """Open questions whose time is up (for a sweep that tells the people waiting on them), of
+    the conversations whose keys start with `prefix` (one chat's)."""
+    statement = (
+        sa.select(clarifications)
+        .where(clarifications.c.status == OPEN, clarifications.c.expires_at <= (now or _now()))
+        .order_by(clarifications.c.expires_at)
+        .limit(limit)
+    )
+    if prefix:
+        statement = statement.where(clarifications.c.conversation_id.startswith(prefix, autoescape=True))
+    return all_rows(engine, statement, _pending)
 
 
-def set_message(engine: sa.Engine, clarification_id: str, message_ts: str) -> None:
+def expire_due(engine: sa.Engine, prefix: str, now: dt.datetime | None = None) -> list[Pending]:
+    """The sweep every chat runs: expire the due open questions of its conversations (`prefix`);
+    returns those this caller expired — their messages are its to update, once."""
+    return [replace(p, status=EXPIRED) for p in due(engine, now, prefix=prefix) if expire(engine, p.id)]
+
+
+def set_message(engine: sa.Engine, clarification_id: str, message_ts: str) -> Pending | None:
+    """Note the message that shows the question, and return the question as it stands then.
+
+    The message's ts is known only once it is posted, and an answer (a reply in the thread, the
+    "Other…" modal), an expiry or a newer question may close the question before that. Whoever
+    closes it shows the outcome on the message only if its ts is noted; so the poster, noting it,
+    reads the status in the same transaction: still open, the closer will find the ts; closed,
+    the poster shows the outcome. Either way the message shows it (at worst twice, the same).
+    """
     with engine.begin() as conn:
         conn.execute(
             clarifications.update()
             .where(clarifications.c.id == clarification_id)
             .values(message_ts=message_ts)
         )
+        row = conn.execute(sa.select(clarifications).where(clarifications.c.id == clarification_id)).first()
+    return _pending(row) if row else None
 
 
 def last_answered(engine: sa.Engine, conversation_id: str, question: str) -> Pending | None:
     """The latest answered clarification of `question` in a conversation: where a 👎 on the
     answer it led to picks the transcript up again (Sphinteract's next round)."""
-    with engine.connect() as conn:
-        row = conn.execute(
-            sa.select(clarifications)
-            .where(
-                clarifications.c.conversation_id == conversation_id,
-                clarifications.c.question == question,
-                clarifications.c.status == ANSWERED,
-            )
-            .order_by(clarifications.c.answered_at.desc())
-            .limit(1)
-        ).first()
-    return _pending(row) if row else None
+    statement = (
+        sa.select(clarifications)
+        .where(
+            clarifications.c.conversation_id == conversation_id,
+            clarifications.c.question == question,
+            clarifications.c.status == ANSWERED,
+        )
+        .order_by(clarifications.c.answered_at.desc())
+        .limit(1)
+    )
+    return first_row(engine, statement, _pending)
 
 
 def asked_in(engine: sa.Engine, conversation_id: str) -> list[Pending]:

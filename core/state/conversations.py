@@ -2,6 +2,10 @@
 
 Rows come back as frozen dataclasses, not dicts: a caller names the fields it reads, a typo is
 an error where it is written, and nothing downstream can change what was stored.
+
+A turn and a trace keep at most a preview of the answer (core/previews.py, `state.preview_bytes`):
+the sentence quotes cells, which may be 256 KiB each; the rows themselves are never stored here
+(the CSV button runs the SQL again).
 """
 
 from __future__ import annotations
@@ -14,6 +18,8 @@ import sqlalchemy as sa
 
 from core.answer import Mode, Outcome, Status
 from core.conversation import MAX_TURNS, Turn
+from core.previews import cut_text, json_preview
+from core.state.engine import preview_bytes
 from core.state.schema import conversations, traces, turns
 
 
@@ -118,7 +124,10 @@ def conversation_info(engine: sa.Engine, conversation_id: str) -> Conversation |
 
 
 def record_turn(engine: sa.Engine, conversation_id: str, outcome: Outcome, user: str | None = None) -> int:
-    """Store the turn and its trace; returns the turn id."""
+    """Store the turn and its trace (previews of them: at most `state.preview_bytes` of the
+    answer's sentence, a quarter of that of column names); returns the turn id."""
+    budget = preview_bytes(engine)
+    columns, _ = json_preview(list(outcome.columns), budget // 4)  # a cut list ends with a note
     with engine.begin() as conn:
         conn.execute(
             conversations.update().where(conversations.c.id == conversation_id).values(updated_at=_now())
@@ -129,12 +138,12 @@ def record_turn(engine: sa.Engine, conversation_id: str, outcome: Outcome, user:
                 conversation_id=conversation_id,
                 trace_id=outcome.trace.id,
                 user=user,
-                question=outcome.question,
+                question=cut_text(outcome.question, budget),
                 status=outcome.status,
                 mode=outcome.mode,
-                answer=outcome.answer or outcome.error,
+                answer=cut_text(outcome.answer or outcome.error, budget),
                 sql=outcome.sql,
-                columns=list(outcome.columns),
+                columns=columns,
                 row_count=outcome.row_count,
                 created_at=_now(),
             )
@@ -199,6 +208,9 @@ def _mode(text: str | None) -> Mode:
 
 
 def save_trace(conn: sa.Connection, trace_id: str, data: dict[str, Any]) -> None:
+    """Store a trace, or a preview of it (`"preview": true`) when it is larger than the budget."""
+    kept, cut = json_preview(data, preview_bytes(conn.engine))
+    data = {**kept, "preview": True} if cut else kept
     exists = conn.execute(sa.select(traces.c.id).where(traces.c.id == trace_id)).first()
     if exists:
         conn.execute(traces.update().where(traces.c.id == trace_id).values(data=data))

@@ -1,14 +1,23 @@
-"""Opening the state database: one engine, its schema brought to head before first use."""
+"""Opening the state database: one engine, its schema brought to head before first use.
+
+The engine also carries what the database may keep of an answer (`state.preview_bytes`,
+core/previews.py): every store that writes answer data reads it with `preview_bytes(engine)`, so no
+caller can forget the bound or pass another one.
+"""
 
 from __future__ import annotations
 
+import weakref
 from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
+from core.previews import PREVIEW_BYTES
 from core.state.migrate import upgrade
+
+_preview_bytes: weakref.WeakKeyDictionary[sa.Engine, int] = weakref.WeakKeyDictionary()
 
 
 def state_engine(url: str) -> sa.Engine:
@@ -29,7 +38,7 @@ def state_engine(url: str) -> sa.Engine:
     return engine
 
 
-def open_state(url: str) -> sa.Engine:
+def open_state(url: str, *, preview_bytes: int | None = None) -> sa.Engine:
     """The state database, created or upgraded to this release's schema first (core/state/migrate.py).
 
     Everything that opens the state goes through here, so `serve`, `worker`, the console and a
@@ -37,4 +46,11 @@ def open_state(url: str) -> sa.Engine:
     """
     engine = state_engine(url)
     upgrade(engine)
+    if preview_bytes is not None:
+        _preview_bytes[engine] = preview_bytes
     return engine
+
+
+def preview_bytes(engine: sa.Engine) -> int:
+    """Bytes of one answer's data a store of this state database keeps (more is kept as a preview)."""
+    return _preview_bytes.get(engine, PREVIEW_BYTES)

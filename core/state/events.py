@@ -15,7 +15,7 @@ two days in `processed_events`. Every function takes `now`, so tests move time i
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -216,14 +216,20 @@ def answered(engine: sa.Engine, key: str, *, now: dt.datetime | None = None) -> 
         )
 
 
-def expired(engine: sa.Engine, *, now: dt.datetime | None = None, limit: int = 20) -> list[str]:
-    """Keys of questions whose holder stopped renewing its lease before answering, oldest first."""
+def expired(
+    engine: sa.Engine, *, now: dt.datetime | None = None, limit: int = 20, prefixes: Sequence[str] = ()
+) -> list[str]:
+    """Keys of questions whose holder stopped renewing its lease before answering, oldest first;
+    only keys starting with one of `prefixes` when given (one adapter's: it alone can answer them)."""
     now = _now(now)
+    where = [question_claims.c.state != ANSWERED, question_claims.c.lease_until < now]
+    if prefixes:
+        where.append(sa.or_(*(question_claims.c.key.startswith(p, autoescape=True) for p in prefixes)))
     with engine.connect() as conn:
         return list(
             conn.execute(
                 sa.select(question_claims.c.key)
-                .where(question_claims.c.state != ANSWERED, question_claims.c.lease_until < now)
+                .where(*where)
                 .order_by(question_claims.c.received_at)
                 .limit(limit)
             ).scalars()

@@ -7,6 +7,8 @@ import datetime as dt
 import sqlalchemy as sa
 
 from core.examples import Example
+from core.previews import cut_text
+from core.state.engine import preview_bytes
 from core.state.schema import examples, feedback
 
 MAX_EXAMPLES = 500  # per database; the most recent are the most relevant to today's schema
@@ -23,7 +25,8 @@ def record_feedback(
                 trace_id=trace_id,
                 user=user,
                 verdict=verdict,
-                comment=comment,
+                # chat inputs are capped by the chat; a crafted request is not
+                comment=cut_text(comment, preview_bytes(engine)),
                 created_at=dt.datetime.now(dt.UTC),
             )
         )

@@ -65,7 +65,8 @@ events = sa.Table(
 question_claims = sa.Table(
     "question_claims",
     metadata,
-    sa.Column("key", sa.String(200), primary_key=True),  # msg:TEAM:CHANNEL:TS, or cmd:<request digest>
+    # Slack: msg:TEAM:CHANNEL:TS or cmd:TEAM:TRIGGER; Teams: teams:<conversation|activity>
+    sa.Column("key", sa.String(200), primary_key=True),
     sa.Column("state", sa.String(16), nullable=False),  # received | answering | answered
     sa.Column("holder", sa.String(200), nullable=False),  # the process answering it (host:pid:nonce)
     sa.Column("lease_until", sa.DateTime(timezone=True), nullable=False, index=True),
@@ -105,9 +106,11 @@ channel_settings = sa.Table(
     metadata,
     sa.Column("team", sa.String(64), primary_key=True),  # Slack team id ("" when unknown)
     sa.Column("channel", sa.String(64), primary_key=True),
-    sa.Column("database", sa.String(200), nullable=False),  # chosen with `/ask db NAME`
+    sa.Column("database", sa.String(200)),  # chosen with `/ask db NAME`; NULL: the default (0003)
     sa.Column("set_by", sa.String(64)),
     sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+    # answers go only to the asker (`/ask private on`, docs/slack.md); added by revision 0003
+    sa.Column("private_results", sa.Boolean, nullable=False, default=False, server_default=sa.false()),
 )
 
 audit = sa.Table(
@@ -228,6 +231,8 @@ clarifications = sa.Table(
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("answered_at", sa.DateTime(timezone=True)),
+    # Teams: the conversation reference of the question's card (revision 0004); NULL for Slack
+    sa.Column("address", sa.JSON),
 )
 
 
@@ -261,6 +266,8 @@ verified_queries = sa.Table(
     sa.Column("unverified_at", sa.DateTime(timezone=True)),
     sa.Column("reuse_count", sa.Integer, nullable=False, default=0),
     sa.Column("last_reused_at", sa.DateTime(timezone=True)),
+    # the verifier's display name, for chats that cannot show a user id as a name (Teams; 0004)
+    sa.Column("verifier_name", sa.String(200)),
 )
 
 # Answers to repeated questions (core/state/answer_cache.py, core/answer_cache.py): keyed by the

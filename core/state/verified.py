@@ -6,23 +6,13 @@ Rows come back as frozen `VerifiedQuery` records. A stale flag is an outbox too:
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Any
 
 import sqlalchemy as sa
 
+from core.state.rows import all_rows, first_row, new_id, stored_utc, utcnow
 from core.state.schema import verified_queries as vq
 from core.verified.query import Param, VerifiedQuery
-
-
-def _now() -> dt.datetime:
-    return dt.datetime.now(dt.UTC)
-
-
-def _utc(value: dt.datetime | None) -> dt.datetime | None:
-    if value is None:
-        return None
-    return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
 
 
 def _query(row: Any) -> VerifiedQuery:
@@ -36,39 +26,43 @@ def _query(row: Any) -> VerifiedQuery:
         reusable=bool(row.reusable),
         note=row.note or "",
         verified_by=row.verified_by,
-        verified_at=_utc(row.verified_at) or _now(),
+        verifier_name=row.verifier_name or "",
+        verified_at=stored_utc(row.verified_at) or utcnow(),
         signature=row.signature or "",
         stale_reason=row.stale_reason or "",
-        stale_at=_utc(row.stale_at),
+        stale_at=stored_utc(row.stale_at),
         active=bool(row.active),
         team=row.team or "",
         channel=row.channel or "",
     )
 
 
+def _values(q: VerifiedQuery, source_trace: str) -> dict[str, Any]:
+    """The columns a verification writes, added or verified again."""
+    return {
+        "question": q.question,
+        "sql": q.sql,
+        "dialect": q.dialect,
+        "params": [p.to_json() for p in q.params],
+        "reusable": q.reusable,
+        "note": q.note or None,
+        "verified_by": q.verified_by,
+        "verifier_name": q.verifier_name or None,
+        "verified_at": q.verified_at,
+        "team": q.team or None,
+        "channel": q.channel or None,
+        "source_trace": source_trace or None,
+        "signature": q.signature or None,
+        "active": True,
+    }
+
+
 def add(engine: sa.Engine, q: VerifiedQuery, *, source_trace: str = "") -> VerifiedQuery:
     with engine.begin() as conn:
-        key = conn.execute(
-            vq.insert().values(
-                database=q.database,
-                question=q.question,
-                sql=q.sql,
-                dialect=q.dialect,
-                params=[p.to_json() for p in q.params],
-                reusable=q.reusable,
-                note=q.note or None,
-                verified_by=q.verified_by,
-                verified_at=q.verified_at,
-                team=q.team or None,
-                channel=q.channel or None,
-                source_trace=source_trace or None,
-                signature=q.signature or None,
-                active=True,
-                reuse_count=0,
-            )
-        ).inserted_primary_key
-    assert key is not None
-    found = get(engine, int(key[0]))
+        query_id = new_id(
+            conn.execute(vq.insert().values(database=q.database, reuse_count=0, **_values(q, source_trace)))
+        )
+    found = get(engine, query_id)
     assert found is not None
     return found
 
@@ -82,24 +76,12 @@ def replace_query(
             vq.update()
             .where(vq.c.id == query_id)
             .values(
-                question=q.question,
-                sql=q.sql,
-                dialect=q.dialect,
-                params=[p.to_json() for p in q.params],
-                reusable=q.reusable,
-                note=q.note or None,
-                verified_by=q.verified_by,
-                verified_at=q.verified_at,
-                team=q.team or None,
-                channel=q.channel or None,
-                source_trace=source_trace or None,
-                signature=q.signature or None,
                 stale_reason=None,
                 stale_at=None,
                 stale_notified_at=None,
-                active=True,
                 unverified_by=None,
                 unverified_at=None,
+                **_values(q, source_trace),
             )
         )
     found = get(engine, query_id)
@@ -108,9 +90,7 @@ def replace_query(
 
 
 def get(engine: sa.Engine, query_id: int) -> VerifiedQuery | None:
-    with engine.connect() as conn:
-        row = conn.execute(sa.select(vq).where(vq.c.id == query_id)).first()
-    return _query(row) if row else None
+    return first_row(engine, sa.select(vq).where(vq.c.id == query_id), _query)
 
 
 def active(
@@ -122,8 +102,7 @@ def active(
         statement = statement.where(vq.c.database == database)
     if not include_stale:
         statement = statement.where(vq.c.stale_reason.is_(None))
-    with engine.connect() as conn:
-        return [_query(r) for r in conn.execute(statement)]
+    return all_rows(engine, statement, _query)
 
 
 def unverify(engine: sa.Engine, query_id: int, by: str | None) -> VerifiedQuery | None:
@@ -131,7 +110,7 @@ def unverify(engine: sa.Engine, query_id: int, by: str | None) -> VerifiedQuery 
         conn.execute(
             vq.update()
             .where(vq.c.id == query_id, vq.c.active.is_(True))
-            .values(active=False, unverified_by=by, unverified_at=_now())
+            .values(active=False, unverified_by=by, unverified_at=utcnow())
         )
     return get(engine, query_id)
 
@@ -142,7 +121,7 @@ def reused(engine: sa.Engine, query_id: int, signature: str) -> None:
         conn.execute(
             vq.update()
             .where(vq.c.id == query_id)
-            .values(reuse_count=vq.c.reuse_count + 1, last_reused_at=_now(), signature=signature or None)
+            .values(reuse_count=vq.c.reuse_count + 1, last_reused_at=utcnow(), signature=signature or None)
         )
 
 
@@ -162,7 +141,7 @@ def flag_stale(engine: sa.Engine, query_id: int, reason: str) -> bool:
         changed = conn.execute(
             vq.update()
             .where(vq.c.id == query_id, vq.c.stale_reason.is_(None))
-            .values(stale_reason=reason[:2000], stale_at=_now(), stale_notified_at=None)
+            .values(stale_reason=reason[:2000], stale_at=utcnow(), stale_notified_at=None)
         ).rowcount
     return bool(changed)
 
@@ -174,8 +153,7 @@ def untold_stale(engine: sa.Engine) -> list[VerifiedQuery]:
         .where(vq.c.active.is_(True), vq.c.stale_reason.is_not(None), vq.c.stale_notified_at.is_(None))
         .order_by(vq.c.id)
     )
-    with engine.connect() as conn:
-        return [_query(r) for r in conn.execute(statement)]
+    return all_rows(engine, statement, _query)
 
 
 def told(engine: sa.Engine, query_id: int) -> bool:
@@ -185,6 +163,6 @@ def told(engine: sa.Engine, query_id: int) -> bool:
             conn.execute(
                 vq.update()
                 .where(vq.c.id == query_id, vq.c.stale_notified_at.is_(None))
-                .values(stale_notified_at=_now())
+                .values(stale_notified_at=utcnow())
             ).rowcount
         )

@@ -200,7 +200,12 @@ class ValueIndex:
         numeric = is_numeric(text)
         deadline = time.monotonic() + DIRECT_DEADLINE_S
         found: list[ValueMatch] = []
-        with engine.connect() as conn:
+        try:
+            connected = engine.connect()
+        except sa.exc.DBAPIError as exc:  # gone since its schema was read: the query says so in words
+            log.warning("database %s did not answer a value search: %s", self.db.name, exc)
+            return []
+        with connected as conn:
             for table, col in columns:
                 if time.monotonic() > deadline:
                     break

@@ -23,7 +23,7 @@ from rapidfuzz import fuzz
 from core.normalize import normalize_question
 from core.verified.params import surely
 from core.verified.query import VerifiedQuery
-from core.verified.reading import Lexicon, Reading, Shape, Span, read, shape
+from core.verified.reading import Lexicon, Reading, Shape, SlotKind, Span, read, shape
 from core.verified.substitute import Binding, SubstitutionError, substitute
 
 MAX_FILLS = 256  # ways of filling one verified query's slots that are tried
@@ -78,12 +78,12 @@ def template(query: VerifiedQuery, lexicon: Lexicon) -> Template:
     return Template(query, shape(reading, chosen))
 
 
-def _span_at(reading: Reading, start: int, end: int, kind: str) -> Span | None:
+def _span_at(reading: Reading, start: int, end: int, kind: SlotKind) -> Span | None:
     inside = [i for i, t in enumerate(reading.tokens) if t.start >= start and t.end <= end]
     if not inside:
         return None
     first, last = inside[0], inside[-1]
-    return Span(first, last, kind, reading.question[start:end], start, end)  # type: ignore[arg-type]
+    return Span(first, last, kind, reading.question[start:end], start, end)
 
 
 def match(

@@ -79,8 +79,9 @@ class VerifiedQuery:
     # it is then only shown to the SQL writer as an example, never answered from.
     reusable: bool = True
     note: str = ""  # why it is not reusable
-    verified_by: str = ""
+    verified_by: str = ""  # the chat's user id of the analyst
     verified_at: dt.datetime = field(default_factory=lambda: dt.datetime.now(dt.UTC))
+    verifier_name: str = ""  # their display name, for chats that cannot show a user id as one (Teams)
     signature: str = ""  # the catalog signature it last ran against
     stale_reason: str = ""  # set when it stopped passing the guard or running; not reused then
     stale_at: dt.datetime | None = None

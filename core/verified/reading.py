@@ -328,10 +328,17 @@ def _stem(word: str) -> str:
 
 
 def _span(
-    question: str, tokens: Sequence[Token], first: int, last: int, kind: SlotKind, **kw: object
+    question: str,
+    tokens: Sequence[Token],
+    first: int,
+    last: int,
+    kind: SlotKind,
+    *,
+    values: tuple[ValueMatch, ...] = (),
+    when: tuple[int, ...] = (),
 ) -> Span:
     start, end = tokens[first].start, tokens[last].end
-    return Span(first, last, kind, question[start:end], start, end, **kw)  # type: ignore[arg-type]
+    return Span(first, last, kind, question[start:end], start, end, values, when)
 
 
 def _time_spans(question: str, tokens: Sequence[Token]) -> list[Span]:

@@ -4,6 +4,8 @@ The adapter sends its replies, proactive posts and card updates here through the
 connector client, exactly as it would to Teams (`POST /v3/conversations/{id}/activities[/{replyTo}]`,
 `PUT /v3/conversations/{id}/activities/{activityId}`). Every call is recorded with its bearer
 token; messages are kept per conversation with their latest content (an update replaces it).
+`GET /v3/conversations/{team id}/members/{user}` answers from `teams` (team id → member ids): the
+member, or 404 — each lookup recorded in `lookups`.
 
 `TeamsClient` plays Teams' side of the other direction: it posts activities (a message, a mention
 in a channel, a card's button press) to the adapter's real `/api/messages`, optionally with a
@@ -22,13 +24,13 @@ import time
 import urllib.error
 import urllib.request
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-POLL_S = 0.01  # how often the idle server checks for shutdown (socketserver's default is 0.5 s)
+from tests.fakes.local_server import LocalServer, QuietHandler
 
 CARD = "application/vnd.microsoft.card.adaptive"
 
@@ -42,6 +44,18 @@ class Call:
     body: dict[str, Any]
     token: str | None
     at: float = field(default_factory=time.time)
+
+
+def _dicts(node: Any) -> Iterator[dict[str, Any]]:
+    """Every dict inside `node` (an activity, a card), depth first, each before what it holds."""
+    if isinstance(node, dict):
+        yield node
+        for value in node.values():
+            if isinstance(value, dict | list):
+                yield from _dicts(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _dicts(item)
 
 
 @dataclass
@@ -73,50 +87,47 @@ class Posted:
 
     def texts(self) -> list[str]:
         """Every text of the message and its cards (TextBlocks, titles, cells), in order."""
-        found: list[str] = []
-
-        def walk(node: Any) -> None:
-            if isinstance(node, dict):
-                for key in ("text", "title", "altText"):
-                    if isinstance(node.get(key), str):
-                        found.append(node[key])
-                for value in node.values():
-                    if isinstance(value, dict | list):
-                        walk(value)
-            elif isinstance(node, list):
-                for item in node:
-                    walk(item)
-
-        walk(self.activity)
-        return found
+        return [
+            node[key]
+            for node in _dicts(self.activity)
+            for key in ("text", "title", "altText")
+            if isinstance(node.get(key), str)
+        ]
 
     def all_text(self) -> str:
         return "\n".join(self.texts())
 
     def actions(self) -> list[dict[str, Any]]:
         """Every action of its cards, nested ones (inside Action.ShowCard, ActionSets) included."""
-        found: list[dict[str, Any]] = []
-
-        def walk(node: Any) -> None:
-            if isinstance(node, dict):
-                if str(node.get("type", "")).startswith("Action."):
-                    found.append(node)
-                for value in node.values():
-                    if isinstance(value, dict | list):
-                        walk(value)
-            elif isinstance(node, list):
-                for item in node:
-                    walk(item)
-
-        for content in self.cards:
-            walk(content)
-        return found
+        return [
+            node
+            for content in self.cards
+            for node in _dicts(content)
+            if str(node.get("type", "")).startswith("Action.")
+        ]
 
     def action(self, title: str) -> dict[str, Any] | None:
         return next((a for a in self.actions() if a.get("title") == title), None)
 
     def submits(self) -> list[dict[str, Any]]:
         return [a for a in self.actions() if a.get("type") == "Action.Submit"]
+
+    @property
+    def is_answer(self) -> bool:
+        """An answer card: it has the Show SQL toggle (a single value has no table)."""
+        return self.action("Show SQL") is not None
+
+    def sentence(self) -> str:
+        """The answer's sentence (or a question's text): its first Medium TextBlock."""
+        return next(
+            (
+                str(node["text"])
+                for content in self.cards
+                for node in _dicts(content.get("body") or [])
+                if node.get("type") == "TextBlock" and node.get("size") == "Medium"
+            ),
+            "",
+        )
 
     def table(self) -> list[list[str]]:
         for content in self.cards:
@@ -139,44 +150,43 @@ class Posted:
 
 
 @dataclass
-class FakeConnector:
+class FakeConnector(LocalServer):
     host: str = "127.0.0.1"
     port: int = 0
     calls: list[Call] = field(default_factory=list)
     messages: dict[str, Posted] = field(default_factory=dict)
     fail_next: dict[str, int] = field(default_factory=dict)  # method → HTTP status to answer once
+    # Calls for which `hold` is true wait, unanswered, until `release()`: Teams being slow to
+    # take a card, so what the adapter does before it has the card's id can be seen.
+    hold: Callable[[Call], bool] | None = None
+    held: list[Call] = field(default_factory=list)
+    teams: dict[str, set[str]] = field(default_factory=dict)  # team id → its members' Entra ids
+    lookups: list[tuple[str, str]] = field(default_factory=list)  # (team, user) asked about
 
     def __post_init__(self) -> None:
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
-        self._server = ThreadingHTTPServer((self.host, self.port), self._handler())
-        self._server.daemon_threads = True
-        self.port = self._server.server_address[1]
-        self._thread = threading.Thread(
-            target=self._server.serve_forever,
-            kwargs={"poll_interval": POLL_S},
-            name="fake-connector",
-            daemon=True,
-        )
+        self._released = threading.Event()
+        self._listen(self._handler())
+
+    def release(self) -> None:
+        """Answer the held calls (and hold none from now on)."""
+        self.hold = None
+        self._released.set()
+
+    def _wait_if_held(self, call: Call) -> None:
+        hold = self.hold
+        if hold is None or not hold(call):
+            return
+        with self._changed:
+            self.held.append(call)
+            self._changed.notify_all()
+        self._released.wait(30)
 
     @property
     def service_url(self) -> str:
         return f"http://{self.host}:{self.port}/"
-
-    def start(self) -> FakeConnector:
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-
-    def __enter__(self) -> FakeConnector:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     # ------------------------------------------------------------ reading what happened
 
@@ -236,35 +246,39 @@ class FakeConnector:
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         fake = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-            def _reply(self, status: int, body: dict[str, Any]) -> None:
-                data = json.dumps(body).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
+        class Handler(QuietHandler):
             def _handle(self, method: str) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length) if length else b""
                 try:
                     body = json.loads(raw or b"{}")
                 except ValueError:
-                    self._reply(400, {"error": {"code": "BadSyntax", "message": "not JSON"}})
+                    self.send_json(400, {"error": {"code": "BadSyntax", "message": "not JSON"}})
                     return
                 parts = [unquote(p) for p in urlparse(self.path).path.strip("/").split("/")]
                 if len(parts) < 4 or parts[:2] != ["v3", "conversations"] or parts[3] != "activities":
-                    self._reply(404, {"error": {"code": "NotFound", "message": self.path}})
+                    self.send_json(404, {"error": {"code": "NotFound", "message": self.path}})
                     return
                 auth = self.headers.get("Authorization") or ""
                 token = auth.split(" ", 1)[1] if auth.lower().startswith("bearer ") else None
                 call = Call(method, self.path, parts[2], parts[4] if len(parts) > 4 else None, body, token)
+                fake._wait_if_held(call)
                 status, answer = fake._record(call)
-                self._reply(status, answer)
+                self.send_json(status, answer)
+
+            def do_GET(self) -> None:
+                parts = [unquote(p) for p in urlparse(self.path).path.strip("/").split("/")]
+                if len(parts) != 5 or parts[:2] != ["v3", "conversations"] or parts[3] != "members":
+                    self.send_json(404, {"error": {"code": "NotFound", "message": self.path}})
+                    return
+                team, user = parts[2], parts[4]
+                with fake._changed:
+                    fake.lookups.append((team, user))
+                    member = user in fake.teams.get(team, set())
+                if member:
+                    self.send_json(200, {"id": f"29:{user}", "aadObjectId": user, "name": user})
+                else:
+                    self.send_json(404, {"error": {"code": "MemberNotFoundInConversation", "message": user}})
 
             def do_POST(self) -> None:
                 self._handle("POST")

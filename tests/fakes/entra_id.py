@@ -11,11 +11,10 @@
 from __future__ import annotations
 
 import json
-import threading
 import time
 import uuid
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
@@ -23,7 +22,7 @@ import jwt
 from cryptography.hazmat.primitives.asymmetric import rsa
 from jwt.algorithms import RSAAlgorithm
 
-POLL_S = 0.01  # how often the idle server checks for shutdown (socketserver's default is 0.5 s)
+from tests.fakes.local_server import LocalServer, QuietHandler
 
 BOT_FRAMEWORK_ISSUER = "https://api.botframework.com"
 
@@ -33,7 +32,7 @@ def new_key() -> rsa.RSAPrivateKey:
 
 
 @dataclass
-class FakeEntra:
+class FakeEntra(LocalServer):
     host: str = "127.0.0.1"
     port: int = 0
     identity_header: str = "local-identity-header"
@@ -43,15 +42,7 @@ class FakeEntra:
     issued: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self._server = ThreadingHTTPServer((self.host, self.port), self._handler())
-        self._server.daemon_threads = True
-        self.port = self._server.server_address[1]
-        self._thread = threading.Thread(
-            target=self._server.serve_forever,
-            kwargs={"poll_interval": POLL_S},
-            name="fake-entra",
-            daemon=True,
-        )
+        self._listen(self._handler())
 
     @property
     def base_url(self) -> str:
@@ -64,20 +55,6 @@ class FakeEntra:
     @property
     def msi_endpoint(self) -> str:
         return f"{self.base_url}/msi/token"
-
-    def start(self) -> FakeEntra:
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-
-    def __enter__(self) -> FakeEntra:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     def jwks(self) -> dict[str, Any]:
         public = json.loads(RSAAlgorithm.to_jwk(self.key.public_key()))
@@ -109,22 +86,11 @@ class FakeEntra:
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         fake = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-            def _json(self, status: int, body: dict[str, Any]) -> None:
-                data = json.dumps(body).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
+        class Handler(QuietHandler):
             def do_GET(self) -> None:
                 url = urlparse(self.path)
                 if url.path == "/.well-known/openid-configuration":
-                    self._json(
+                    self.send_json(
                         200,
                         {
                             "issuer": BOT_FRAMEWORK_ISSUER,
@@ -133,16 +99,16 @@ class FakeEntra:
                         },
                     )
                 elif url.path == "/keys":
-                    self._json(200, fake.jwks())
+                    self.send_json(200, fake.jwks())
                 elif url.path == "/msi/token":
                     query = {k: v[0] for k, v in parse_qs(url.query).items()}
                     fake.token_requests.append(query)
                     if self.headers.get("X-IDENTITY-HEADER") != fake.identity_header:
-                        self._json(401, {"statusCode": 401, "message": "bad identity header"})
+                        self.send_json(401, {"statusCode": 401, "message": "bad identity header"})
                         return
                     token = f"outbound-{uuid.uuid4().hex}"
                     fake.issued.append(token)
-                    self._json(
+                    self.send_json(
                         200,
                         {
                             "access_token": token,
@@ -152,6 +118,6 @@ class FakeEntra:
                         },
                     )
                 else:
-                    self._json(404, {"error": "not found"})
+                    self.send_json(404, {"error": "not found"})
 
         return Handler

@@ -14,13 +14,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import threading
 import time
 from collections import defaultdict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.fakes.local_server import LocalServer, QuietHandler
 
 
 @dataclass
@@ -36,7 +37,6 @@ class Reply:
 
 
 Responder = Callable[[dict[str, Any]], Reply]
-POLL_S = 0.01  # how often the idle server checks for shutdown (socketserver's default is 0.5 s)
 
 
 @dataclass
@@ -58,7 +58,7 @@ class Request:
 
 
 @dataclass
-class FakeOpenAI:
+class FakeOpenAI(LocalServer):
     host: str = "127.0.0.1"
     port: int = 0
     queues: dict[str, deque[Reply]] = field(default_factory=lambda: defaultdict(deque))
@@ -67,10 +67,7 @@ class FakeOpenAI:
     reject_response_format: bool = False  # act like an endpoint without structured outputs
 
     def __post_init__(self) -> None:
-        self._server = ThreadingHTTPServer((self.host, self.port), self._handler())
-        self._server.daemon_threads = True
-        self.port = self._server.server_address[1]
-        self._thread: threading.Thread | None = None
+        self._listen(self._handler())
 
     @property
     def base_url(self) -> str:
@@ -86,26 +83,6 @@ class FakeOpenAI:
     def calls(self, task: str | None = None) -> list[Request]:
         return [r for r in self.requests if task is None or r.task.split(":")[0] == task]
 
-    def start(self) -> FakeOpenAI:
-        # A short poll interval: shutdown() waits for the loop to notice, and tests stop a server each.
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": POLL_S}, daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        if self._thread is not None:
-            self._thread.join()
-
-    def __enter__(self) -> FakeOpenAI:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
     def _next_reply(self, task: str, body: dict[str, Any]) -> Reply:
         base = task.split(":")[0]
         for key in (task, base):
@@ -119,14 +96,11 @@ class FakeOpenAI:
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         fake = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             protocol_version = "HTTP/1.1"
             # Headers and body go out in two writes; with Nagle on, the body waits for the client's
             # delayed ACK of the headers: 40 ms per reply on loopback.
             disable_nagle_algorithm = True
-
-            def log_message(self, *args: object) -> None:  # keep test output quiet
-                pass
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length") or 0)

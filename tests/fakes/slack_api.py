@@ -3,9 +3,13 @@
 The bot talks to it through the real slack_sdk WebClient (`SLACK_API_BASE_URL`), so JSON and form
 bodies, tokens, the three-step file upload and 429 retries all go over real HTTP. Messages are
 kept by ts with their latest text and blocks (chat.update replaces them), files by id with their
-bytes. Failures are scripted per method: `fail("chat.update", "ratelimited", status=429)`.
+bytes. Failures are scripted per method: `fail("chat.update", "ratelimited", status=429)`. A
+response can be held back: `hold("chat.postMessage", when)` returns a `Hold` whose `arrived` is set
+once a matching call has been carried out (its message is there for people to see) while its
+caller still waits for the answer, until `release()` — so a test orders events deterministically.
 
-Serves: auth.test, chat.postMessage, chat.update, chat.delete, chat.postEphemeral,
+Serves: auth.test, chat.postMessage, chat.update, chat.delete, chat.postEphemeral (kept apart, in
+`ephemerals`, with the one person who sees each),
 chat.startStream/appendStream/stopStream (streamed messages keep their chunks),
 assistant.threads.setStatus/setSuggestedPrompts/setTitle (kept per thread), reactions.add/remove,
 views.open/update/publish, conversations.info, users.info, files.getUploadURLExternal, the upload URL,
@@ -28,12 +32,13 @@ import time
 from collections import defaultdict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
+from tests.fakes.local_server import LocalServer, QuietHandler
+
 JSON_FIELDS = ("blocks", "attachments", "files", "view", "metadata", "chunks", "prompts", "loading_messages")
-POLL_S = 0.01  # how often the idle server checks for shutdown (socketserver's default is 0.5 s)
 
 
 def _valid_block(block: dict[str, Any]) -> bool:
@@ -91,6 +96,7 @@ class Message:
     broadcast: bool = False  # reply_broadcast: also shown in the channel
     chunks: list[dict[str, Any]] = field(default_factory=list)  # a streamed message's chunks, in order
     streaming: bool = False  # started and not yet stopped
+    to: str | None = None  # an ephemeral message: the one person who sees it
 
     @property
     def streamed(self) -> bool:
@@ -189,7 +195,22 @@ class UploadedFile:
 
 
 @dataclass
-class FakeSlack:
+class Hold:
+    """The response to one matching call, held back until `release()` (at most `timeout` s)."""
+
+    method: str
+    when: Callable[[dict[str, Any]], bool]
+    timeout: float = 30.0
+    arrived: threading.Event = field(default_factory=threading.Event)
+    released: threading.Event = field(default_factory=threading.Event)
+    response: dict[str, Any] = field(default_factory=dict)
+
+    def release(self) -> None:
+        self.released.set()
+
+
+@dataclass
+class FakeSlack(LocalServer):
     host: str = "127.0.0.1"
     port: int = 0
     team_id: str = "T0001"
@@ -207,6 +228,7 @@ class FakeSlack:
         self.files: dict[str, UploadedFile] = {}
         self.home_views: dict[str, dict[str, Any]] = {}  # user → the App Home view last published
         self.deleted: list[Message] = []  # messages removed with chat.delete
+        self.ephemerals: list[Message] = []  # chat.postEphemeral, in order (Slack keeps none of them)
         self.statuses: dict[tuple[str, str], list[str]] = defaultdict(
             list
         )  # (channel, thread) → statuses set
@@ -215,12 +237,10 @@ class FakeSlack:
         ] = {}  # (channel, thread) → suggested prompts
         self.titles: dict[tuple[str, str], str] = {}  # (channel, thread) → assistant thread title
         self.failures: dict[str, deque[Failure]] = defaultdict(deque)
+        self.holds: list[Hold] = []
         self._ids = itertools.count(1)
         self._lock = threading.Condition()
-        self._server = ThreadingHTTPServer((self.host, self.port), self._handler())
-        self._server.daemon_threads = True
-        self.port = self._server.server_address[1]
-        self._thread: threading.Thread | None = None
+        self._listen(self._handler())
 
     # ------------------------------------------------------------ control
 
@@ -235,28 +255,26 @@ class FakeSlack:
     def response_url(self, name: str = "1") -> str:
         return f"{self.url}respond/{name}"
 
-    def start(self) -> FakeSlack:
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": POLL_S}, daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-
-    def __enter__(self) -> FakeSlack:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
     def fail(
         self, method: str, error: str, *, status: int = 200, times: int = 1, retry_after: int | None = None
     ) -> None:
         for _ in range(times):
             self.failures[method].append(Failure(error, status, retry_after))
+
+    def hold(self, method: str, when: Callable[[dict[str, Any]], bool] = lambda args: True) -> Hold:
+        """Hold back the response to the next `method` call whose arguments satisfy `when`."""
+        held = Hold(method, when)
+        with self._lock:
+            self.holds.append(held)
+        return held
+
+    def _held(self, method: str, args: dict[str, Any]) -> Hold | None:
+        with self._lock:
+            for held in self.holds:
+                if held.method == method and held.when(args):
+                    self.holds.remove(held)
+                    return held
+        return None
 
     def calls_to(self, method: str) -> list[Call]:
         with self._lock:
@@ -460,7 +478,16 @@ class FakeSlack:
         return {"ok": True, "channel": message.channel, "ts": message.ts, "text": message.text}
 
     def api_chat_postEphemeral(self, args: dict[str, Any]) -> dict[str, Any]:
-        return {"ok": True, "message_ts": self._next_ts()}
+        blocks = args.get("blocks") or []
+        if error := self._check_blocks(blocks):
+            return {"ok": False, "error": error}
+        if not args.get("channel") or not args.get("user"):
+            return {"ok": False, "error": "invalid_arguments"}
+        ts = self._next_ts()
+        self.ephemerals.append(
+            Message(args["channel"], ts, args.get("text", ""), blocks, args.get("thread_ts"), to=args["user"])
+        )
+        return {"ok": True, "message_ts": ts}
 
     def api_reactions_add(self, args: dict[str, Any]) -> dict[str, Any]:
         return {"ok": True}
@@ -542,21 +569,11 @@ class FakeSlack:
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         fake = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
+        class Handler(QuietHandler):
             def _reply(
                 self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None
             ) -> None:
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json; charset=utf-8")
-                for k, v in (headers or {}).items():
-                    self.send_header(k, v)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                self.send_json(status, payload, headers, content_type="application/json; charset=utf-8")
 
             def do_GET(self) -> None:
                 self.do_POST()
@@ -594,6 +611,11 @@ class FakeSlack:
                     else:
                         status, payload, headers = fake.handle(method, args)
                 fake._record(call)
+                held = fake._held(method, args)
+                if held is not None:  # done and visible; the caller waits for its answer
+                    held.response = payload
+                    held.arrived.set()
+                    held.released.wait(held.timeout)
                 self._reply(status, payload, headers)
 
             def _args(self, query: str, raw: bytes) -> dict[str, Any]:

@@ -12,6 +12,7 @@ Create Date: 2026-11-23
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import sqlalchemy as sa
 from alembic import op
@@ -24,7 +25,7 @@ depends_on: str | Sequence[str] | None = None
 TZ = sa.DateTime(timezone=True)
 
 
-def _create_table(name: str, *elements: sa.Column | sa.Constraint, indexes: Sequence[str] = ()) -> None:
+def _create_table(name: str, *elements: sa.Column[Any] | sa.Constraint, indexes: Sequence[str] = ()) -> None:
     """Create `name` with its single-column indexes (ix_<table>_<column>) unless it exists."""
     if sa.inspect(op.get_bind()).has_table(name):
         return

@@ -20,6 +20,7 @@ Create Date: 2026-11-23
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import sqlalchemy as sa
 from alembic import op
@@ -32,7 +33,7 @@ depends_on: str | Sequence[str] | None = None
 TZ = sa.DateTime(timezone=True)
 
 
-def _new_columns() -> dict[str, list[sa.Column]]:
+def _new_columns() -> dict[str, list[sa.Column[Any]]]:
     """Made anew on each call: a Column belongs to the one table Alembic attaches it to."""
     return {
         "schedules": [
@@ -43,7 +44,7 @@ def _new_columns() -> dict[str, list[sa.Column]]:
     }
 
 
-def _create_table(name: str, *elements: sa.Column | sa.Constraint, indexes: Sequence[str] = ()) -> None:
+def _create_table(name: str, *elements: sa.Column[Any] | sa.Constraint, indexes: Sequence[str] = ()) -> None:
     """Create `name` with its single-column indexes (ix_<table>_<column>) unless it exists."""
     if sa.inspect(op.get_bind()).has_table(name):
         return

@@ -1,0 +1,138 @@
+"""What an answer shows, decided once for every chat.
+
+Slack's Block Kit messages (bot/render.py) and Teams' Adaptive Cards (bot/teams/cards.py) lay an
+answer out in their own markup and within their own limits; what they show is decided here, so
+the two cannot drift apart: the sentence, the table's headers, alignment and cells — rounded once
+per column by core/summary.py, with the catalog's headers and units when the database is known —
+keyword mode's reading as people should read it (without the LLM failure logged in front of it),
+whether a table adds anything to the sentence, and the note under the table (how many rows, how
+many shown, what was cut). Details — the stored trace behind an answer — reads the same way in
+both. No SQL here, and nothing of Slack's or Teams'.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from bot.failures import interpretation_for_people
+from core.answer import Outcome, Reuse
+from core.askbase import Askbase
+from core.catalog import Catalog
+from core.result_shape import result_shape
+from core.summary import NO_ROWS, Presentation, present
+
+log = logging.getLogger(__name__)
+
+
+def catalog_of(askbase: Askbase, database: str) -> Catalog | None:
+    """The database's catalog (headers and units for a result), or None when it cannot be had."""
+    try:
+        return askbase.database(database).catalog if database else None
+    except Exception:  # a result still reads fine without the catalog's headers and units
+        log.debug("no catalog for %s", database, exc_info=True)
+        return None
+
+
+def presented(askbase: Askbase, outcome: Outcome) -> Presentation:
+    """The answer's rows as people read them, with its database's catalog (headers, units)."""
+    catalog = catalog_of(askbase, outcome.database)
+    return present(outcome, result_shape(outcome.sql, outcome.columns, catalog))
+
+
+@dataclass(frozen=True)
+class AnswerView:
+    """An answer as every chat shows it; the chat decides only markup and how many rows fit."""
+
+    outcome: Outcome
+    presentation: Presentation
+
+    @property
+    def sentence(self) -> str:
+        return self.presentation.sentence if self.outcome.rows else NO_ROWS
+
+    @property
+    def keyword_reading(self) -> str | None:
+        """Keyword mode's reading of the question ("" when it has none); None outside keyword mode."""
+        return interpretation_for_people(self.outcome) if self.outcome.mode == "keyword" else None
+
+    @property
+    def reuse(self) -> Reuse | None:
+        """Where the answer came from when no SQL was written for it (verified, or the cache)."""
+        return self.outcome.reuse
+
+    @property
+    def has_table(self) -> bool:
+        return bool(self.outcome.columns and self.outcome.rows)
+
+    @property
+    def single_value(self) -> bool:
+        """One row of one column: the sentence says it all; a 1 × 1 table would only repeat it."""
+        return self.outcome.row_count == 1 and len(self.outcome.columns) == 1
+
+    @property
+    def shows_table(self) -> bool:
+        """Whether the chat lays out a table under the sentence: rows to show, and more than the
+        single value the sentence already says."""
+        return self.has_table and not self.single_value
+
+    @property
+    def shows_row_note(self) -> bool:
+        """The row note goes with a table, or says there are no rows; a single value needs none."""
+        return self.shows_table or not self.outcome.rows
+
+    def hidden_columns(self, max_columns: int) -> int:
+        """Columns a table of `max_columns` cannot show (the CSV has them)."""
+        return max(0, len(self.outcome.columns) - max_columns)
+
+    def row_note(self, shown: int, hidden_columns: int, *, csv: str = "") -> str:
+        """'1,234 rows · showing the first 20 · 3 more columns in the CSV · …'; `csv` says where
+        the rest is, when the chat has something to say about it."""
+        n = self.outcome.row_count
+        parts = [f"{n:,} row{'s' if n != 1 else ''}"]
+        if shown < n:
+            parts.append(f"showing the first {shown:,}")
+        if hidden_columns:
+            parts.append(f"{hidden_columns} more column{'s' if hidden_columns != 1 else ''} in the CSV")
+        if self.outcome.truncated:
+            parts.append("the result was cut at this size — ask a narrower question for everything")
+        if csv:
+            parts.append(csv)
+        return " · ".join(parts)
+
+
+def answer_view(outcome: Outcome, presentation: Presentation | None = None) -> AnswerView:
+    """The view of an answer; without a `presentation` the SQL alone is read for headers."""
+    return AnswerView(outcome, presentation or present(outcome))
+
+
+# ---------------------------------------------------------------- Details: the stored trace
+
+
+def trace_numbers(trace: Mapping[str, Any]) -> str:
+    """'1234 ms · 2 LLM call(s) · 1500 tokens': what answering cost."""
+    return (
+        f"{float(trace.get('ms', 0)):.0f} ms · {trace.get('llm_calls', 0)} LLM call(s) · "
+        f"{trace.get('tokens', 0)} tokens"
+    )
+
+
+def stage_lines(stage: Mapping[str, Any], *, width: int, items: int, indent: str = "") -> list[str]:
+    """One stage of a stored trace: its title (time, LLM calls, tokens, failed) and what it
+    produced, one line per output (lists: their first `items`), each cut at `width` characters."""
+    calls = stage.get("llm_calls") or []
+    tokens = sum(c.get("prompt_tokens", 0) + c.get("completion_tokens", 0) for c in calls)
+    title = f"{stage.get('name')} — {float(stage.get('ms', 0)):.0f} ms"
+    if calls:
+        title += f", {len(calls)} LLM call(s), {tokens} tokens"
+    if stage.get("error"):
+        title += " — failed"
+    lines = [title]
+    for key, value in (stage.get("outputs") or {}).items():
+        if isinstance(value, list):
+            lines.extend(f"{indent}{key}: {' '.join(str(v).split())[:width]}" for v in value[:items])
+        else:
+            lines.append(f"{indent}{key}: {' '.join(str(value).split())[:width]}")
+    return lines

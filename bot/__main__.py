@@ -2,6 +2,6 @@
 
 import sys
 
-from bot.cli import main
+from bot.cli import run
 
-sys.exit(main(sys.argv[1:]))
+sys.exit(run())

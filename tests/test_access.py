@@ -90,11 +90,11 @@ def test_the_old_channel_settings_helper_gives_the_same_answer():
 
 
 @pytest.fixture
-def guarded_app(settings, llm_settings, tmp_path):
+def guarded_app(settings, llm_settings, state_url):
     app = Askbase(
         load_settings(
             var_dir=settings.var_dir,
-            state_url=f"sqlite:///{tmp_path / 'state.sqlite'}",
+            state_url=state_url,
             access={"rules": [AccessRule(databases=["demo"], channels=[FINANCE])]},
         ),
         llm=LLM(llm_settings),

@@ -1,24 +1,15 @@
-"""`python -m bot catalog show`: an admin sees the join patterns and can paste them into the catalog YAML."""
+"""`python -m bot catalog show`: an admin sees the join patterns and can paste them into the catalog YAML.
+
+The first test starts the command as typed in a shell; the others call its entry point in this
+process (the `cli` fixture), as tests/test_cli.py does.
+"""
 
 from __future__ import annotations
-
-import os
-import subprocess
-import sys
 
 import yaml
 
 from core.insurance_demo import CATALOG_PATH, build_insurance
-
-
-def run(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "bot", *args],
-        capture_output=True,
-        text=True,
-        env={**os.environ, **env},
-        timeout=120,
-    )
+from tests.test_cli import run_process
 
 
 def configured(tmp_path) -> dict[str, str]:
@@ -31,7 +22,7 @@ def configured(tmp_path) -> dict[str, str]:
 
 
 def test_catalog_show_lists_the_patterns_that_decide_joins(tmp_path):
-    proc = run(["catalog", "show", "--db", "insurance"], configured(tmp_path))
+    proc = run_process(["catalog", "show", "--db", "insurance"], configured(tmp_path))
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     assert "agreement → broker_agreement, policy [detected]" in out
@@ -44,8 +35,8 @@ def test_catalog_show_lists_the_patterns_that_decide_joins(tmp_path):
     assert "claims_office is not in the database" in proc.stderr
 
 
-def test_the_yaml_it_prints_is_a_catalog_patterns_block(tmp_path):
-    proc = run(["catalog", "show", "--db", "insurance", "--yaml"], configured(tmp_path))
+def test_the_yaml_it_prints_is_a_catalog_patterns_block(cli, tmp_path):
+    proc = cli(["catalog", "show", "--db", "insurance", "--yaml"], configured(tmp_path))
     assert proc.returncode == 0, proc.stderr
     block = yaml.safe_load(proc.stdout)
     kinds = {(p["kind"], p["root"]) for p in block["patterns"]}
@@ -54,6 +45,6 @@ def test_the_yaml_it_prints_is_a_catalog_patterns_block(tmp_path):
     assert role["column"] == "role_code" and role["codes"]["CL"] == "claimant"
 
 
-def test_an_unknown_database_is_a_usage_error(tmp_path):
-    proc = run(["catalog", "show", "--db", "nope"], configured(tmp_path))
+def test_an_unknown_database_is_a_usage_error(cli, tmp_path):
+    proc = cli(["catalog", "show", "--db", "nope"], configured(tmp_path))
     assert proc.returncode == 2 and "no database named 'nope'" in proc.stderr

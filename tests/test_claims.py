@@ -29,8 +29,8 @@ def at(seconds: float) -> dt.datetime:
 
 
 @pytest.fixture
-def sqlite_state(tmp_path):
-    engine = open_state(f"sqlite:///{tmp_path / 'state.sqlite'}")
+def sqlite_state(state_url):
+    engine = open_state(state_url)
     yield engine
     engine.dispose()
 

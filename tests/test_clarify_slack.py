@@ -318,13 +318,13 @@ def test_two_open_questions_in_two_threads_never_mix(bot, slack, demo_var):
 
 
 def test_the_papers_running_example_in_slack_two_thumbs_down_two_questions(
-    tmp_path, slack, fake_llm, llm_settings
+    tmp_path, state_url, slack, fake_llm, llm_settings
 ):
     script_paper_model(fake_llm)
     path = nuclear_db(tmp_path / "nuclear.sqlite")
     settings = load_settings(
         var_dir=str(tmp_path / "var"),
-        state_url=f"sqlite:///{tmp_path / 'state.sqlite'}",
+        state_url=state_url,
         default_db="nuclear",
         databases={"nuclear": {"url": f"sqlite:///{path}"}},
         slack={"bot_token": BOT_TOKEN, "signing_secret": SIGNING_SECRET, "api_base_url": slack.base_url},

@@ -12,11 +12,9 @@ import json
 import os
 import subprocess
 import sys
-from dataclasses import dataclass
 
 import pytest
 
-from bot.cli import main
 from bot.console import run_console
 from core.askbase import Askbase
 from core.settings import load_settings
@@ -25,31 +23,9 @@ from tests.fakes.openai_server import Reply
 
 
 @pytest.fixture(autouse=True)
-def own_state(monkeypatch, tmp_path):
+def own_state(monkeypatch, state_url):
     """Each test its own state database: an answer one test cached must not answer another's."""
-    monkeypatch.setenv("ASKBASE_STATE_URL", f"sqlite:///{tmp_path / 'state.sqlite'}")
-
-
-@dataclass
-class Ran:
-    returncode: int
-    stdout: str
-    stderr: str
-
-
-@pytest.fixture
-def run(monkeypatch, capsys):
-    """`python -m bot ARGS` with `env` exported, in this process: exit code and what it printed."""
-
-    def run(args: list[str], env: dict[str, str]) -> Ran:
-        for name, value in env.items():
-            monkeypatch.setenv(name, value)
-        capsys.readouterr()
-        code = main(args)
-        out = capsys.readouterr()
-        return Ran(code, out.out, out.err)
-
-    return run
+    monkeypatch.setenv("ASKBASE_STATE_URL", state_url)
 
 
 def run_process(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -73,14 +49,14 @@ def scripted(fake_llm) -> None:
     )
 
 
-def test_ask_json_contract(run, fake_llm, demo_var):
+def test_ask_json_contract(cli, fake_llm, demo_var):
     scripted(fake_llm)
     env = {
         "OPENAI_API_KEY": "test-key",
         "OPENAI_BASE_URL": fake_llm.base_url,
         "ASKBASE_VAR_DIR": str(demo_var),
     }
-    proc = run(["ask", "How many clients are there?", "--json"], env)
+    proc = cli(["ask", "How many clients are there?", "--json"], env)
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout.strip().splitlines()[-1])
     assert {"status", "mode", "sql", "columns", "rows", "row_count", "clarification", "trace"} <= set(data)
@@ -90,28 +66,28 @@ def test_ask_json_contract(run, fake_llm, demo_var):
     assert "test-key" not in proc.stdout + proc.stderr
 
 
-def test_ask_trace_shows_every_stage(run, fake_llm, demo_var):
+def test_ask_trace_shows_every_stage(cli, fake_llm, demo_var):
     scripted(fake_llm)
     env = {
         "OPENAI_API_KEY": "test-key",
         "OPENAI_BASE_URL": fake_llm.base_url,
         "ASKBASE_VAR_DIR": str(demo_var),
     }
-    proc = run(["ask", "How many clients are there?", "--trace"], env)
+    proc = cli(["ask", "How many clients are there?", "--trace"], env)
     assert proc.returncode == 0, proc.stderr
     for stage in ("retrieve", "scope", "recipe", "generate", "expand", "guard", "execute", "select"):
         assert f"- {stage}:" in proc.stdout
     assert "LLM calls" in proc.stdout and "300" in proc.stdout
 
 
-def test_unknown_database_is_a_usage_error(run, demo_var):
-    proc = run(["ask", "How many clients?", "--db", "nowhere"], {"ASKBASE_VAR_DIR": str(demo_var)})
+def test_unknown_database_is_a_usage_error(cli, demo_var):
+    proc = cli(["ask", "How many clients?", "--db", "nowhere"], {"ASKBASE_VAR_DIR": str(demo_var)})
     assert proc.returncode == 2
     assert "no database named 'nowhere'" in proc.stderr
 
 
-def test_database_url_that_does_not_exist(run, demo_var, tmp_path):
-    proc = run(
+def test_database_url_that_does_not_exist(cli, demo_var, tmp_path):
+    proc = cli(
         ["ask", "How many clients?", "--db", f"sqlite:///{tmp_path}/missing.db"],
         {"ASKBASE_VAR_DIR": str(demo_var)},
     )
@@ -146,8 +122,8 @@ def test_without_a_key_the_quick_start_question_is_answered_in_keyword_mode(demo
     assert data["trace"]["llm_calls"] == 0
 
 
-def test_without_a_key_an_unanswerable_question_says_how_to_configure_an_llm(run, demo_var):
-    proc = run(["ask", "What is the meaning of life for our clients?"], {"ASKBASE_VAR_DIR": str(demo_var)})
+def test_without_a_key_an_unanswerable_question_says_how_to_configure_an_llm(cli, demo_var):
+    proc = cli(["ask", "What is the meaning of life for our clients?"], {"ASKBASE_VAR_DIR": str(demo_var)})
     assert proc.returncode == 1
     assert "Keyword mode" in proc.stderr and "OPENAI_API_KEY" in proc.stderr
     assert "Traceback" not in proc.stderr

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
@@ -23,8 +22,8 @@ THREAD = "slack:T1:C1:1700000000.000100"
 
 
 @pytest.fixture
-def state(tmp_path: Path) -> Iterator[sa.Engine]:
-    engine = open_state(f"sqlite:///{tmp_path / 'state.sqlite'}")
+def state(state_url) -> Iterator[sa.Engine]:
+    engine = open_state(state_url)
     yield engine
     engine.dispose()
 

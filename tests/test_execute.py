@@ -141,21 +141,28 @@ def test_server_databases_are_read_only_and_time_out(env, tmp_path):
 # ---------------------------------------------------------------- every value bounded (issue 18)
 #
 # One cell of 900 MB used to be fetched whole (2.7 GB RSS). Each query below runs in a fresh
-# process whose peak RSS is read back: the cell is refused or cut, and memory stays small.
+# process whose peak RSS is read back: the cell is refused or cut, and memory stays small. The peak
+# is the process's own (VmHWM): getrusage's ru_maxrss of a process started by subprocess keeps the
+# peak of the process that started it (Linux carries it over the exec), here the pytest worker,
+# whose few hundred MB would be read as the probe's.
 
 BIG_CELL = 900_000_000
 RSS_LIMIT_MB = 300
 PROBE = """
-import json, resource, sys
+import json, sys
 from pathlib import Path
 from core.database import Database
 from core.execute import Limits, QueryError, execute
 from core.settings import DatabaseSettings
 
+def peak_rss_mb():
+    status = Path("/proc/self/status").read_text()
+    return next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmHWM:")) / 1024
+
 url, sql, cap, var = sys.argv[1], sys.argv[2], int(sys.argv[3]), Path(sys.argv[4])
 db = Database(name="big", config=DatabaseSettings(url=url), var_dir=var)
 execute(db, "SELECT 1")  # connected, drivers loaded: the baseline
-out = {"baseline_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+out = {"baseline_rss_mb": peak_rss_mb()}
 try:
     result = execute(db, sql, Limits(cell_cap=cap))
     out["columns"] = list(result.columns)
@@ -166,7 +173,7 @@ try:
     ]
 except QueryError as exc:
     out["error"] = exc.message
-out["max_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+out["max_rss_mb"] = peak_rss_mb()
 db.dispose()
 print(json.dumps(out))
 """
@@ -190,8 +197,9 @@ def probe(url: str, sql: str, tmp_path, cap: int = 100_000) -> dict:
 
 def test_sqlite_builds_no_900_mb_cell_and_memory_stays_bounded(sqlite_db, tmp_path):
     url = sqlite_db.config.url
-    # SQLite's printf builds no string over the length limit: the value is NULL, never 900 MB
-    out = probe(url, f"SELECT printf('%.*c', {BIG_CELL}, 'x') AS big, 42 AS n", tmp_path)
+    # SQLite's printf builds no string over the length limit: the value is NULL, never 900 MB. (A
+    # width pads at once; a precision, '%.*c', spends 4 s of CPU repeating the character first.)
+    out = probe(url, f"SELECT printf('%{BIG_CELL}s', 'x') AS big, 42 AS n", tmp_path)
     assert out["rows"] == [[None, 42]] and out["max_rss_mb"] < RSS_LIMIT_MB
     # a value that grows past the limit on the way fails the query with a clear message
     grown = (
@@ -228,7 +236,10 @@ def test_sqlite_length_limit_is_lifted_after_the_query(sqlite_db):
 @pytest.mark.postgres
 def test_postgres_sends_at_most_a_capped_part_of_a_900_mb_cell(tmp_path):
     url = server_url("ASKBASE_TEST_POSTGRES_URL")
-    out = probe(url, f"SELECT repeat('x', {BIG_CELL}) AS big, 42 AS n, 'short' AS s", tmp_path)
+    # The same 900 MB built from 30,000-byte pieces: repeat() copies its argument once per repetition,
+    # and 900 million one-byte copies take the server 8 s
+    big_cell = f"repeat(repeat('x', 30000), {BIG_CELL // 30000})"
+    out = probe(url, f"SELECT {big_cell} AS big, 42 AS n, 'short' AS s", tmp_path)
     assert out["columns"] == ["big", "n", "s"]
     big, n, short = out["rows"][0]
     assert (n, short["tail"]) == (42, "short")
@@ -296,7 +307,9 @@ UNREACHABLE = {
 
 
 @pytest.mark.parametrize("case", list(UNREACHABLE))
-def test_database_errors_name_no_host_port_or_account_but_the_log_does(case, tmp_path, caplog, demo_var):
+def test_database_errors_name_no_host_port_or_account_but_the_log_does(
+    case, tmp_path, state_url, caplog, demo_var
+):
     url, details = UNREACHABLE[case]
     db = make_db(url, tmp_path)
     with caplog.at_level(logging.INFO, logger="core.execute"), pytest.raises(QueryError) as info:
@@ -310,7 +323,7 @@ def test_database_errors_name_no_host_port_or_account_but_the_log_does(case, tmp
 
     settings = load_settings(
         var_dir=str(tmp_path / "var"),
-        state_url=f"sqlite:///{tmp_path / 'state.sqlite'}",
+        state_url=state_url,
         databases={
             "demo": DatabaseSettings(url=f"sqlite:///{demo_var / 'demo.sqlite'}"),
             "far": DatabaseSettings(url=url),

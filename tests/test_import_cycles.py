@@ -9,6 +9,7 @@ not imported, so the test sees the code as written and needs nothing else.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -118,19 +119,25 @@ def describe(found: list[list[str]]) -> str:
     return "\n".join(" → ".join(loop) for loop in found)
 
 
+@functools.cache
+def project_graph() -> dict[str, set[str]]:
+    """Askbase's own graph, parsed once for the tests that read it (none changes it)."""
+    return import_graph(ROOT)
+
+
 # ---------------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("package", PACKAGES)
 def test_no_import_cycles(package: str) -> None:
-    graph = import_graph(ROOT)
+    graph = project_graph()
     assert any(name.startswith(f"{package}.") for name in graph)  # the walk found the package
     found = [loop for loop in cycles(graph) if any(m.split(".")[0] == package for m in loop)]
     assert not found, f"import cycles in {package}/:\n{describe(found)}"
 
 
 def test_core_never_imports_the_adapters() -> None:
-    graph = import_graph(ROOT)
+    graph = project_graph()
     into_bot = sorted(
         f"{m} imports {d}"
         for m, deps in graph.items()

@@ -59,10 +59,10 @@ def digest(path: Path) -> str:
 
 
 @pytest.fixture
-def app(crm, tmp_path, llm_settings):
+def app(crm, tmp_path, state_url, llm_settings):
     settings = load_settings(
         var_dir=str(tmp_path / "var"),
-        state_url=f"sqlite:///{tmp_path / 'state.sqlite'}",
+        state_url=state_url,
         default_db="crm",
         databases={"crm": DatabaseSettings(url=f"sqlite:///{crm}", deny_tables=["secrets"])},
         engine={"max_revisions": 2, "fallback_to_keyword": False},
@@ -235,10 +235,10 @@ def shop(request, tmp_path) -> Iterator[Shop]:
 
 
 @pytest.fixture
-def shop_app(shop, tmp_path, llm_settings) -> Iterator[Askbase]:
+def shop_app(shop, tmp_path, state_url, llm_settings) -> Iterator[Askbase]:
     settings = load_settings(
         var_dir=str(tmp_path / "var"),
-        state_url=f"sqlite:///{tmp_path / 'state.sqlite'}",
+        state_url=state_url,
         default_db="shop",
         databases={
             "shop": DatabaseSettings(

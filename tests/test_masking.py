@@ -201,10 +201,10 @@ def test_sqlite_itself_refuses_denied_tables_and_columns(shop):
 
 
 @pytest.fixture
-def shop_app(demo_var, tmp_path, llm_settings):
+def shop_app(demo_var, tmp_path, state_url, llm_settings):
     settings = load_settings(
         var_dir=str(tmp_path / "var"),
-        state_url=f"sqlite:///{tmp_path / 'state.sqlite'}",
+        state_url=state_url,
         default_db="shop",
         databases={
             "shop": DatabaseSettings(

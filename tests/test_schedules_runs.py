@@ -80,13 +80,13 @@ def clock() -> Clock:
 
 
 @pytest.fixture
-def make_runner(tmp_path, slack, shop, clock):
+def make_runner(tmp_path, state_url, slack, shop, clock):
     opened: list[Askbase] = []
 
     def make(**overrides) -> Runner:
         settings = load_settings(
             var_dir=str(tmp_path / "var"),
-            state_url=f"sqlite:///{tmp_path / 'state.sqlite'}",
+            state_url=state_url,
             databases={"shop": {"url": f"sqlite:///{shop.path}"}},
             slack={"bot_token": BOT_TOKEN, "api_base_url": slack.base_url},
             **overrides,

@@ -35,7 +35,7 @@ class Plain:
 
 
 @pytest.fixture
-def askbase(tmp_path):
+def askbase(tmp_path, state_url):
     shop = tmp_path / "shop.sqlite"
     with sqlite3.connect(shop) as conn:
         conn.execute("CREATE TABLE orders (id INTEGER PRIMARY KEY, status TEXT)")
@@ -43,7 +43,7 @@ def askbase(tmp_path):
     engine = Askbase(
         load_settings(
             var_dir=str(tmp_path / "var"),
-            state_url=f"sqlite:///{tmp_path / 'state.sqlite'}",
+            state_url=state_url,
             databases={"shop": {"url": f"sqlite:///{shop}"}},
         )
     )

@@ -97,11 +97,6 @@ def worker_settings(tmp_path, slack, shop, state_url, **schedules):
 
 
 @pytest.fixture
-def state_url(tmp_path) -> str:
-    return f"sqlite:///{tmp_path / 'state.sqlite'}"
-
-
-@pytest.fixture
 def start(tmp_path, slack, shop, state_url, clock):
     running: list[Running] = []
 

@@ -581,12 +581,12 @@ def test_keyword_mode_large_result_comes_with_a_csv(make_bot, slack):
 
 
 def test_oauth_install_stores_the_workspace_and_its_token_answers(
-    demo_var, tmp_path, slack, llm_settings, plan
+    demo_var, state_url, slack, llm_settings, plan
 ):
     pytest.importorskip("greenlet")  # slack_sdk's SQLAlchemy stores import sqlalchemy.ext.asyncio
     settings = load_settings(
         var_dir=str(demo_var),
-        state_url=f"sqlite:///{tmp_path / 'state.sqlite'}",
+        state_url=state_url,
         slack={
             "client_id": "111.222",
             "client_secret": "oauth-client-secret",

@@ -134,7 +134,7 @@ def test_without_an_llm_admins_are_told_on_home_not_in_answers(make_bot, slack):
 
 
 def test_a_setup_problem_is_sent_to_the_installer_once_a_day(
-    demo_var, tmp_path, slack, llm_settings, plan, fake_llm
+    demo_var, state_url, slack, llm_settings, plan, fake_llm
 ):
     """OAuth install by U0001; the endpoint then refuses the key: the installer gets one DM with the advice."""
     import re
@@ -146,7 +146,7 @@ def test_a_setup_problem_is_sent_to_the_installer_once_a_day(
     pytest.importorskip("greenlet")  # slack_sdk's SQLAlchemy stores import sqlalchemy.ext.asyncio
     settings = load_settings(
         var_dir=str(demo_var),
-        state_url=f"sqlite:///{tmp_path / 'state.sqlite'}",
+        state_url=state_url,
         slack={
             "client_id": "111.222",
             "client_secret": "oauth-client-secret",

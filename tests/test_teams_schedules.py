@@ -79,10 +79,10 @@ def test_a_schedule_made_in_teams_is_posted_proactively_and_paused_from_its_card
 
 
 def test_a_teams_schedule_fails_with_a_reason_when_the_worker_has_no_teams_app(
-    tmp_path, demo_var, monkeypatch
+    state_url, demo_var, monkeypatch
 ):
     monkeypatch.setenv("ASKBASE_VAR_DIR", str(demo_var))
-    monkeypatch.setenv("ASKBASE_STATE_URL", f"sqlite:///{tmp_path / 'state.sqlite'}")
+    monkeypatch.setenv("ASKBASE_STATE_URL", state_url)
     askbase = Askbase(load_settings())
     try:
         made = store.create(

@@ -36,7 +36,7 @@ QUESTION = (
 
 
 @pytest.fixture
-def app(demo_var, tmp_path, fake_llm, llm_settings):
+def app(demo_var, state_url, fake_llm, llm_settings):
     fake_llm.respond(
         "understand",
         lambda body: Reply(content=mr.json_fenced(mr.understanding(QUESTION, [QUESTION], ["clients"]))),
@@ -45,7 +45,7 @@ def app(demo_var, tmp_path, fake_llm, llm_settings):
     fake_llm.respond("generate", mr.writing("SELECT COUNT(*) AS clients FROM client", task=QUESTION))
     settings = load_settings(
         var_dir=str(demo_var),
-        state_url=f"sqlite:///{tmp_path / 'state.sqlite'}",
+        state_url=state_url,
         databases={
             "demo": DatabaseSettings(url=f"sqlite:///{demo_var / 'demo.sqlite'}"),
             "warehouse": DatabaseSettings(url=f"postgresql://askbase:{DB_PASSWORD}@127.0.0.1:9/nowhere"),

@@ -33,14 +33,12 @@ BOB = Principal.of(user="U2", channel="C1")
 
 
 @pytest.fixture
-def make(demo_var, tmp_path):
+def make(demo_var, state_url):
     made: list[Askbase] = []
 
     def build(clock: Clock | None = None, **overrides) -> Askbase:
         overrides.setdefault("verified", {"schema_check_s": 0})
-        settings = load_settings(
-            var_dir=str(demo_var), state_url=f"sqlite:///{tmp_path / 'state.sqlite'}", **overrides
-        )
+        settings = load_settings(var_dir=str(demo_var), state_url=state_url, **overrides)
         askbase = Askbase(settings)
         if clock is not None:
             askbase.__dict__["trusted"] = Trusted(settings, lambda: askbase.state, askbase.rerun, clock=clock)

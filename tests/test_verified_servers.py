@@ -75,11 +75,11 @@ def by_hand(demo_var, status: str, year: int) -> int:
 
 
 def test_a_verified_server_query_takes_new_values_and_goes_stale_after_a_schema_change(
-    server, demo_var, tmp_path
+    server, demo_var, tmp_path, state_url
 ):
     settings = load_settings(
         var_dir=str(tmp_path / "var"),
-        state_url=f"sqlite:///{tmp_path / 'state.sqlite'}",
+        state_url=state_url,
         databases={"srv": DatabaseSettings(url=server)},
         verified={"schema_check_s": 0},
         cache={"window_s": 0},

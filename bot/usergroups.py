@@ -15,7 +15,6 @@ the database is told no email, which a policy keyed on it answers with no rows.
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable
@@ -23,6 +22,7 @@ from collections.abc import Callable
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
+from bot.expiring import Expiring
 from core.access import Principal, needs_emails, needs_usergroups
 from core.settings import Settings
 
@@ -37,19 +37,15 @@ class UsergroupDirectory:
 
     def __init__(self, ttl_s: float = TTL_S, clock: Callable[[], float] = time.monotonic) -> None:
         self.ttl_s = ttl_s
-        self._clock = clock
-        self._teams: dict[str, tuple[float, dict[str, frozenset[str]]]] = {}
-        self._emails: dict[tuple[str, str], tuple[float, str | None]] = {}
-        self._lock = threading.Lock()
+        self._teams: Expiring[str, dict[str, frozenset[str]]] = Expiring(clock)
+        self._emails: Expiring[tuple[str, str], str | None] = Expiring(clock)
 
     def email_of(self, client: WebClient, team: str, user: str | None) -> str | None:
         if not user:
             return None
-        now = self._clock()
-        with self._lock:
-            cached = self._emails.get((team, user))
-            if cached is not None and cached[0] > now:
-                return cached[1]
+        cached = self._emails.get((team, user))
+        if cached is not None:
+            return cached[0]
         try:
             profile = (client.users_info(user=user).get("user") or {}).get("profile") or {}
             email, ok = profile.get("email") or None, True
@@ -57,9 +53,7 @@ class UsergroupDirectory:
             error = exc.response.get("error") if isinstance(exc, SlackApiError) else type(exc).__name__
             log.warning("could not read the email of %s: %s (needs the users:read.email scope)", user, error)
             email, ok = None, False
-        with self._lock:
-            self._emails[(team, user)] = (now + (self.ttl_s if ok else FAILURE_TTL_S), email)
-        return email
+        return self._emails.put((team, user), email, self.ttl_s if ok else FAILURE_TTL_S)
 
     def groups_of(self, client: WebClient, team: str, user: str | None) -> frozenset[str]:
         if not user:
@@ -67,19 +61,14 @@ class UsergroupDirectory:
         return self._members(client, team).get(user, frozenset())
 
     def clear(self) -> None:
-        with self._lock:
-            self._teams.clear()
+        self._teams.clear()
 
     def _members(self, client: WebClient, team: str) -> dict[str, frozenset[str]]:
-        now = self._clock()
-        with self._lock:
-            cached = self._teams.get(team)
-            if cached is not None and cached[0] > now:
-                return cached[1]
+        cached = self._teams.get(team)
+        if cached is not None:
+            return cached[0]
         members, ok = _fetch(client)
-        with self._lock:
-            self._teams[team] = (now + (self.ttl_s if ok else FAILURE_TTL_S), members)
-        return members
+        return self._teams.put(team, members, self.ttl_s if ok else FAILURE_TTL_S)
 
 
 def _fetch(client: WebClient) -> tuple[dict[str, frozenset[str]], bool]:

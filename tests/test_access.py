@@ -10,7 +10,9 @@ import json
 from typing import Any
 
 import pytest
+from slack_sdk import WebClient
 
+from bot.usergroups import FAILURE_TTL_S, TTL_S, UsergroupDirectory
 from core.access import Principal, may_query, usable_databases
 from core.askbase import Askbase
 from core.llm import LLM
@@ -190,6 +192,25 @@ def test_only_members_of_the_named_user_group_get_answers(slack_bot, slack):
         (INTERN, "error", "slack"),
         (ANALYST, "answer", "slack"),
     ]
+
+
+def test_groups_are_asked_again_soon_after_a_failure_and_kept_a_while_after_a_success(slack):
+    now = [0.0]
+    directory = UsergroupDirectory(clock=lambda: now[0])
+    client = WebClient(token="xoxb-test", base_url=slack.base_url)
+    slack.groups_error = "ratelimited"
+    assert directory.groups_of(client, "T1", ANALYST) == frozenset()  # no rights while Slack fails
+    slack.groups_error = None
+    now[0] += FAILURE_TTL_S / 2
+    assert directory.groups_of(client, "T1", ANALYST) == frozenset()  # the failure is kept briefly
+    now[0] += FAILURE_TTL_S
+    assert "data-team" in directory.groups_of(client, "T1", ANALYST)  # then Slack is asked again
+    slack.groups = []
+    now[0] += TTL_S / 2
+    assert "data-team" in directory.groups_of(client, "T1", ANALYST)  # a good answer lasts longer
+    now[0] += TTL_S
+    assert directory.groups_of(client, "T1", ANALYST) == frozenset()  # and a change shows after it
+    assert len(slack.calls_to("usergroups.list")) == 3
 
 
 def test_ask_db_lists_only_what_the_asker_may_use(slack_bot):

@@ -9,12 +9,12 @@ group the settings name (`verified.analysts`).
 from __future__ import annotations
 
 import logging
-import threading
-import time
 from dataclasses import dataclass, field
 
 import aiohttp
 from microsoft_agents.hosting.core import ConnectorClientBase, TurnContext
+
+from bot.expiring import Expiring
 
 log = logging.getLogger("askbase.teams")
 
@@ -26,25 +26,13 @@ class TeamMembers:
     """Who belongs to which team, as the Bot Connector said, for a few minutes."""
 
     ttl_s: float = MEMBERSHIP_TTL_S
-    _known: dict[tuple[str, str], tuple[bool, float]] = field(default_factory=dict)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def cached(self, team: str, user: str) -> bool | None:
-        with self._lock:
-            found = self._known.get((team, user))
-        if found is None or found[1] < time.monotonic():
-            return None
-        return found[0]
-
-    def remember(self, team: str, user: str, member: bool) -> None:
-        with self._lock:
-            self._known[(team, user)] = (member, time.monotonic() + self.ttl_s)
+    _known: Expiring[tuple[str, str], bool] = field(default_factory=Expiring)
 
     async def member(self, context: TurnContext, team: str, user: str) -> bool:
         """Is `user` (an Entra ID object id) a member of `team`? Unknown counts as no."""
-        known = self.cached(team, user)
+        known = self._known.get((team, user))
         if known is not None:
-            return known
+            return known[0]
         connector = context.services.get(ConnectorClientBase)  # type: ignore[type-abstract]  # the SDK keys it so
         if connector is None:
             return False
@@ -54,10 +42,10 @@ class TeamMembers:
             if exc.status != 404:  # Teams had a bad moment: not an analyst now, ask again next time
                 log.warning("could not look %s up in team %s: HTTP %s", user, team, exc.status)
                 return False
-            self.remember(team, user, False)
+            self._known.put((team, user), False, self.ttl_s)
             return False
         except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
             log.warning("could not look %s up in team %s: %s", user, team, exc)
             return False
-        self.remember(team, user, True)
+        self._known.put((team, user), True, self.ttl_s)
         return True

@@ -19,8 +19,10 @@ Two ways to score a view against a case:
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import networkx as nx
 import sqlglot
@@ -33,6 +35,20 @@ from core.joins import View
 
 ColumnPair = frozenset[tuple[str, str]]
 InstanceColumn = tuple[str, str]  # (alias, column), lower case
+
+
+def read_gold(path: Path, limit: int = 0) -> dict[str, list[str]]:
+    """Spider's gold file (`SQL<TAB>db_id` per line): db_id → its queries, the first `limit` lines
+    only when given; lines without a tab (blank or broken) are skipped."""
+    by_db: dict[str, list[str]] = defaultdict(list)
+    with path.open() as f:
+        for n, line in enumerate(f):
+            if limit and n >= limit:
+                break
+            if "\t" in line:
+                sql, db = line.rstrip("\n").rsplit("\t", 1)
+                by_db[db.strip()].append(sql)
+    return dict(by_db)
 
 
 @dataclass(frozen=True)

@@ -63,6 +63,7 @@ from core.bench.join_gold import (
     covered,
     covered_instances,
     gold_cases,
+    read_gold,
     tie_readings,
 )
 from core.bench.stripped import (
@@ -481,19 +482,15 @@ def _databases(
         for i, q in enumerate(json.loads(args.questions.read_text())):
             grouped[q["db_id"]].append((q["gold_sql"], q.get("question", ""), q.get("id", str(i))))
         return [(db, args.db_dir / db / f"{db}.sqlite", None, grouped[db]) for db in sorted(grouped)]
-    by_db: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
     if args.gold is None:  # --strip-keys alone: every database of the folder, no gold queries
         return [
             (d.name, d / f"{d.name}.sqlite", None, []) for d in sorted(args.db_dir.iterdir()) if d.is_dir()
         ]
-    with args.gold.open() as f:
-        for n, line in enumerate(f):
-            if args.limit and n >= args.limit:
-                break
-            if "\t" in line:
-                sql, db = line.rstrip("\n").rsplit("\t", 1)
-                by_db[db.strip()].append((sql, "", ""))
-    return [(db, args.db_dir / db / f"{db}.sqlite", None, by_db[db]) for db in sorted(by_db)]
+    by_db = read_gold(args.gold, args.limit)
+    return [
+        (db, args.db_dir / db / f"{db}.sqlite", None, [(sql, "", "") for sql in by_db[db]])
+        for db in sorted(by_db)
+    ]
 
 
 def _declared(path: Path, name: str) -> list[Declared]:

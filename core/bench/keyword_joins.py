@@ -32,7 +32,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from core.bench.join_gold import covered, gold_cases
+from core.bench.join_gold import covered, gold_cases, read_gold
 from core.catalog import reflect
 from core.connect import readonly_engine
 from core.graph import build_graph
@@ -52,14 +52,7 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     warnings.filterwarnings("ignore", category=sa.exc.SAWarning)  # Spider's hand-written DDL
 
-    by_db: dict[str, list[str]] = defaultdict(list)
-    with args.gold.open() as f:
-        for n, line in enumerate(f):
-            if args.limit and n >= args.limit:
-                break
-            if "\t" in line:
-                sql, db = line.rstrip("\n").rsplit("\t", 1)
-                by_db[db.strip()].append(sql)
+    by_db = read_gold(args.gold, args.limit)
 
     counts: Counter[str] = Counter()
     reasons: Counter[str] = Counter()

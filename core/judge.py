@@ -4,7 +4,8 @@ CHESS's unit tester (papers/chess.txt §3.2, UT) asks the model to compare candi
 tests that tell them apart; within Askbase's budget that is one call that sees the question,
 the two queries, the tables they read (no example rows) and a preview of both results (the
 first rows and the row count): differences in rows are what the model is shown, not asked to
-imagine. It returns which query answers the question — or that the question itself has two
+imagine. The model first writes the unit tests (facts from the question's words the right result
+must show) and picks the query that passes more. It returns which query answers the question — or that the question itself has two
 readings, each with a plain label, so the person can be asked (core/clarify/choice.py).
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -26,6 +28,8 @@ LETTERS = ("A", "B")
 
 
 class JudgeReply(BaseModel):
+    # CHESS UT: facts the right result must show; any shape (a test may come back as an object)
+    tests: list[Any] = Field(default_factory=list)
     choice: str | int = "A"
     ambiguous: bool = False
     question: str = ""
@@ -49,9 +53,11 @@ class Verdict:
     question: str = ""
     readings: tuple[str, ...] = ()
     why: str = ""
+    tests: tuple[str, ...] = ()
 
     def trace(self) -> dict[str, object]:
         return {
+            "tests": list(self.tests),
             "choice": LETTERS[self.choice] if self.choice < len(LETTERS) else self.choice,
             "ambiguous": self.ambiguous,
             "question": self.question,
@@ -78,6 +84,7 @@ def judge(question: str, shown: Sequence[Shown], tables: str, llm: LLM) -> Verdi
         question=" ".join(reply.question.split()),
         readings=readings,
         why=" ".join(reply.why.split())[:500],
+        tests=tuple(" ".join(str(t).split())[:200] for t in reply.tests[:5] if str(t).strip()),
     )
 
 

@@ -183,6 +183,26 @@ def test_a_judge_that_finds_one_reading_wrong_answers_with_the_other(tmp_path, f
     assert outcome.trace.llm_calls == 2
 
 
+def test_the_judge_writes_unit_tests_first_and_its_pick_follows_them(tmp_path, fake_llm, llm_settings):
+    """CHESS's unit tests in one call: the reply's tests (here one as an object, the JSON after a
+    paragraph of prose) are kept in the trace, and the query they favour is the answer."""
+    script_two_readings(fake_llm)
+    verdict = {
+        "tests": ["only orders whose supplier is in Lyon", {"test": "one number, the count"}],
+        "choice": "B",
+        "ambiguous": False,
+        "why": "B passes both tests; A filters the customer's city.",
+    }
+    fake_llm.respond("judge", lambda body: Reply(content=mr.json_with_prose(verdict)))
+    app = shop_app(tmp_path, llm_settings)
+    outcome = app.ask(LYON)
+    assert outcome.status == "answer" and got(outcome) == rows(tmp_path / "shop.sqlite", BY_SUPPLIER)
+    judge = next(s for s in outcome.trace.stages if s.name == "judge")
+    assert judge.outputs["tests"][0] == "only orders whose supplier is in Lyon"
+    assert "one number" in judge.outputs["tests"][1]
+    assert "unit tests" in fake_llm.calls("judge")[0].system
+
+
 def test_with_clarifying_off_the_judges_pick_is_the_answer(tmp_path, fake_llm, llm_settings):
     script_two_readings(fake_llm)
     app = shop_app(tmp_path, llm_settings, clarify="off")

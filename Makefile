@@ -9,12 +9,14 @@ QUESTION ?= How many clients are there?
 demo: $(VENV)/.installed
 	$(PY) -m bot ask "$(QUESTION)"
 
-# The tests run in one process per core (pytest-xdist), each handed to whichever worker is free.
-# None is pinned to a worker: the tests on the shared PostgreSQL and MariaDB servers use names of
-# their own, as other checkouts use the same servers at the same time. A test that does share a
-# server's global state would say so with @pytest.mark.xdist_group(name) (`--dist loadgroup`).
-# `make test PARALLEL=` runs everything in one process.
-PARALLEL ?= -n auto --dist loadgroup
+# The tests run in two processes per core (pytest-xdist): a third of the suite's time is spent
+# waiting (processes starting, leases running out, fake servers answering), and a waiting worker
+# leaves its core to another. Idle workers steal queued tests from busy ones (`worksteal`), so a
+# long test near the end does not hold the run up. None is pinned to a worker: the tests on the
+# shared PostgreSQL and MariaDB servers use names of their own, as other checkouts use the same
+# servers at the same time. `make test PARALLEL=` runs everything in one process.
+WORKERS  ?= $(shell echo $$(( 2 * $$(nproc 2>/dev/null || echo 1) )))
+PARALLEL ?= -n $(WORKERS) --dist worksteal
 # Bytecode is cached in __pycache__ (ignored by git) even where PYTHONDONTWRITEBYTECODE is set: without
 # it every worker rewrote the asserts of all test modules again on every run (pytest keeps rewritten
 # modules only as .pyc files), about 3.5 s of CPU per worker before the first test.

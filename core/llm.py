@@ -4,6 +4,10 @@ What it adds to the SDK: a model per task, bounded retries with backoff (tenacit
 timeouts / dropped connections, honouring Retry-After; structured output (JSON schema) where the
 endpoint supports it, falling back when it does not; defensive parsing of the reply with one
 repair round; and a record of every call (tokens, ms, attempts) on the running trace stage.
+
+The SDK is imported when the first client is made, not with this module: it takes half a second
+of every process start, and keyword mode (no key set) never needs it. The functions below that
+name its error classes only run once a client exists.
 """
 
 from __future__ import annotations
@@ -13,9 +17,8 @@ import logging
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import openai
 from pydantic import BaseModel, ValidationError
 from tenacity import (
     RetryCallState,
@@ -29,6 +32,9 @@ from core import deadline, prompts
 from core.replies import RefusalError, ReplyError, extract_json, extract_sql, refusal
 from core.settings import LLMSettings
 from core.trace import LLMCall, record_llm_call
+
+if TYPE_CHECKING:
+    import openai
 
 log = logging.getLogger(__name__)
 M = TypeVar("M", bound=BaseModel)
@@ -68,6 +74,8 @@ class Completion:
 
 
 def _retryable(exc: BaseException) -> bool:
+    import openai
+
     if isinstance(exc, openai.APITimeoutError | openai.APIConnectionError | openai.RateLimitError):
         return True
     return isinstance(exc, openai.APIStatusError) and exc.status_code >= 500
@@ -84,6 +92,8 @@ def _retry_after(exc: BaseException | None) -> float | None:
 
 def _describe(exc: BaseException | None) -> str:
     """A short, secret-free description of an SDK error for logs and user messages."""
+    import openai
+
     if isinstance(exc, openai.APITimeoutError):
         return "the request timed out"
     if isinstance(exc, openai.APIConnectionError):
@@ -106,6 +116,8 @@ class LLM:
                 "No LLM is configured. Set OPENAI_API_KEY (and OPENAI_BASE_URL for a non-OpenAI "
                 "endpoint such as Azure, vLLM or Ollama), or set llm.api_key in the YAML config."
             )
+        import openai
+
         self.settings = settings
         self.client = client or openai.OpenAI(
             api_key=settings.api_key.get_secret_value() if settings.api_key else None,
@@ -126,6 +138,8 @@ class LLM:
         schema: dict[str, Any] | None = None,
     ) -> Completion:
         """One completion, retried on transient failures; the call is recorded on the trace."""
+        import openai
+
         model = self.settings.model_for(task.split(":")[0])
         call = LLMCall(task=task, model=model)
         start = time.perf_counter()
@@ -197,6 +211,8 @@ class LLM:
         task: str,
         timeout: float | None = None,
     ) -> Completion:
+        import openai
+
         kwargs: dict[str, Any] = {
             "model": model,
             "messages": messages,

@@ -212,10 +212,18 @@ def test_an_expired_question_says_so_and_answers_nothing(make_bot, slack, clock)
     note = slack.wait_for(lambda s: ephemeral_to(s, USER))
     assert "expired" in note[0]
     shown = slack.messages[question.ts]
-    assert "expired" in shown.all_text() and "clarify_other" not in shown.action_ids()
+    assert "expired after 60 seconds" in shown.all_text() and "clarify_other" not in shown.action_ids()
     settle(bot)
     assert not any(m.result() for m in slack.thread(CHANNEL, ts))
     assert store.asked_in(bot.state, f"slack:T0001:{CHANNEL}:{ts}")[0].status == store.EXPIRED
+
+
+@pytest.mark.parametrize(
+    ("ttl_s", "words"),
+    [(1, "1 second"), (60, "60 seconds"), (119, "119 seconds"), (120, "2 minutes"), (3600, "60 minutes")],
+)
+def test_the_expiry_note_says_how_long_the_question_stayed_open_in_plain_words(ttl_s, words):
+    assert store.open_for(ttl_s) == words
 
 
 def test_a_new_question_sweeps_expired_ones_from_other_threads(make_bot, slack, clock):

@@ -28,10 +28,12 @@ def own_state(monkeypatch, state_url):
     monkeypatch.setenv("ASKBASE_STATE_URL", state_url)
 
 
-def run_process(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    """`python -m bot ARGS` in a subprocess, exactly as typed in a shell."""
+def run_process(
+    args: list[str], env: dict[str, str], python: tuple[str, ...] = ()
+) -> subprocess.CompletedProcess[str]:
+    """`python [PYTHON] -m bot ARGS` in a subprocess, exactly as typed in a shell."""
     return subprocess.run(
-        [sys.executable, "-m", "bot", *args],
+        [sys.executable, *python, "-m", "bot", *args],
         capture_output=True,
         text=True,
         env={**os.environ, **env},
@@ -114,12 +116,23 @@ def test_console_follow_up_uses_the_conversation(fake_llm, demo_var, monkeypatch
 
 @pytest.mark.slow
 def test_without_a_key_the_quick_start_question_is_answered_in_keyword_mode(demo_var):
-    """The README's `make demo`, in a real `python -m bot` process."""
-    proc = run_process(["ask", "How many clients are there?", "--json"], {"ASKBASE_VAR_DIR": str(demo_var)})
+    """The README's `make demo`, in a real `python -m bot` process; with no key the LLM SDK is never
+    loaded (half a second of every start)."""
+    proc = run_process(
+        ["ask", "How many clients are there?", "--json"],
+        {"ASKBASE_VAR_DIR": str(demo_var)},
+        ("-X", "importtime"),
+    )
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout.strip().splitlines()[-1])
     assert (data["status"], data["mode"], data["rows"]) == ("answer", "keyword", [[300]])
     assert data["trace"]["llm_calls"] == 0
+    imported = {
+        line.rpartition("|")[2].strip()
+        for line in proc.stderr.splitlines()
+        if line.startswith("import time:")
+    }
+    assert "core.pipeline" in imported and "openai" not in imported
 
 
 def test_without_a_key_an_unanswerable_question_says_how_to_configure_an_llm(cli, demo_var):

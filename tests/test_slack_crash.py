@@ -26,7 +26,7 @@ from tests.slack_harness import Plan, RunningBot, hand, script_llm
 from tests.slack_requests import BOT_TOKEN, SIGNING_SECRET, SlackSender
 
 CHANNEL = "C0001"
-LEASE_S = 2
+LEASE_S = 1  # the shortest lease (bot/claims.py): the dead process's runs out soonest
 
 pytestmark = pytest.mark.slow  # real processes, killed and restarted (~10 s a test)
 

@@ -21,7 +21,7 @@ from tests.test_slack_crash import HeldLLM
 
 pytestmark = pytest.mark.slow  # real processes, one killed
 
-LEASE_S = 2
+LEASE_S = 1  # the shortest lease (bot/claims.py): the dead process's runs out soonest
 QUESTION = "how many clients are there?"
 
 

@@ -70,8 +70,7 @@ def closed_message(pending: store.Pending, note: str) -> render.Message:
 
 
 def expired_note(ctx: BotContext) -> str:
-    ttl = ctx.settings.slack.clarification_ttl_s
-    after = f"{ttl} seconds" if ttl < 120 else f"{round(ttl / 60)} minutes"
+    after = store.open_for(ctx.settings.slack.clarification_ttl_s)
     return (
         f":alarm_clock: This question expired after {after} without an answer. "
         "Ask your question again to start over."

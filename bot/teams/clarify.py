@@ -34,8 +34,7 @@ REPLACED_NOTE = "⬇️ Replaced by a newer question in this conversation."
 
 
 def expired_note(runtime: TeamsRuntime) -> str:
-    ttl = runtime.settings.teams.clarification_ttl_s
-    after = f"{ttl} seconds" if ttl < 120 else f"{round(ttl / 60)} minutes"
+    after = store.open_for(runtime.settings.teams.clarification_ttl_s)
     return f"⏰ This question expired after {after} without an answer. Ask your question again to start over."
 
 

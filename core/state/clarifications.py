@@ -78,6 +78,13 @@ class Pending:
         return self.transcript.plus(exchange) if exchange else self.transcript
 
 
+def open_for(ttl_s: float) -> str:
+    """How long a question stays open, in the words of its expiry note ("1 second", "5 minutes");
+    one wording for every chat."""
+    amount, unit = (round(ttl_s), "second") if ttl_s < 120 else (round(ttl_s / 60), "minute")
+    return f"{amount} {unit}{'' if amount == 1 else 's'}"
+
+
 def _pending(row: Any) -> Pending:
     r = row._mapping
     options = tuple(Option(str(o.get("label", "")), str(o.get("value", ""))) for o in r["options"] or ())

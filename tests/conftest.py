@@ -269,7 +269,7 @@ def pytest_collection_modifyitems(config, items):
     """Tests marked slow go first (long jobs first, as a scheduler packs them): the quick ones then fill
     the gaps between them on every worker, instead of a long one starting last and holding up the end
     of the run. The order is the same in every worker, as xdist requires; each test still runs alone."""
-    items.sort(key=lambda item: "slow" not in item.keywords)
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
     for item in items:
         if "postgres" in item.keywords and not os.environ.get("ASKBASE_TEST_POSTGRES_URL"):
             item.add_marker(pytest.mark.skip(reason="ASKBASE_TEST_POSTGRES_URL is not set"))

@@ -183,9 +183,11 @@ def test_a_judge_that_finds_one_reading_wrong_answers_with_the_other(tmp_path, f
     assert outcome.trace.llm_calls == 2
 
 
-def test_the_judge_writes_unit_tests_first_and_its_pick_follows_them(tmp_path, fake_llm, llm_settings):
-    """CHESS's unit tests in one call: the reply's tests (here one as an object, the JSON after a
-    paragraph of prose) are kept in the trace, and the query they favour is the answer."""
+def test_the_judge_is_asked_for_unit_tests_and_they_are_kept_beside_its_pick(
+    tmp_path, fake_llm, llm_settings
+):
+    """CHESS's unit tests in one call: the prompt asks for them, the reply's tests (here one as an
+    object, the JSON after a paragraph of prose) are kept in the trace, and its pick is the answer."""
     script_two_readings(fake_llm)
     verdict = {
         "tests": ["only orders whose supplier is in Lyon", {"test": "one number, the count"}],

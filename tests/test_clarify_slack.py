@@ -87,6 +87,25 @@ def click_option(bot: RunningBot, message: Message, word: str, thread_ts: str, u
     )
 
 
+def open_other(bot: RunningBot, slack: FakeSlack, question: Message, thread_ts: str) -> dict:
+    """Press "Other…" on the question; the modal Slack was asked to open."""
+    bot.sender.click(
+        "clarify_other",
+        question.button_value("clarify_other"),
+        channel=CHANNEL,
+        message_ts=question.ts,
+        thread_ts=thread_ts,
+    )
+    return slack.wait_for(lambda s: s.calls_to("views.open"))[0].args["view"]
+
+
+def submit_other(bot: RunningBot, modal: dict, words: str):
+    values = {"answer": {"answer": {"type": "plain_text_input", "value": words}}}
+    return bot.sender.view(
+        "view_submission", "clarify_other", private_metadata=modal["private_metadata"], values=values
+    )
+
+
 def ephemeral_to(slack: FakeSlack, user: str) -> list[str]:
     return [
         c.args.get("text", "") for c in slack.calls_to("chat.postEphemeral") if c.args.get("user") == user
@@ -130,20 +149,10 @@ def test_two_date_columns_are_asked_back_and_the_chosen_column_is_counted(bot, s
 def test_other_opens_a_modal_whose_words_answer_the_question(bot, slack, demo_var):
     _, ts = bot.sender.mention(SINGAPORE)
     question = clarification_in(slack, CHANNEL, ts)
-    bot.sender.click(
-        "clarify_other",
-        question.button_value("clarify_other"),
-        channel=CHANNEL,
-        message_ts=question.ts,
-        thread_ts=ts,
-    )
-    modal = slack.wait_for(lambda s: s.calls_to("views.open"))[0].args["view"]
+    modal = open_other(bot, slack, question, ts)
     assert modal["callback_id"] == "clarify_other"
     assert "Singapore" in str(modal["blocks"])
-    values = {"answer": {"answer": {"type": "plain_text_input", "value": "I mean the country"}}}
-    response = bot.sender.view(
-        "view_submission", "clarify_other", private_metadata=modal["private_metadata"], values=values
-    )
+    response = submit_other(bot, modal, "I mean the country")
     assert response.status == 200
     assert table_in(slack, CHANNEL, ts)[1:] == [
         [str(n)] for (n,) in hand(demo_var, CLIENTS_IN.format(column="country"))
@@ -266,18 +275,7 @@ def test_a_question_closed_before_the_bot_knows_its_message_still_shows_how_it_c
         bot.sender.mention("the city, please", thread_ts=ts)
         want, shown = CLIENTS_IN.format(column="city"), "the city, please"
     elif closer == "other":
-        bot.sender.click(
-            "clarify_other",
-            question.button_value("clarify_other"),
-            channel=CHANNEL,
-            message_ts=question.ts,
-            thread_ts=ts,
-        )
-        modal = slack.wait_for(lambda s: s.calls_to("views.open"))[0].args["view"]
-        values = {"answer": {"answer": {"type": "plain_text_input", "value": "I mean the country"}}}
-        bot.sender.view(
-            "view_submission", "clarify_other", private_metadata=modal["private_metadata"], values=values
-        )
+        submit_other(bot, open_other(bot, slack, question, ts), "I mean the country")
         want, shown = CLIENTS_IN.format(column="country"), "I mean the country"
     else:
         clock.advance(61)

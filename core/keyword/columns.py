@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from core.dictionary import stem
 from core.keyword.match import Lexicon, Mention, Sense
 from core.keyword.plan import Measure, Ref
 
@@ -59,7 +60,9 @@ def label_columns(lex: Lexicon, table: str) -> list[str]:
     def flat(name: str) -> str:
         return name.lower().replace("_", "")
 
-    for want in ("name", f"{tname}name", "title", f"{tname}title", "fullname"):
+    single = stem(tname)
+    # 'name', 'title', or a column named for the table itself (product.product, country.country)
+    for want in ("name", f"{tname}name", "title", f"{tname}title", "fullname", tname, single):
         hit = [c.name for c in texts if flat(c.name) == want]
         if hit:
             return hit[:1]

@@ -33,11 +33,14 @@ from core.joins import JoinStep, View, synthesize_view
 from core.keyword.columns import NUMERIC, TEMPORAL, column_kind, is_key, is_pointer, label_columns
 from core.keyword.match import Lexicon, Mention, Sense
 from core.keyword.plan import Context, Decline, Measure, Plan, Query, Ref
-from core.keyword.shapes import RELATION_VERBS
+from core.keyword.shapes import RELATION_VERBS, singular_phrase
 from core.values import fold, similarity
 
 TREE_SLACK = 0.5  # another join tree this close in cost is as plausible (one more table costs ≥ 1)
 CLOSE_RIVAL = 0.15  # a competing reading of a phrase this close in total score is a real doubt
+PARTIAL = 0.95  # a column matched below this names only part of it ('date' for end_date)
+DRAGGED_IN = 0.6  # ... and is the only reason its table is in the reading
+SHARED_BY = 3  # a word in column names of this many tables names no column by itself
 MATCH_TIE = 0.05  # a reading of another kind (a value against a table or column) this close
 EvidenceKind = Literal["match", "margin", "joins", "reading"]
 
@@ -67,7 +70,12 @@ class Confidence:
     def askable(self, threshold: float) -> Evidence | None:
         """A doubt between two to four concrete readings of a phrase that, once the person
         settles it, would leave the reading sure enough to answer: ask instead of declining."""
+        # a word whose best reading drags in a table nothing else is about: its rivals in that
+        # table are no better a guess, so there is nothing sound to offer
+        dragged = {e.words for e in self.evidence if e.kind == "match" and e.words and not e.options}
         for e in sorted(self.evidence, key=lambda e: e.score):
+            if e.words in dragged:
+                continue
             if 2 <= len(e.options) <= 4 and self.score / e.score >= threshold:
                 return e
         return None
@@ -345,9 +353,28 @@ def _placed(plan: Plan) -> list[Mention]:
 
 def _match_evidence(plan: Plan, lex: Lexicon) -> list[Evidence]:
     out = []
-    for m in _placed(plan):
+    placed = _placed(plan)
+    for m in placed:
         s = m.sense
         assert s is not None
+        elsewhere = {x.sense.table.lower() for x in placed if x is not m and x.sense is not None}
+        if (
+            s.kind == "column"
+            and s.score < PARTIAL
+            and elsewhere
+            and s.table.lower() not in elsewhere
+            and _shared_words(lex, m.words)
+        ):
+            # 'the date the claim was made' read as policy.end_date: a word that names only part
+            # of a column must not pull in a table nothing else in the question is about
+            out.append(
+                Evidence(
+                    "match",
+                    DRAGGED_IN,
+                    f"'{m.words}' names only part of {s.where}, and nothing else asked is about {s.table}",
+                    words=m.words,
+                )
+            )
         if s.score < 0.999 and s.via != "choice":
             how = {
                 "fuzzy": "is spelled like",
@@ -381,6 +408,22 @@ def _match_evidence(plan: Plan, lex: Lexicon) -> list[Evidence]:
                 )
             )
     return out
+
+
+def _shared_words(lex: Lexicon, words: str) -> bool:
+    """Every word is part of column names in several tables ('date', 'status', 'details'): said
+    alone it does not pick one of them, as 'street' picks location.street_name."""
+    tokens = [singular_phrase(w) for w in re.findall(r"[a-z0-9]+", words.lower())]
+    if not tokens:
+        return False
+    holders: dict[str, set[str]] = {t: set() for t in tokens}
+    for table in lex.catalog.tables:
+        for c in table.columns:
+            parts = {singular_phrase(p) for p in re.findall(r"[a-z0-9]+", c.name.lower().replace("_", " "))}
+            for t in tokens:
+                if t in parts:
+                    holders[t].add(table.name.lower())
+    return all(len(h) >= SHARED_BY for h in holders.values())
 
 
 def _other_kind(m: Mention) -> Sense | None:
@@ -528,6 +571,16 @@ def _reading_evidence(plan: Plan, view: View, lex: Lexicon) -> list[Evidence]:
                     f"each {m.table} {ref.column} would count once per {view.root_table} row it is joined to",
                 )
             )
+        if m.func == "COUNT" and m.column is None and (stored := _stored_count(plan, m, lex)):
+            # 'how many faculty' over a faculty table with a Faculty number: rows or the figure?
+            out.append(
+                Evidence(
+                    "reading",
+                    0.4,
+                    f"'{m.words}' is also the stored number {m.table}.{stored}: "
+                    f"it counts {m.table} rows, not that figure",
+                )
+            )
         if m.func == "COUNT" and m.column is None:
             through = _counted_through(view, m.table, lex)
             if through:
@@ -561,6 +614,25 @@ def _reading_evidence(plan: Plan, view: View, lex: Lexicon) -> list[Evidence]:
         if score < 1.0:
             out.append(Evidence("reading", score, note))
     return out
+
+
+def _stored_count(plan: Plan, m: Measure, lex: Lexicon) -> str:
+    """A number column of the counted table that the count's own words name as well as the
+    table ('faculty' → faculty.Faculty): the figure may be what was asked for."""
+    for x in plan.matching.mentions:
+        if x.sense is None or x.sense.kind != "table" or x.sense.table.lower() != m.table.lower():
+            continue
+        for s in x.senses:
+            if (
+                s.kind == "column"
+                and s.column
+                and s.table.lower() == m.table.lower()
+                and s.score >= PARTIAL
+                and column_kind(lex, s.table, s.column) in NUMERIC
+                and not is_key(lex, Ref(s.table, s.column))
+            ):
+                return s.column
+    return ""
 
 
 def _identifies(lex: Lexicon, ref: Ref) -> bool:

@@ -321,7 +321,7 @@ STOP = _words(
     in on by per if then than so such that this these those it its who whom whose what which when
     where why how there their they them he she his her him whoever
     yet still one ones whole entire please
-    database data table tables record records row rows entry entries information info details
+    database data table tables record records row rows entry entries information info
     results answer answers named called titled labelled labeled
     """
 )
@@ -578,6 +578,13 @@ def _next(lows: list[str], i: int) -> str:
     return lows[i + 1] if i + 1 < len(lows) else ""
 
 
+def _after_comparison(lows: list[str], i: int) -> bool:
+    """The words before token i are a comparison cue ('more than', 'at least')."""
+    return any(
+        CUES.get(tuple(lows[i - n : i]), ("",))[0] == "cmp" for n in range(1, min(MAX_CUE_WORDS, i) + 1)
+    )
+
+
 def _quarter(shape: _Draft, lows: list[str], i: int) -> Literal_:
     """'Q1 2023', 'Q3 of 2024', 'the first quarter of 2023', '2023 Q4' (a year just before is merged)."""
     q = QUARTERS.get(lows[i]) or ORDINALS[lows[i]]
@@ -632,8 +639,12 @@ def _find_literals(shape: _Draft, lows: list[str]) -> None:
         ):
             lit = _quarter(shape, lows, i)
         elif (
-            t.kind == "word" and lows[i] in WORD_NUMBERS and i > 0 and lows[i - 1] in ("top", "first", "last")
+            t.kind == "word"
+            and lows[i] in WORD_NUMBERS
+            and i > 0
+            and (lows[i - 1] in ("top", "first", "last") or _after_comparison(lows, i))
         ):
+            # 'top three', 'more than one captain': a number, which must then find its place
             lit = Literal_("number", WORD_NUMBERS[lows[i]], i, i + 1, t.text)
         if lit is not None:
             shape.literals.append(lit)

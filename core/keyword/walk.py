@@ -123,6 +123,7 @@ def walk(plan: Plan, ctx: Context) -> Plan:
             m = item.mention
             assert m is not None
             if m.sense is None or plan.role(m).kind == "absorbed":
+                plan = _unused_comparisons(plan, ctx, pending)
                 list_scope, pending = False, []  # the cues before it governed it
                 continue
             if after_bucket is not None and _bucket_subject(plan, ctx, m, after_bucket):
@@ -164,12 +165,23 @@ def walk(plan: Plan, ctx: Context) -> Plan:
                 # 'the city of Boston': the chain goes on past it
                 pending = [c for c in pending if c.kind not in ("text",)]
             else:
+                plan = _unused_comparisons(plan, ctx, pending)
                 pending = []
                 if not m.names_value:
                     chained = m if governed else None
             last = m
     for cue in pending:
         plan = check_leftover(plan, ctx, cue)
+    return plan
+
+
+def _unused_comparisons(plan: Plan, ctx: Context, pending: list[Cue]) -> Plan:
+    """A comparison ('more than', 'at least') is only ever used by the number after it; one still
+    pending when a phrase takes the cues ('more than one captain' with the number unread) would
+    vanish from the answer, so it declines as a comparison left over at the end does."""
+    for cue in pending:
+        if cue.kind == "cmp":
+            plan = check_leftover(plan, ctx, cue)
     return plan
 
 

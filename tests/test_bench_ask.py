@@ -11,7 +11,17 @@ from typing import Any
 
 import pytest
 
-from core.bench.ask import Gold, Question, Result, compare, main, order_keys, same_result, stratified_sample
+from core.bench.ask import (
+    Gold,
+    Question,
+    Result,
+    asks_for_order,
+    compare,
+    main,
+    order_keys,
+    same_result,
+    stratified_sample,
+)
 from core.database import Databases
 from core.schema_text import schema_text
 from core.settings import load_settings
@@ -38,6 +48,19 @@ def test_order_counts_only_when_the_gold_orders_and_ties_may_swap():
     assert not same_result([("w", 1), ("x", 3), ("y", 2), ("z", 2)], ordered)
     unknown_keys = gold([("x", 3), ("y", 2)], ordered=True, keys=None)
     assert not same_result([("y", 2), ("x", 3)], unknown_keys)
+
+
+def test_the_golds_order_counts_only_when_the_question_asks_for_one():
+    by_total = gold([("Brazil", 30), ("India", 12), ("Canada", 8)], ordered=True, keys=[1])
+    by_name = [("Brazil", 30), ("Canada", 8), ("India", 12)]
+    unasked = Question("geo", "What is the total population in cities by country?", "…")
+    asked = Question("geo", "Total city population per country, sorted from largest to smallest", "…")
+    category = Question("geo", "Which country has the most people in cities, then the next?", "…", "order_by")
+    assert not asks_for_order(unasked)
+    assert asks_for_order(asked) and asks_for_order(category)
+    assert same_result(by_name, by_total, order_asked=asks_for_order(unasked))
+    assert not same_result(by_name, by_total, order_asked=asks_for_order(asked))
+    assert not same_result(by_name[:2], by_total, order_asked=False)  # the rows themselves still count
 
 
 def test_order_keys_are_found_by_alias_expression_or_position():

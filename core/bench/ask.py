@@ -10,8 +10,12 @@ DIR holds `questions.json` (a list of {"db_id", "question", "gold_sql"} and opti
 
 A question is *correct* when the rows of the engine's query equal the rows of the gold query or
 of any listed alternative: compared as a multiset of rows, in order only when the gold query has
-a top-level ORDER BY (rows that tie on the gold's ORDER BY keys may come in any order), with
-the columns matched up whatever their order (values compared with 10 significant digits).
+a top-level ORDER BY *and* the question asks for an order (`asks_for_order`: its category is
+`order_by`, or it says order, sort, arrange, rank, ascending, descending or alphabetical — the
+rule of defog's own evaluator, sql-eval's `normalize_table`: a list in an order nobody asked
+for is not a wrong answer), rows that tie on the gold's ORDER BY keys in any order, with the
+columns matched up whatever their order (values compared with 10 significant digits). Unlike
+sql-eval, duplicate rows and extra columns still count against an answer.
 *Answered* means the engine returned rows rather than declining, asking back or failing;
 `wrong_rate` is the share of answered questions that are not correct — the number that matters
 for keyword mode, whose job is to decline rather than guess.
@@ -34,6 +38,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import sqlite3
 import sys
 import time
@@ -384,10 +389,24 @@ def _output_index(e: exp.Expr, projections: Sequence[exp.Expr]) -> int | None:
 # comparing results
 
 
-def same_result(pred: Sequence[Row], gold: Gold) -> bool:
-    """Rows equal as a multiset (or in order when the gold orders), columns in any order
-    (core/results.py: the comparison the engine uses for its own candidates)."""
-    return same_rows(pred, gold.rows, ordered=gold.ordered, tie_keys=gold.tie_keys)
+ORDER_WORDS = re.compile(
+    r"\b(order|ordered|sort|sorted|arrange|arranged|rank|ranked|ranking|ascending|descending"
+    r"|alphabetical|alphabetically)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_for_order(q: Question) -> bool:
+    """Does the question ask for its rows in an order? Only then must an answer follow the gold's."""
+    return q.category == "order_by" or ORDER_WORDS.search(q.question) is not None
+
+
+def same_result(pred: Sequence[Row], gold: Gold, *, order_asked: bool = True) -> bool:
+    """Rows equal as a multiset (or in order when the gold orders and the question asks for an
+    order), columns in any order (core/results.py: the comparison the engine uses for its own
+    candidates)."""
+    ordered = gold.ordered and order_asked
+    return same_rows(pred, gold.rows, ordered=ordered, tie_keys=gold.tie_keys)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -537,7 +556,7 @@ class Harness:
             if isinstance(gold, str):
                 gold_error = gold
                 continue
-            if same_result(rows, gold):
+            if same_result(rows, gold, order_asked=asks_for_order(q)):
                 return True, gold_error
         return False, gold_error
 

@@ -1,8 +1,10 @@
 """Keyword mode on schema shapes it was wrong about on Spider-style databases it had never seen:
 a comparison with a number written as a word, a generic word ('date') that pulled in a table
 nothing else was about, a descriptive column named 'details', a table whose label is a column
-named like the table, and a 'how many' that is also a stored figure. Each is answered with the
-rows hand-written SQL gives, or declined — never answered with something else."""
+named like the table, a 'how many' that is also a stored figure, a count word that ends a
+column's name ('access count', 'phone number'), 'across all X', and a reading that finds no rows.
+Each is answered with the rows hand-written SQL gives, or declined — never answered with
+something else."""
 
 from __future__ import annotations
 
@@ -157,3 +159,57 @@ def test_how_many_of_a_stored_figure_is_not_answered_with_a_row_count(app, tmp_p
     # one faculty row per campus and year holds the head count: counting rows would say 1
     assert declined(outcome), outcome.rows
     assert "faculty" in outcome.error.lower()
+
+
+# Documents with an access count; invoices dated across decades.
+ARCHIVE = """
+CREATE TABLE documents (
+    document_code TEXT PRIMARY KEY, document_name TEXT, access_count INTEGER, hours INTEGER
+);
+CREATE TABLE invoices (invoice_id INTEGER PRIMARY KEY, invoice_date DATE, invoice_details TEXT);
+CREATE TABLE staff (staff_id INTEGER PRIMARY KEY, name TEXT, phone_number TEXT);
+CREATE TABLE contacts (contact_id INTEGER PRIMARY KEY, name TEXT, phone_number TEXT);
+INSERT INTO documents VALUES ('a', 'Welcome', 120, 3), ('b', 'Guide', 40, 5), ('c', 'Rules', 20, 1);
+INSERT INTO invoices VALUES (1, '1988-01-01', 'early'), (2, '2000-06-01', 'middle'), (3, '2009-03-01', 'late');
+INSERT INTO staff VALUES (1, 'Ana', '555-0101'), (2, 'Ben', '555-0102');
+INSERT INTO contacts VALUES (1, 'Cy', '555-0199');
+"""
+
+
+def test_a_count_that_ends_a_column_name_is_the_column(app, tmp_path):
+    path = make_db(tmp_path, "archive", ARCHIVE)
+    outcome = ask(app, path, "What is the average access count of documents?")
+    assert outcome.status == "answer", outcome.error
+    assert outcome.rows == [(60,)] or outcome.rows == [(60.0,)]  # the average alone, no count of documents
+    phone = ask(app, path, "What is the phone number of Ana?")  # two tables have a phone_number
+    assert phone.status == "answer", phone.error
+    assert phone.rows == [("555-0101",)]
+
+
+def test_across_all_takes_the_whole_table_together(app, tmp_path):
+    path = make_db(tmp_path, "archive", ARCHIVE)
+    outcome = ask(app, path, "What is the total number of hours across all documents?")
+    assert outcome.status == "answer", outcome.error
+    assert outcome.rows == [(9,)]  # one total, not one per document
+
+
+def test_a_reading_that_finds_no_rows_is_not_answered_as_none(app, tmp_path):
+    path = make_db(tmp_path, "archive", ARCHIVE)
+    outcome = ask(app, path, "Which documents have an access count above 500?")
+    assert declined(outcome), outcome.rows
+    assert "matches no rows" in outcome.error and "access count" in outcome.error
+    assert outcome.sql  # the reading's SQL is still shown: if the reading is right, there are none
+
+
+def test_either_of_two_ranges_is_declined_not_read_as_both(app, tmp_path):
+    path = make_db(tmp_path, "archive", ARCHIVE)
+    outcome = ask(
+        app, path, "What are the invoice details for invoices dated before 1989-09-03 or after 2007-12-25?"
+    )
+    assert declined(outcome), outcome.rows
+    assert "either" in outcome.error
+    both = ask(
+        app, path, "What are the invoice details for invoices dated after 1989-09-03 and before 2007-12-25?"
+    )
+    assert both.status == "answer", both.error
+    assert both.rows == [("middle",)]

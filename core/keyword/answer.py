@@ -46,6 +46,11 @@ from core.view import build_view
 
 log = logging.getLogger(__name__)
 
+EMPTY_DOUBT = (
+    "that reading matches no rows, and it may not be what you meant. If it is, the answer is none; "
+    "otherwise try naming the columns or values you mean"
+)
+
 
 def answer_keyword(db: Database, request: Request, settings: EngineSettings, trace: Trace) -> Outcome:
     """The keyword-mode outcome: an answer labelled with its reading, a clarifying question, or a
@@ -178,6 +183,20 @@ def _answer(db: Database, request: Request, settings: EngineSettings, trace: Tra
             )
     run = run_over_view(db, over_view, view, settings, trace, notify)
     result = run.result
+    if result is not None and not result.rows:
+        # "none" is an answer people act on, and from a misreading it looks like any other: on
+        # unseen schemas most of keyword mode's empty results were readings it got wrong ('before
+        # X or after Y' read as both; 'at least 3 products' counted per product). The reading and
+        # its SQL are shown, so a reading that is right still tells the person there are none.
+        return _failed(
+            db,
+            request,
+            trace,
+            "keyword_abstain",
+            doubt_text(query, EMPTY_DOUBT),
+            interpretation=interpretation,
+            sql=run.sql,
+        )
     if result is not None:
         tied = _tied_at_limit(db, query, view, lex, over_view, result.rows, settings, trace)
         asks_when = bool(shape.tokens) and shape.tokens[0].low == "when"  # the date is the answer anyway

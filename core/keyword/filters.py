@@ -113,12 +113,18 @@ def _dates_it(plan: Plan, m: Mention) -> Plan | None:
 def merge_filters(plan: Plan, ctx: Context) -> Plan:
     """Several values of one column joined by 'or': any of them ('grade A or C'). Joined by 'and'
     they could mean either or both ('clients in Berlin and Paris'), or two roles ('from Berlin to
-    Paris'): keyword mode declines rather than pick one."""
+    Paris'): keyword mode declines rather than pick one. Two ranges of one column in a question
+    that says 'or' are declined too: the filters are ANDed, and 'before X or after Y' is not both."""
     merged: list[Filter] = []
     by_ref: dict[Ref, list[Filter]] = {}
     for f in plan.query.filters:
         by_ref.setdefault(f.ref, []).append(f)
+    said_or = any(c.kind == "or" for c in plan.shape.cues)
     for ref, fs in by_ref.items():
+        ranges = [f for f in fs if f.op in ("<", "<=", ">", ">=", "range")]
+        if said_or and len(ranges) > 1:  # 'before 1989 or after 2007': a query of ANDs cannot say it
+            words = " or ".join(f"'{f.words}'" for f in ranges)
+            raise Decline(f"it cannot ask for rows that meet either {words}", [f.words for f in ranges])
         eq = [f for f in fs if f.op == "="]
         if len(eq) > 1 and all(isinstance(f.value, str) for f in eq):
             if not _joined_by_or(plan, ref):

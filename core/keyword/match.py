@@ -551,14 +551,15 @@ def names_over_cues(shape: Shape, lex: Lexicon) -> Shape:
     """A cue word that is part of a column's name is read as the name: 'minimum connect time' is
     airport.minimum_connect_time, 'amount of orders' is about orders.amount, 'highest point' a
     column, 'monthly limit' is tx_limit_monthly rather than a monthly breakdown. Only the name
-    counts, not a synonym: 'total' as a synonym of amount must not swallow 'total payment amount'."""
+    counts, not a synonym: 'total' as a synonym of amount must not swallow 'total payment amount'.
+    The name may also end with the cue's word: 'access count of documents' is access_count."""
     for cue in shape.cues:
         low = cue.words.lower()
         if cue.kind == "bucket" and low in BUCKET_ADVERBS:
             if _part_of_name(shape, lex, cue.start):
                 shape = _uncue(shape, cue, {cue.start: "content"})
             continue
-        if cue.kind not in ("count", "agg", "super") or low not in NAMING_CUES:
+        if cue.kind not in ("count", "agg", "super"):
             continue
         head = low.split()[0]
         nxt = cue.end
@@ -567,10 +568,17 @@ def names_over_cues(shape: Shape, lex: Lexicon) -> Shape:
             run_end += 1
         hit = False
         for e in range(run_end, nxt, -1):
+            if low not in NAMING_CUES:
+                break
             phrase = " ".join([head, *(t.low for t in shape.tokens[nxt:e])])
             if any(_named_column(x) for x in lex.schema(phrase)):
                 hit = True
                 break
+        start = cue.start  # 'access count of documents', 'phone number of': the cue's word ends a name
+        while not hit and start > 0 and shape.role[start - 1] == "content" and cue.start - start < 3:
+            start -= 1
+            phrase = " ".join([*(t.low for t in shape.tokens[start : cue.start]), head])
+            hit = any(_named_column(x) or _spelled(x, phrase) for x in lex.schema(phrase))
         if not hit and low == "amount of":
             hit = any(x.kind == "column" and x.score >= 0.95 for x in lex.schema(head))
         if hit:
@@ -590,6 +598,12 @@ def _uncue(shape: Shape, cue: Cue, roles: dict[int, str]) -> Shape:
 
 def _named_column(x: Sense) -> bool:
     return x.kind == "column" and x.score >= 0.95 and x.via == "name"
+
+
+def _spelled(x: Sense, phrase: str) -> bool:
+    """`phrase` is the column's name word for word ('phone number' is phone_number, in whichever
+    of the tables that have one)."""
+    return x.kind == "column" and (x.column or "").lower().replace("_", " ") == phrase
 
 
 def _part_of_name(shape: Shape, lex: Lexicon, i: int) -> bool:

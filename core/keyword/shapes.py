@@ -278,6 +278,9 @@ _add("text", "contains", "like", "matching", "that include", "which include", "i
 _add("or", "", "or")
 _add("and", "", "and", "as well as", "along with", "together with", "plus", "&")
 
+# 'across' groups ('sales across regions'), but not before a word that takes in the whole table.
+WHOLE_SCOPE = frozenset([("across", "all"), ("across", "the", "whole"), ("across", "the", "entire")])
+
 # Wording Askbase will not turn into SQL without an LLM: answering would be guessing.
 _UNSUPPORTED = {
     "a ratio": "ratio ratios proportion proportions percentage percentages percent fraction",
@@ -470,6 +473,12 @@ def read_shape(question: str) -> Shape:
             shape.cues.append(Cue("cmp", op, i, i + 1, tokens[i].text))
             shape.role[i] = "cue"
             i += 1
+            continue
+        scope = next((n for n in (2, 3) if tuple(lows[i : i + n]) in WHOLE_SCOPE), 0)
+        if scope:  # 'total hours across all projects': every project together, not one per project
+            for k in range(i, i + scope):
+                shape.role[k] = "stop"
+            i += scope
             continue
         matched = False
         for n in range(min(MAX_CUE_WORDS, len(tokens) - i), 0, -1):

@@ -2,7 +2,9 @@
 a comparison with a number written as a word, a generic word ('date') that pulled in a table
 nothing else was about, a descriptive column named 'details', a table whose label is a column
 named like the table, a 'how many' that is also a stored figure, a count word that ends a
-column's name ('access count', 'phone number'), 'across all X', and a reading that finds no rows.
+column's name ('access count', 'phone number'), 'across all X', a reading that finds no rows,
+the country of the highest airport (ranked by airport, not DISTINCT country), and an answer that
+would only repeat the question's own value.
 Each is answered with the rows hand-written SQL gives, or declined — never answered with
 something else."""
 
@@ -213,3 +215,46 @@ def test_either_of_two_ranges_is_declined_not_read_as_both(app, tmp_path):
     )
     assert both.status == "answer", both.error
     assert both.rows == [("middle",)]
+
+
+AIRPORTS = """
+CREATE TABLE airports (apid INTEGER PRIMARY KEY, name TEXT, country TEXT, elevation INTEGER);
+INSERT INTO airports VALUES (1, 'Daocheng Yading', 'China', 14219), (2, 'Shanghai Pudong', 'China', 13),
+    (3, 'El Alto', 'Bolivia', 13355), (4, 'McMurdo', 'Antarctica', 50), (5, 'Mariscal Sucre', 'Ecuador', 7841);
+"""
+
+# Spider's document tracking shape: the type is a code in the documents and a name in a Ref_ table.
+DOCUMENTS = """
+CREATE TABLE ref_document_types (document_type_code TEXT PRIMARY KEY, document_type_name TEXT, document_type_description TEXT);
+CREATE TABLE ref_locations (location_code TEXT PRIMARY KEY, location_name TEXT, location_description TEXT);
+CREATE TABLE all_documents (
+    document_id INTEGER PRIMARY KEY, document_type_code TEXT REFERENCES ref_document_types (document_type_code),
+    document_name TEXT, document_description TEXT
+);
+CREATE TABLE document_locations (
+    document_id INTEGER REFERENCES all_documents (document_id),
+    location_code TEXT REFERENCES ref_locations (location_code), date_in_location_from TEXT
+);
+INSERT INTO ref_document_types VALUES ('BK', 'Book', 'a book'), ('PP', 'Paper', 'a paper'), ('CV', 'CV', 'a resume');
+INSERT INTO ref_locations VALUES ('b', 'Brazil', ''), ('c', 'Canada', '');
+INSERT INTO all_documents VALUES (1, 'BK', 'How to read a book', ''), (2, 'PP', 'Notes', ''), (3, 'CV', 'Resume', '');
+INSERT INTO document_locations VALUES (1, 'b', '2010-01-01'), (2, 'c', '2012-01-01');
+"""
+
+
+def test_the_country_of_the_highest_airport_is_ranked_by_airport(app, tmp_path):
+    path = make_db(tmp_path, "airports", AIRPORTS)
+    outcome = ask(app, path, "Which country has the airport with the highest elevation?")
+    assert outcome.status == "answer", outcome.error
+    assert outcome.rows == [("China",)]
+    assert "DISTINCT" not in outcome.sql.upper()  # PostgreSQL refuses DISTINCT ordered by a hidden column
+
+
+def test_an_answer_that_only_repeats_the_questions_value_is_declined(app, tmp_path):
+    path = make_db(tmp_path, "documents", DOCUMENTS)
+    outcome = ask(app, path, 'What type of document is "How to read a book"?')
+    if outcome.status == "answer":  # read right: the type's name or code, never the name it was given
+        assert outcome.rows in ([("Book",)], [("BK",)])
+    else:
+        assert declined(outcome)
+        assert "repeat" in outcome.error

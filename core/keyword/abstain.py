@@ -156,6 +156,22 @@ def check_cues(plan: Plan, ctx: Context) -> Plan:
     return plan
 
 
+def check_echo(plan: Plan, ctx: Context) -> Plan:
+    """A list whose every column is one the question fixed to a single value would only repeat
+    the question ('What type of document is "How to read a book"?' answered with the name): the
+    words asking for something else were not understood, so keyword mode declines."""
+    q = plan.query
+    if q.measures or q.ratio is not None or q.count_groups or not q.projection:
+        return plan
+    fixed = {f.ref: f for f in q.filters if f.op == "=" or (f.op == "in" and len(f.value) == 1)}
+    if all(r in fixed for r in q.projection):
+        words = ", ".join(f"'{fixed[r].words}'" for r in q.projection)
+        raise Decline(
+            f"its answer would only repeat {words} from the question", [fixed[r].words for r in q.projection]
+        )
+    return plan
+
+
 def understood_words(matching: Matching) -> list[str]:
     """What each phrase was read as, for the trace and the refusal."""
     out = []

@@ -233,7 +233,11 @@ class Compiler:
         distinct = plan.distinct or (
             any(self.repeats(r.table) for r in plan.ratio) if plan.ratio else self._list_repeats()
         )
-        if distinct:
+        # Ordered by a column it does not show ('the country of the highest airport'), the rows
+        # are the things ranked: DISTINCT would rank each country by an arbitrary one of its
+        # airports in SQLite and is an error in PostgreSQL.
+        hidden_keys = [o.key for o in plan.order if isinstance(o.key, Ref) and o.key not in plan.projection]
+        if distinct and not hidden_keys:
             query = query.distinct()
         return self._order_and_limit(query, projections)
 

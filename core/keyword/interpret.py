@@ -18,6 +18,7 @@ The passes, in order; each is `(Plan, Context) -> Plan` and raises `Decline` (�
     time_buckets.calendar_…   month and weekday names in calendar order
     abstain.check_understood  every number and date was used
     abstain.check_cues        every 'how many', 'average' or 'maximum' has its aggregate
+    abstain.check_echo        an answer that would only repeat the question's own value
     filters.merge_filters     several values of one column → IN
     output.joined_tables      the tables the view must join
 
@@ -32,6 +33,7 @@ from typing import Literal
 
 from core.keyword.abstain import (
     check_cues,
+    check_echo,
     check_understood,
     check_unsupported,
     check_words,
@@ -69,6 +71,7 @@ PASSES: tuple[Pass, ...] = (
     calendar_order,
     check_understood,
     check_cues,
+    check_echo,
     merge_filters,
     joined_tables,
 )

@@ -562,29 +562,39 @@ def names_over_cues(shape: Shape, lex: Lexicon) -> Shape:
         if cue.kind not in ("count", "agg", "super"):
             continue
         head = low.split()[0]
-        nxt = cue.end
-        run_end = nxt
-        while run_end < len(shape.tokens) and shape.role[run_end] == "content" and run_end - nxt < 3:
-            run_end += 1
-        hit = False
-        for e in range(run_end, nxt, -1):
-            if low not in NAMING_CUES:
-                break
-            phrase = " ".join([head, *(t.low for t in shape.tokens[nxt:e])])
-            if any(_named_column(x) for x in lex.schema(phrase)):
-                hit = True
-                break
-        start = cue.start  # 'access count of documents', 'phone number of': the cue's word ends a name
-        while not hit and start > 0 and shape.role[start - 1] == "content" and cue.start - start < 3:
-            start -= 1
-            phrase = " ".join([*(t.low for t in shape.tokens[start : cue.start]), head])
-            hit = any(_named_column(x) or _spelled(x, phrase) for x in lex.schema(phrase))
+        hit = (low in NAMING_CUES and _starts_name(shape, lex, head, cue.end)) or _ends_name(
+            shape, lex, head, cue.start
+        )
         if not hit and low == "amount of":
             hit = any(x.kind == "column" and x.score >= 0.95 for x in lex.schema(head))
         if hit:
             roles = {cue.start: "content"} | {k: "stop" for k in range(cue.start + 1, cue.end)}
             shape = _uncue(shape, cue, roles)
     return shape
+
+
+def _starts_name(shape: Shape, lex: Lexicon, head: str, nxt: int) -> bool:
+    """`head` and up to three content words after it name a column ('minimum connect time')."""
+    end = nxt
+    while end < len(shape.tokens) and shape.role[end] == "content" and end - nxt < 3:
+        end += 1
+    for e in range(end, nxt, -1):
+        phrase = " ".join([head, *(t.low for t in shape.tokens[nxt:e])])
+        if any(_named_column(x) for x in lex.schema(phrase)):
+            return True
+    return False
+
+
+def _ends_name(shape: Shape, lex: Lexicon, head: str, at: int) -> bool:
+    """Up to three content words before `head`, and `head`, name a column ('access count',
+    'phone number' — spelled as the name even where several tables have one)."""
+    start = at
+    while start > 0 and shape.role[start - 1] == "content" and at - start < 3:
+        start -= 1
+        phrase = " ".join([*(t.low for t in shape.tokens[start:at]), head])
+        if any(_named_column(x) or _spelled(x, phrase) for x in lex.schema(phrase)):
+            return True
+    return False
 
 
 def _uncue(shape: Shape, cue: Cue, roles: dict[int, str]) -> Shape:

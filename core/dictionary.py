@@ -45,6 +45,8 @@ ABBREVIATIONS = {
     "avg": "average",
     "org": "organization",
     "dob": "date of birth",
+    "fname": "first name",
+    "lname": "last name",
     "tel": "telephone",
     "yr": "year",
     "cat": "category",

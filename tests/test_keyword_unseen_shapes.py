@@ -3,8 +3,10 @@ a comparison with a number written as a word, a generic word ('date') that pulle
 nothing else was about, a descriptive column named 'details', a table whose label is a column
 named like the table, a 'how many' that is also a stored figure, a count word that ends a
 column's name ('access count', 'phone number'), 'across all X', a reading that finds no rows,
-the country of the highest airport (ranked by airport, not DISTINCT country), and an answer that
-would only repeat the question's own value.
+the country of the highest airport (ranked by airport, not DISTINCT country), an answer that
+would only repeat the question's own value, 'at least 2 documents' after a numeric id, two
+superlatives in one question, 'last name' (a column, not a date range), 'ordered by the students'
+last names', and a column of another table before a table ('a minor program').
 Each is answered with the rows hand-written SQL gives, or declined — never answered with
 something else."""
 
@@ -258,3 +260,71 @@ def test_an_answer_that_only_repeats_the_questions_value_is_declined(app, tmp_pa
     else:
         assert declined(outcome)
         assert "repeat" in outcome.error
+
+
+PROJECTS = """
+CREATE TABLE projects (project_id INTEGER PRIMARY KEY, project_details TEXT);
+CREATE TABLE documents (
+    document_id INTEGER PRIMARY KEY, project_id INTEGER REFERENCES projects (project_id), document_name TEXT
+);
+CREATE TABLE wine (no INTEGER PRIMARY KEY, name TEXT, year INTEGER, price INTEGER, score INTEGER);
+INSERT INTO projects VALUES (1, 'alpha'), (2, 'beta'), (3, 'gamma'), (30, 'delta');
+INSERT INTO documents VALUES (1, 1, 'a'), (2, 1, 'b'), (3, 2, 'c'), (4, 30, 'd'), (5, 30, 'e'), (6, 30, 'f');
+INSERT INTO wine VALUES (1, 'A', 2008, 40, 90), (2, 'B', 2008, 90, 85), (3, 'C', 2009, 20, 95);
+"""
+
+
+def test_at_least_n_things_counts_them_even_after_a_numeric_id(app, tmp_path):
+    path = make_db(tmp_path, "projects", PROJECTS)
+    outcome = ask(app, path, "Which project ids have at least 2 documents?")
+    assert outcome.status == "answer", outcome.error
+    want = hand(path, "SELECT project_id FROM documents GROUP BY project_id HAVING COUNT(*) >= 2")
+    assert Counter(tuple(r) for r in outcome.rows) == want  # 1 and 30, not every id from 2 up
+
+
+def test_two_superlatives_are_declined_not_one_dropped(app, tmp_path):
+    path = make_db(tmp_path, "projects", PROJECTS)
+    outcome = ask(app, path, "For each year, what are the highest wine price and the highest score?")
+    assert declined(outcome), outcome.rows
+    assert "superlative" in outcome.error
+
+
+STUDENTS = """
+CREATE TABLE program (program_id INTEGER PRIMARY KEY, name TEXT);
+CREATE TABLE student (
+    student_id INTEGER PRIMARY KEY, fname TEXT, lname TEXT, minor TEXT,
+    program_id INTEGER REFERENCES program (program_id), gpa REAL
+);
+INSERT INTO program VALUES (1, 'Physics'), (2, 'History');
+INSERT INTO student VALUES (1, 'Ann', 'Zeller', NULL, 1, 3.9), (2, 'Bo', 'Adams', 'Math', 2, 3.1),
+    (3, 'Cy', 'Moss', NULL, 2, 3.5);
+"""
+
+
+def test_last_name_is_a_column_not_a_date_range(app, tmp_path):
+    path = make_db(tmp_path, "students", STUDENTS)
+    outcome = ask(app, path, "What are the first name and last name of students with a gpa above 3.4?")
+    assert outcome.status == "answer", outcome.error
+    want = hand(path, "SELECT fname, lname FROM student WHERE gpa > 3.4")
+    assert Counter(tuple(r) for r in outcome.rows) == want
+
+
+def test_ordered_by_the_students_last_names_orders_by_the_last_name(app, tmp_path):
+    path = make_db(tmp_path, "students", STUDENTS)
+    outcome = ask(
+        app, path, "List the first names of students. Order the results by the students' last names."
+    )
+    assert outcome.status == "answer", outcome.error
+    assert [r[0] for r in outcome.rows] == ["Bo", "Cy", "Ann"]  # Adams, Moss, Zeller
+
+
+def test_a_column_of_another_table_before_a_table_is_not_dropped(app, tmp_path):
+    path = make_db(
+        tmp_path, "students", STUDENTS.replace("fname", "first_name").replace("lname", "last_name")
+    )
+    outcome = ask(app, path, "Which students have declared a minor program? List their first name.")
+    # student.minor before 'program' says something the join to program would drop
+    if outcome.status == "answer":
+        assert [r[0] for r in outcome.rows] == ["Bo"]
+    else:
+        assert declined(outcome)

@@ -138,7 +138,8 @@ def check_cues(plan: Plan, ctx: Context) -> Plan:
     """Every cue that asks for a computation has one in the query: 'how many' a count (or a sum
     of a column that counts), 'average', 'minimum' and 'maximum' their aggregate. A cue whose
     phrase was read some other way ('how many car policies' with 'policies' read as the column
-    of 'car') would otherwise be dropped in silence."""
+    of 'car') would otherwise be dropped in silence. A question with two superlatives is declined:
+    keyword mode ranks by one, and the other would be dropped or read as a second sort key."""
     q = plan.query
     measures = [*q.measures, *(h.measure for h in q.having)]
     measures += [o.key for o in q.order if isinstance(o.key, Measure)]
@@ -146,6 +147,12 @@ def check_cues(plan: Plan, ctx: Context) -> Plan:
     counting = any(
         counts_something(ctx.lex, Sense("column", r.table, r.column)) for r in q.all_refs()
     )  # 'the highest number of citations' ranked by citation_num
+    ranked = [c for c in plan.shape.cues if c.kind == "super" and c.start not in plan.skipped_cues]
+    if len(ranked) > 1:  # 'the highest, average and lowest GPA per department': one ranks, one is lost
+        words = " and ".join(f"'{c.words}'" for c in ranked)
+        raise Decline(
+            f"it reads one superlative per question, and this one has {words}", [c.words for c in ranked]
+        )
     for cue in plan.shape.cues:
         if cue.start in plan.skipped_cues:
             continue

@@ -552,11 +552,16 @@ def names_over_cues(shape: Shape, lex: Lexicon) -> Shape:
     airport.minimum_connect_time, 'amount of orders' is about orders.amount, 'highest point' a
     column, 'monthly limit' is tx_limit_monthly rather than a monthly breakdown. Only the name
     counts, not a synonym: 'total' as a synonym of amount must not swallow 'total payment amount'.
-    The name may also end with the cue's word: 'access count of documents' is access_count."""
+    The name may also end with the cue's word: 'access count of documents' is access_count. A
+    date word that starts a name is the name: 'last name' is last_name, not a date range."""
     for cue in shape.cues:
         low = cue.words.lower()
         if cue.kind == "bucket" and low in BUCKET_ADVERBS:
             if _part_of_name(shape, lex, cue.start):
+                shape = _uncue(shape, cue, {cue.start: "content"})
+            continue
+        if cue.kind == "relative" and len(low.split()) == 1:
+            if _starts_name(shape, lex, low, cue.end):  # 'last name', 'current balance'
                 shape = _uncue(shape, cue, {cue.start: "content"})
             continue
         if cue.kind not in ("count", "agg", "super"):

@@ -133,10 +133,18 @@ def walk(plan: Plan, ctx: Context) -> Plan:
             if is_generic(m.words) and last is not None and last.end == m.start and m.sense.kind == "column":
                 plan = plan.with_role(m, "absorbed")  # 'region name', 'paper ID': said of the word before
                 continue
-            if _compound_head(ctx, m, items, n) is not None:
+            if (
+                m.sense.kind == "table"
+                and _orders(plan, _Cues.of(pending))
+                and _owns_next_column(plan, m, m.sense.table)
+            ):
+                plan = plan.with_role(m, "absorbed")  # 'by the students' last names': the column orders
+                continue
+            head = _compound_head(ctx, m, items, n)
+            if head is not None:
                 # 'each business category', 'highest population density': the last noun is
                 # the head and takes the cues; the words before it only qualify it
-                plan = _modifier(plan, m)
+                plan = _modifier(plan, m, head)
                 continue
             if counted is not None and m.sense.kind == "table" and _chained(plan, counted, m):
                 # 'how many loss payments, loss reserves and expense payments': one count each
@@ -224,13 +232,18 @@ def _attach_literal(
         return plan, [c for c in pending if c.kind != "top"] + [cue]
     if lit.kind in ("number", "year") and "cmp" in kinds:
         cue = next(c for c in reversed(pending) if c.kind == "cmp")
+        # 'project ids with at least 2 documents': a number right before a table counts it, so
+        # the numeric column named before is not what it compares
+        counts_next = (
+            lit.kind == "number" and table_next and nxt is not None and plan.adjacent_after(lit, nxt)
+        )
         plan = compare(
             plan.but(used_literals=used),
             ctx,
             cue_op(cue),
             float(lit.value),
             f"{cue.words} {lit.words}",
-            last,
+            None if counts_next else last,
             nxt,
         )
         return plan, [c for c in pending if c.kind != "cmp"]
@@ -331,11 +344,16 @@ def _compound_head(ctx: Context, m: Mention, items: list[_Item], n: int) -> Ment
     return other
 
 
-def _modifier(plan: Plan, m: Mention) -> Plan:
-    """The words before a compound's head: a table there is a related entity, a column nothing."""
-    assert m.sense is not None
+def _modifier(plan: Plan, m: Mention, head: Mention) -> Plan:
+    """The words before a compound's head: a table there is a related entity, a column of the
+    head's own table nothing more ('population density'). A column of another table before a
+    table ('students who declared a minor program', student.minor before program) says
+    something the query would drop: keyword mode declines."""
+    assert m.sense is not None and head.sense is not None
     if m.sense.kind == "table":
         return plan.with_role(m, "entity").but(entities=(*plan.entities, (m, False)))
+    if head.sense.kind == "table" and m.sense.table != head.sense.table:
+        raise Decline(f"it could not tell how '{m.words}' affects the result", [m.words])
     return plan.with_role(m, "absorbed")
 
 
@@ -398,6 +416,19 @@ def read_mention(plan: Plan, ctx: Context, m: Mention, pending: list[Cue], gover
     if s.kind == "table":
         return _table_mention(plan, ctx, m, s, cues, governed)
     return _column_mention(plan, ctx, m, s, cues, governed)
+
+
+def _owns_next_column(plan: Plan, m: Mention, table: str) -> bool:
+    """The next phrase, with only stop words between, is a column of `table` ('the students'
+    last names'): the table names whose column it is."""
+    nxt = next((x for x in plan.matching.mentions if x.start >= m.end), None)
+    return (
+        nxt is not None
+        and nxt.sense is not None
+        and nxt.sense.kind == "column"
+        and nxt.sense.table == table
+        and all(plan.shape.role[i] == "stop" for i in range(m.end, nxt.start))
+    )
 
 
 def _table_mention(plan: Plan, ctx: Context, m: Mention, s: Sense, cues: _Cues, governed: bool) -> Plan:

@@ -6,7 +6,8 @@ column's name ('access count', 'phone number'), 'across all X', a reading that f
 the country of the highest airport (ranked by airport, not DISTINCT country), an answer that
 would only repeat the question's own value, 'at least 2 documents' after a numeric id, two
 superlatives in one question, 'last name' (a column, not a date range), 'ordered by the students'
-last names', and a column of another table before a table ('a minor program').
+last names', a column of another table before a table ('a minor program'), 'rank' compared with
+a number, an average compared with a number, and 'train numbers' (the column, not the table).
 Each is answered with the rows hand-written SQL gives, or declined — never answered with
 something else."""
 
@@ -328,3 +329,42 @@ def test_a_column_of_another_table_before_a_table_is_not_dropped(app, tmp_path):
         assert [r[0] for r in outcome.rows] == ["Bo"]
     else:
         assert declined(outcome)
+
+
+REVIEWS = """
+CREATE TABLE item (i_id INTEGER PRIMARY KEY, title TEXT);
+CREATE TABLE review (a_id INTEGER PRIMARY KEY, i_id INTEGER REFERENCES item (i_id), rating INTEGER, "rank" INTEGER);
+CREATE TABLE train (id INTEGER PRIMARY KEY, train_number INTEGER, name TEXT, destination TEXT, time TEXT);
+INSERT INTO item VALUES (1, 'cup'), (2, 'comb'), (3, 'pear'), (4, 'mug');
+INSERT INTO review VALUES (1, 1, 9, 4), (2, 1, 7, 1), (3, 2, 3, 5), (4, 2, 4, 2), (5, 3, 8, 1), (6, 4, 9, 4),
+    (7, 4, 1, 5);
+INSERT INTO train VALUES (1, 16724, 'Ananthapuri Express', 'Chennai', '17:15'),
+    (2, 16128, 'Guruvayur Express', 'Chennai', '04:49'), (3, 16649, 'Parasuram Express', 'Mangalore', '04:20');
+"""
+
+
+def test_rank_compared_with_a_number_is_the_rank_column(app, tmp_path):
+    path = make_db(tmp_path, "reviews", REVIEWS)
+    outcome = ask(app, path, "List the ratings of reviews with rank greater than 3.")
+    assert outcome.status == "answer", outcome.error
+    assert {tuple(r) for r in outcome.rows} == set(hand(path, 'SELECT rating FROM review WHERE "rank" > 3'))
+
+
+def test_an_average_above_a_number_compares_the_average(app, tmp_path):
+    path = make_db(tmp_path, "reviews", REVIEWS)
+    outcome = ask(
+        app, path, "What are the titles of items with a review of rank above 3 and an average rating above 5?"
+    )
+    if outcome.status != "answer":
+        assert declined(outcome)
+        return
+    # the mug's two rank-5 and rank-4 reviews average 5: one rating of 9 must not let it in
+    assert {r[0] for r in outcome.rows} == {"cup"}
+
+
+def test_train_numbers_is_the_train_number_column(app, tmp_path):
+    path = make_db(tmp_path, "reviews", REVIEWS)
+    outcome = ask(app, path, "What are the times and train numbers of trains going to Chennai?")
+    assert outcome.status == "answer", outcome.error
+    want = hand(path, "SELECT time, train_number FROM train WHERE destination = 'Chennai'")
+    assert Counter(tuple(r) for r in outcome.rows) == want

@@ -21,10 +21,17 @@ from core.keyword.shapes import Literal_
 def compare(
     plan: Plan, ctx: Context, op: Op, value: float, words: str, last: Mention | None, nxt: Mention | None
 ) -> Plan:
-    """'rating above 4' (the column before), 'more than 2 papers' (a count of what follows)."""
+    """'rating above 4' (the column before), 'an average rating above 4' (that average),
+    'more than 2 papers' (a count of what follows)."""
     number = int(value) if float(value).is_integer() else value
     if last is not None and last.sense is not None and last.sense.kind == "column" and last.sense.column:
         ref = Ref(last.sense.table, last.sense.column)
+        measured = next(
+            (x for x in plan.query.measures if x.ref == ref and x.func in ("AVG", "MIN", "MAX")), None
+        )
+        if plan.role(last).kind == "measure" and measured is not None:
+            # 'items with an average rating above 5': the average is compared, not each rating
+            return plan.adding(having=Having(measured, op, number, f"{measured.words} {words}"))
         if is_numeric(ctx.lex, ref) or column_kind(ctx.lex, ref.table, ref.column) in TEMPORAL:
             role = plan.role(last)
             if role.kind in ("", "projection", "subject") and not role.governed_by_list:

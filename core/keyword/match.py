@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import sqlalchemy as sa
 
-from core.dictionary import keyword_dictionary, stem
+from core.dictionary import keyword_dictionary, name_words, stem
+from core.dictionary import words as folded_words
 from core.joins import graph_weights
 from core.keyword.readings import Reading
 from core.keyword.shapes import BUCKET_ADVERBS, GLUE, Cue, Shape
@@ -181,7 +182,16 @@ class Lexicon:
             s = Sense(kind, m.table, m.column, None, m.score, m.via)
             if (m.table, m.column) not in out or out[(m.table, m.column)].score < s.score:
                 out[(m.table, m.column)] = s
-        senses = sorted(out.values(), key=lambda s: (-s.score, s.kind != "table"))
+        said = " ".join(folded_words(phrase))
+
+        def spelled(s: Sense) -> bool:  # the phrase is the column's name, word for word
+            return s.kind == "column" and name_words(s.column or "") == said
+
+        table_named = any(s.kind == "table" and name_words(s.table) == said for s in out.values())
+        boost = len(said.split()) > 1 and not table_named  # 'train number': train_number, not the table train
+        if boost:
+            out = {k: replace(s, score=1.0) if spelled(s) else s for k, s in out.items()}
+        senses = sorted(out.values(), key=lambda s: (-s.score, boost and not spelled(s), s.kind != "table"))
         _put(self._schema_cache, phrase, senses)
         return senses
 
@@ -553,7 +563,8 @@ def names_over_cues(shape: Shape, lex: Lexicon) -> Shape:
     column, 'monthly limit' is tx_limit_monthly rather than a monthly breakdown. Only the name
     counts, not a synonym: 'total' as a synonym of amount must not swallow 'total payment amount'.
     The name may also end with the cue's word: 'access count of documents' is access_count. A
-    date word that starts a name is the name: 'last name' is last_name, not a date range."""
+    date word that starts a name is the name: 'last name' is last_name, not a date range; and
+    'rank' compared with a number is a column called rank, not an ordering."""
     for cue in shape.cues:
         low = cue.words.lower()
         if cue.kind == "bucket" and low in BUCKET_ADVERBS:
@@ -562,6 +573,10 @@ def names_over_cues(shape: Shape, lex: Lexicon) -> Shape:
             continue
         if cue.kind == "relative" and len(low.split()) == 1:
             if _starts_name(shape, lex, low, cue.end):  # 'last name', 'current balance'
+                shape = _uncue(shape, cue, {cue.start: "content"})
+            continue
+        if cue.kind == "order" and len(low.split()) == 1 and _compared(shape, cue.end):
+            if any(_spelled(x, low) for x in lex.schema(low)):  # 'a review with rank greater than 3'
                 shape = _uncue(shape, cue, {cue.start: "content"})
             continue
         if cue.kind not in ("count", "agg", "super"):
@@ -576,6 +591,12 @@ def names_over_cues(shape: Shape, lex: Lexicon) -> Shape:
             roles = {cue.start: "content"} | {k: "stop" for k in range(cue.start + 1, cue.end)}
             shape = _uncue(shape, cue, roles)
     return shape
+
+
+def _compared(shape: Shape, i: int) -> bool:
+    """A comparison ('greater than', '>') starts at token i."""
+    cue = shape.cue_at(i)
+    return cue is not None and cue.start == i and cue.kind == "cmp"
 
 
 def _starts_name(shape: Shape, lex: Lexicon, head: str, nxt: int) -> bool:

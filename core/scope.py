@@ -70,15 +70,43 @@ def described_columns(retrieval: Retrieval) -> frozenset[tuple[str, str]]:
     return frozenset(out)
 
 
+# Calendar units: a time bucket of whatever the question is about, so a column named like one
+# ('usage.month') does not name its table.
+CALENDAR_WORDS = frozenset(
+    [
+        "year",
+        "years",
+        "quarter",
+        "quarters",
+        "month",
+        "months",
+        "week",
+        "weeks",
+        "day",
+        "days",
+        "yearly",
+        "annual",
+        "annually",
+        "quarterly",
+        "monthly",
+        "weekly",
+        "daily",
+    ]
+)
+
+
 def named_tables(retrieval: Retrieval) -> list[str]:
     """Tables the question's schema words name without doubt, best first.
 
     A word names a table when it matches the table's name or synonym well, or one column's name
     so well that no other table's column ties with it. Words that match two tables alike name
-    neither (the writer sees both and decides); stored values name nothing here.
+    neither (the writer sees both and decides); stored values name nothing here, and nor does a
+    calendar unit ('per month') that happens to be a column's name.
     """
     by_word: dict[str, list[tuple[float, str, bool]]] = {}
     for m in retrieval.schema:
+        if m.column is not None and m.keyword.casefold().strip() in CALENDAR_WORDS:
+            continue  # 'per month' buckets any date: usage.month does not make it about usage
         if m.score >= SCHEMA_MIN:
             by_word.setdefault(m.keyword.casefold(), []).append((m.score, m.table, m.column is None))
     scored: dict[str, float] = {}

@@ -168,3 +168,17 @@ def test_labels_outside_the_blocks_and_a_primary_given_second_are_read():
     draft = read_draft(completion(text))
     assert [(c.label, c.sql) for c in draft.candidates] == [(PRIMARY, "SELECT 1"), (ALTERNATIVE, "SELECT 2")]
     assert draft.candidates[1].reading == "the supplier's city"
+
+
+def test_per_month_does_not_join_a_table_whose_column_is_called_month(settings, llm_settings, fake_llm):
+    # usage.month is a column named like the calendar unit: joining usage to payments would
+    # repeat every payment once per usage month, and the recipe would hand the writer that join
+    app = Askbase(settings, llm=LLM(llm_settings))
+    sql = "SELECT strftime('%Y-%m', p.paid_on) AS month, SUM(a.amount) FROM payment p JOIN payment_amount a ON a.payment_id = p.id GROUP BY 1"
+    fake_llm.respond("generate", mr.writing(sql))
+    outcome = app.ask("Total payment amount per month in 2025")
+    assert outcome.status == "answer", outcome.error
+    system = fake_llm.calls("generate")[0].system
+    recipe = system.split("### Join recipe")[1].split("###")[0] if "### Join recipe" in system else ""
+    assert '"usage"' not in recipe and "usage." not in recipe
+    app.close()

@@ -7,7 +7,8 @@ the country of the highest airport (ranked by airport, not DISTINCT country), an
 would only repeat the question's own value, 'at least 2 documents' after a numeric id, two
 superlatives in one question, 'last name' (a column, not a date range), 'ordered by the students'
 last names', a column of another table before a table ('a minor program'), 'rank' compared with
-a number, an average compared with a number, and 'train numbers' (the column, not the table).
+a number, an average compared with a number, 'train numbers' (the column, not the table), 'the
+count and position' per position, a superlative read as nothing, and 'all information'.
 Each is answered with the rows hand-written SQL gives, or declined — never answered with
 something else."""
 
@@ -368,3 +369,46 @@ def test_train_numbers_is_the_train_number_column(app, tmp_path):
     assert outcome.status == "answer", outcome.error
     want = hand(path, "SELECT time, train_number FROM train WHERE destination = 'Chennai'")
     assert Counter(tuple(r) for r in outcome.rows) == want
+
+
+PLAYERS = """
+CREATE TABLE player (player_id INTEGER PRIMARY KEY, name TEXT, position TEXT, points INTEGER);
+CREATE TABLE enzyme (id INTEGER PRIMARY KEY, name TEXT);
+CREATE TABLE interaction (
+    enzyme_id INTEGER REFERENCES enzyme (id), medicine TEXT, interaction_type TEXT
+);
+INSERT INTO player VALUES (1, 'Ana', 'Prop', 10), (2, 'Ben', 'Prop', 20), (3, 'Cy', 'Hooker', 5),
+    (4, 'Di', 'Hooker', 50), (5, 'Ed', 'Wing', 12);
+INSERT INTO enzyme VALUES (1, 'ALA synthase'), (2, 'PBG deaminase');
+INSERT INTO interaction VALUES (1, 'm1', 'inhibitor'), (2, 'm1', 'activitor'), (2, 'm2', 'activitor'),
+    (1, 'm3', 'activitor');
+"""
+
+
+def test_the_count_and_the_group_shows_the_group_once(app, tmp_path):
+    path = make_db(tmp_path, "players", PLAYERS)
+    question = (
+        "How many players with fewer than 30 points are there in each position? Show the count and position."
+    )
+    outcome = ask(app, path, question)
+    assert outcome.status == "answer", outcome.error
+    want = hand(path, "SELECT position, COUNT(*) FROM player WHERE points < 30 GROUP BY position")
+    assert Counter(tuple(r) for r in outcome.rows) == want  # no column of 1s counting each position
+
+
+def test_a_superlative_read_as_nothing_is_declined(app, tmp_path):
+    path = make_db(tmp_path, "players", PLAYERS)
+    outcome = ask(
+        app, path, "What are the ID and name of the enzyme involved in the most 'activitor' interactions?"
+    )
+    if outcome.status == "answer":  # read right: the enzyme with most activitor interactions
+        assert [tuple(r) for r in outcome.rows] == [(2, "PBG deaminase")]
+    else:
+        assert declined(outcome)
+
+
+def test_all_information_about_a_table_shows_every_column(app, tmp_path):
+    path = make_db(tmp_path, "players", PLAYERS)
+    outcome = ask(app, path, "Show all information about every player.")
+    assert outcome.status == "answer", outcome.error
+    assert Counter(tuple(r) for r in outcome.rows) == hand(path, "SELECT * FROM player")

@@ -148,6 +148,10 @@ def check_cues(plan: Plan, ctx: Context) -> Plan:
         counts_something(ctx.lex, Sense("column", r.table, r.column)) for r in q.all_refs()
     )  # 'the highest number of citations' ranked by citation_num
     ranked = [c for c in plan.shape.cues if c.kind == "super" and c.start not in plan.skipped_cues]
+    if ranked and plan.superlative is None and not q.order and not funcs & {"MIN", "MAX"}:
+        # 'the enzyme in the most activitor interactions': the words after 'most' were read
+        # some other way, and the ranking would vanish
+        raise Decline(f"it could not tell what '{ranked[0].words}' ranks", [ranked[0].words])
     if len(ranked) > 1:  # 'the highest, average and lowest GPA per department': one ranks, one is lost
         words = " and ".join(f"'{c.words}'" for c in ranked)
         raise Decline(

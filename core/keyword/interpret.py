@@ -15,6 +15,7 @@ The passes, in order; each is `(Plan, Context) -> Plan` and raises `Decline` (�
     dates.date_filters        'in 2025', 'last 30 days' → ranges on the right date column
     ranking.superlative       first row, first N, or MAX
     output.shape_output       groups or projection, and the default order
+    output.fold_constant_…    'the count and position' per position: show it, do not count it
     time_buckets.calendar_…   month and weekday names in calendar order
     abstain.check_understood  every number and date was used
     abstain.check_cues        every 'how many', 'average' or 'maximum' has its aggregate
@@ -45,7 +46,7 @@ from core.keyword.dates import date_filters
 from core.keyword.explain import sense_label
 from core.keyword.filters import merge_filters, place_loose_columns
 from core.keyword.match import Lexicon, Matching, Mention, Sense
-from core.keyword.output import choose_target, joined_tables, shape_output
+from core.keyword.output import choose_target, fold_constant_counts, joined_tables, shape_output
 from core.keyword.plan import Abstain, Ambiguity, AmbiguousDate, Context, Decline, Plan
 from core.keyword.ranking import implied_superlative, superlative
 from core.keyword.readings import Reading
@@ -68,6 +69,7 @@ PASSES: tuple[Pass, ...] = (
     date_filters,
     superlative,
     shape_output,
+    fold_constant_counts,
     calendar_order,
     check_understood,
     check_cues,

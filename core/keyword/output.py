@@ -168,6 +168,10 @@ def _list_rows(plan: Plan, ctx: Context, listed: list[Mention], explicit: list[R
     ):
         explicit = [*labels, *explicit]
     projection = list(explicit or labels)
+    if not explicit and _asks_for_everything(plan):  # 'all information about every election'
+        table = lex.table(target)
+        assert table is not None
+        projection = [Ref(target, c.name) for c in table.columns]
     if q.ratio is not None and not explicit:
         projection = []  # 'the ratio of X to Y': the ratio is the answer
     order = list(q.order)
@@ -191,6 +195,24 @@ def _list_rows(plan: Plan, ctx: Context, listed: list[Mention], explicit: list[R
     return plan.with_query(
         groups=groups, projection=tuple(projection), order=tuple(order), entity_rows=entity_rows
     )
+
+
+EVERYTHING = (
+    ("all", "information"),
+    ("all", "the", "information"),
+    ("all", "info"),
+    ("all", "details"),
+    ("all", "the", "details"),
+    ("all", "columns"),
+    ("everything",),
+    ("all", "attributes"),
+)
+
+
+def _asks_for_everything(plan: Plan) -> bool:
+    """'Show all information about …', 'everything about …': every column, not just a label."""
+    lows = [t.low for t in plan.shape.tokens]
+    return any(tuple(lows[i : i + len(p)]) == p for p in EVERYTHING for i in range(len(lows)))
 
 
 def _ranked_by_child(plan: Plan) -> bool:
@@ -231,6 +253,29 @@ def _ranked_child_measure(plan: Plan, ctx: Context) -> Plan:
 
 # ---------------------------------------------------------------------------------------------
 # the tables the view must join
+
+
+def fold_constant_counts(plan: Plan, ctx: Context) -> Plan:
+    """'How many players … in each position? Show the count and position' reads 'count …
+    position' as COUNT(DISTINCT position), which is 1 in every group of positions (and so is a
+    count of a grouped entity's own column): the column was asked to be shown, not counted."""
+    q = plan.query
+    keyed = {g.table for g in q.groups if g.column in ctx.lex.key_of(g.table)}
+    keep: list[Measure] = []
+    shown: list[Ref] = []
+    for m in q.measures:
+        ref = m.ref
+        if m.func == "COUNT" and m.distinct and ref is not None and (ref in q.groups or ref.table in keyed):
+            if ref not in q.groups:
+                shown.append(ref)
+        else:
+            keep.append(m)
+    if len(keep) == len(q.measures):
+        return plan
+    if not keep:
+        raise Decline("it counts something that is one in every group", [m.words for m in q.measures])
+    order = tuple(o for o in q.order if not isinstance(o.key, Measure) or o.key in keep)
+    return plan.with_query(measures=tuple(keep), groups=(*q.groups, *shown), order=order)
 
 
 def joined_tables(plan: Plan, ctx: Context) -> Plan:

@@ -8,7 +8,8 @@ would only repeat the question's own value, 'at least 2 documents' after a numer
 superlatives in one question, 'last name' (a column, not a date range), 'ordered by the students'
 last names', a column of another table before a table ('a minor program'), 'rank' compared with
 a number, an average compared with a number, 'train numbers' (the column, not the table), 'the
-count and position' per position, a superlative read as nothing, and 'all information'.
+count and position' per position, a superlative read as nothing, 'all information', and 'of
+every player' (one row per player, no DISTINCT).
 Each is answered with the rows hand-written SQL gives, or declined — never answered with
 something else."""
 
@@ -412,3 +413,13 @@ def test_all_information_about_a_table_shows_every_column(app, tmp_path):
     outcome = ask(app, path, "Show all information about every player.")
     assert outcome.status == "answer", outcome.error
     assert Counter(tuple(r) for r in outcome.rows) == hand(path, "SELECT * FROM player")
+
+
+def test_all_and_every_list_one_row_per_thing_even_when_values_repeat(app, tmp_path):
+    path = make_db(tmp_path, "players", PLAYERS)
+    every = ask(app, path, "List the position of every player.")
+    assert every.status == "answer", every.error
+    assert Counter(tuple(r) for r in every.rows) == hand(path, "SELECT position FROM player")  # Prop twice
+    distinct = ask(app, path, "What positions do players play?")
+    if distinct.status == "answer":  # without 'all' or 'every', each position once
+        assert Counter(tuple(r) for r in distinct.rows) == hand(path, "SELECT DISTINCT position FROM player")

@@ -156,7 +156,7 @@ def _list_rows(plan: Plan, ctx: Context, listed: list[Mention], explicit: list[R
     if groups:
         raise Decline("it groups by something but names nothing to count or compute per group")
     labels = [Ref(target, c) for c in label_columns(lex, target)]
-    entity_rows = not explicit
+    entity_rows = not explicit or _every_row(plan, target)
     identifying = {c.lower() for c in label_columns(lex, target)} | {k.lower() for k in lex.key_of(target)}
     if (
         explicit
@@ -213,6 +213,21 @@ def _asks_for_everything(plan: Plan) -> bool:
     """'Show all information about …', 'everything about …': every column, not just a label."""
     lows = [t.low for t in plan.shape.tokens]
     return any(tuple(lows[i : i + len(p)]) == p for p in EVERYTHING for i in range(len(lows)))
+
+
+def _every_row(plan: Plan, table: str) -> bool:
+    """'the details of all investors', 'the season of every game': one row per investor or game,
+    even where two share the values shown (no DISTINCT, as 'the cities of restaurants' gets)."""
+    tokens = plan.shape.tokens
+    for m in plan.matching.mentions:
+        if m.sense is None or m.sense.kind != "table" or m.sense.table != table:
+            continue
+        i = m.start - 1
+        while i >= 0 and tokens[i].low == "the":
+            i -= 1
+        if tokens[m.start].low in ("all", "every") or (i >= 0 and tokens[i].low in ("all", "every")):
+            return True  # the phrase may hold the word itself ('every game')
+    return False
 
 
 def _ranked_by_child(plan: Plan) -> bool:

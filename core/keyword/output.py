@@ -266,10 +266,6 @@ def _ranked_child_measure(plan: Plan, ctx: Context) -> Plan:
     )
 
 
-# ---------------------------------------------------------------------------------------------
-# the tables the view must join
-
-
 def fold_constant_counts(plan: Plan, ctx: Context) -> Plan:
     """'How many players … in each position? Show the count and position' reads 'count …
     position' as COUNT(DISTINCT position), which is 1 in every group of positions (and so is a
@@ -291,6 +287,10 @@ def fold_constant_counts(plan: Plan, ctx: Context) -> Plan:
         raise Decline("it counts something that is one in every group", [m.words for m in q.measures])
     order = tuple(o for o in q.order if not isinstance(o.key, Measure) or o.key in keep)
     return plan.with_query(measures=tuple(keep), groups=(*q.groups, *shown), order=order)
+
+
+# ---------------------------------------------------------------------------------------------
+# the tables the view must join
 
 
 def joined_tables(plan: Plan, ctx: Context) -> Plan:

@@ -9,7 +9,7 @@ superlatives in one question, 'last name' (a column, not a date range), 'ordered
 last names', a column of another table before a table ('a minor program'), 'rank' compared with
 a number, an average compared with a number, 'train numbers' (the column, not the table), 'the
 count and position' per position, a superlative read as nothing, 'all information', and 'of
-every player' (one row per player, no DISTINCT).
+every player' (one row per player, no DISTINCT), and one average named twice.
 Each is answered with the rows hand-written SQL gives, or declined — never answered with
 something else."""
 
@@ -423,3 +423,16 @@ def test_all_and_every_list_one_row_per_thing_even_when_values_repeat(app, tmp_p
     distinct = ask(app, path, "What positions do players play?")
     if distinct.status == "answer":  # without 'all' or 'every', each position once
         assert Counter(tuple(r) for r in distinct.rows) == hand(path, "SELECT DISTINCT position FROM player")
+
+
+def test_one_average_named_twice_is_one_column(app, tmp_path):
+    path = make_db(tmp_path, "players", PLAYERS)
+    question = (
+        "What is the average player points for each position? Show the average points and the position."
+    )
+    outcome = ask(app, path, question)
+    if outcome.status != "answer":
+        assert declined(outcome)
+        return
+    want = hand(path, "SELECT position, AVG(points) FROM player GROUP BY position")
+    assert Counter(tuple(r) for r in outcome.rows) == want  # not the same average in two columns

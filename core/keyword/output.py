@@ -295,7 +295,16 @@ def fold_constant_counts(plan: Plan, ctx: Context) -> Plan:
 
 def joined_tables(plan: Plan, ctx: Context) -> Plan:
     """Every table the query touches, the target first (the view joins them, core/view.py)."""
-    plan = plan.with_query(measures=tuple(dict.fromkeys(plan.query.measures)))
+    # 'the average product price … show the average price' names one average twice
+    same: dict[tuple[object, ...], Measure] = {}
+    kept: dict[Measure, Measure] = {}
+    for m in plan.query.measures:
+        kept[m] = same.setdefault((m.func, m.table, m.column, m.distinct, m.since, m.unit), m)
+    order = tuple(
+        replace(o, key=kept[o.key]) if isinstance(o.key, Measure) and o.key in kept else o
+        for o in plan.query.order
+    )
+    plan = plan.with_query(measures=tuple(same.values()), order=order)
     entity_tables = [m.sense.table for m, _ in plan.entities if m.sense and plan.role(m).kind == "entity"]
     q = local_keys(plan.query, ctx.lex, entity_tables)
     tables = [q.target or "", *entity_tables]

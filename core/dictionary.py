@@ -43,6 +43,7 @@ ABBREVIATIONS = {
     "cnt": "count",
     "pct": "percent",
     "avg": "average",
+    "max": "maximum",
     "org": "organization",
     "dob": "date of birth",
     "fname": "first name",

@@ -8,8 +8,9 @@ would only repeat the question's own value, 'at least 2 documents' after a numer
 superlatives in one question, 'last name' (a column, not a date range), 'ordered by the students'
 last names', a column of another table before a table ('a minor program'), 'rank' compared with
 a number, an average compared with a number, 'train numbers' (the column, not the table), 'the
-count and position' per position, a superlative read as nothing, 'all information', and 'of
-every player' (one row per player, no DISTINCT), and one average named twice.
+count and position' per position, a superlative read as nothing, 'all information', 'of
+every player' (one row per player, no DISTINCT), one average named twice, 'maximum speed'
+(the max_speed column), and a tie on a count the answer does not show.
 Each is answered with the rows hand-written SQL gives, or declined — never answered with
 something else."""
 
@@ -436,3 +437,31 @@ def test_one_average_named_twice_is_one_column(app, tmp_path):
         return
     want = hand(path, "SELECT position, AVG(points) FROM player GROUP BY position")
     assert Counter(tuple(r) for r in outcome.rows) == want  # not the same average in two columns
+
+
+STORMS = """
+CREATE TABLE storm (storm_id INTEGER PRIMARY KEY, name TEXT, max_speed INTEGER);
+CREATE TABLE region (region_id INTEGER PRIMARY KEY, region_name TEXT);
+CREATE TABLE affected_region (
+    region_id INTEGER REFERENCES region (region_id), storm_id INTEGER REFERENCES storm (storm_id)
+);
+INSERT INTO storm VALUES (1, 'One', 995), (2, 'Two', 972), (3, 'Three', 961);
+INSERT INTO region VALUES (1, 'Afghanistan'), (2, 'Albania'), (3, 'Algeria');
+INSERT INTO affected_region VALUES (1, 1), (2, 1), (3, 1), (1, 2), (2, 2), (1, 3);
+"""
+
+
+def test_maximum_speed_is_the_max_speed_column(app, tmp_path):
+    path = make_db(tmp_path, "storms", STORMS)
+    outcome = ask(app, path, "Which storm affected the most regions? Give its name and maximum speed.")
+    assert outcome.status == "answer", outcome.error
+    assert [tuple(r) for r in outcome.rows] == [("One", 995)]
+    assert [c.lower() for c in outcome.columns] == ["name", "max_speed"]  # the stored speed, not MAX of it
+
+
+def test_a_tie_on_a_count_the_answer_does_not_show_is_declined(app, tmp_path):
+    tied = STORMS + "INSERT INTO affected_region VALUES (2, 3), (3, 3);"  # Three: 3 regions, as One
+    path = make_db(tmp_path, "storms", tied)
+    outcome = ask(app, path, "Which storm affected the most regions? Give its name.")
+    assert declined(outcome), outcome.rows
+    assert "tie" in outcome.error and "One" in outcome.error and "Three" in outcome.error

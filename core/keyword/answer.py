@@ -235,16 +235,23 @@ def _tied_at_limit(
     trace: Trace,
 ) -> list[tuple[Any, ...]]:
     """The rows that tie with the last one a LIMIT keeps, when more exist than it keeps ('which
-    aircraft flies the most flights?' when two fly as many): found by asking for one row more."""
+    aircraft flies the most flights?' when two fly as many): found by asking for one row more,
+    with the measure it ranks by shown even when the answer hides it."""
     limit = query.limit
     dialect = db.catalog.dialect
-    keys = order_outputs(sql, dialect)
-    if not limit or not keys or len(rows) < limit:
+    if not limit or len(rows) < limit:
         return []
+    probe = replace(query, limit=limit + 1)
+    if query.hidden:  # 'which storm affected the most regions': show the count it ranks by
+        probe = replace(probe, measures=(*query.measures, *query.hidden), hidden=())
     with trace.stage("ties") as st:
         try:
-            more = compile_query(replace(query, limit=limit + 1), view, lex, dialect)
+            more = compile_query(probe, view, lex, dialect)
         except CompileError:
+            st.outputs = {"checked": False}
+            return []
+        keys = order_outputs(more, dialect)
+        if not keys:
             st.outputs = {"checked": False}
             return []
         run = run_over_view(db, more, view, settings, Trace(question="", database=db.name))

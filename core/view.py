@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from core.catalog import Catalog
@@ -42,6 +43,18 @@ def build_view(
         deny_columns=db.config.deny_columns,
         question=question,
     )
+
+
+def required(view: View, table: str) -> View:
+    """The view with `table` joined as required. A pattern may LEFT JOIN it (a subtype of a typed
+    fact: Shops under Tourist_Attractions), but when a question lists or counts that table's rows,
+    a row without one is not one of them ('details of shops reached by walk' must not list an
+    attraction that is no shop)."""
+    steps = tuple(
+        replace(s, kind="inner") if s.kind == "left" and s.table.lower() == table.lower() else s
+        for s in view.steps
+    )
+    return view if steps == view.steps else replace(view, steps=steps)
 
 
 def sample_rows(db: Database, view: View, n: int) -> list[tuple[Any, ...]]:

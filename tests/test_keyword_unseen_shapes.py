@@ -10,7 +10,8 @@ last names', a column of another table before a table ('a minor program'), 'rank
 a number, an average compared with a number, 'train numbers' (the column, not the table), 'the
 count and position' per position, a superlative read as nothing, 'all information', 'of
 every player' (one row per player, no DISTINCT), one average named twice, 'maximum speed'
-(the max_speed column), and a tie on a count the answer does not show.
+(the max_speed column), a tie on a count the answer does not show, and a list of a subtype
+('shops' under attractions) that must not list the attractions that are no shop.
 Each is answered with the rows hand-written SQL gives, or declined — never answered with
 something else."""
 
@@ -465,3 +466,22 @@ def test_a_tie_on_a_count_the_answer_does_not_show_is_declined(app, tmp_path):
     outcome = ask(app, path, "Which storm affected the most regions? Give its name.")
     assert declined(outcome), outcome.rows
     assert "tie" in outcome.error and "One" in outcome.error and "Three" in outcome.error
+
+
+# Shops and museums are kinds of attraction: their key is the attraction's.
+ATTRACTIONS = """
+CREATE TABLE attractions (attraction_id INTEGER PRIMARY KEY, name TEXT, how_to_get_there TEXT);
+CREATE TABLE shops (shop_id INTEGER PRIMARY KEY REFERENCES attractions (attraction_id), shop_details TEXT);
+CREATE TABLE museums (museum_id INTEGER PRIMARY KEY REFERENCES attractions (attraction_id), museum_details TEXT);
+INSERT INTO attractions VALUES (1, 'Soup corner', 'walk'), (2, 'Old mill', 'walk'), (3, 'Ferry shop', 'boat'),
+    (4, 'Art hall', 'bus');
+INSERT INTO shops VALUES (1, 'soup'), (3, 'ferry goods');
+INSERT INTO museums VALUES (2, 'mills'), (4, 'art');
+"""
+
+
+def test_a_list_of_a_subtype_lists_only_rows_of_that_subtype(app, tmp_path):
+    path = make_db(tmp_path, "attractions", ATTRACTIONS)
+    outcome = ask(app, path, "What are the details of shops that can be reached by walk?")
+    assert outcome.status == "answer", outcome.error
+    assert [tuple(r) for r in outcome.rows] == [("soup",)]  # not also a NULL for the mill, which is no shop

@@ -42,7 +42,7 @@ from core.request import Request
 from core.run import check_for, outcome_of, run_over_view
 from core.settings import EngineSettings
 from core.trace import Trace
-from core.view import build_view
+from core.view import build_view, required
 
 log = logging.getLogger(__name__)
 
@@ -128,6 +128,8 @@ def _answer(db: Database, request: Request, settings: EngineSettings, trace: Tra
     with trace.stage("view") as st:
         words = request.question if follow is None else f"{history[-1].question} {request.question}"
         view = build_view(db, list(query.tables), question=words)
+        if query.target and not (query.measures or query.having):  # a list: each row is a target's
+            view = required(view, query.target)
         st.outputs = {"tables": view.tables, "joins": view.explain(), "fans_out": view.fans_out}
         missing = [t for t in query.tables if t.lower() not in {x.lower() for x in view.tables}]
     if missing:

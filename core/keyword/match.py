@@ -171,6 +171,9 @@ class Lexicon:
     # -- lookups -------------------------------------------------------------------------------
 
     def schema(self, phrase: str) -> list[Sense]:
+        """Tables and columns the phrase names, best first. A phrase of several words that spells
+        a column's name word for word is that column first: the dictionary drops 'number' as a
+        filler word, so 'train number' alone would name the table train."""
         cached: list[Sense] | None = _get(self._schema_cache, phrase)
         if cached is not None:
             return cached

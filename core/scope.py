@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from core.database import Database
 from core.graph import RelationshipGraph
+from core.keyword.shapes import BUCKET_ADVERBS, BUCKET_UNITS
 from core.link import SCHEMA_MIN, TIE, VALUE_MIN, LinkError, join_path, link
 from core.llm import LLM
 from core.retrieval import Retrieval
@@ -70,29 +71,9 @@ def described_columns(retrieval: Retrieval) -> frozenset[tuple[str, str]]:
     return frozenset(out)
 
 
-# Calendar units: a time bucket of whatever the question is about, so a column named like one
-# ('usage.month') does not name its table.
-CALENDAR_WORDS = frozenset(
-    [
-        "year",
-        "years",
-        "quarter",
-        "quarters",
-        "month",
-        "months",
-        "week",
-        "weeks",
-        "day",
-        "days",
-        "yearly",
-        "annual",
-        "annually",
-        "quarterly",
-        "monthly",
-        "weekly",
-        "daily",
-    ]
-)
+# Calendar units ('per month', 'yearly'): a time bucket of whatever the question is about, so a
+# column named like one ('usage.month') does not name its table.
+CALENDAR_WORDS = frozenset([*BUCKET_UNITS, *(f"{u}s" for u in BUCKET_UNITS), *BUCKET_ADVERBS])
 
 
 def named_tables(retrieval: Retrieval) -> list[str]:

@@ -89,6 +89,11 @@ def make_db(tmp_path: Path, name: str, script: str) -> Path:
     return path
 
 
+def rows(outcome: Any) -> Counter[tuple[Any, ...]]:
+    """An answer's rows as a multiset, to compare with `hand`."""
+    return Counter(tuple(r) for r in outcome.rows)
+
+
 def hand(path: Path, sql: str) -> Counter[tuple[Any, ...]]:
     with sqlite3.connect(path) as conn:
         return Counter(tuple(r) for r in conn.execute(sql))
@@ -119,7 +124,7 @@ def test_a_number_written_as_a_word_after_more_than_is_the_comparison(app, tmp_p
         path,
         "SELECT s.name FROM ship s JOIN captain c USING (ship_id) GROUP BY s.ship_id HAVING COUNT(*) > 1",
     )
-    assert Counter(tuple(r) for r in outcome.rows) == want  # Gorgon and Avenger, not every captain's ship
+    assert rows(outcome) == want  # Gorgon and Avenger, not every captain's ship
 
 
 def test_a_comparison_that_compares_with_nothing_is_declined(app, tmp_path):
@@ -147,7 +152,7 @@ def test_details_names_the_details_column(app, tmp_path):
         "SELECT DISTINCT c.customer_details FROM customer c JOIN policy p USING (customer_id) "
         "WHERE p.policy_type_code = 'Deputy'",
     )
-    assert Counter(tuple(r) for r in outcome.rows) == want
+    assert rows(outcome) == want
 
 
 def test_a_table_is_labelled_by_the_column_named_like_it(app, tmp_path):
@@ -159,7 +164,7 @@ def test_a_table_is_labelled_by_the_column_named_like_it(app, tmp_path):
         "SELECT p.product FROM product p JOIN store_product sp USING (product_id) "
         "JOIN store s USING (store_id) WHERE s.store_name = 'Miramichi'",
     )
-    assert Counter(tuple(r) for r in outcome.rows) == want  # names, not ids
+    assert rows(outcome) == want  # names, not ids
 
 
 def test_how_many_of_a_stored_figure_is_not_answered_with_a_row_count(app, tmp_path):
@@ -283,8 +288,9 @@ def test_at_least_n_things_counts_them_even_after_a_numeric_id(app, tmp_path):
     path = make_db(tmp_path, "projects", PROJECTS)
     outcome = ask(app, path, "Which project ids have at least 2 documents?")
     assert outcome.status == "answer", outcome.error
-    want = hand(path, "SELECT project_id FROM documents GROUP BY project_id HAVING COUNT(*) >= 2")
-    assert Counter(tuple(r) for r in outcome.rows) == want  # 1 and 30, not every id from 2 up
+    assert rows(outcome) == hand(
+        path, "SELECT project_id FROM documents GROUP BY project_id HAVING COUNT(*) >= 2"
+    )  # 1 and 30, not every id from 2 up
 
 
 def test_two_superlatives_are_declined_not_one_dropped(app, tmp_path):
@@ -310,8 +316,7 @@ def test_last_name_is_a_column_not_a_date_range(app, tmp_path):
     path = make_db(tmp_path, "students", STUDENTS)
     outcome = ask(app, path, "What are the first name and last name of students with a gpa above 3.4?")
     assert outcome.status == "answer", outcome.error
-    want = hand(path, "SELECT fname, lname FROM student WHERE gpa > 3.4")
-    assert Counter(tuple(r) for r in outcome.rows) == want
+    assert rows(outcome) == hand(path, "SELECT fname, lname FROM student WHERE gpa > 3.4")
 
 
 def test_ordered_by_the_students_last_names_orders_by_the_last_name(app, tmp_path):
@@ -370,8 +375,7 @@ def test_train_numbers_is_the_train_number_column(app, tmp_path):
     path = make_db(tmp_path, "reviews", REVIEWS)
     outcome = ask(app, path, "What are the times and train numbers of trains going to Chennai?")
     assert outcome.status == "answer", outcome.error
-    want = hand(path, "SELECT time, train_number FROM train WHERE destination = 'Chennai'")
-    assert Counter(tuple(r) for r in outcome.rows) == want
+    assert rows(outcome) == hand(path, "SELECT time, train_number FROM train WHERE destination = 'Chennai'")
 
 
 PLAYERS = """
@@ -395,8 +399,9 @@ def test_the_count_and_the_group_shows_the_group_once(app, tmp_path):
     )
     outcome = ask(app, path, question)
     assert outcome.status == "answer", outcome.error
-    want = hand(path, "SELECT position, COUNT(*) FROM player WHERE points < 30 GROUP BY position")
-    assert Counter(tuple(r) for r in outcome.rows) == want  # no column of 1s counting each position
+    assert rows(outcome) == hand(
+        path, "SELECT position, COUNT(*) FROM player WHERE points < 30 GROUP BY position"
+    )  # no column of 1s counting each position
 
 
 def test_a_superlative_read_as_nothing_is_declined(app, tmp_path):
@@ -414,17 +419,17 @@ def test_all_information_about_a_table_shows_every_column(app, tmp_path):
     path = make_db(tmp_path, "players", PLAYERS)
     outcome = ask(app, path, "Show all information about every player.")
     assert outcome.status == "answer", outcome.error
-    assert Counter(tuple(r) for r in outcome.rows) == hand(path, "SELECT * FROM player")
+    assert rows(outcome) == hand(path, "SELECT * FROM player")
 
 
 def test_all_and_every_list_one_row_per_thing_even_when_values_repeat(app, tmp_path):
     path = make_db(tmp_path, "players", PLAYERS)
     every = ask(app, path, "List the position of every player.")
     assert every.status == "answer", every.error
-    assert Counter(tuple(r) for r in every.rows) == hand(path, "SELECT position FROM player")  # Prop twice
+    assert rows(every) == hand(path, "SELECT position FROM player")  # Prop twice
     distinct = ask(app, path, "What positions do players play?")
     if distinct.status == "answer":  # without 'all' or 'every', each position once
-        assert Counter(tuple(r) for r in distinct.rows) == hand(path, "SELECT DISTINCT position FROM player")
+        assert rows(distinct) == hand(path, "SELECT DISTINCT position FROM player")
 
 
 def test_one_average_named_twice_is_one_column(app, tmp_path):
@@ -436,8 +441,9 @@ def test_one_average_named_twice_is_one_column(app, tmp_path):
     if outcome.status != "answer":
         assert declined(outcome)
         return
-    want = hand(path, "SELECT position, AVG(points) FROM player GROUP BY position")
-    assert Counter(tuple(r) for r in outcome.rows) == want  # not the same average in two columns
+    assert rows(outcome) == hand(
+        path, "SELECT position, AVG(points) FROM player GROUP BY position"
+    )  # not the same average in two columns
 
 
 STORMS = """

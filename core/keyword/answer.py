@@ -200,7 +200,7 @@ def _answer(db: Database, request: Request, settings: EngineSettings, trace: Tra
             sql=run.sql,
         )
     if result is not None:
-        tied = _tied_at_limit(db, query, view, lex, over_view, result.rows, settings, trace)
+        tied = _tied_at_limit(db, query, view, lex, result.rows, settings, trace)
         asks_when = bool(shape.tokens) and shape.tokens[0].low == "when"  # the date is the answer anyway
         if tied and query.limit == 1 and not asks_when:
             names = ", ".join(str(r[0]) for r in tied)
@@ -231,7 +231,6 @@ def _tied_at_limit(
     query: Query,
     view: View,
     lex: Lexicon,
-    sql: str,
     rows: Sequence[tuple[Any, ...]],
     settings: EngineSettings,
     trace: Trace,

@@ -236,8 +236,8 @@ class Compiler:
         # Ordered by a column it does not show ('the country of the highest airport'), the rows
         # are the things ranked: DISTINCT would rank each country by an arbitrary one of its
         # airports in SQLite and is an error in PostgreSQL.
-        hidden_keys = [o.key for o in plan.order if isinstance(o.key, Ref) and o.key not in plan.projection]
-        if distinct and not hidden_keys:
+        hidden_key = any(isinstance(o.key, Ref) and o.key not in plan.projection for o in plan.order)
+        if distinct and not hidden_key:
             query = query.distinct()
         return self._order_and_limit(query, projections)
 

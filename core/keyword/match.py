@@ -185,16 +185,14 @@ class Lexicon:
             s = Sense(kind, m.table, m.column, None, m.score, m.via)
             if (m.table, m.column) not in out or out[(m.table, m.column)].score < s.score:
                 out[(m.table, m.column)] = s
-        said = " ".join(folded_words(phrase))
-
-        def spelled(s: Sense) -> bool:  # the phrase is the column's name, word for word
-            return s.kind == "column" and name_words(s.column or "") == said
-
+        said = _said(phrase)
         table_named = any(s.kind == "table" and name_words(s.table) == said for s in out.values())
         boost = len(said.split()) > 1 and not table_named  # 'train number': train_number, not the table train
         if boost:
-            out = {k: replace(s, score=1.0) if spelled(s) else s for k, s in out.items()}
-        senses = sorted(out.values(), key=lambda s: (-s.score, boost and not spelled(s), s.kind != "table"))
+            out = {k: replace(s, score=1.0) if _spelled(s, phrase) else s for k, s in out.items()}
+        senses = sorted(
+            out.values(), key=lambda s: (-s.score, boost and not _spelled(s, phrase), s.kind != "table")
+        )
         _put(self._schema_cache, phrase, senses)
         return senses
 
@@ -639,10 +637,15 @@ def _named_column(x: Sense) -> bool:
     return x.kind == "column" and x.score >= 0.95 and x.via == "name"
 
 
+def _said(phrase: str) -> str:
+    """A phrase's words as a name's words compare with them: folded and singular."""
+    return " ".join(folded_words(phrase))
+
+
 def _spelled(x: Sense, phrase: str) -> bool:
     """`phrase` is the column's name word for word ('phone number' is phone_number, in whichever
     of the tables that have one)."""
-    return x.kind == "column" and (x.column or "").lower().replace("_", " ") == phrase
+    return x.kind == "column" and name_words(x.column or "") == _said(phrase)
 
 
 def _part_of_name(shape: Shape, lex: Lexicon, i: int) -> bool:

@@ -213,6 +213,16 @@ class KeywordDictionary:
                 if w not in STOPWORDS:
                     self._by_word[w].add(key)
 
+    def spelled(self, text: str) -> list[Term]:
+        """Columns whose own name is `text` word for word (folded, singular words). The fuzzy match
+        cannot find them when the name is mostly filler words: 'number of hosts' leaves only 'host'
+        once 'number' and 'of' are dropped, and 'host' names the table host."""
+        return [
+            t
+            for t in self._by_text.get(text, ())
+            if t.column and t.via == "name" and not t.table_part and not t.pointer
+        ]
+
     def match(self, keyword: str, limit: int = 8, min_score: float = MIN_SCORE) -> list[SchemaMatch]:
         """Tables and columns `keyword` may name, best first (one match per table/column)."""
         kw_words = [w for w in words(keyword) if w not in STOPWORDS] or words(keyword)

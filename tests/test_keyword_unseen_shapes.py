@@ -11,7 +11,10 @@ a number, an average compared with a number, 'train numbers' (the column, not th
 count and position' per position, a superlative read as nothing, 'all information', 'of
 every player' (one row per player, no DISTINCT), one average named twice, 'maximum speed'
 (the max_speed column), a tie on a count the answer does not show, and a list of a subtype
-('shops' under attractions) that must not list the attractions that are no shop.
+('shops' under attractions) that must not list the attractions that are no shop, a bare 'id',
+'its type', a column named both to show and to order by, 'the largest number of hosts' (a stored
+column), a ranking by a text column of another table, a total above a number, and 'at least two
+records'.
 Each is answered with the rows hand-written SQL gives, or declined — never answered with
 something else."""
 
@@ -491,3 +494,125 @@ def test_a_list_of_a_subtype_lists_only_rows_of_that_subtype(app, tmp_path):
     outcome = ask(app, path, "What are the details of shops that can be reached by walk?")
     assert outcome.status == "answer", outcome.error
     assert [tuple(r) for r in outcome.rows] == [("soup",)]  # not also a NULL for the mill, which is no shop
+
+
+ACCOUNTS = """
+CREATE TABLE account (account_id INTEGER PRIMARY KEY, statement_id INTEGER, account_details TEXT);
+CREATE TABLE allergy_type (allergy TEXT PRIMARY KEY, allergytype TEXT);
+INSERT INTO account VALUES (7, 57, '495.063'), (61, 57, '930.14'), (98, 192, '6035.84');
+INSERT INTO allergy_type VALUES ('Eggs', 'food'), ('Cat', 'animal'), ('Grass Pollen', 'environmental');
+"""
+
+
+def test_a_bare_id_is_the_key_of_the_thing_named_with_it(app, tmp_path):
+    path = make_db(tmp_path, "accounts", ACCOUNTS)
+    outcome = ask(app, path, "Show the id and details of all accounts.")
+    assert outcome.status == "answer", outcome.error
+    assert rows(outcome) == hand(
+        path, "SELECT account_id, account_details FROM account"
+    )  # not the details alone
+
+
+def test_its_type_asks_for_the_type_column(app, tmp_path):
+    path = make_db(tmp_path, "accounts", ACCOUNTS)
+    outcome = ask(app, path, "List every allergy along with its type.")
+    assert outcome.status == "answer", outcome.error
+    assert rows(outcome) == hand(path, "SELECT allergy, allergytype FROM allergy_type")
+    # 'kind' is a filler word, but 'its kind' asks for something this table does not have
+    assert declined(ask(app, path, "List every allergy along with its kind."))
+
+
+JOURNALS = """
+CREATE TABLE editor (editor_id INTEGER PRIMARY KEY, name TEXT, age INTEGER);
+CREATE TABLE journal (journal_id INTEGER PRIMARY KEY, theme TEXT);
+CREATE TABLE journal_committee (
+    editor_id INTEGER REFERENCES editor (editor_id), journal_id INTEGER REFERENCES journal (journal_id),
+    PRIMARY KEY (editor_id, journal_id)
+);
+INSERT INTO editor VALUES (1, 'Kamila', 54), (2, 'Marek', 21);
+INSERT INTO journal VALUES (1, 'Miami Dolphins'), (2, 'at Jacksonville Jaguars');
+INSERT INTO journal_committee VALUES (1, 1), (2, 1), (2, 2);
+"""
+
+
+def test_a_column_named_to_show_and_to_order_by_is_shown(app, tmp_path):
+    path = make_db(tmp_path, "journals", JOURNALS)
+    outcome = ask(
+        app,
+        path,
+        "Show the names and ages of editors and the themes of the journals they serve on committees for, "
+        "ordered by theme.",
+    )
+    if outcome.status != "answer":  # two things listed at once: declining is fine, dropping the themes is not
+        assert declined(outcome), outcome.error
+        return
+    want = "SELECT e.name, e.age, j.theme FROM journal_committee c JOIN editor e USING (editor_id) JOIN journal j USING (journal_id)"
+    assert rows(outcome) == hand(path, want)
+
+
+PARTIES = """
+CREATE TABLE party (party_id INTEGER PRIMARY KEY, location TEXT, number_of_hosts INTEGER);
+CREATE TABLE host (host_id INTEGER PRIMARY KEY, name TEXT);
+CREATE TABLE party_host (
+    party_id INTEGER REFERENCES party (party_id), host_id INTEGER REFERENCES host (host_id),
+    PRIMARY KEY (party_id, host_id)
+);
+INSERT INTO party VALUES (1, 'Hemkade 48 Zaandam', 31), (2, 'Heineken Music Hall', 5), (3, 'Blackpool', 13);
+INSERT INTO host VALUES (1, 'Austin'), (2, 'Lloyd'), (3, 'Kornel');
+INSERT INTO party_host VALUES (2, 1), (2, 2), (2, 3), (1, 1);
+"""
+
+
+def test_a_count_phrase_that_spells_a_column_is_the_stored_figure(app, tmp_path):
+    path = make_db(tmp_path, "parties", PARTIES)
+    outcome = ask(app, path, "What is the location of the party with the largest number of hosts?")
+    assert outcome.status == "answer", outcome.error
+    # the stored number_of_hosts, not a count of the party_host rows (Heineken Music Hall)
+    assert rows(outcome) == hand(path, "SELECT location FROM party ORDER BY number_of_hosts DESC LIMIT 1")
+
+
+def test_ranking_by_text_of_another_table_is_declined(app, tmp_path):
+    path = make_db(
+        tmp_path,
+        "catalogs",
+        """
+        CREATE TABLE catalogs (catalog_id INTEGER PRIMARY KEY, catalog_name TEXT);
+        CREATE TABLE catalog_contents (
+            entry_id INTEGER PRIMARY KEY, catalog_id INTEGER REFERENCES catalogs (catalog_id), capacity TEXT
+        );
+        INSERT INTO catalogs VALUES (1, 'Breakfast Goods'), (2, 'Coffee Bean');
+        INSERT INTO catalog_contents VALUES (1, 1, '5'), (2, 2, '10'), (3, 2, '1');
+        """,
+    )
+    outcome = ask(app, path, "What is the catalog name of the catalog with the smallest capacity?")
+    assert declined(outcome), (outcome.error_kind, outcome.sql)  # not a query that selects nothing
+
+
+PHONES = """
+CREATE TABLE phone (phone_id INTEGER PRIMARY KEY, name TEXT);
+CREATE TABLE market (market_id INTEGER PRIMARY KEY, district TEXT);
+CREATE TABLE phone_market (
+    market_id INTEGER REFERENCES market (market_id), phone_id INTEGER REFERENCES phone (phone_id),
+    num_of_stock INTEGER, PRIMARY KEY (market_id, phone_id)
+);
+CREATE TABLE party (party_id INTEGER PRIMARY KEY, year INTEGER, party TEXT, governor TEXT);
+INSERT INTO phone VALUES (1, 'IPhone 5s'), (2, 'IPhone 6s'), (3, 'IPhone X');
+INSERT INTO market VALUES (1, 'Alberta'), (2, 'Quebec');
+INSERT INTO phone_market VALUES (1, 1, 1500), (2, 1, 1000), (1, 2, 2100), (1, 3, 900), (2, 3, 200);
+INSERT INTO party VALUES (1, 1998, 'Democratic', 'Peter Vallone'), (2, 1998, 'Liberal', 'Betsy McCaughey'),
+    (3, 2002, 'Democratic', 'Carl McCall');
+"""
+
+
+def test_a_total_above_a_number_compares_the_total(app, tmp_path):
+    path = make_db(tmp_path, "phones", PHONES)
+    outcome = ask(app, path, "Which phones have a total stock of at least 2000 across all markets?")
+    assert outcome.status == "answer", outcome.error
+    # the 5s has 2,500 in two markets; 'each row at least 2000' would list the 6s alone
+    assert {r[0] for r in outcome.rows} == {"IPhone 5s", "IPhone 6s"}
+
+
+def test_at_least_n_records_is_declined(app, tmp_path):
+    path = make_db(tmp_path, "phones", PHONES)
+    outcome = ask(app, path, "Which parties have at least two records?")
+    assert declined(outcome), outcome.sql  # not 'year >= 2', the one number a row has

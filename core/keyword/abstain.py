@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from core.keyword.columns import NUMERIC, counts_something
 from core.keyword.dates import about_dates, date_hint, date_verb
-from core.keyword.match import Lexicon, Matching, Sense
+from core.keyword.match import KEY_WORDS, POSSESSIVES, Lexicon, Matching, Sense
 from core.keyword.plan import Context, Decline, Measure, Plan
 from core.keyword.ranking import IMPLIED
 from core.keyword.shapes import (
@@ -45,7 +45,8 @@ def check_unsupported(plan: Plan, ctx: Context) -> Plan:
 
 def check_words(plan: Plan, ctx: Context) -> Plan:
     """Every content word must be placed. A word that matched nothing is only let through when it
-    carries no restriction: a filler ('kind', 'overall'), a unit ('miles'), a known relating verb
+    carries no restriction: a filler ('kind', 'overall', but not 'its type', which asks for a
+    column), a unit ('miles'), a known relating verb
     in a sentence that names what it relates ('authors who wrote papers', 'how many courses does
     each department offer'), or another verb form standing between two named things ('credits
     earned by each student'). A verb said of one thing ('flights that were delayed') or an
@@ -61,7 +62,10 @@ def check_words(plan: Plan, ctx: Context) -> Plan:
     things |= {i for i, t in enumerate(tokens) if t.low in PRONOUNS}
     for i in plan.matching.unmatched:
         low = tokens[i].low
-        if low in FILLERS or low in MEASURE_UNITS or len(low) <= 2 or low.isdigit():
+        owned = i > 0 and tokens[i - 1].low in POSSESSIVES  # 'its type' asks for something
+        if (low in FILLERS and not owned) or low in MEASURE_UNITS or low.isdigit():
+            continue
+        if len(low) <= 2 and low not in KEY_WORDS:
             continue
         nxt = next((j for j in range(i + 1, len(tokens)) if plan.shape.role[j] != "stop"), None)
         following = mention_at.get(nxt) if nxt is not None else None

@@ -227,6 +227,8 @@ class Compiler:
         projections = [self._named(r, taken) for r in plan.projection]
         if plan.ratio is not None:
             projections.append(exp.alias_(self.ratio(*plan.ratio), ident("ratio")))
+        if not projections:
+            raise CompileError("the reading shows no column")
         query = exp.select(*projections).from_(self.from_())
         if where:
             query = query.where(exp.and_(*where))

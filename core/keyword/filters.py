@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from dataclasses import replace
 
 from core.keyword.columns import TEMPORAL, column_kind, date_subject, is_numeric, measure_column
 from core.keyword.match import Mention
@@ -27,7 +28,7 @@ def compare(
     if last is not None and last.sense is not None and last.sense.kind == "column" and last.sense.column:
         ref = Ref(last.sense.table, last.sense.column)
         measured = next(
-            (x for x in plan.query.measures if x.ref == ref and x.func in ("AVG", "MIN", "MAX")), None
+            (x for x in plan.query.measures if x.ref == ref and x.func in ("AVG", "SUM", "MIN", "MAX")), None
         )
         if plan.role(last).kind == "measure" and measured is not None:
             # 'items with an average rating above 5': the average is compared, not each rating
@@ -82,9 +83,13 @@ def place_loose_columns(plan: Plan, ctx: Context) -> Plan:
         if plan.role(m).kind == "subject":
             continue  # 'in the year 2021': the date literal after it claimed it
         ref = Ref(s.table, s.column or "")
-        if any(f.ref == ref for f in plan.query.filters) or ref in plan.query.all_refs():
+        q = plan.query
+        ordered_only = ref not in replace(q, order=()).all_refs()
+        if any(f.ref == ref for f in q.filters) or (ref in q.all_refs() and not ordered_only):
             plan = plan.with_role(m, "absorbed")  # 'city of Boston', or named twice ('range in miles')
             continue
+        # a column also named to order by is still asked for here ('… and the themes of the
+        # journals, ordered by theme'): the order does not show it
         if date_subject(ctx.lex, m):
             dated = _dates_it(plan, m)
             if dated is not None:

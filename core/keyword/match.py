@@ -30,7 +30,7 @@ from core.dictionary import keyword_dictionary, name_words, stem
 from core.dictionary import words as folded_words
 from core.joins import graph_weights
 from core.keyword.readings import Reading
-from core.keyword.shapes import BUCKET_ADVERBS, GLUE, Cue, Shape
+from core.keyword.shapes import BUCKET_ADVERBS, GLUE, ROW_NOUNS, Cue, Shape
 from core.values import Access, fold
 
 if TYPE_CHECKING:
@@ -186,6 +186,9 @@ class Lexicon:
             if (m.table, m.column) not in out or out[(m.table, m.column)].score < s.score:
                 out[(m.table, m.column)] = s
         said = _said(phrase)
+        if len(said.split()) > 1:
+            for term in self.dictionary.spelled(said):
+                out[(term.table, term.column)] = Sense("column", term.table, term.column, None, 1.0, "name")
         table_named = any(s.kind == "table" and name_words(s.table) == said for s in out.values())
         boost = len(said.split()) > 1 and not table_named  # 'train number': train_number, not the table train
         if boost:
@@ -397,6 +400,10 @@ def discover(shape: Shape, lex: Lexicon, readings: Sequence[Reading] = ()) -> Ma
         senses = lex.values(text, quoted=True) + [s for s in lex.schema(text) if s.score >= 0.95]
         mentions.append(Mention(lit.start, lit.end, text, tuple(senses), quoted=True))
     mentions.sort(key=lambda m: m.start)
+    keys = _bare_keys(shape, lex, mentions, unmatched)
+    keys += _owned_names(shape, lex, mentions, [i for i in unmatched if i not in {m.start for m in keys}])
+    unmatched = [i for i in unmatched if i not in {m.start for m in keys}]
+    mentions = sorted([*mentions, *keys], key=lambda m: m.start)
     mentions = attach(shape, _apply_readings(mentions, readings))
     return Matching(mentions=tuple(m for m in mentions if not m.alias), unmatched=tuple(sorted(unmatched)))
 
@@ -412,6 +419,65 @@ BEFORE_VALUE = frozenset(
     ["the", "a", "an", "of", "named", "called", "titled", "is", "=", ":"]
 )  # 'city of Boston'
 AFTER_VALUE = frozenset(["the", "a", "an"])  # 'the "Computer Science" department'
+
+
+KEY_WORDS = frozenset(["id", "ids", "identifier", "identifiers"])
+
+
+def _bare_keys(
+    shape: Shape, lex: Lexicon, mentions: Sequence[Mention], unmatched: Sequence[int]
+) -> list[Mention]:
+    """'the id and details of all accounts': a bare 'id' is the key of a table the question
+    names — best the one named next ('of all accounts'), else the one just before. No column is
+    called 'id' there, so without this the word matched nothing (and, two letters long, slipped
+    through as a filler while the answer left the ids out)."""
+    out = []
+    for i in unmatched:
+        if shape.tokens[i].low not in KEY_WORDS:
+            continue
+        after = [m.senses[0].table for m in mentions if m.start > i and m.senses]
+        before = [m.senses[0].table for m in reversed(mentions) if m.end <= i and m.senses]
+        nearest = (after or before)[0] if after or before else None
+        senses = []
+        for table in dict.fromkeys([*after, *before]):
+            key = lex.key_of(table)
+            if len(key) == 1:
+                score = 0.95 if table == nearest else 0.85
+                senses.append(Sense("column", table, key[0], None, score, "name"))
+        if senses:
+            out.append(Mention(i, i + 1, shape.tokens[i].text, tuple(sorted(senses, key=lambda x: -x.score))))
+    return out
+
+
+POSSESSIVES = frozenset(["its", "their", "his", "her"])
+
+
+def _owned_names(
+    shape: Shape, lex: Lexicon, mentions: Sequence[Mention], unmatched: Sequence[int]
+) -> list[Mention]:
+    """'every allergy along with its type' is allergy_type.allergytype, 'the type of each
+    allergy' too: a word nothing matched, said of the thing named just before it ('its', 'their')
+    or just after it ('of'), is that thing's column when the thing's name and the word spell
+    the column's name."""
+    out = []
+    tokens = shape.tokens
+    for i in unmatched:
+        prev = tokens[i - 1].low if i > 0 else ""
+        nxt = tokens[i + 1].low if i + 1 < len(tokens) else ""
+        if prev in POSSESSIVES:
+            owner = next((m for m in reversed(mentions) if m.end <= i and m.senses), None)
+        elif nxt == "of":
+            owner = next((m for m in mentions if m.start > i + 1 and m.senses), None)
+        else:
+            continue
+        if owner is None or (owner.end < len(tokens) and tokens[owner.end].low in ROW_NOUNS):
+            continue  # 'the name of the catalog entry': the thing is not the catalog
+        x = owner.senses[0]
+        phrase = f"{name_words(x.column or x.table)} {tokens[i].low}"
+        senses = tuple(s for s in lex.schema(phrase) if s.table == x.table and _spelled(s, phrase))
+        if senses:
+            out.append(Mention(i, i + 1, tokens[i].text, senses))
+    return out
 
 
 def _gap(shape: Shape, end: int, start: int, allowed: frozenset[str], limit: int = 3) -> bool:
@@ -565,7 +631,8 @@ def names_over_cues(shape: Shape, lex: Lexicon) -> Shape:
     counts, not a synonym: 'total' as a synonym of amount must not swallow 'total payment amount'.
     The name may also end with the cue's word: 'access count of documents' is access_count. A
     date word that starts a name is the name: 'last name' is last_name, not a date range; and
-    'rank' compared with a number is a column called rank, not an ordering."""
+    'rank' compared with a number is a column called rank, not an ordering. A count whose words
+    spell a column with the words after it is that column ('number of hosts')."""
     for cue in shape.cues:
         low = cue.words.lower()
         if cue.kind == "bucket" and low in BUCKET_ADVERBS:
@@ -581,6 +648,9 @@ def names_over_cues(shape: Shape, lex: Lexicon) -> Shape:
                 shape = _uncue(shape, cue, {cue.start: "content"})
             continue
         if cue.kind not in ("count", "agg", "super"):
+            continue
+        if cue.kind == "count" and _spells_with_next(shape, lex, cue):  # 'number of hosts'
+            shape = _uncue(shape, cue, {k: "content" for k in range(cue.start, cue.end)})
             continue
         head = low.split()[0]
         hit = (low in NAMING_CUES and _starts_name(shape, lex, head, cue.end)) or _ends_name(
@@ -608,6 +678,19 @@ def _starts_name(shape: Shape, lex: Lexicon, head: str, nxt: int) -> bool:
     for e in range(end, nxt, -1):
         phrase = " ".join([head, *(t.low for t in shape.tokens[nxt:e])])
         if any(_named_column(x) for x in lex.schema(phrase)):
+            return True
+    return False
+
+
+def _spells_with_next(shape: Shape, lex: Lexicon, cue: Cue) -> bool:
+    """The cue's words and up to three content words after it are a column's name word for word
+    ('the largest number of hosts' is party.number_of_hosts, a stored count)."""
+    end = cue.end
+    while end < len(shape.tokens) and shape.role[end] == "content" and end - cue.end < 3:
+        end += 1
+    for e in range(end, cue.end, -1):
+        phrase = shape.text(cue.start, e)
+        if any(_spelled(x, phrase) for x in lex.schema(phrase)):
             return True
     return False
 
@@ -644,8 +727,10 @@ def _said(phrase: str) -> str:
 
 def _spelled(x: Sense, phrase: str) -> bool:
     """`phrase` is the column's name word for word ('phone number' is phone_number, in whichever
-    of the tables that have one)."""
-    return x.kind == "column" and name_words(x.column or "") == _said(phrase)
+    of the tables that have one; 'allergy type' is allergytype, written as one word)."""
+    return x.kind == "column" and name_words(x.column or "").replace(" ", "") == _said(phrase).replace(
+        " ", ""
+    )
 
 
 def _part_of_name(shape: Shape, lex: Lexicon, i: int) -> bool:

@@ -251,8 +251,12 @@ def _ranked_child_measure(plan: Plan, ctx: Context) -> Plan:
             and q.groups
             and not any(g.table == o.key.table for g in q.groups)
         ):
-            if not is_numeric(ctx.lex, o.key):
-                continue
+            if not is_numeric(ctx.lex, o.key):  # text: no sum or average ranks the groups by it
+                raise Decline(
+                    f"it ranks {q.target} by '{o.words or o.key.column}' of its {o.key.table} rows, "
+                    "which are not numbers it can add up",
+                    [o.words or o.key.column],
+                )
             measure = ranking_measure(o.key, o.words)
             order[k] = OrderKey(measure, o.desc, o.words)
             if measure not in measures:

@@ -324,10 +324,13 @@ STOP = _words(
     in on by per if then than so such that this these those it its who whom whose what which when
     where why how there their they them he she his her him whoever
     yet still one ones whole entire please
-    database data table tables record records row rows entry entries information info
     results answer answers named called titled labelled labeled
     """
 )
+# Nouns for a row or the data itself ('catalog entry', 'all information'): dropped like stop words,
+# but they end no noun phrase — 'the catalog entry' is not the catalog.
+ROW_NOUNS = _words("database data table tables record records row rows entry entries information info")
+STOP |= ROW_NOUNS
 
 # Relational verbs: they link the things a question names without restricting them.
 RELATION_VERBS = _words(

@@ -51,6 +51,7 @@ from core.keyword.plan import (
 from core.keyword.ranking import IMPLIED
 from core.keyword.shapes import (
     GLUE,
+    ROW_NOUNS,
     SENTENCE_ENDS,
     TEMPORAL_ADJ,
     Cue,
@@ -232,6 +233,13 @@ def _attach_literal(
         return plan, [c for c in pending if c.kind != "top"] + [cue]
     if lit.kind in ("number", "year") and "cmp" in kinds:
         cue = next(c for c in reversed(pending) if c.kind == "cmp")
+        tokens = plan.shape.tokens
+        if lit.end < len(tokens) and tokens[lit.end].low in ROW_NOUNS:
+            # 'parties with at least two records': rows of which table, grouped how, is not said
+            raise Decline(
+                f"it could not tell what '{cue.words} {lit.words} {tokens[lit.end].text}' counts",
+                [f"{cue.words} {lit.words} {tokens[lit.end].text}"],
+            )
         # 'project ids with at least 2 documents': a number right before a table counts it, so
         # the numeric column named before is not what it compares
         counts_next = (

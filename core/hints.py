@@ -12,7 +12,10 @@ becomes a hint only when it is likely the person's meaning (issue 13, item 4):
   only a word typed as a code ('LAX', 'DC-07'), never a capitalised name that matches it only
   when case is ignored;
 - a word the question uses as an ordinary word (not quoted, not a name or a code) counts only
-  when it is stored exactly so ('active' → 'ACT' by the catalog's meaning, 'smb' → 'smb').
+  when it is stored exactly so ('active' → 'ACT' by the catalog's meaning, 'smb' → 'smb'), and
+  never when it is a function word ('has' is no airport code 'HAS', 'more than' no student
+  named 'More') or a word that names a column and is stored only in another case ('city' in
+  'give its name and city' is airports.city, not the call sign 'CITY').
 
 Each hint carries the column's type and a few neighbouring stored values ("state_code TEXT, e.g.
 'AK', 'AL', 'AZ'"), so the writer sees how the column is spelled, not just one value. A hint is
@@ -47,6 +50,17 @@ MAX_HINTS = 10
 PER_WORD = 3  # columns hinted for one typed word
 NEIGHBOURS = 1  # stored values shown either side of the matched one
 _CODE = re.compile(r"^[A-Z0-9][A-Z0-9_\-./]{0,5}$")
+NAMES_SCHEMA = 0.95  # a word whose schema match is this good names that table or column
+# Words a question uses for its grammar (and 'id'), never as a value unless typed as one ('"More"').
+FUNCTION_WORDS = frozenset(
+    """
+    has have had having do does did done is are was were be been being can could will would
+    more most less least fewer than other others another both either neither not no none nor
+    same different each every all any some also only just very such own then there
+    above below over under between before after during since until within without
+    give show list find tell get id ids one two three four five six seven eight nine ten
+    """.split()
+)
 
 
 @dataclass(frozen=True)
@@ -98,6 +112,7 @@ def value_hints(
     named_low = {t.lower() for t in named}
     visible_low = {t.lower() for t in visible}
     typed_values = {v.casefold() for v in keywords.values}
+    names_schema = {m.keyword.casefold() for m in retrieval.schema if m.score >= NAMES_SCHEMA}
     kept: list[ValueHint] = []
     dropped: list[str] = []
     seen: set[tuple[str, str, str, str]] = set()
@@ -106,7 +121,9 @@ def value_hints(
         if key in seen or m.score < MIN_SCORE or m.table.lower() not in visible_low:
             continue
         seen.add(key)
-        why = _misfit(db, m, settings, named_low, m.keyword.casefold() in typed_values)
+        why = _misfit(
+            db, m, settings, named_low, m.keyword.casefold() in typed_values, m.keyword.casefold() in names_schema
+        )
         if why:
             dropped.append(f"{m.keyword!r} → {m.table}.{m.column} = {m.value!r}: {why}")
             continue
@@ -153,14 +170,27 @@ def _settled_by_names(hints: list[ValueHint], named: set[str]) -> tuple[list[Val
     return kept, dropped
 
 
-def _misfit(db: Database, m: ValueMatch, settings: EngineSettings, named: set[str], as_value: bool) -> str:
-    """Why this match would mislead the writer; "" when it is a fair hint."""
+def _misfit(
+    db: Database,
+    m: ValueMatch,
+    settings: EngineSettings,
+    named: set[str],
+    as_value: bool,
+    names_column: bool = False,
+) -> str:
+    """Why this match would mislead the writer; "" when it is a fair hint. `as_value`: the word
+    was typed as a value (quoted, a code, a capitalised name); `names_column`: it names a table or
+    column of the schema."""
     if m.via in ("meaning", "choice"):
         return ""  # the catalog says the code means the word, or the person chose it
     typed, stored = fold(m.keyword).replace(" ", ""), fold(m.value).replace(" ", "")
     exact = typed == stored
     if not as_value and not exact:
         return "an ordinary word of the question, not stored so"
+    if not as_value and m.keyword.casefold() in FUNCTION_WORDS:
+        return "a function word of the question"
+    if not as_value and names_column and m.keyword != m.value:
+        return "a word that names a column, stored only in another case"
     if not exact:
         if min(len(typed), len(stored)) < SAME_LENGTH * max(len(typed), len(stored), 1):
             return "a prefix or a part of a longer value"

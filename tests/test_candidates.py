@@ -289,3 +289,55 @@ def test_a_first_name_al_is_hinted_as_a_name_never_as_the_state_code_al(tmp_path
     app.ask("How many customers live in AL?")
     assert "customers.state = 'AL'" in values_section(fake_llm.calls("generate")[-1].system)
     app.close()
+
+
+def routes_db(path: Path) -> Path:
+    """Airlines whose call signs include CITY and HAS, and a storm called Two: stored values that
+    ordinary words of a question match when case is ignored."""
+    with sqlite3.connect(path) as conn:
+        conn.executescript(
+            """
+            CREATE TABLE airports (apid INTEGER PRIMARY KEY, name TEXT, city TEXT, iata TEXT);
+            CREATE TABLE airlines (alid INTEGER PRIMARY KEY, name TEXT, callsign TEXT);
+            CREATE TABLE routes (rid INTEGER PRIMARY KEY, alid INTEGER REFERENCES airlines (alid),
+                src_apid INTEGER REFERENCES airports (apid), src_ap TEXT);
+            CREATE TABLE storm (storm_id INTEGER PRIMARY KEY, name TEXT);
+            INSERT INTO airports VALUES (1, 'Hassi R''Mel', 'Tilrempt', 'HAS'), (2, 'Heathrow', 'London', 'LHR'),
+                (3, 'Kastrup', 'Copenhagen', 'CPH');
+            INSERT INTO airlines VALUES (1, 'City Airways', 'CITY'), (2, 'British Airways', 'SPEEDBIRD'),
+                (3, 'Cloud Air', 'CLOUD RUNNER'), (4, 'Hassan Air', 'HAS');
+            INSERT INTO routes VALUES (1, 1, 2, 'LHR'), (2, 2, 2, 'LHR'), (3, 1, 3, 'CPH'), (4, 2, 1, 'HAS');
+            INSERT INTO storm VALUES (1, 'One'), (2, 'Two'), (3, 'Three');
+            """
+        )
+    return path
+
+
+MOST_ROUTES = (
+    "SELECT a.name, a.city, a.apid FROM airports a JOIN routes r ON r.src_apid = a.apid "
+    "GROUP BY a.apid ORDER BY COUNT(*) DESC LIMIT 1"
+)
+
+
+def test_function_words_and_column_names_are_not_hinted_as_stored_values(tmp_path, fake_llm, llm_settings):
+    path = routes_db(tmp_path / "routes.sqlite")
+    settings = load_settings(
+        var_dir=str(tmp_path / "var"),
+        databases={"routes": {"url": f"sqlite:///{path}"}},
+        default_db="routes",
+        engine={"fallback_to_keyword": False},
+    )
+    app = Askbase(settings, llm=LLM(llm_settings))
+    fake_llm.respond("generate", mr.writing(MOST_ROUTES, task="The airport with the most routes"))
+    outcome = app.ask("Which airport has the most outgoing routes? Give its name, city, and id.")
+    assert outcome.status == "answer" and got(outcome) == rows(path, MOST_ROUTES)
+    # 'has' is no airport code, 'city' the airports' column rather than a call sign, 'id' no code
+    assert values_section(fake_llm.calls("generate")[0].system) == ""
+    fake_llm.respond("generate", mr.writing("SELECT COUNT(*) FROM airlines", task="Airlines"))
+    app.ask("How many airlines have more than two routes?")
+    assert values_section(fake_llm.calls("generate")[-1].system) == ""  # no storm called 'Two'
+    # typed as a value, the same words are hinted
+    fake_llm.respond("generate", mr.writing("SELECT name FROM airlines WHERE callsign = 'CITY'"))
+    app.ask("Which airline has the call sign CITY?")
+    assert "airlines.callsign = 'CITY'" in values_section(fake_llm.calls("generate")[-1].system)
+    app.close()

@@ -52,15 +52,18 @@ NEIGHBOURS = 1  # stored values shown either side of the matched one
 _CODE = re.compile(r"^[A-Z0-9][A-Z0-9_\-./]{0,5}$")
 NAMES_SCHEMA = 0.95  # a word whose schema match is this good names that table or column
 # Words a question uses for its grammar (and 'id'), never as a value unless typed as one ('"More"').
-FUNCTION_WORDS = frozenset(
-    """
-    has have had having do does did done is are was were be been being can could will would
-    more most less least fewer than other others another both either neither not no none nor
-    same different each every all any some also only just very such own then there
-    above below over under between before after during since until within without
-    give show list find tell get id ids one two three four five six seven eight nine ten
-    """.split()
-)
+# fmt: off
+FUNCTION_WORDS = frozenset([
+    "has", "have", "had", "having", "do", "does", "did", "done", "is", "are", "was", "were", "be",
+    "been", "being", "can", "could", "will", "would", "more", "most", "less", "least", "fewer",
+    "than", "other", "others", "another", "both", "either", "neither", "not", "no", "none", "nor",
+    "same", "different", "each", "every", "all", "any", "some", "also", "only", "just", "very",
+    "such", "own", "then", "there", "above", "below", "over", "under", "between", "before",
+    "after", "during", "since", "until", "within", "without", "give", "show", "list", "find",
+    "tell", "get", "id", "ids", "one", "two", "three", "four", "five", "six", "seven", "eight",
+    "nine", "ten",
+])
+# fmt: on
 
 
 @dataclass(frozen=True)
@@ -122,7 +125,12 @@ def value_hints(
             continue
         seen.add(key)
         why = _misfit(
-            db, m, settings, named_low, m.keyword.casefold() in typed_values, m.keyword.casefold() in names_schema
+            db,
+            m,
+            settings,
+            named_low,
+            m.keyword.casefold() in typed_values,
+            m.keyword.casefold() in names_schema,
         )
         if why:
             dropped.append(f"{m.keyword!r} → {m.table}.{m.column} = {m.value!r}: {why}")

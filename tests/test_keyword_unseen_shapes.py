@@ -13,8 +13,9 @@ every player' (one row per player, no DISTINCT), one average named twice, 'maxim
 (the max_speed column), a tie on a count the answer does not show, and a list of a subtype
 ('shops' under attractions) that must not list the attractions that are no shop, a bare 'id',
 'its type', a column named both to show and to order by, 'the largest number of hosts' (a stored
-column), a ranking by a text column of another table, a total above a number, and 'at least two
-records'.
+column), a ranking by a text column of another table, a total above a number, 'at least two
+records', 'the id and name of each festival' (the festival's name, not another table's column
+called name), 'the most common type', and 'in descending alphabetical order'.
 Each is answered with the rows hand-written SQL gives, or declined — never answered with
 something else."""
 
@@ -616,3 +617,64 @@ def test_at_least_n_records_is_declined(app, tmp_path):
     path = make_db(tmp_path, "phones", PHONES)
     outcome = ask(app, path, "Which parties have at least two records?")
     assert declined(outcome), outcome.sql  # not 'year >= 2', the one number a row has
+
+
+AWARDS = """
+CREATE TABLE festival_detail (festival_id INTEGER PRIMARY KEY, festival_name TEXT, year INTEGER);
+CREATE TABLE artwork (artwork_id INTEGER PRIMARY KEY, type TEXT, name TEXT);
+CREATE TABLE nomination (
+    artwork_id INTEGER REFERENCES artwork (artwork_id), festival_id INTEGER REFERENCES festival_detail (festival_id),
+    PRIMARY KEY (artwork_id, festival_id)
+);
+INSERT INTO festival_detail VALUES (1, 'Panasonic Awards', 2006), (2, 'Flower Awards', 2007), (3, 'Cherry Awards', 2007);
+INSERT INTO artwork VALUES (1, 'Program Music/Variety Show', 'Indonesian Idol'), (2, 'Presenter Music Show', 'Loving you'),
+    (3, 'Program Music/Variety Show', 'Why'), (4, 'Presenter Talent Show', 'Martin');
+INSERT INTO nomination VALUES (1, 1), (2, 1), (3, 2), (4, 3), (1, 3);
+"""
+
+
+def test_a_generic_name_is_the_name_of_the_thing_it_is_said_of(app, tmp_path):
+    path = make_db(tmp_path, "awards", AWARDS)
+    outcome = ask(app, path, "Show the id and name of each festival along with its number of nominations.")
+    assert outcome.status == "answer", outcome.error
+    want = (
+        "SELECT f.festival_id, f.festival_name, COUNT(*) FROM nomination n "
+        "JOIN festival_detail f USING (festival_id) GROUP BY f.festival_id"
+    )
+    assert rows(outcome) == hand(
+        path, want
+    )  # the festival's name, not the artworks' (the one column called name)
+
+
+def test_the_most_common_value_of_a_column(app, tmp_path):
+    path = make_db(tmp_path, "awards", AWARDS)
+    outcome = ask(app, path, "What is the most common type of artwork?")
+    assert outcome.status == "answer", outcome.error
+    assert rows(outcome) == hand(
+        path, "SELECT type FROM artwork GROUP BY type ORDER BY COUNT(*) DESC LIMIT 1"
+    )
+    # asked for, the count is shown with it
+    outcome = ask(
+        app, path, "Which type of artwork is the most common, and how many artworks have that type?"
+    )
+    assert outcome.status == "answer", outcome.error
+    want = "SELECT type, COUNT(*) FROM artwork GROUP BY type ORDER BY COUNT(*) DESC LIMIT 1"
+    assert rows(outcome) == hand(path, want)
+    # 'the most common artwork' names no value to count: declined, not guessed
+    assert declined(ask(app, path, "What is the most common artwork?"))
+
+
+def test_descending_alphabetical_order_is_z_to_a(app, tmp_path):
+    path = make_db(tmp_path, "awards", AWARDS)
+    for question in (
+        "List the names of all artworks in descending alphabetical order.",
+        "List the names of all artworks in reverse alphabetical order.",
+    ):
+        outcome = ask(app, path, question)
+        assert outcome.status == "answer", outcome.error
+        assert [tuple(r) for r in outcome.rows] == [
+            ("Why",),
+            ("Martin",),
+            ("Loving you",),
+            ("Indonesian Idol",),
+        ]

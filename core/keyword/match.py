@@ -400,10 +400,15 @@ def discover(shape: Shape, lex: Lexicon, readings: Sequence[Reading] = ()) -> Ma
         senses = lex.values(text, quoted=True) + [s for s in lex.schema(text) if s.score >= 0.95]
         mentions.append(Mention(lit.start, lit.end, text, tuple(senses), quoted=True))
     mentions.sort(key=lambda m: m.start)
-    keys = _bare_keys(shape, lex, mentions, unmatched)
-    keys += _owned_names(shape, lex, mentions, [i for i in unmatched if i not in {m.start for m in keys}])
-    unmatched = [i for i in unmatched if i not in {m.start for m in keys}]
-    mentions = sorted([*mentions, *keys], key=lambda m: m.start)
+    owned = {m.start: m for m in said_of(shape, lex, mentions, unmatched)}
+    unmatched = [i for i in unmatched if i not in owned]
+    mentions = sorted(
+        [
+            *(owned.get(m.start, m) for m in mentions),
+            *(m for i, m in owned.items() if i not in {x.start for x in mentions}),
+        ],
+        key=lambda m: m.start,
+    )
     mentions = attach(shape, _apply_readings(mentions, readings))
     return Matching(mentions=tuple(m for m in mentions if not m.alias), unmatched=tuple(sorted(unmatched)))
 
@@ -422,62 +427,95 @@ AFTER_VALUE = frozenset(["the", "a", "an"])  # 'the "Computer Science" departmen
 
 
 KEY_WORDS = frozenset(["id", "ids", "identifier", "identifiers"])
-
-
-def _bare_keys(
-    shape: Shape, lex: Lexicon, mentions: Sequence[Mention], unmatched: Sequence[int]
-) -> list[Mention]:
-    """'the id and details of all accounts': a bare 'id' is the key of a table the question
-    names — best the one named next ('of all accounts'), else the one just before. No column is
-    called 'id' there, so without this the word matched nothing (and, two letters long, slipped
-    through as a filler while the answer left the ids out)."""
-    out = []
-    for i in unmatched:
-        if shape.tokens[i].low not in KEY_WORDS:
-            continue
-        after = [m.senses[0].table for m in mentions if m.start > i and m.senses]
-        before = [m.senses[0].table for m in reversed(mentions) if m.end <= i and m.senses]
-        nearest = (after or before)[0] if after or before else None
-        senses = []
-        for table in dict.fromkeys([*after, *before]):
-            key = lex.key_of(table)
-            if len(key) == 1:
-                score = 0.95 if table == nearest else 0.85
-                senses.append(Sense("column", table, key[0], None, score, "name"))
-        if senses:
-            out.append(Mention(i, i + 1, shape.tokens[i].text, tuple(sorted(senses, key=lambda x: -x.score))))
-    return out
-
-
+GENERIC_WORDS = KEY_WORDS | {"name", "names", "title", "titles"}
 POSSESSIVES = frozenset(["its", "their", "his", "her"])
+_DETERMINERS = frozenset(["the", "a", "an", "each", "every", "all", "any"])
 
 
-def _owned_names(
+def said_of(
     shape: Shape, lex: Lexicon, mentions: Sequence[Mention], unmatched: Sequence[int]
 ) -> list[Mention]:
-    """'every allergy along with its type' is allergy_type.allergytype, 'the type of each
-    allergy' too: a word nothing matched, said of the thing named just before it ('its', 'their')
-    or just after it ('of'), is that thing's column when the thing's name and the word spell
-    the column's name."""
+    """Words said of a thing the question names, read as that thing's column.
+
+    - 'every allergy along with its type', 'the type of each allergy': a word nothing matched is
+      the thing's column when the thing's name and the word spell it (allergy_type.allergytype);
+    - 'the id and name of each festival': a generic word ('id', 'name', 'title') is the column of
+      the thing it is said of — its key, or the column its name and the word spell
+      (festival_detail.festival_name, not artwork.name, the only column called just 'name');
+    - 'the id and details of all accounts': a bare 'id' with no 'of' is the key of the thing named
+      next (else just before). Without it the word matched nothing and, two letters long, slipped
+      through as a filler while the answer left the ids out.
+
+
+    Returns the new or re-read mentions; the caller puts them in place of the old ones.
+    """
     out = []
-    tokens = shape.tokens
-    for i in unmatched:
-        prev = tokens[i - 1].low if i > 0 else ""
-        nxt = tokens[i + 1].low if i + 1 < len(tokens) else ""
-        if prev in POSSESSIVES:
-            owner = next((m for m in reversed(mentions) if m.end <= i and m.senses), None)
-        elif nxt == "of":
-            owner = next((m for m in mentions if m.start > i + 1 and m.senses), None)
-        else:
-            continue
-        if owner is None or (owner.end < len(tokens) and tokens[owner.end].low in ROW_NOUNS):
-            continue  # 'the name of the catalog entry': the thing is not the catalog
-        x = owner.senses[0]
-        phrase = f"{name_words(x.column or x.table)} {tokens[i].low}"
-        senses = tuple(s for s in lex.schema(phrase) if s.table == x.table and _spelled(s, phrase))
+    at = {m.start: m for m in mentions}
+    for i in sorted({*unmatched, *(m.start for m in mentions if m.end - m.start == 1)}):
+        low = shape.tokens[i].low
+        if i in at and (low not in GENERIC_WORDS or shape.tokens[i - 1].low in POSSESSIVES):
+            continue  # a matched word is re-read only when it is generic and said 'of' something
+        owner = _owner(shape, mentions, i)
+        senses: tuple[Sense, ...] = ()
+        if owner is not None:
+            senses = _owned_senses(lex, owner, low)
+        elif low in KEY_WORDS and i not in at:
+            senses = _nearest_keys(lex, mentions, i)
         if senses:
-            out.append(Mention(i, i + 1, tokens[i].text, senses))
+            out.append(Mention(i, i + 1, shape.tokens[i].text, senses))
     return out
+
+
+def _owner(shape: Shape, mentions: Sequence[Mention], i: int) -> Mention | None:
+    """The thing the word at i is said of: the question's first thing before 'its' / 'their', or the thing after 'of' (across a
+    list of generic words: 'the id, name and title of each …'). Not 'the name of the catalog
+    entry': the word after it says the thing is not the catalog."""
+    tokens = shape.tokens
+    if i > 0 and tokens[i - 1].low in POSSESSIVES:  # the question's subject: 'which customers … their names'
+        return next((m for m in mentions if m.end <= i and m.senses), None)
+    j = i + 1
+    while j < len(tokens) and (tokens[j].low in GENERIC_WORDS or tokens[j].low in (",", "and")):
+        j += 1
+    if j >= len(tokens) or tokens[j].low != "of":
+        return None
+    owner = next((m for m in mentions if m.start > j and m.senses), None)
+    if owner is None or (owner.end < len(tokens) and tokens[owner.end].low in ROW_NOUNS):
+        return None
+    if any(
+        shape.role[k] == "content" and k not in range(owner.start, owner.end)
+        for k in range(j + 1, owner.start)
+    ):
+        return None  # another word stands between 'of' and the thing
+    return owner
+
+
+def _owned_senses(lex: Lexicon, owner: Mention, word: str) -> tuple[Sense, ...]:
+    top = owner.senses[0]
+    table = top.table
+    if word in KEY_WORDS:
+        key = lex.key_of(table)
+        return (Sense("column", table, key[0], None, 0.95, "name"),) if len(key) == 1 else ()
+    typed = " ".join(w for w in owner.words.lower().split() if w not in _DETERMINERS)
+    for name in dict.fromkeys([typed, name_words(top.column or top.table), name_words(table)]):
+        phrase = f"{name} {word}"
+        hits = tuple(x for x in lex.schema(phrase) if x.table == table and _spelled(x, phrase))
+        if hits:
+            return hits
+    if word in GENERIC_WORDS:  # 'the name of each festival': its label column, if it has one
+        return tuple(x for x in lex.schema(word) if x.kind == "column" and x.table == table)
+    return ()
+
+
+def _nearest_keys(lex: Lexicon, mentions: Sequence[Mention], i: int) -> tuple[Sense, ...]:
+    after = [m.senses[0].table for m in mentions if m.start > i and m.senses]
+    before = [m.senses[0].table for m in reversed(mentions) if m.end <= i and m.senses]
+    nearest = (after or before)[0] if after or before else None
+    senses = []
+    for table in dict.fromkeys([*after, *before]):
+        key = lex.key_of(table)
+        if len(key) == 1:
+            senses.append(Sense("column", table, key[0], None, 0.95 if table == nearest else 0.85, "name"))
+    return tuple(sorted(senses, key=lambda x: -x.score))
 
 
 def _gap(shape: Shape, end: int, start: int, allowed: frozenset[str], limit: int = 3) -> bool:

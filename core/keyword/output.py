@@ -92,7 +92,7 @@ def _aggregate_rows(
     for o in q.order:
         if isinstance(o.key, Measure) and o.key not in measures:
             measures.append(o.key)
-            if explicit:
+            if explicit and not _count_asked(plan, o.key):
                 hidden.append(o.key)  # 'the latitude of the business with the highest rating'
     if q.having and not groups:
         if measures and all(m.func == "COUNT" and m.column is None for m in measures):
@@ -186,8 +186,8 @@ def _list_rows(plan: Plan, ctx: Context, listed: list[Mention], explicit: list[R
         if not dates:
             raise Decline("it could not tell which date 'when' asks for", ["when"])
         projection += [d for d in dict.fromkeys(dates) if d not in projection]
-    if plan.alpha and not order:
-        order = [OrderKey(projection[0], False)]
+    if plan.alpha and not order:  # 'in descending alphabetical order': Z to A
+        order = [OrderKey(projection[0], bool(plan.order_dir))]
     elif plan.order_dir is not None and order:
         order = [replace(o, desc=plan.order_dir) for o in order]
     elif plan.order_dir is not None and not order:
@@ -227,6 +227,19 @@ def _every_row(plan: Plan, table: str) -> bool:
             i -= 1
         if tokens[m.start].low in ("all", "every") or (i >= 0 and tokens[i].low in ("all", "every")):
             return True  # the phrase may hold the word itself ('every game')
+    return False
+
+
+def _count_asked(plan: Plan, measure: Measure) -> bool:
+    """'which type is the most common, and how many companies have that type': the count that
+    ranks is asked for too."""
+    if measure.func != "COUNT" or measure.column is not None:
+        return False
+    for cue in plan.shape.cues:
+        if cue.kind == "count" and cue.words.lower().startswith("how many"):  # not 'the most number of'
+            counted = next((m for m in plan.matching.mentions if m.start >= cue.end), None)
+            if counted is not None and counted.sense is not None and counted.sense.table == measure.table:
+                return True
     return False
 
 

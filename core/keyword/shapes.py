@@ -228,6 +228,10 @@ LATER_ADJ = frozenset(["latest", "newest", "most recent", "most recently", "youn
 RECENT_WORDS = frozenset(["new", "newly", "recent", "recently"])
 _add("super", "desc", "most recent", "most recently", "highest rated", "best rated", "most expensive")
 _add("super", "asc", "least recent", "lowest rated", "least expensive")
+# 'the most common status': the value most rows have (walk._column_mention)
+MODE_CUES = frozenset(["most common", "most frequent", "least common", "least frequent"])
+_add("super", "desc", "most common", "most frequent")
+_add("super", "asc", "least common", "least frequent")
 _add("top", "desc", "top")
 _add("top", "asc", "bottom")
 _add("group", "", "per", "each", "for each", "for every", "in each", "of each", "by each", "across")
@@ -248,6 +252,14 @@ _add("dir", "asc", "from shortest to longest", "shortest to longest", "from olde
 _add("dir", "asc", "oldest to newest", "from earliest to latest", "earliest to latest", "lowest first")
 _add("dir", "asc", "smallest first", "increasing", "chronologically", "chronological order")
 _add("alpha", "", "alphabetically", "in alphabetical order", "alphabetical order", "alphabetical", "a to z")
+_add(
+    "alpha",
+    "desc",
+    "in reverse alphabetical order",
+    "reverse alphabetical order",
+    "reverse alphabetical",
+    "z to a",
+)
 _add("cmp", ">", "more than", "greater than", "higher than", "larger than", "bigger than", "over", "above")
 _add("cmp", ">", "exceeding", "exceeds", "exceed", "longer than", "older than", "later than")
 _add("cmp", ">", "is more than", "is greater than", "is above", "is over", "is higher than")

@@ -51,6 +51,7 @@ from core.keyword.plan import (
 from core.keyword.ranking import IMPLIED
 from core.keyword.shapes import (
     GLUE,
+    MODE_CUES,
     ROW_NOUNS,
     SENTENCE_ENDS,
     TEMPORAL_ADJ,
@@ -96,8 +97,9 @@ def walk(plan: Plan, ctx: Context) -> Plan:
                 continue
             if cue.kind == "dir":
                 plan = plan.but(order_dir=cue.arg == "desc")
-            elif cue.kind == "alpha":
-                plan = plan.but(alpha=True, order_dir=False)
+            elif cue.kind == "alpha":  # 'in descending alphabetical order' keeps its direction
+                desc = cue.arg == "desc" or bool(plan.order_dir)
+                plan = plan.but(alpha=True, order_dir=desc)
             elif cue.kind == "distinct":
                 plan = plan.with_query(distinct=True)
             elif cue.kind == "list":
@@ -524,6 +526,12 @@ def _column_mention(plan: Plan, ctx: Context, m: Mention, s: Sense, cues: _Cues,
             )
         measure = Measure(func, ref.table, ref.column, words=f"{agg.words} {m.words}")
         return _measured(plan, m, measure, sup)
+    if sup is not None and sup.words.lower() in MODE_CUES and not is_key(lex, ref):
+        # 'the most common status of roller coasters': the status the most rows have
+        measure = Measure("COUNT", ref.table, words=ref.table.replace("_", " "))
+        plan = plan.with_role(m, "projection").but(explicit=(*plan.explicit, m))
+        plan = plan.adding(order=OrderKey(measure, sup.arg == "desc", f"{sup.words} {m.words}"))
+        return plan.but(superlative=(sup, None))
     if sup is not None and (is_key(lex, ref) or is_pointer(lex, ref)):
         if sup.words.lower() in ("most", "least", "fewest"):
             # 'the customer with the most policies' matched Customer_Policies.Policy_ID: count them

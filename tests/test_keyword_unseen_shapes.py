@@ -15,7 +15,8 @@ every player' (one row per player, no DISTINCT), one average named twice, 'maxim
 'its type', a column named both to show and to order by, 'the largest number of hosts' (a stored
 column), a ranking by a text column of another table, a total above a number, 'at least two
 records', 'the id and name of each festival' (the festival's name, not another table's column
-called name), 'the most common type', and 'in descending alphabetical order'.
+called name), 'the most common type', 'in descending alphabetical order', and 'dates of birth'
+(a column whose name has 'of' in it).
 Each is answered with the rows hand-written SQL gives, or declined — never answered with
 something else."""
 
@@ -678,3 +679,18 @@ def test_descending_alphabetical_order_is_z_to_a(app, tmp_path):
             ("Loving you",),
             ("Indonesian Idol",),
         ]
+
+
+def test_a_column_whose_name_has_of_in_it(app, tmp_path):
+    path = make_db(
+        tmp_path,
+        "guests",
+        """
+        CREATE TABLE guests (guest_id INTEGER PRIMARY KEY, gender_code TEXT, guest_first_name TEXT, date_of_birth TEXT);
+        INSERT INTO guests VALUES (1, 'Male', 'Kip', '1995-11-04'), (2, 'Female', 'Rebeca', '1974-05-12'),
+            (3, 'Male', 'Keon', '1983-08-26'), (4, 'Unknown', 'Gabe', '2007-09-11');
+        """,
+    )
+    outcome = ask(app, path, "What are the dates of birth of the male guests?")
+    assert outcome.status == "answer", outcome.error
+    assert rows(outcome) == hand(path, "SELECT date_of_birth FROM guests WHERE gender_code = 'Male'")

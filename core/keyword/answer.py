@@ -34,6 +34,7 @@ from core.keyword.match import (
     discover,
     lexicon,
     names_over_cues,
+    names_with_of,
 )
 from core.keyword.plan import Abstain, Ambiguity, Context, Decline, Plan, Query
 from core.keyword.readings import Reading, decode_all
@@ -268,7 +269,7 @@ def _tied_at_limit(
 
 
 def _match(question: str, lex: Lexicon, readings: Sequence[Reading]) -> tuple[Shape, Matching]:
-    shape = names_over_cues(read_shape(question), lex)
+    shape = names_with_of(names_over_cues(read_shape(question), lex), lex)
     return shape, choose(discover(shape, lex, readings), lex)
 
 

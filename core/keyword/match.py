@@ -702,6 +702,35 @@ def names_over_cues(shape: Shape, lex: Lexicon) -> Shape:
     return shape
 
 
+def names_with_of(shape: Shape, lex: Lexicon) -> Shape:
+    """'the dates of birth of the guests', 'the level of membership': a column whose name has
+    'of' in it. The stop word splits the words into two runs, and neither half alone names the
+    column ('birth' names nothing); where the words around it spell a column's name, the 'of'
+    (and a 'the' after it) joins them into one phrase."""
+    tokens, role = shape.tokens, list(shape.role)
+    for k, t in enumerate(tokens):
+        if t.low != "of" or role[k] != "stop" or k == 0 or role[k - 1] != "content":
+            continue
+        after = k + 2 if k + 2 < len(tokens) and tokens[k + 1].low == "the" else k + 1
+        for s in range(max(0, k - 2), k):
+            if any(role[x] != "content" for x in range(s, k)):
+                continue
+            ends = [
+                e
+                for e in range(after + 1, min(len(tokens), after + 2) + 1)
+                if all(role[x] == "content" for x in range(after, e))
+            ]
+            if any(_spells(lex, shape.text(s, e)) for e in ends):
+                for x in range(k, after):
+                    role[x] = "content"
+                break
+    return replace(shape, role=tuple(role))
+
+
+def _spells(lex: Lexicon, phrase: str) -> bool:
+    return any(_spelled(x, phrase) for x in lex.schema(phrase))
+
+
 def _compared(shape: Shape, i: int) -> bool:
     """A comparison ('greater than', '>') starts at token i."""
     cue = shape.cue_at(i)

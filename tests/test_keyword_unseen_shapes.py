@@ -16,7 +16,8 @@ every player' (one row per player, no DISTINCT), one average named twice, 'maxim
 column), a ranking by a text column of another table, a total above a number, 'at least two
 records', 'the id and name of each festival' (the festival's name, not another table's column
 called name), 'the most common type', 'in descending alphabetical order', and 'dates of birth'
-(a column whose name has 'of' in it).
+(a column whose name has 'of' in it), 'whose names start with' (the name, wherever else the
+text is stored), and 'sorted by the number of airports' (ascending unless a direction is said).
 Each is answered with the rows hand-written SQL gives, or declined — never answered with
 something else."""
 
@@ -694,3 +695,38 @@ def test_a_column_whose_name_has_of_in_it(app, tmp_path):
     outcome = ask(app, path, "What are the dates of birth of the male guests?")
     assert outcome.status == "answer", outcome.error
     assert rows(outcome) == hand(path, "SELECT date_of_birth FROM guests WHERE gender_code = 'Male'")
+
+
+FLIGHTS = """
+CREATE TABLE airlines (alid INTEGER PRIMARY KEY, name TEXT, callsign TEXT, country TEXT);
+CREATE TABLE airports (apid INTEGER PRIMARY KEY, name TEXT, city TEXT);
+INSERT INTO airlines VALUES (1, 'Orbit Airlines', 'OAL', 'Turkey'), (2, 'Orbit International', 'OBI', 'United States'),
+    (3, 'Air Azal', 'ORBIT', 'Azerbaijan'), (4, 'Nordic', 'NORD', 'Norway');
+INSERT INTO airports VALUES (1, 'Heathrow', 'London'), (2, 'Gatwick', 'London'), (3, 'City', 'London'),
+    (4, 'Mineta', 'San Jose'), (5, 'Reid-Hillview', 'San Jose'), (6, 'Juan Santamaria', 'San Jose'),
+    (7, 'Moffett', 'San Jose'), (8, 'Orly', 'Paris');
+"""
+
+
+def test_whose_names_start_with_matches_the_name(app, tmp_path):
+    path = make_db(tmp_path, "flights", FLIGHTS)
+    outcome = ask(app, path, 'Which countries are the airlines whose names start with "Orbit" from?')
+    assert outcome.status == "answer", outcome.error
+    assert rows(outcome) == hand(
+        path, "SELECT country FROM airlines WHERE name LIKE 'Orbit%'"
+    )  # not the call sign ORBIT
+
+
+def test_sorted_by_a_count_is_ascending_unless_a_direction_is_said(app, tmp_path):
+    path = make_db(tmp_path, "flights", FLIGHTS)
+    for question, direction in (
+        ("Which cities have more than two airports? Sort them by the number of airports.", "ASC"),
+        (
+            "Which cities have more than two airports? Sort them by the number of airports in descending order.",
+            "DESC",
+        ),
+    ):
+        outcome = ask(app, path, question)
+        assert outcome.status == "answer", outcome.error
+        want = f"SELECT city FROM airports GROUP BY city HAVING COUNT(*) > 2 ORDER BY COUNT(*) {direction}"
+        assert [tuple(r) for r in outcome.rows] == list(hand(path, want)), question

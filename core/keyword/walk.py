@@ -418,7 +418,10 @@ def read_mention(plan: Plan, ctx: Context, m: Mention, pending: list[Cue], gover
         text = next((c for c in pending if c.kind == "text"), None)
         op = cue_op(text) if text is not None else s.op
         value = s.value if text is None else m.words
-        f = Filter(Ref(s.table, s.column or ""), op, value, m.words, s.meaning)
+        ref = Ref(s.table, s.column or "")
+        if text is not None and {"name", "names"} & set(text.words.lower().split()):
+            ref = _named_by(plan, ctx, text, s.table)
+        f = Filter(ref, op, value, m.words, s.meaning)
         return plan.with_role(m, "filter").adding(filters=f)
     cues = _Cues.of(pending)
     if "text" in cues.kinds:
@@ -426,6 +429,17 @@ def read_mention(plan: Plan, ctx: Context, m: Mention, pending: list[Cue], gover
     if s.kind == "table":
         return _table_mention(plan, ctx, m, s, cues, governed)
     return _column_mention(plan, ctx, m, s, cues, governed)
+
+
+def _named_by(plan: Plan, ctx: Context, cue: Cue, table: str) -> Ref:
+    """'airlines whose names start with "Orbit"': the text is matched against the name of the
+    thing named before the cue, wherever else the words happen to be stored (a call sign ORBIT)."""
+    before = [x for x in plan.matching.mentions if x.end <= cue.start and x.sense and x.sense.kind == "table"]
+    owner = before[-1].sense.table if before and before[-1].sense else table
+    names = [c for c in label_columns(ctx.lex, owner) if "name" in c.lower() or "title" in c.lower()]
+    if len(names) != 1:
+        raise Decline(f"it could not tell which name '{cue.words}' means", [cue.words])
+    return Ref(owner, names[0])
 
 
 def _owns_next_column(plan: Plan, m: Mention, table: str) -> bool:
@@ -447,7 +461,11 @@ def _table_mention(plan: Plan, ctx: Context, m: Mention, s: Sense, cues: _Cues, 
         return _ranked(plan, m, Measure("COUNT", s.table, words=m.words), sup)
     if count and _orders(plan, cues):
         # 'top 3 datacenters by number of hosts', 'sorted by the number of papers'
-        desc = plan.order_dir if plan.order_dir is not None else not (plan.top and plan.top[0].arg == "asc")
+        # 'sorted by the number of papers' says no direction: ascending, as SQL and a sort
+        # button read it; 'top 3 … by number of hosts' ranks, largest first; a direction said
+        # anywhere ('… in descending order', often after the count) is the one
+        said = next((c.arg == "desc" for c in plan.shape.cues if c.kind == "dir"), None)
+        desc = said if said is not None else bool(plan.top and plan.top[0].arg == "desc")
         key = OrderKey(Measure("COUNT", s.table, words=m.words), desc, f"number of {m.words}")
         return plan.with_role(m, "order").adding(order=key)
     if count and agg is not None and agg.arg != "SUM":

@@ -15,7 +15,8 @@ becomes a hint only when it is likely the person's meaning (issue 13, item 4):
   when it is stored exactly so ('active' → 'ACT' by the catalog's meaning, 'smb' → 'smb'), and
   never when it is a function word ('has' is no airport code 'HAS', 'more than' no student
   named 'More') or a word that names a column and is stored only in another case ('city' in
-  'give its name and city' is airports.city, not the call sign 'CITY').
+  'give its name and city' is airports.city, not the call sign 'CITY');
+- a number that counts or limits ('top 2', 'more than 3') is no stored code '2'.
 
 Each hint carries the column's type and a few neighbouring stored values ("state_code TEXT, e.g.
 'AK', 'AL', 'AZ'"), so the writer sees how the column is spelled, not just one value. A hint is
@@ -52,6 +53,10 @@ NEIGHBOURS = 1  # stored values shown either side of the matched one
 _CODE = re.compile(r"^[A-Z0-9][A-Z0-9_\-./]{0,5}$")
 NAMES_SCHEMA = 0.95  # a word whose schema match is this good names that table or column
 # Words a question uses for its grammar (and 'id'), never as a value unless typed as one ('"More"').
+# 'top 2', 'more than 3', 'at least 5': a number that counts or limits, never a stored value
+QUANTITY = re.compile(
+    r"\b(top|first|last|bottom|than|least|most|over|under|above|below|limit|only|exactly)\s+(\d+)\b", re.I
+)
 # fmt: off
 FUNCTION_WORDS = frozenset([
     "has", "have", "had", "having", "do", "does", "did", "done", "is", "are", "was", "were", "be",
@@ -109,9 +114,12 @@ def value_hints(
     *,
     named: Collection[str],
     visible: Collection[str],
+    question: str = "",
 ) -> Hints:
     """The value matches worth telling the writer. `named`: tables the question's words name;
-    `visible`: tables the writer sees (a hint about any other table is useless)."""
+    `visible`: tables the writer sees (a hint about any other table is useless); `question`: its
+    text, where a number may be a quantity ('top 2') rather than a value."""
+    quantities = {n for _, n in QUANTITY.findall(question)}
     named_low = {t.lower() for t in named}
     visible_low = {t.lower() for t in visible}
     typed_values = {v.casefold() for v in keywords.values}
@@ -124,6 +132,11 @@ def value_hints(
         if key in seen or m.score < MIN_SCORE or m.table.lower() not in visible_low:
             continue
         seen.add(key)
+        if m.keyword in quantities and m.via not in ("meaning", "choice"):
+            dropped.append(
+                f"{m.keyword!r} → {m.table}.{m.column} = {m.value!r}: a quantity ('top {m.keyword}')"
+            )
+            continue
         why = _misfit(
             db,
             m,

@@ -187,7 +187,13 @@ def _with_llm(db: Database, llm: LLM, request: Request, settings: EngineSettings
     with trace.stage("recipe") as st:
         recipe = recipe_view(db, scoped.named, understanding.question, settings.recipe_max_tables)
         hints = value_hints(
-            db, retrieval, understanding.keywords, settings, named=scoped.named, visible=scoped.tables
+            db,
+            retrieval,
+            understanding.keywords,
+            settings,
+            named=scoped.named,
+            visible=scoped.tables,
+            question=understanding.question,
         )
         style = replace(ASKBASE, sample_rows=settings.sample_rows)
         described = scoped.described | {(h.table.lower(), h.column.lower()) for h in hints.hints}

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from core.database import Database
 from core.graph import RelationshipGraph
-from core.keyword.shapes import BUCKET_ADVERBS, BUCKET_UNITS
+from core.keyword.shapes import BUCKET_ADVERBS, BUCKET_UNITS, CUES
 from core.link import SCHEMA_MIN, TIE, VALUE_MIN, LinkError, join_path, link
 from core.llm import LLM
 from core.retrieval import Retrieval
@@ -74,6 +74,10 @@ def described_columns(retrieval: Retrieval) -> frozenset[tuple[str, str]]:
 # Calendar units ('per month', 'yearly'): a time bucket of whatever the question is about, so a
 # column named like one ('usage.month') does not name its table.
 CALENDAR_WORDS = frozenset([*BUCKET_UNITS, *(f"{u}s" for u in BUCKET_UNITS), *BUCKET_ADVERBS])
+# 'total', 'average', 'highest': words that say what to compute, not what it is computed over
+COMPUTING_WORDS = frozenset(
+    p[0] for p, (kind, _) in CUES.items() if len(p) == 1 and kind in ("agg", "super", "count")
+)
 
 
 def named_tables(retrieval: Retrieval) -> list[str]:
@@ -82,12 +86,16 @@ def named_tables(retrieval: Retrieval) -> list[str]:
     A word names a table when it matches the table's name or synonym well, or one column's name
     so well that no other table's column ties with it. Words that match two tables alike name
     neither (the writer sees both and decides); stored values name nothing here, and nor does a
-    calendar unit ('per month') that happens to be a column's name.
+    calendar unit ('per month') or a word that says what to compute ('total', 'highest') that
+    happens to be a column's name or synonym.
     """
     by_word: dict[str, list[tuple[float, str, bool]]] = {}
     for m in retrieval.schema:
-        if m.column is not None and m.keyword.casefold().strip() in CALENDAR_WORDS:
+        word = m.keyword.casefold().strip()
+        if m.column is not None and word in CALENDAR_WORDS:
             continue  # 'per month' buckets any date: usage.month does not make it about usage
+        if m.column is not None and word in COMPUTING_WORDS:
+            continue  # 'the highest total usage cost': 'total' is a sum, not payment_amount.amount
         if m.score >= SCHEMA_MIN:
             by_word.setdefault(m.keyword.casefold(), []).append((m.score, m.table, m.column is None))
     scored: dict[str, float] = {}

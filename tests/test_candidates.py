@@ -292,8 +292,8 @@ def test_a_first_name_al_is_hinted_as_a_name_never_as_the_state_code_al(tmp_path
 
 
 def routes_db(path: Path) -> Path:
-    """Airlines whose call signs include CITY and HAS, and a storm called Two: stored values that
-    ordinary words of a question match when case is ignored."""
+    """Airlines whose call signs include CITY and HAS, a storm called Two and an aircraft sequence
+    '2': stored values that ordinary words and quantities of a question match."""
     with sqlite3.connect(path) as conn:
         conn.executescript(
             """
@@ -308,6 +308,8 @@ def routes_db(path: Path) -> Path:
                 (3, 'Cloud Air', 'CLOUD RUNNER'), (4, 'Hassan Air', 'HAS');
             INSERT INTO routes VALUES (1, 1, 2, 'LHR'), (2, 2, 2, 'LHR'), (3, 1, 3, 'CPH'), (4, 2, 1, 'HAS');
             INSERT INTO storm VALUES (1, 'One'), (2, 'Two'), (3, 'Three');
+            CREATE TABLE aircraft (aircraft_code TEXT PRIMARY KEY, aircraft_code_sequence TEXT, range_miles INTEGER);
+            INSERT INTO aircraft VALUES ('733', '1', 2000), ('734', '2', 2500), ('735', '3', 3000);
             """
         )
     return path
@@ -336,6 +338,11 @@ def test_function_words_and_column_names_are_not_hinted_as_stored_values(tmp_pat
     fake_llm.respond("generate", mr.writing("SELECT COUNT(*) FROM airlines", task="Airlines"))
     app.ask("How many airlines have more than two routes?")
     assert values_section(fake_llm.calls("generate")[-1].system) == ""  # no storm called 'Two'
+    fake_llm.respond(
+        "generate", mr.writing("SELECT aircraft_code FROM aircraft ORDER BY range_miles DESC LIMIT 2")
+    )
+    app.ask("What are the top 2 aircraft by range?")
+    assert values_section(fake_llm.calls("generate")[-1].system) == ""  # 2 is how many, not a sequence '2'
     # typed as a value, the same words are hinted
     fake_llm.respond("generate", mr.writing("SELECT name FROM airlines WHERE callsign = 'CITY'"))
     app.ask("Which airline has the call sign CITY?")

@@ -182,3 +182,22 @@ def test_per_month_does_not_join_a_table_whose_column_is_called_month(settings, 
     recipe = system.split("### Join recipe")[1].split("###")[0] if "### Join recipe" in system else ""
     assert '"usage"' not in recipe and "usage." not in recipe
     app.close()
+
+
+def test_a_word_that_says_what_to_compute_does_not_join_the_column_it_is_a_synonym_of(
+    settings, llm_settings, fake_llm
+):
+    # 'total' is a synonym of payment_amount.amount in the demo's catalog; in 'the highest total
+    # usage cost' it is a sum, and a recipe through payments repeats each usage row per payment
+    app = Askbase(settings, llm=LLM(llm_settings))
+    sql = (
+        "SELECT c.name, SUM(u.cost) AS total FROM usage u JOIN client c ON c.id = u.client_id "
+        "GROUP BY c.id ORDER BY total DESC LIMIT 3"
+    )
+    fake_llm.respond("generate", mr.writing(sql))
+    outcome = app.ask("Which 3 clients have the highest total usage cost?")
+    assert outcome.status == "answer", outcome.error
+    system = fake_llm.calls("generate")[0].system
+    recipe = system.split("### Join recipe")[1].split("###")[0] if "### Join recipe" in system else ""
+    assert "payment" not in recipe
+    app.close()

@@ -15,9 +15,10 @@ every player' (one row per player, no DISTINCT), one average named twice, 'maxim
 'its type', a column named both to show and to order by, 'the largest number of hosts' (a stored
 column), a ranking by a text column of another table, a total above a number, 'at least two
 records', 'the id and name of each festival' (the festival's name, not another table's column
-called name), 'the most common type', 'in descending alphabetical order', and 'dates of birth'
+called name), 'the most common type', 'in descending alphabetical order', 'dates of birth'
 (a column whose name has 'of' in it), 'whose names start with' (the name, wherever else the
-text is stored), and 'sorted by the number of airports' (ascending unless a direction is said).
+text is stored), 'sorted by the number of airports' (ascending unless a direction is said), and a
+figure that only picks the rows (a HAVING, one winner's total), which is not shown.
 Each is answered with the rows hand-written SQL gives, or declined — never answered with
 something else."""
 
@@ -730,3 +731,44 @@ def test_sorted_by_a_count_is_ascending_unless_a_direction_is_said(app, tmp_path
         assert outcome.status == "answer", outcome.error
         want = f"SELECT city FROM airports GROUP BY city HAVING COUNT(*) > 2 ORDER BY COUNT(*) {direction}"
         assert [tuple(r) for r in outcome.rows] == list(hand(path, want)), question
+
+
+GALLERY = """
+CREATE TABLE artist (artist_id INTEGER PRIMARY KEY, name TEXT, country TEXT);
+CREATE TABLE exhibition (exhibition_id INTEGER PRIMARY KEY, artist_id INTEGER REFERENCES artist (artist_id), theme TEXT);
+CREATE TABLE exhibition_record (
+    exhibition_id INTEGER REFERENCES exhibition (exhibition_id), date TEXT, attendance INTEGER,
+    PRIMARY KEY (exhibition_id, date)
+);
+INSERT INTO artist VALUES (1, 'Vijay Singh', 'Fiji'), (2, 'John Daly', 'United States'), (3, 'Nick Price', 'Zimbabwe');
+INSERT INTO exhibition VALUES (1, 1, 'Santa Claus'), (2, 2, 'Christmas stocking'), (3, 3, 'Summer');
+INSERT INTO exhibition_record VALUES (1, 'December 2', 150), (1, 'December 5', 100), (2, 'December 7', 965),
+    (2, 'December 9', 1098), (3, 'June 20', 7500);
+"""
+
+
+def test_a_figure_that_only_picks_the_rows_is_not_shown(app, tmp_path):
+    path = make_db(tmp_path, "gallery", GALLERY)
+    # the average decides which artists; the question asks for the artists
+    outcome = ask(
+        app, path, "Which artists have an average exhibition attendance of more than 200? Give their names."
+    )
+    assert outcome.status == "answer", outcome.error
+    want = (
+        "SELECT a.name FROM exhibition_record r JOIN exhibition e USING (exhibition_id) "
+        "JOIN artist a USING (artist_id) GROUP BY a.artist_id HAVING AVG(r.attendance) > 200"
+    )
+    assert rows(outcome) == hand(path, want)
+    assert "200" in outcome.interpretation  # the reading still says what picked them
+    # one winner: the artist, not the total that made them win
+    outcome = ask(app, path, "Which artist has the highest total exhibition attendance?")
+    assert outcome.status == "answer", outcome.error
+    assert rows(outcome) == Counter([("Nick Price",)])
+    # a figure the question lists is shown
+    outcome = ask(app, path, "Show the name of each artist and the total attendance of their exhibitions.")
+    assert outcome.status == "answer", outcome.error
+    assert rows(outcome) == hand(
+        path,
+        "SELECT a.name, SUM(r.attendance) FROM exhibition_record r JOIN exhibition e USING (exhibition_id) "
+        "JOIN artist a USING (artist_id) GROUP BY a.artist_id",
+    )

@@ -129,7 +129,7 @@ def _answer(db: Database, request: Request, settings: EngineSettings, trace: Tra
     with trace.stage("view") as st:
         words = request.question if follow is None else f"{history[-1].question} {request.question}"
         view = build_view(db, list(query.tables), question=words)
-        if query.target and not (query.measures or query.having):  # a list: each row is a target's
+        if query.target:  # each row, or each row measured, is a target's
             view = required(view, query.target)
         st.outputs = {"tables": view.tables, "joins": view.explain(), "fans_out": view.fans_out}
         missing = [t for t in query.tables if t.lower() not in {x.lower() for x in view.tables}]

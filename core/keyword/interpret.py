@@ -16,6 +16,7 @@ The passes, in order; each is `(Plan, Context) -> Plan` and raises `Decline` (�
     ranking.superlative       first row, first N, or MAX
     output.shape_output       groups or projection, and the default order
     output.fold_constant_…    'the count and position' per position: show it, do not count it
+    output.show_what_was_…    a figure that only picks the rows (a HAVING, a ranking) is not shown
     time_buckets.calendar_…   month and weekday names in calendar order
     abstain.check_understood  every number and date was used
     abstain.check_cues        every 'how many', 'average' or 'maximum' has its aggregate
@@ -46,7 +47,13 @@ from core.keyword.dates import date_filters
 from core.keyword.explain import sense_label
 from core.keyword.filters import merge_filters, place_loose_columns
 from core.keyword.match import Lexicon, Matching, Mention, Sense
-from core.keyword.output import choose_target, fold_constant_counts, joined_tables, shape_output
+from core.keyword.output import (
+    choose_target,
+    fold_constant_counts,
+    joined_tables,
+    shape_output,
+    show_what_was_asked,
+)
 from core.keyword.plan import Abstain, Ambiguity, AmbiguousDate, Context, Decline, Plan
 from core.keyword.ranking import implied_superlative, superlative
 from core.keyword.readings import Reading
@@ -70,6 +77,7 @@ PASSES: tuple[Pass, ...] = (
     superlative,
     shape_output,
     fold_constant_counts,
+    show_what_was_asked,
     calendar_order,
     check_understood,
     check_cues,

@@ -175,7 +175,8 @@ def _list_rows(plan: Plan, ctx: Context, listed: list[Mention], explicit: list[R
     if q.ratio is not None and not explicit:
         projection = []  # 'the ratio of X to Y': the ratio is the answer
     order = list(q.order)
-    if order and not explicit and (listed or plan.top):
+    one_winner = q.limit == 1 and plan.superlative is not None  # 'which county has the largest population'
+    if order and not explicit and (listed or plan.top) and not one_winner:
         for o in order:
             if isinstance(o.key, Ref) and o.key not in projection:
                 projection.append(o.key)
@@ -227,6 +228,48 @@ def _every_row(plan: Plan, table: str) -> bool:
             i -= 1
         if tokens[m.start].low in ("all", "every") or (i >= 0 and tokens[i].low in ("all", "every")):
             return True  # the phrase may hold the word itself ('every game')
+    return False
+
+
+def show_what_was_asked(plan: Plan, ctx: Context) -> Plan:
+    """A figure that only picks the rows is not shown: 'which artists have an average attendance
+    above 200' lists the artists, 'which customer has the highest total loan amount' names the
+    customer — the reading says what picked them (and _list_rows shows no ranking column for one
+    winner: 'which county has the largest population' is the county). A figure the question
+    lists ('show the names and total amounts', 'and how many') is shown, and so are the figures
+    of a top-N list."""
+    q = plan.query
+    if not (q.groups or q.projection):
+        return plan  # the figure is the answer ('what is the average attendance')
+    ranks = q.limit == 1 and plan.superlative is not None  # one winner; a top-N list keeps its figures
+    picking = {h.measure for h in q.having} | (
+        {o.key for o in q.order if isinstance(o.key, Measure)} if ranks else set()
+    )
+    hidden = list(q.hidden)
+    for m in q.measures:
+        if m in picking and m not in hidden and not _listed(plan, m.words) and not _count_asked(plan, m):
+            hidden.append(m)
+    return plan.with_query(hidden=tuple(hidden))
+
+
+LISTING = frozenset(
+    ["and", ",", "show", "list", "give", "display", "return", "what", "also", "their", "its", "with"]
+)
+
+
+def _listed(plan: Plan, words: str) -> bool:
+    """The phrase is one of the things the question asks to see: right after a list word or an
+    'and' ('show the name and total amount'), not after a ranking or comparing word."""
+    want = words.lower().split()
+    lows = [t.low for t in plan.shape.tokens]
+    counting = {k for c in plan.shape.cues if c.kind in ("count", "agg") for k in range(c.start, c.end)}
+    for i in range(len(lows) - len(want) + 1 if want else 0):
+        if lows[i : i + len(want)] == want:
+            j = i - 1
+            while j >= 0 and (lows[j] in ("the", "a", "an") or j in counting):
+                j -= 1  # 'and the number of orders', 'and the total amount'
+            if j >= 0 and lows[j] in LISTING:
+                return True
     return False
 
 

@@ -17,8 +17,11 @@ column), a ranking by a text column of another table, a total above a number, 'a
 records', 'the id and name of each festival' (the festival's name, not another table's column
 called name), 'the most common type', 'in descending alphabetical order', 'dates of birth'
 (a column whose name has 'of' in it), 'whose names start with' (the name, wherever else the
-text is stored), 'sorted by the number of airports' (ascending unless a direction is said), and a
-figure that only picks the rows (a HAVING, one winner's total), which is not shown.
+text is stored), 'sorted by the number of airports' (ascending unless a direction is said), a
+figure that only picks the rows (a HAVING, one winner's total), which is not shown, the average
+of a subtype's rows, 'or' between two conditions, 'exhibition records' (a table's name ending in
+a row noun), the record with the largest attendance (ranked one by one, not added up per artist),
+'along with' (a list, not a filter), and an id no key declares (counted, never added up).
 Each is answered with the rows hand-written SQL gives, or declined — never answered with
 something else."""
 
@@ -743,7 +746,7 @@ CREATE TABLE exhibition_record (
 INSERT INTO artist VALUES (1, 'Vijay Singh', 'Fiji'), (2, 'John Daly', 'United States'), (3, 'Nick Price', 'Zimbabwe');
 INSERT INTO exhibition VALUES (1, 1, 'Santa Claus'), (2, 2, 'Christmas stocking'), (3, 3, 'Summer');
 INSERT INTO exhibition_record VALUES (1, 'December 2', 150), (1, 'December 5', 100), (2, 'December 7', 965),
-    (2, 'December 9', 1098), (3, 'June 20', 7500);
+    (2, 'December 9', 1098), (3, 'June 20', 1500);
 """
 
 
@@ -763,7 +766,7 @@ def test_a_figure_that_only_picks_the_rows_is_not_shown(app, tmp_path):
     # one winner: the artist, not the total that made them win
     outcome = ask(app, path, "Which artist has the highest total exhibition attendance?")
     assert outcome.status == "answer", outcome.error
-    assert rows(outcome) == Counter([("Nick Price",)])
+    assert rows(outcome) == Counter([("John Daly",)])
     # a figure the question lists is shown
     outcome = ask(app, path, "Show the name of each artist and the total attendance of their exhibitions.")
     assert outcome.status == "answer", outcome.error
@@ -772,3 +775,77 @@ def test_a_figure_that_only_picks_the_rows_is_not_shown(app, tmp_path):
         "SELECT a.name, SUM(r.attendance) FROM exhibition_record r JOIN exhibition e USING (exhibition_id) "
         "JOIN artist a USING (artist_id) GROUP BY a.artist_id",
     )
+
+
+def test_either_of_two_conditions_on_different_columns_is_declined(app, tmp_path):
+    path = make_db(tmp_path, "gallery", GALLERY)
+    outcome = ask(
+        app,
+        path,
+        "How many exhibition records have an attendance above 1000 or belong to an exhibition with the theme Summer?",
+    )
+    assert declined(outcome), outcome.sql  # not both conditions at once
+
+
+def test_exhibition_records_is_the_exhibition_record_table(app, tmp_path):
+    path = make_db(tmp_path, "gallery", GALLERY)
+    outcome = ask(app, path, "How many exhibition records have an attendance above 500?")
+    assert outcome.status == "answer", outcome.error
+    assert rows(outcome) == hand(path, "SELECT COUNT(*) FROM exhibition_record WHERE attendance > 500")
+
+
+def test_the_thing_with_the_largest_figure_is_ranked_one_by_one(app, tmp_path):
+    path = make_db(tmp_path, "gallery", GALLERY)
+    # John Daly's two records add up to the most (2,063), but Nick Price's one record is the largest
+    outcome = ask(
+        app, path, "What is the name of the artist of the exhibition record with the largest attendance?"
+    )
+    assert outcome.status == "answer", outcome.error
+    assert rows(outcome) == Counter([("Nick Price",)])
+
+
+def test_along_with_lists_and_does_not_filter(app, tmp_path):
+    path = make_db(tmp_path, "gallery", GALLERY)
+    outcome = ask(app, path, "Show the names of artists along with the themes of their exhibitions.")
+    if outcome.status != "answer":  # two things listed at once: declining is fine
+        assert declined(outcome), outcome.error
+        return
+    want = "SELECT a.name, e.theme FROM exhibition e JOIN artist a USING (artist_id)"
+    assert rows(outcome) == hand(path, want)  # not the names alone, for artists 'with' a theme
+
+
+def test_the_average_of_a_subtype_is_over_its_rows(app, tmp_path):
+    path = make_db(
+        tmp_path,
+        "gymnasts",
+        """
+        CREATE TABLE people (people_id INTEGER PRIMARY KEY, name TEXT, age REAL, hometown TEXT);
+        CREATE TABLE gymnast (gymnast_id INTEGER PRIMARY KEY REFERENCES people (people_id), total_points REAL);
+        INSERT INTO people VALUES (1, 'Paul Hamm', 24, 'Santo Domingo'), (2, 'Lorraine Lopez', 21, 'Bonao'),
+            (3, 'Elizabeth Quiñónez', 40, 'Santo Domingo'), (4, 'Marina Castro', 60, 'Santiago');
+        INSERT INTO gymnast VALUES (1, 58.2), (2, 57.9);
+        """,
+    )
+    outcome = ask(app, path, "What is the average age of all gymnasts?")
+    assert outcome.status == "answer", outcome.error
+    assert rows(outcome) == hand(
+        path, "SELECT AVG(p.age) FROM gymnast g JOIN people p ON p.people_id = g.gymnast_id"
+    )
+
+
+def test_an_id_no_key_declares_is_counted_never_added_up(app, tmp_path):
+    path = make_db(
+        tmp_path,
+        "transactions",
+        """
+        CREATE TABLE financial_transactions (transaction_id INTEGER, account_id INTEGER, transaction_type TEXT);
+        INSERT INTO financial_transactions VALUES (1, 3, 'Payment'), (2, 5, 'Payment'), (13, 9, 'Refund'),
+            (14, 9, 'Payment'), (21, 3, 'Refund');
+        """,
+    )
+    outcome = ask(app, path, "Show each transaction type and the number of transactions of that type.")
+    if outcome.status != "answer":
+        assert declined(outcome), outcome.error
+        return
+    want = "SELECT transaction_type, COUNT(*) FROM financial_transactions GROUP BY transaction_type"
+    assert rows(outcome) == hand(path, want)  # not SUM(transaction_id)

@@ -95,7 +95,10 @@ def place_loose_columns(plan: Plan, ctx: Context) -> Plan:
             if dated is not None:
                 plan = dated.with_role(m, "subject")
                 continue
-        before = {t.low for t in plan.shape.tokens[max(0, m.start - 3) : m.start]}
+        joining = {k for c in plan.shape.cues if c.kind == "and" for k in range(c.start, c.end)}
+        before = {  # 'along with the ids of …' lists, it does not say the thing is there
+            t.low for k, t in enumerate(plan.shape.tokens[: m.start]) if k >= m.start - 3 and k not in joining
+        }
         if before & {"have", "has", "had", "having", "with"}:
             # 'courses with a final exam', 'students who have a minor': the thing is there
             boolean = column_kind(ctx.lex, ref.table, ref.column) == "boolean" or re.match(
@@ -149,7 +152,26 @@ def merge_filters(plan: Plan, ctx: Context) -> Plan:
             merged.extend(f for f in fs if f.op != "=")
         else:
             merged.extend(fs)
+    if said_or and _or_between(plan, merged):
+        # 'records with an attendance above 100 or a ticket price below 10': ANDed, it is neither
+        raise Decline("it cannot ask for rows that meet either of two conditions", [f.words for f in merged])
     return plan.with_query(filters=tuple(merged))
+
+
+def _or_between(plan: Plan, filters: list[Filter]) -> bool:
+    """An 'or' of the question stands between the words of two filters on different columns."""
+    lows = [t.low for t in plan.shape.tokens]
+    at: dict[Ref, int] = {}
+    for f in filters:
+        words = f.words.lower().split()
+        for i in range(len(lows) - len(words) + 1 if words else 0):
+            if lows[i : i + len(words)] == words:
+                at.setdefault(f.ref, i)
+                break
+    if len(at) < 2:
+        return False
+    first, last = min(at.values()), max(at.values())
+    return any(c.kind == "or" and first < c.start < last for c in plan.shape.cues)
 
 
 def _joined_by_or(plan: Plan, ref: Ref) -> bool:

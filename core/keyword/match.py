@@ -706,9 +706,15 @@ def names_with_of(shape: Shape, lex: Lexicon) -> Shape:
     """'the dates of birth of the guests', 'the level of membership': a column whose name has
     'of' in it. The stop word splits the words into two runs, and neither half alone names the
     column ('birth' names nothing); where the words around it spell a column's name, the 'of'
-    (and a 'the' after it) joins them into one phrase."""
+    (and a 'the' after it) joins them into one phrase. A row noun ('record', 'entry') that ends
+    a table's name stays in it ('exhibition records')."""
     tokens, role = shape.tokens, list(shape.role)
     for k, t in enumerate(tokens):
+        if t.low in ROW_NOUNS and k > 0 and role[k - 1] == "content":
+            # 'exhibition records' is the table exhibition_record, not the table exhibition
+            if any(_names_table(lex, shape.text(s, k + 1)) for s in range(max(0, k - 2), k)):
+                role[k] = "content"
+            continue
         if t.low != "of" or role[k] != "stop" or k == 0 or role[k - 1] != "content":
             continue
         after = k + 2 if k + 2 < len(tokens) and tokens[k + 1].low == "the" else k + 1
@@ -725,6 +731,11 @@ def names_with_of(shape: Shape, lex: Lexicon) -> Shape:
                     role[x] = "content"
                 break
     return replace(shape, role=tuple(role))
+
+
+def _names_table(lex: Lexicon, phrase: str) -> bool:
+    said = _said(phrase)
+    return any(x.kind == "table" and name_words(x.table) == said for x in lex.schema(phrase))
 
 
 def _spells(lex: Lexicon, phrase: str) -> bool:

@@ -292,7 +292,10 @@ def _ranked_by_child(plan: Plan) -> bool:
     if not q.order or q.target is None:
         return False
     key = q.order[0].key
-    return isinstance(key, Ref) and key.table != q.target and bool(plan.top or plan.superlative)
+    if not isinstance(key, Ref) or key.table == q.target or not (plan.top or plan.superlative):
+        return False
+    # 'the customer who made the claim with the largest amount claimed' ranks claims, one by one
+    return not any(m.sense and m.sense.table == key.table for m, _ in plan.entities)
 
 
 def _ranked_child_measure(plan: Plan, ctx: Context) -> Plan:

@@ -516,9 +516,11 @@ def _column_mention(plan: Plan, ctx: Context, m: Mention, s: Sense, cues: _Cues,
     agg, count, sup = cues.agg, cues.count, cues.sup
     ref = Ref(s.table, s.column or "")
     kind = column_kind(lex, ref.table, ref.column)
-    if count and (agg is None or agg.arg == "SUM") and (is_key(lex, ref) or is_pointer(lex, ref)):
+    identifies = is_key(lex, ref) or is_pointer(lex, ref) or ref.column.lower().endswith("_id")
+    if count and (agg is None or agg.arg == "SUM") and identifies:
         # 'number of publications' matched publication.pid, 'number of restaurants' matched
-        # location.restaurant_id: count the things it identifies
+        # location.restaurant_id: count the things it identifies (a transaction_id no key
+        # declares is still no number to add up)
         measure = (
             Measure("COUNT", ref.table, words=m.words)
             if is_key(lex, ref)

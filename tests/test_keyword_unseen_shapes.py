@@ -21,7 +21,9 @@ text is stored), 'sorted by the number of airports' (ascending unless a directio
 figure that only picks the rows (a HAVING, one winner's total), which is not shown, the average
 of a subtype's rows, 'or' between two conditions, 'exhibition records' (a table's name ending in
 a row noun), the record with the largest attendance (ranked one by one, not added up per artist),
-'along with' (a list, not a filter), and an id no key declares (counted, never added up).
+'along with' (a list, not a filter), an id no key declares (counted, never added up), a tie on a
+column the answer does not show, 'order dates', 'all the details', 'opening year' (open_year),
+and a verb form said of another table's column.
 Each is answered with the rows hand-written SQL gives, or declined — never answered with
 something else."""
 
@@ -849,3 +851,43 @@ def test_an_id_no_key_declares_is_counted_never_added_up(app, tmp_path):
         return
     want = "SELECT transaction_type, COUNT(*) FROM financial_transactions GROUP BY transaction_type"
     assert rows(outcome) == hand(path, want)  # not SUM(transaction_id)
+
+
+BRANCHES = """
+CREATE TABLE branch (branch_id INTEGER PRIMARY KEY, name TEXT, open_year INTEGER, city TEXT, membership_amount INTEGER);
+CREATE TABLE purchase (member_id INTEGER, branch_id INTEGER REFERENCES branch (branch_id), year INTEGER,
+    total_pounds REAL, PRIMARY KEY (member_id, branch_id, year));
+CREATE TABLE booking (booking_id INTEGER PRIMARY KEY, order_date TEXT, status_code TEXT);
+INSERT INTO branch VALUES (1, 'Alexandre', 2001, 'London', 112), (2, 'Popert', 2009, 'London', 11),
+    (3, 'Stanley', 2013, 'Oxford', 6), (4, 'Zytogorski', 2009, 'Oxford', 1418);
+INSERT INTO purchase VALUES (1, 3, 2018, 2013.32), (2, 1, 2018, 321.13), (3, 2, 2017, 988.09), (4, 1, 2016, 20.99);
+INSERT INTO booking VALUES (1, '2016-12-12', 'good'), (2, '1976-08-20', 'stop'), (3, '1975-11-23', 'good');
+"""
+
+
+def test_a_tie_on_a_column_the_answer_does_not_show_is_declined(app, tmp_path):
+    path = make_db(tmp_path, "branches", BRANCHES)
+    outcome = ask(app, path, "Which city has the branch with the largest membership amount?")
+    assert outcome.status == "answer", outcome.error
+    assert rows(outcome) == Counter([("Oxford",)])
+    # Popert and Zytogorski both opened in 2009: 'the' latest one is no single branch
+    assert declined(ask(app, path, "What is the name of the branch that opened most recently?"))
+
+
+def test_words_that_also_name_a_column(app, tmp_path):
+    path = make_db(tmp_path, "branches", BRANCHES)
+    outcome = ask(app, path, "What are the order dates of all bookings?")  # not ordered by date
+    assert outcome.status == "answer", outcome.error
+    assert rows(outcome) == hand(path, "SELECT order_date FROM booking")
+    outcome = ask(app, path, "Show all the details of the bookings.")  # every column, not one called details
+    assert outcome.status == "answer", outcome.error
+    assert rows(outcome) == hand(path, "SELECT * FROM booking")
+    outcome = ask(app, path, "List the name and city of every branch, ordered by opening year.")
+    assert outcome.status == "answer", outcome.error
+    assert tuple(outcome.rows[0]) == ("Alexandre", "London")  # by open_year, the word's own column
+
+
+def test_a_word_said_of_another_tables_column_is_declined(app, tmp_path):
+    path = make_db(tmp_path, "branches", BRANCHES)
+    # 'opening' says which year; purchase.year, the only column called year, is not the opening
+    assert declined(ask(app, path, "List the cities of all branches ordered by the opening purchase year."))

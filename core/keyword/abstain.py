@@ -10,9 +10,10 @@ rephrasing; a wrong answer presented as sure costs far more.
 
 from __future__ import annotations
 
+from core.dictionary import name_words
 from core.keyword.columns import NUMERIC, counts_something
 from core.keyword.dates import about_dates, date_hint, date_verb
-from core.keyword.match import KEY_WORDS, POSSESSIVES, Lexicon, Matching, Sense
+from core.keyword.match import KEY_WORDS, POSSESSIVES, Lexicon, Matching, Sense, base_word
 from core.keyword.plan import Context, Decline, Measure, Plan
 from core.keyword.ranking import IMPLIED
 from core.keyword.shapes import (
@@ -23,6 +24,7 @@ from core.keyword.shapes import (
     SENTENCE_ENDS,
     TEMPORAL_ADJ,
     Cue,
+    everything_at,
 )
 from core.plurals import plural
 
@@ -60,8 +62,11 @@ def check_words(plan: Plan, ctx: Context) -> Plan:
     things = named | {lit.start for lit in plan.shape.literals}
     things |= {c.start for c in plan.shape.cues if c.kind == "bucket"}
     things |= {i for i, t in enumerate(tokens) if t.low in PRONOUNS}
+    everything = everything_at(plan.shape)
     for i in plan.matching.unmatched:
         low = tokens[i].low
+        if i in everything:
+            continue  # 'all the details of the bookings': every column
         owned = i > 0 and tokens[i - 1].low in POSSESSIVES  # 'its type' asks for something
         if (low in FILLERS and not owned) or low in MEASURE_UNITS or low.isdigit():
             continue
@@ -69,7 +74,20 @@ def check_words(plan: Plan, ctx: Context) -> Plan:
             continue
         nxt = next((j for j in range(i + 1, len(tokens)) if plan.shape.role[j] != "stop"), None)
         following = mention_at.get(nxt) if nxt is not None else None
-        adjectival = following is not None and following.sense is not None and following.sense.kind == "table"
+        # 'cancelled orders', 'the opening year' (purchase.year): said of the thing right after
+        # it — unless it is a word of that column's own name ('opening year' is open_year)
+        adjectival = (
+            following is not None
+            and following.sense is not None
+            and (
+                following.sense.kind == "table"
+                or (
+                    following.sense.kind == "column"
+                    and nxt == i + 1
+                    and base_word(low) not in name_words(following.sense.column or "").split()
+                )
+            )
+        )
         before, after = _sentence_around(plan, i)
         if low in RELATION_VERBS and len([t for t in things if before <= t < after]) >= 2:
             continue  # 'published in', 'serving': a relation between the things named

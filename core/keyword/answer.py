@@ -36,7 +36,7 @@ from core.keyword.match import (
     names_over_cues,
     names_with_of,
 )
-from core.keyword.plan import Abstain, Ambiguity, Context, Decline, Plan, Query
+from core.keyword.plan import Abstain, Ambiguity, Context, Decline, Plan, Query, Ref
 from core.keyword.readings import Reading, decode_all
 from core.keyword.shapes import Shape, read_shape
 from core.request import Request
@@ -246,6 +246,9 @@ def _tied_at_limit(
     probe = replace(query, limit=limit + 1)
     if query.hidden:  # 'which storm affected the most regions': show the count it ranks by
         probe = replace(probe, measures=(*query.measures, *query.hidden), hidden=())
+    unshown = [o.key for o in query.order if isinstance(o.key, Ref) and o.key not in query.projection]
+    if unshown and not (query.measures or query.groups):  # 'the customers who ordered the largest quantity'
+        probe = replace(probe, projection=(*query.projection, *unshown))
     with trace.stage("ties") as st:
         try:
             more = compile_query(probe, view, lex, dialect)

@@ -401,10 +401,11 @@ def discover(shape: Shape, lex: Lexicon, readings: Sequence[Reading] = ()) -> Ma
         mentions.append(Mention(lit.start, lit.end, text, tuple(senses), quoted=True))
     mentions.sort(key=lambda m: m.start)
     owned = {m.start: m for m in said_of(shape, lex, mentions, unmatched)}
-    unmatched = [i for i in unmatched if i not in owned]
+    covered = {k for m in owned.values() for k in range(m.start, m.end)}
+    unmatched = [i for i in unmatched if i not in covered]
     mentions = sorted(
         [
-            *(owned.get(m.start, m) for m in mentions),
+            *(owned.get(m.start, m) for m in mentions if m.start in owned or m.start not in covered),
             *(m for i, m in owned.items() if i not in {x.start for x in mentions}),
         ],
         key=lambda m: m.start,
@@ -447,6 +448,9 @@ def said_of(
       through as a filler while the answer left the ids out.
 
 
+    - 'ordered by opening year': a verb form whose base word spells a column with the phrase
+      after it (open_year) is that column, the two as one phrase.
+
     Returns the new or re-read mentions; the caller puts them in place of the old ones.
     """
     out = []
@@ -455,6 +459,10 @@ def said_of(
         low = shape.tokens[i].low
         if i in at and (low not in GENERIC_WORDS or shape.tokens[i - 1].low in POSSESSIVES):
             continue  # a matched word is re-read only when it is generic and said 'of' something
+        verb = _verb_in_name(shape, lex, mentions, i) if i not in at else None
+        if verb is not None:
+            out.append(verb)
+            continue
         owner = _owner(shape, mentions, i)
         senses: tuple[Sense, ...] = ()
         if owner is not None:
@@ -464,6 +472,27 @@ def said_of(
         if senses:
             out.append(Mention(i, i + 1, shape.tokens[i].text, senses))
     return out
+
+
+def _verb_in_name(shape: Shape, lex: Lexicon, mentions: Sequence[Mention], i: int) -> Mention | None:
+    """'ordered by opening year' is open_year, 'the budgeted amount' no column: a verb form
+    right before a phrase, whose base word and that phrase spell a column, is that column."""
+    low = shape.tokens[i].low
+    nxt = next((m for m in mentions if m.start == i + 1), None)
+    if nxt is None or base_word(low) == low:
+        return None
+    phrase = f"{base_word(low)} {nxt.words}"
+    senses = tuple(x for x in lex.schema(phrase) if _spelled(x, phrase))
+    return Mention(i, nxt.end, shape.text(i, nxt.end), senses) if senses else None
+
+
+def base_word(word: str) -> str:
+    """'opening' → 'open', 'budgeted' → 'budget', 'planned' → 'plan': the word a verb form is made of."""
+    for end in ("ing", "ed"):
+        if word.endswith(end) and len(word) > len(end) + 2:
+            stem = word[: -len(end)]
+            return stem[:-1] if len(stem) > 2 and stem[-1] == stem[-2] else stem
+    return word
 
 
 def _owner(shape: Shape, mentions: Sequence[Mention], i: int) -> Mention | None:
@@ -669,8 +698,9 @@ def names_over_cues(shape: Shape, lex: Lexicon) -> Shape:
     counts, not a synonym: 'total' as a synonym of amount must not swallow 'total payment amount'.
     The name may also end with the cue's word: 'access count of documents' is access_count. A
     date word that starts a name is the name: 'last name' is last_name, not a date range; and
-    'rank' compared with a number is a column called rank, not an ordering. A count whose words
-    spell a column with the words after it is that column ('number of hosts')."""
+    'rank' compared with a number is a column called rank, not an ordering. A count or an order
+    word that spells a column with the words after it is that column ('number of hosts', 'order
+    dates')."""
     for cue in shape.cues:
         low = cue.words.lower()
         if cue.kind == "bucket" and low in BUCKET_ADVERBS:
@@ -684,6 +714,9 @@ def names_over_cues(shape: Shape, lex: Lexicon) -> Shape:
         if cue.kind == "order" and len(low.split()) == 1 and _compared(shape, cue.end):
             if any(_spelled(x, low) for x in lex.schema(low)):  # 'a review with rank greater than 3'
                 shape = _uncue(shape, cue, {cue.start: "content"})
+            continue
+        if cue.kind == "order" and len(low.split()) == 1 and _spells_with_next(shape, lex, cue):
+            shape = _uncue(shape, cue, {cue.start: "content"})  # 'the order dates of all bookings'
             continue
         if cue.kind not in ("count", "agg", "super"):
             continue

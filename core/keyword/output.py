@@ -19,7 +19,7 @@ from dataclasses import replace
 from core.keyword.columns import TEMPORAL, column_kind, is_key, is_numeric, label_columns, ranking_measure
 from core.keyword.match import Lexicon, Mention
 from core.keyword.plan import Context, Decline, Measure, OrderKey, Plan, Query, Ref, frozen_map
-from core.keyword.shapes import singular_phrase
+from core.keyword.shapes import everything_at, singular_phrase
 
 # ---------------------------------------------------------------------------------------------
 # the target
@@ -168,7 +168,10 @@ def _list_rows(plan: Plan, ctx: Context, listed: list[Mention], explicit: list[R
     ):
         explicit = [*labels, *explicit]
     projection = list(explicit or labels)
-    if not explicit and _asks_for_everything(plan):  # 'all information about every election'
+    said = everything_at(plan.shape)  # 'all the details of …' is every column, not other_details
+    if said and all(set(range(m.start, m.end)) <= said for m in plan.explicit):
+        explicit = []
+    if not explicit and said:  # 'all information about every election'
         table = lex.table(target)
         assert table is not None
         projection = [Ref(target, c.name) for c in table.columns]
@@ -196,24 +199,6 @@ def _list_rows(plan: Plan, ctx: Context, listed: list[Mention], explicit: list[R
     return plan.with_query(
         groups=groups, projection=tuple(projection), order=tuple(order), entity_rows=entity_rows
     )
-
-
-EVERYTHING = (
-    ("all", "information"),
-    ("all", "the", "information"),
-    ("all", "info"),
-    ("all", "details"),
-    ("all", "the", "details"),
-    ("all", "columns"),
-    ("everything",),
-    ("all", "attributes"),
-)
-
-
-def _asks_for_everything(plan: Plan) -> bool:
-    """'Show all information about …', 'everything about …': every column, not just a label."""
-    lows = [t.low for t in plan.shape.tokens]
-    return any(tuple(lows[i : i + len(p)]) == p for p in EVERYTHING for i in range(len(lows)))
 
 
 def _every_row(plan: Plan, table: str) -> bool:

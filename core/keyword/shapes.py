@@ -344,6 +344,31 @@ STOP = _words(
 ROW_NOUNS = _words("database data table tables record records row rows entry entries information info")
 STOP |= ROW_NOUNS
 
+# 'all information about …', 'all the details of …': every column of the thing (output.py).
+EVERYTHING = (
+    ("all", "information"),
+    ("all", "the", "information"),
+    ("all", "info"),
+    ("all", "details"),
+    ("all", "the", "details"),
+    ("all", "columns"),
+    ("everything",),
+    ("all", "attributes"),
+)
+
+
+def everything_at(shape: Shape) -> frozenset[int]:
+    """The token positions of the phrases that ask for every column ('all the details of')."""
+    lows = [t.low for t in shape.tokens]
+    return frozenset(
+        k
+        for p in EVERYTHING
+        for i in range(len(lows))
+        if tuple(lows[i : i + len(p)]) == p
+        for k in range(i, i + len(p))
+    )
+
+
 # Relational verbs: they link the things a question names without restricting them.
 RELATION_VERBS = _words(
     """

@@ -147,7 +147,7 @@ def walk(plan: Plan, ctx: Context) -> Plan:
             if head is not None:
                 # 'each business category', 'highest population density': the last noun is
                 # the head and takes the cues; the words before it only qualify it
-                plan = _modifier(plan, m, head)
+                plan = _modifier(plan, ctx, m, head)
                 continue
             if counted is not None and m.sense.kind == "table" and _chained(plan, counted, m):
                 # 'how many loss payments, loss reserves and expense payments': one count each
@@ -354,15 +354,20 @@ def _compound_head(ctx: Context, m: Mention, items: list[_Item], n: int) -> Ment
     return other
 
 
-def _modifier(plan: Plan, m: Mention, head: Mention) -> Plan:
+def _modifier(plan: Plan, ctx: Context, m: Mention, head: Mention) -> Plan:
     """The words before a compound's head: a table there is a related entity, a column of the
-    head's own table nothing more ('population density'). A column of another table before a
-    table ('students who declared a minor program', student.minor before program) says
-    something the query would drop: keyword mode declines."""
+    head's own table nothing more ('population density'), and so are words that also name the
+    head's table ('mailshot outcome code': mailshot_customers.outcome_code). A column of another
+    table ('students who declared a minor program', student.minor before program; 'the budgeted
+    amount', budget.budgeted before endowment.amount) says something the query would drop:
+    keyword mode declines."""
     assert m.sense is not None and head.sense is not None
     if m.sense.kind == "table":
         return plan.with_role(m, "entity").but(entities=(*plan.entities, (m, False)))
-    if head.sense.kind == "table" and m.sense.table != head.sense.table:
+    table = head.sense.table
+    if m.sense.table != table and not any(
+        x.table == table and x.score >= 0.8 for x in ctx.lex.schema(m.words)
+    ):
         raise Decline(f"it could not tell how '{m.words}' affects the result", [m.words])
     return plan.with_role(m, "absorbed")
 

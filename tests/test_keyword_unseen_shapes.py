@@ -23,7 +23,8 @@ of a subtype's rows, 'or' between two conditions, 'exhibition records' (a table'
 a row noun), the record with the largest attendance (ranked one by one, not added up per artist),
 'along with' (a list, not a filter), an id no key declares (counted, never added up), a tie on a
 column the answer does not show, 'order dates', 'all the details', 'opening year' (open_year),
-and a verb form said of another table's column.
+a verb form said of another table's column, 'the phone number of the party' (no count), 'at
+least 4 transactions' matched by transaction_id, and 'the types and details of all premises'.
 Each is answered with the rows hand-written SQL gives, or declined — never answered with
 something else."""
 
@@ -891,3 +892,68 @@ def test_a_word_said_of_another_tables_column_is_declined(app, tmp_path):
     path = make_db(tmp_path, "branches", BRANCHES)
     # 'opening' says which year; purchase.year, the only column called year, is not the opening
     assert declined(ask(app, path, "List the cities of all branches ordered by the opening purchase year."))
+
+
+PARTIES_AND_PAPERS = """
+CREATE TABLE parties (party_id INTEGER PRIMARY KEY, payment_method_code TEXT, party_phone TEXT, party_email TEXT);
+CREATE TABLE forms (form_id INTEGER PRIMARY KEY, form_number TEXT);
+CREATE TABLE accounts (account_id INTEGER PRIMARY KEY, account_name TEXT);
+CREATE TABLE financial_transactions (transaction_id INTEGER, account_id INTEGER REFERENCES accounts (account_id));
+CREATE TABLE premises (premise_id INTEGER PRIMARY KEY, premises_type TEXT, premise_details TEXT);
+CREATE TABLE submission (submission_id INTEGER PRIMARY KEY, author TEXT);
+CREATE TABLE acceptance (submission_id INTEGER REFERENCES submission (submission_id), workshop_id INTEGER,
+    result TEXT, PRIMARY KEY (submission_id, workshop_id));
+INSERT INTO parties VALUES (1, 'Cheque', '05374656172', 'enrico09@example.com'), (2, 'Credit Card', '1-525', 'brakus@example.org');
+INSERT INTO forms VALUES (1, '8069'), (2, '2675');
+INSERT INTO accounts VALUES (1, '337'), (2, '601'), (3, '725');
+INSERT INTO financial_transactions VALUES (1, 1), (2, 1), (3, 1), (4, 1), (5, 2), (6, 2), (7, 3), (8, 3), (9, 3), (10, 3),
+    (11, 3);
+INSERT INTO premises VALUES (1, 'Warehouse', '036 Lueilwitz Harbor'), (2, 'Office', '5585 Abbott Walk'),
+    (3, 'Residence', '07318 Annetta Motorway');
+INSERT INTO submission VALUES (1, 'Steve Niehaus'), (2, 'Sammy Green'), (3, 'Sherman Smith');
+INSERT INTO acceptance VALUES (1, 1, 'Accepted'), (2, 1, 'Rejected'), (3, 2, 'Accepted');
+"""
+
+
+def test_a_phone_number_is_no_count(app, tmp_path):
+    path = make_db(tmp_path, "parties", PARTIES_AND_PAPERS)
+    outcome = ask(
+        app,
+        path,
+        'What are the payment method and phone number of the party with email "enrico09@example.com"?',
+    )
+    if outcome.status != "answer":
+        assert declined(outcome), outcome.error
+        return
+    want = "SELECT payment_method_code, party_phone FROM parties WHERE party_email = 'enrico09@example.com'"
+    assert rows(outcome) == hand(path, want)  # no count of parties beside them
+
+
+def test_at_least_n_things_matched_by_their_id_counts_them(app, tmp_path):
+    path = make_db(tmp_path, "parties", PARTIES_AND_PAPERS)
+    outcome = ask(app, path, "Show the id and name of accounts that have at least 4 transactions.")
+    assert outcome.status == "answer", outcome.error
+    want = (
+        "SELECT a.account_id, a.account_name FROM financial_transactions t JOIN accounts a USING (account_id) "
+        "GROUP BY a.account_id HAVING COUNT(*) >= 4"
+    )
+    assert rows(outcome) == hand(path, want)  # not transaction_id >= 4
+
+
+def test_words_listed_together_are_all_said_of_the_same_thing(app, tmp_path):
+    path = make_db(tmp_path, "parties", PARTIES_AND_PAPERS)
+    outcome = ask(app, path, "Show the types and details of all premises, ordered by premises type.")
+    assert outcome.status == "answer", outcome.error
+    want = "SELECT premises_type, premise_details FROM premises ORDER BY premises_type"
+    assert [tuple(r) for r in outcome.rows] == list(hand(path, want))  # the types too, not the details alone
+    outcome = ask(
+        app, path, "Show the authors of the submissions and the acceptance results of their submissions."
+    )
+    if (
+        outcome.status != "answer"
+    ):  # two tables' columns at once: declining is fine, dropping the results is not
+        assert declined(outcome), outcome.error
+        return
+    assert rows(outcome) == hand(
+        path, "SELECT s.author, a.result FROM acceptance a JOIN submission s USING (submission_id)"
+    )

@@ -52,6 +52,12 @@ def compare(
             # 'more than 2 papers': the number counts the thing that follows it
             having = Having(Measure("COUNT", s.table, words=nxt.words), op, number, f"{words} {nxt.words}")
             return plan.with_role(nxt, "having").adding(having=having)
+        if s.kind == "column" and s.column and s.column.lower().endswith("id"):
+            # 'at least 4 transactions' matched transaction_id: the number counts them
+            measure = Measure("COUNT", s.table, s.column, True, nxt.words)
+            return plan.with_role(nxt, "having").adding(
+                having=Having(measure, op, number, f"{words} {nxt.words}")
+            )
         if s.kind == "column" and s.column and is_numeric(ctx.lex, Ref(s.table, s.column)):
             f = Filter(Ref(s.table, s.column), op, number, f"{words} {nxt.words}")
             return plan.with_role(nxt, "subject").adding(filters=f)

@@ -505,6 +505,8 @@ def _owner(shape: Shape, mentions: Sequence[Mention], i: int) -> Mention | None:
     j = i + 1
     while j < len(tokens) and (tokens[j].low in GENERIC_WORDS or tokens[j].low in (",", "and")):
         j += 1
+        if tokens[j - 1].low in (",", "and") and j < len(tokens) and shape.role[j] == "content":
+            j += 1  # 'the types and details of all premises': both are the premises'
     if j >= len(tokens) or tokens[j].low != "of":
         return None
     owner = next((m for m in mentions if m.start > j and m.senses), None)
@@ -723,6 +725,10 @@ def names_over_cues(shape: Shape, lex: Lexicon) -> Shape:
         if cue.kind == "count" and _spells_with_next(shape, lex, cue):  # 'number of hosts'
             shape = _uncue(shape, cue, {k: "content" for k in range(cue.start, cue.end)})
             continue
+        if low.startswith("number") and cue.start > 0 and shape.role[cue.start - 1] == "content":
+            # 'the phone number of the party': a noun with the word before it, not a count
+            shape = _uncue(shape, cue, {cue.start: "content"})
+            continue
         head = low.split()[0]
         hit = (low in NAMING_CUES and _starts_name(shape, lex, head, cue.end)) or _ends_name(
             shape, lex, head, cue.start
@@ -743,9 +749,12 @@ def names_with_of(shape: Shape, lex: Lexicon) -> Shape:
     a table's name stays in it ('exhibition records')."""
     tokens, role = shape.tokens, list(shape.role)
     for k, t in enumerate(tokens):
-        if t.low in ROW_NOUNS and k > 0 and role[k - 1] == "content":
-            # 'exhibition records' is the table exhibition_record, not the table exhibition
-            if any(_names_table(lex, shape.text(s, k + 1)) for s in range(max(0, k - 2), k)):
+        if t.low in STOP_NOUNS and k > 0 and role[k - 1] == "content":
+            # 'exhibition records' is the table exhibition_record, not the table exhibition;
+            # 'the acceptance results' is acceptance.result
+            if any(_names_table(lex, shape.text(s, k + 1)) for s in range(max(0, k - 2), k)) or _column_of(
+                lex, tokens[k - 1].low, t.low
+            ):
                 role[k] = "content"
             continue
         if t.low != "of" or role[k] != "stop" or k == 0 or role[k - 1] != "content":
@@ -764,6 +773,15 @@ def names_with_of(shape: Shape, lex: Lexicon) -> Shape:
                     role[x] = "content"
                 break
     return replace(shape, role=tuple(role))
+
+
+STOP_NOUNS = ROW_NOUNS | {"result", "results", "answer", "answers"}
+
+
+def _column_of(lex: Lexicon, owner: str, noun: str) -> bool:
+    """`noun` is the name of a column of the table `owner` names ('acceptance' → acceptance.result)."""
+    tables = {x.table for x in lex.schema(owner) if x.kind == "table" and x.score >= 0.95}
+    return any(x.table in tables and _spelled(x, noun) for x in lex.schema(noun))
 
 
 def _names_table(lex: Lexicon, phrase: str) -> bool:

@@ -24,7 +24,9 @@ a row noun), the record with the largest attendance (ranked one by one, not adde
 'along with' (a list, not a filter), an id no key declares (counted, never added up), a tie on a
 column the answer does not show, 'order dates', 'all the details', 'opening year' (open_year),
 a verb form said of another table's column, 'the phone number of the party' (no count), 'at
-least 4 transactions' matched by transaction_id, and 'the types and details of all premises'.
+least 4 transactions' matched by transaction_id, 'the types and details of all premises', 'the
+results of their acceptance', 'or' between two comparisons, a code table's description ('the
+color' is white, not '2'), and 'at least two' after a thing matched by its id.
 Each is answered with the rows hand-written SQL gives, or declined — never answered with
 something else."""
 
@@ -633,12 +635,13 @@ CREATE TABLE festival_detail (festival_id INTEGER PRIMARY KEY, festival_name TEX
 CREATE TABLE artwork (artwork_id INTEGER PRIMARY KEY, type TEXT, name TEXT);
 CREATE TABLE nomination (
     artwork_id INTEGER REFERENCES artwork (artwork_id), festival_id INTEGER REFERENCES festival_detail (festival_id),
-    PRIMARY KEY (artwork_id, festival_id)
+    result TEXT, PRIMARY KEY (artwork_id, festival_id)
 );
 INSERT INTO festival_detail VALUES (1, 'Panasonic Awards', 2006), (2, 'Flower Awards', 2007), (3, 'Cherry Awards', 2007);
 INSERT INTO artwork VALUES (1, 'Program Music/Variety Show', 'Indonesian Idol'), (2, 'Presenter Music Show', 'Loving you'),
     (3, 'Program Music/Variety Show', 'Why'), (4, 'Presenter Talent Show', 'Martin');
-INSERT INTO nomination VALUES (1, 1), (2, 1), (3, 2), (4, 3), (1, 3);
+INSERT INTO nomination VALUES (1, 1, 'Nominated'), (2, 1, 'Won'), (3, 2, 'Nominated'), (4, 3, 'Nominated'),
+    (1, 3, 'Nominated');
 """
 
 
@@ -957,3 +960,50 @@ def test_words_listed_together_are_all_said_of_the_same_thing(app, tmp_path):
     assert rows(outcome) == hand(
         path, "SELECT s.author, a.result FROM acceptance a JOIN submission s USING (submission_id)"
     )
+
+
+def test_the_results_of_their_acceptance_is_not_dropped(app, tmp_path):
+    path = make_db(tmp_path, "parties", PARTIES_AND_PAPERS)
+    outcome = ask(app, path, "Show the authors of submissions and the results of their acceptance.")
+    if (
+        outcome.status != "answer"
+    ):  # two tables' columns at once: declining is fine, dropping the results is not
+        assert declined(outcome), outcome.error
+        return
+    assert rows(outcome) == hand(
+        path, "SELECT s.author, a.result FROM acceptance a JOIN submission s USING (submission_id)"
+    )
+
+
+DISTRICTS = """
+CREATE TABLE district (district_id INTEGER PRIMARY KEY, district_name TEXT, city_population REAL, city_area REAL);
+CREATE TABLE ref_colors (color_code TEXT PRIMARY KEY, color_description TEXT);
+CREATE TABLE products (product_id INTEGER PRIMARY KEY, color_code TEXT REFERENCES ref_colors (color_code), product_name TEXT);
+INSERT INTO district VALUES (1, 'Attock District', 94620, 20), (2, 'Bahawalnagar District', 134936, 13),
+    (3, 'Chakwal District', 113524, 5), (4, 'Dera Ghazi Khan District', 464742, 22), (5, 'Hafizabad District', 90000, 4);
+INSERT INTO ref_colors VALUES ('2', 'white'), ('7', 'black');
+INSERT INTO products VALUES (1, '2', 'catnip'), (2, '7', 'cumin');
+"""
+
+
+def test_either_of_two_comparisons_is_declined(app, tmp_path):
+    path = make_db(tmp_path, "districts", DISTRICTS)
+    outcome = ask(
+        app,
+        path,
+        "Find the names of districts whose city area is greater than 10 or whose city population is larger than 100000.",
+    )
+    assert declined(outcome), outcome.sql  # not both at once
+
+
+def test_a_code_tables_description_names_its_rows(app, tmp_path):
+    path = make_db(tmp_path, "districts", DISTRICTS)
+    outcome = ask(app, path, "What is the color of the product named catnip?")
+    assert outcome.status == "answer", outcome.error
+    assert rows(outcome) == Counter([("white",)])  # not the code '2'
+
+
+def test_at_least_n_after_a_thing_matched_by_its_id_is_no_comparison_of_the_id(app, tmp_path):
+    path = make_db(tmp_path, "awards", AWARDS)
+    outcome = ask(app, path, "Show the ids and names of festivals that have at least two nominated artworks.")
+    assert declined(outcome), outcome.sql  # not festival_id >= 2

@@ -74,6 +74,9 @@ def label_columns(lex: Lexicon, table: str) -> list[str]:
     if named:
         return named[:1]
     key = list(lex.key_of(table))
+    described = [c.name for c in texts if flat(c.name).endswith("description")]
+    if len(described) == 1 and len(key) == 1 and key[0] in {c.name for c in texts}:
+        return described  # ref_colors (color_code, color_description): 'the color' is the description
     if key:
         return key[:1]
     ids = [c.name for c in t.columns if flat(c.name).endswith("id")]

@@ -25,6 +25,15 @@ def compare(
     """'rating above 4' (the column before), 'an average rating above 4' (that average),
     'more than 2 papers' (a count of what follows)."""
     number = int(value) if float(value).is_integer() else value
+    named_id = (
+        last is not None and last.sense is not None and (last.sense.column or "").lower().endswith("id")
+    )
+    if (
+        named_id
+        and last is not None
+        and not {"id", "ids", "number", "code"} & set(last.words.lower().split())
+    ):
+        last = None  # 'festivals that have at least two …' matched festival_id: no id is 'at least two'
     if last is not None and last.sense is not None and last.sense.kind == "column" and last.sense.column:
         ref = Ref(last.sense.table, last.sense.column)
         measured = next(
@@ -174,6 +183,9 @@ def _or_between(plan: Plan, filters: list[Filter]) -> bool:
             if lows[i : i + len(words)] == words:
                 at.setdefault(f.ref, i)
                 break
+        for m in plan.matching.mentions:  # 'whose city area is greater than 10': where its column is named
+            if m.sense is not None and (m.sense.table, m.sense.column) == (f.ref.table, f.ref.column):
+                at.setdefault(f.ref, m.start)
     if len(at) < 2:
         return False
     first, last = min(at.values()), max(at.values())

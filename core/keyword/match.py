@@ -748,7 +748,19 @@ def names_with_of(shape: Shape, lex: Lexicon) -> Shape:
     (and a 'the' after it) joins them into one phrase. A row noun ('record', 'entry') that ends
     a table's name stays in it ('exhibition records')."""
     tokens, role = shape.tokens, list(shape.role)
+    named = {
+        x.table
+        for k, t in enumerate(tokens)
+        if role[k] == "content"
+        for x in lex.schema(t.low)
+        if x.kind == "table" and x.score >= 0.95
+    }
     for k, t in enumerate(tokens):
+        if t.low in STOP_NOUNS - ROW_NOUNS and any(
+            x.table in named and _spelled(x, t.low) for x in lex.schema(t.low)
+        ):
+            role[k] = "content"  # 'the results of their acceptance': acceptance.result
+            continue
         if t.low in STOP_NOUNS and k > 0 and role[k - 1] == "content":
             # 'exhibition records' is the table exhibition_record, not the table exhibition;
             # 'the acceptance results' is acceptance.result

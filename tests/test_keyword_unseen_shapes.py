@@ -8,8 +8,9 @@ would only repeat the question's own value, 'at least 2 documents' after a numer
 superlatives in one question, 'last name' (a column, not a date range), 'ordered by the students'
 last names', a column of another table before a table ('a minor program'), 'rank' compared with
 a number, an average compared with a number, 'train numbers' (the column, not the table), 'the
-count and position' per position, a superlative read as nothing, 'all information', 'of
-every player' (one row per player, no DISTINCT), one average named twice, 'maximum speed'
+count and position' per position, a superlative read as nothing, 'all information', 'the
+positions of the players' (one row per player, no DISTINCT unless 'different' values are asked
+for), one average named twice, 'maximum speed'
 (the max_speed column), a tie on a count the answer does not show, and a list of a subtype
 ('shops' under attractions) that must not list the attractions that are no shop, a bare 'id',
 'its type', a column named both to show and to order by, 'the largest number of hosts' (a stored
@@ -437,14 +438,15 @@ def test_all_information_about_a_table_shows_every_column(app, tmp_path):
     assert rows(outcome) == hand(path, "SELECT * FROM player")
 
 
-def test_all_and_every_list_one_row_per_thing_even_when_values_repeat(app, tmp_path):
+def test_a_list_has_one_row_per_thing_unless_it_asks_for_different_values(app, tmp_path):
     path = make_db(tmp_path, "players", PLAYERS)
-    every = ask(app, path, "List the position of every player.")
-    assert every.status == "answer", every.error
-    assert rows(every) == hand(path, "SELECT position FROM player")  # Prop twice
-    distinct = ask(app, path, "What positions do players play?")
-    if distinct.status == "answer":  # without 'all' or 'every', each position once
-        assert rows(distinct) == hand(path, "SELECT DISTINCT position FROM player")
+    for question in ("List the position of every player.", "What are the positions of the players?"):
+        outcome = ask(app, path, question)
+        assert outcome.status == "answer", outcome.error
+        assert rows(outcome) == hand(path, "SELECT position FROM player"), question  # Prop twice: two props
+    distinct = ask(app, path, "What are the different positions of players?")
+    assert distinct.status == "answer", distinct.error
+    assert rows(distinct) == hand(path, "SELECT DISTINCT position FROM player")  # each position once
 
 
 def test_one_average_named_twice_is_one_column(app, tmp_path):

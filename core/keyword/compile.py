@@ -244,18 +244,13 @@ class Compiler:
         return self._order_and_limit(query, projections)
 
     def _list_repeats(self) -> bool:
-        """A list shows each thing once: rows of the shown tables repeat through the joins, or the
-        shown columns are attributes (cities of restaurants) rather than an entity's name."""
+        """One row per row of the thing listed ('the writers of the books': one per book, as the
+        words say), each once: DISTINCT only where the joins repeat the listed thing's rows, or the
+        question says 'distinct' / 'different' (plan.distinct)."""
         plan = self.query
-        if any(self.repeats(r.table) for r in plan.projection):
-            return True
-        if plan.entity_rows:
-            return False
-        for r in plan.projection:
-            keys = set(self.lex.key_of(r.table)) | set(label_columns(self.lex, r.table))
-            if r.column in keys:
-                return False
-        return True
+        if plan.target is not None:
+            return self.repeats(plan.target)
+        return any(self.repeats(r.table) for r in plan.projection)
 
     def _order_expr(self, o: OrderKey, projections: list[exp.Expr]) -> exp.Ordered:
         if isinstance(o.key, Measure) and o.key in self.query.hidden:

@@ -156,7 +156,6 @@ def _list_rows(plan: Plan, ctx: Context, listed: list[Mention], explicit: list[R
     if groups:
         raise Decline("it groups by something but names nothing to count or compute per group")
     labels = [Ref(target, c) for c in label_columns(lex, target)]
-    entity_rows = not explicit or _every_row(plan, target)
     identifying = {c.lower() for c in label_columns(lex, target)} | {k.lower() for k in lex.key_of(target)}
     if (
         explicit
@@ -196,24 +195,7 @@ def _list_rows(plan: Plan, ctx: Context, listed: list[Mention], explicit: list[R
         order = [replace(o, desc=plan.order_dir) for o in order]
     elif plan.order_dir is not None and not order:
         raise Decline("it could not tell what to order by", [])
-    return plan.with_query(
-        groups=groups, projection=tuple(projection), order=tuple(order), entity_rows=entity_rows
-    )
-
-
-def _every_row(plan: Plan, table: str) -> bool:
-    """'the details of all investors', 'the season of every game': one row per investor or game,
-    even where two share the values shown (no DISTINCT, as 'the cities of restaurants' gets)."""
-    tokens = plan.shape.tokens
-    for m in plan.matching.mentions:
-        if m.sense is None or m.sense.kind != "table" or m.sense.table != table:
-            continue
-        i = m.start - 1
-        while i >= 0 and tokens[i].low == "the":
-            i -= 1
-        if tokens[m.start].low in ("all", "every") or (i >= 0 and tokens[i].low in ("all", "every")):
-            return True  # the phrase may hold the word itself ('every game')
-    return False
+    return plan.with_query(groups=groups, projection=tuple(projection), order=tuple(order))
 
 
 def show_what_was_asked(plan: Plan, ctx: Context) -> Plan:

@@ -121,7 +121,6 @@ class Query:
     # ('how many authors have more than 2 papers' → 'authors')
     notes: tuple[str, ...] = ()  # how words were read, for the interpretation
     tables: tuple[str, ...] = ()  # every table the query touches, target first
-    entity_rows: bool = False  # list shape: one row per target entity (label columns)
     hidden: tuple[Measure, ...] = ()  # measures that only order the rows
     names: Mapping[Ref, str] = field(default_factory=frozen_map)  # label columns standing for their entity
     ratio: tuple[Ref, Ref] | None = None  # a row's first number divided by its second

@@ -27,7 +27,8 @@ column the answer does not show, 'order dates', 'all the details', 'opening year
 a verb form said of another table's column, 'the phone number of the party' (no count), 'at
 least 4 transactions' matched by transaction_id, 'the types and details of all premises', 'the
 results of their acceptance', 'or' between two comparisons, a code table's description ('the
-color' is white, not '2'), and 'at least two' after a thing matched by its id.
+color' is white, not '2'), 'at least two' after a thing matched by its id, and 'how many people
+weigh more than 85' per sex (never the weights added up).
 Each is answered with the rows hand-written SQL gives, or declined — never answered with
 something else."""
 
@@ -1009,3 +1010,21 @@ def test_at_least_n_after_a_thing_matched_by_its_id_is_no_comparison_of_the_id(a
     path = make_db(tmp_path, "awards", AWARDS)
     outcome = ask(app, path, "Show the ids and names of festivals that have at least two nominated artworks.")
     assert declined(outcome), outcome.sql  # not festival_id >= 2
+
+
+def test_how_many_of_a_number_that_counts_nothing_is_never_its_sum(app, tmp_path):
+    path = make_db(
+        tmp_path,
+        "poll",
+        """
+        CREATE TABLE people (people_id INTEGER PRIMARY KEY, sex TEXT, name TEXT, height REAL, weight REAL);
+        INSERT INTO people VALUES (1, 'M', 'Hubert Henno', 188, 83), (2, 'M', 'Dominique Daquin', 197, 85.5),
+            (3, 'F', 'Stéphane Antiga', 200, 94), (4, 'M', 'Laurent Capet', 202, 92), (5, 'F', 'Frédéric Leroy', 195, 80);
+        """,
+    )
+    outcome = ask(app, path, "For each sex, how many people weigh more than 85? Show the count and the sex.")
+    if outcome.status != "answer":
+        assert declined(outcome), outcome.error
+        return
+    want = "SELECT COUNT(*), sex FROM people WHERE weight > 85 GROUP BY sex"
+    assert rows(outcome) == hand(path, want)  # not the weights added up

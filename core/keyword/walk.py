@@ -536,8 +536,9 @@ def _column_mention(plan: Plan, ctx: Context, m: Mention, s: Sense, cues: _Cues,
         return plan.with_role(m, "measure").adding(measures=measure)
     if count and agg is None and sup is None and kind in NUMERIC:
         total = any(c.kind == "count" and "total" in c.words.lower() for c in cues.pending)
-        if total or any(c.kind == "group" for c in plan.shape.cues):
-            # 'total number of citations (per author)': the column already counts something
+        if total or (any(c.kind == "group" for c in plan.shape.cues) and counts_something(lex, s)):
+            # 'total number of citations (per author)': the column already counts something —
+            # not 'for each sex, how many people weigh more than 85' (weight counts nothing)
             measure = Measure("SUM", ref.table, ref.column, words=m.words)
             return plan.with_role(m, "measure").adding(measures=measure)
     if agg is not None:

@@ -134,7 +134,7 @@ def test_list_shows_the_entity_names(app, hand):
     ("question", "says"),
     [
         ("What is the ratio of active to churned clients?", "ratio"),
-        ("Which clients are not active?", "negation"),
+        ("Which clients have no payments?", "negation"),
         ("How many unicorns are there?", "unicorns"),
     ],
 )
@@ -144,6 +144,13 @@ def test_declines_rather_than_guesses_and_says_what_it_understood(app, question,
     assert outcome.mode == "keyword" and not outcome.rows
     assert says in outcome.error
     assert "Try" in outcome.error  # a rephrasing to try
+
+
+def test_not_a_stored_value_is_every_other_value(app, hand):
+    outcome = app.ask("Which clients are not active?")
+    assert outcome.status == "answer", outcome.error
+    assert same_rows(rows(outcome), hand("SELECT name FROM client WHERE status <> 'ACT'"))
+    assert "is not" in outcome.interpretation
 
 
 def test_a_value_of_two_columns_is_asked_back_and_the_choice_answers(app, hand):

@@ -28,7 +28,8 @@ a verb form said of another table's column, 'the phone number of the party' (no 
 least 4 transactions' matched by transaction_id, 'the types and details of all premises', 'the
 results of their acceptance', 'or' between two comparisons, a code table's description ('the
 color' is white, not '2'), 'at least two' after a thing matched by its id, and 'how many people
-weigh more than 85' per sex (never the weights added up).
+weigh more than 85' per sex (never the weights added up), and 'not located in London' (every
+other value; 'not … any' stays declined).
 Each is answered with the rows hand-written SQL gives, or declined — never answered with
 something else."""
 
@@ -1028,3 +1029,29 @@ def test_how_many_of_a_number_that_counts_nothing_is_never_its_sum(app, tmp_path
         return
     want = "SELECT COUNT(*), sex FROM people WHERE weight > 85 GROUP BY sex"
     assert rows(outcome) == hand(path, want)  # not the weights added up
+
+
+def test_not_a_value_is_every_other_value_but_not_any_is_declined(app, tmp_path):
+    path = make_db(
+        tmp_path,
+        "stations",
+        """
+        CREATE TABLE station (station_id INTEGER PRIMARY KEY, name TEXT, location TEXT, total_passengers REAL);
+        CREATE TABLE train (train_id INTEGER PRIMARY KEY, name TEXT, service TEXT);
+        CREATE TABLE train_station (train_id INTEGER REFERENCES train (train_id),
+            station_id INTEGER REFERENCES station (station_id), PRIMARY KEY (train_id, station_id));
+        INSERT INTO station VALUES (1, 'London Waterloo', 'London', 103.534), (2, 'Glasgow Central', 'Glasgow', 29.658),
+            (3, 'Birmingham New Street', 'Birmingham', 36.331), (4, 'London Bridge', 'London', 52.634);
+        INSERT INTO train VALUES (1, 'Ananthapuri Express', 'Daily'), (2, 'Guruvayur Express', 'Daily');
+        INSERT INTO train_station VALUES (1, 1), (2, 2);
+        """,
+    )
+    outcome = ask(
+        app, path, "Show the names and total passengers of all stations that are not located in London."
+    )
+    assert outcome.status == "answer", outcome.error
+    assert rows(outcome) == hand(
+        path, "SELECT name, total_passengers FROM station WHERE location <> 'London'"
+    )
+    # 'not … any' says none of its rows match, which keyword mode does not compute
+    assert declined(ask(app, path, "Which trains do not stop at any station in London?"))

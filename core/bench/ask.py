@@ -270,7 +270,7 @@ DEMO_QUESTIONS: list[tuple[str, ...]] = [
         "What is the ratio of active to churned clients?",
         "SELECT CAST(SUM(status = 'ACT') AS REAL) / SUM(status = 'CHN') FROM client",
     ),
-    ("decline", "Which clients are not active?", "SELECT name FROM client WHERE status <> 'ACT'"),
+    ("filter", "Which clients are not active?", "SELECT name FROM client WHERE status <> 'ACT'"),
     (
         "clarify",
         "How many clients are in Singapore?",

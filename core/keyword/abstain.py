@@ -2,8 +2,8 @@
 
 The rule is simple: everything the question says must end up in the SQL. A content word that
 matched nothing, a cue that governed nothing it could use, a number or date that found no
-column, or wording keyword mode does not compute (ratios, negations, medians...) means the
-answer would quietly ignore part of the question — so it declines, says what it understood, and
+column, or wording keyword mode does not compute (ratios, negations other than 'not' a stored
+value, medians...) means the answer would quietly ignore part of the question — so it declines, says what it understood, and
 offers a rephrasing built from the words it did understand. Declining costs the person a
 rephrasing; a wrong answer presented as sure costs far more.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 from core.dictionary import name_words
 from core.keyword.columns import NUMERIC, counts_something
 from core.keyword.dates import about_dates, date_hint, date_verb
-from core.keyword.match import KEY_WORDS, POSSESSIVES, Lexicon, Matching, Sense, base_word
+from core.keyword.match import KEY_WORDS, POSSESSIVES, Lexicon, Matching, Mention, Sense, base_word
 from core.keyword.plan import Context, Decline, Measure, Plan
 from core.keyword.ranking import IMPLIED
 from core.keyword.shapes import (
@@ -39,10 +39,52 @@ def check_unsupported(plan: Plan, ctx: Context) -> Plan:
         low = cue.words.lower()
         if low == "both" and prev is not None and prev.kind == "list" and prev.end == cue.start:
             continue  # 'give both X and Y' lists two columns
+        negated = _negated_value(plan, cue) if cue.arg == "a negation" else None
+        if negated is not None:  # 'whose status is not Village', 'not located in London'
+            plan = plan.but(
+                negated=plan.negated | {negated.start}, skipped_cues=plan.skipped_cues | {cue.start}
+            )
+            continue
         raise Decline(
             f"it asks for {cue.arg} ('{cue.words}'), which keyword mode does not compute", [cue.words]
         )
     return plan
+
+
+NOT_VALUE = frozenset(["not", "is not", "are not", "was not", "were not", "other than"])
+_ON_THE_WAY = frozenset(["in", "from", "at", "of", "a", "an", "the", "by", "to", "equal"])
+
+
+def _negated_value(plan: Plan, cue: Cue) -> Mention | None:
+    """The stored value a 'not' is said of ('status is not Village', 'stations that are not
+    located in London', 'managers not from Australia'): the next phrase, with only a preposition,
+    an article or a verb form ('located') between. Any other negation ('do not have any', 'never',
+    'no') says something is absent, which keyword mode does not compute."""
+    if cue.words.lower() not in NOT_VALUE:
+        return None
+    tokens = plan.shape.tokens
+    after = [m for m in plan.matching.mentions if m.start >= cue.end and m.sense is not None]
+    nxt = after[0] if after else None
+    if nxt is not None and nxt.sense is not None and nxt.sense.kind == "column" and len(after) > 1:
+        value = after[1].sense
+        if value is not None and (value.table, value.column) == (nxt.sense.table, nxt.sense.column):
+            nxt = after[1]  # 'not headquartered in the USA': the column, then its value
+    if nxt is None or nxt.sense is None or nxt.sense.kind != "value" or nxt.sense.op != "=":
+        return None
+    _, end = _sentence_around(plan, nxt.start)
+    if any(tokens[i].low in ("any", "anything", "anyone", "ever") for i in range(cue.end, end)):
+        return None  # 'not accepted to any workshop': none of its rows, not a row that differs
+    named = {k for m in after if m.start < nxt.start for k in range(m.start, m.end)}
+    between = [tokens[i].low for i in range(cue.end, nxt.start) if i not in named]
+    if any(w not in _ON_THE_WAY and not w.endswith(("ed", "ing")) for w in between):
+        return None
+    if any(
+        c.kind == "unsupported" and c.start != cue.start and c.start < nxt.end
+        for c in plan.shape.cues
+        if c.start >= cue.start
+    ):
+        return None
+    return nxt
 
 
 def check_words(plan: Plan, ctx: Context) -> Plan:

@@ -175,6 +175,7 @@ class Plan:
     order_dir: bool | None = None  # from 'descending' / 'alphabetically'...
     alpha: bool = False
     skipped_cues: frozenset[int] = frozenset()  # cue positions a recognised phrase already read
+    negated: frozenset[int] = frozenset()  # value phrases (by first token) a 'not' is said of
     explicit: tuple[Mention, ...] = ()  # columns the question asks to see
     loose_columns: tuple[Mention, ...] = ()
     buckets: tuple[tuple[Cue, Mention | None], ...] = ()  # ('per month', its date column)

@@ -426,6 +426,10 @@ def read_mention(plan: Plan, ctx: Context, m: Mention, pending: list[Cue], gover
         ref = Ref(s.table, s.column or "")
         if text is not None and {"name", "names"} & set(text.words.lower().split()):
             ref = _named_by(plan, ctx, text, s.table)
+        if m.start in plan.negated:
+            if text is not None:
+                raise Decline(f"it could not tell how to match text that is not '{m.words}'", [m.words])
+            op = "!="
         f = Filter(ref, op, value, m.words, s.meaning)
         return plan.with_role(m, "filter").adding(filters=f)
     cues = _Cues.of(pending)

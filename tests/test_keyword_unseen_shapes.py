@@ -28,8 +28,9 @@ a verb form said of another table's column, 'the phone number of the party' (no 
 least 4 transactions' matched by transaction_id, 'the types and details of all premises', 'the
 results of their acceptance', 'or' between two comparisons, a code table's description ('the
 color' is white, not '2'), 'at least two' after a thing matched by its id, and 'how many people
-weigh more than 85' per sex (never the weights added up), and 'not located in London' (every
-other value; 'not … any' stays declined).
+weigh more than 85' per sex (never the weights added up), 'not located in London' (every
+other value; 'not … any' stays declined), 'division AS' (a code spelled like a stop word), and a
+total over no rows (declined, not answered as NULL).
 Each is answered with the rows hand-written SQL gives, or declined — never answered with
 something else."""
 
@@ -753,8 +754,9 @@ CREATE TABLE exhibition_record (
     exhibition_id INTEGER REFERENCES exhibition (exhibition_id), date TEXT, attendance INTEGER,
     PRIMARY KEY (exhibition_id, date)
 );
-INSERT INTO artist VALUES (1, 'Vijay Singh', 'Fiji'), (2, 'John Daly', 'United States'), (3, 'Nick Price', 'Zimbabwe');
-INSERT INTO exhibition VALUES (1, 1, 'Santa Claus'), (2, 2, 'Christmas stocking'), (3, 3, 'Summer');
+INSERT INTO artist VALUES (1, 'Vijay Singh', 'Fiji'), (2, 'John Daly', 'United States'), (3, 'Nick Price', 'Zimbabwe'),
+    (4, 'Retief Goosen', 'South Africa');
+INSERT INTO exhibition VALUES (1, 1, 'Santa Claus'), (2, 2, 'Christmas stocking'), (3, 3, 'Summer'), (4, 4, 'Spring');
 INSERT INTO exhibition_record VALUES (1, 'December 2', 150), (1, 'December 5', 100), (2, 'December 7', 965),
     (2, 'December 9', 1098), (3, 'June 20', 1500);
 """
@@ -1055,3 +1057,28 @@ def test_not_a_value_is_every_other_value_but_not_any_is_declined(app, tmp_path)
     )
     # 'not … any' says none of its rows match, which keyword mode does not compute
     assert declined(ask(app, path, "Which trains do not stop at any station in London?"))
+
+
+def test_a_code_spelled_like_a_stop_word_is_a_value(app, tmp_path):
+    path = make_db(
+        tmp_path,
+        "departments",
+        """
+        CREATE TABLE department (dno INTEGER PRIMARY KEY, division TEXT, dname TEXT, building TEXT);
+        INSERT INTO department VALUES (10, 'AS', 'History of Art', 'Mergenthaler'), (20, 'AS', 'Biology', 'Mudd'),
+            (50, 'EN', 'Computer Science', 'NEB'), (60, 'EN', 'Chemical Engineering', 'Maryland');
+        """,
+    )
+    outcome = ask(app, path, "How many departments are in division AS?")
+    assert outcome.status == "answer", outcome.error
+    assert rows(outcome) == hand(path, "SELECT COUNT(*) FROM department WHERE division = 'AS'")
+
+
+def test_a_total_over_no_rows_is_not_answered_as_null(app, tmp_path):
+    path = make_db(tmp_path, "gallery", GALLERY)
+    # Retief Goosen's one exhibition has no attendance records
+    outcome = ask(app, path, "What is the total attendance of artists from South Africa?")
+    if outcome.status == "answer":  # a reading with rows would be fine; a NULL total is no answer
+        assert all(v is not None for r in outcome.rows for v in r), outcome.sql
+    else:
+        assert declined(outcome), outcome.error

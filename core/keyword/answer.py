@@ -186,7 +186,10 @@ def _answer(db: Database, request: Request, settings: EngineSettings, trace: Tra
             )
     run = run_over_view(db, over_view, view, settings, trace, notify)
     result = run.result
-    if result is not None and not result.rows:
+    nothing = result is not None and (
+        not result.rows or (len(result.rows) == 1 and all(v is None for v in result.rows[0]))
+    )  # no rows, or an average or total over none of them (a row of NULLs)
+    if nothing:
         # "none" is an answer people act on, and from a misreading it looks like any other: on
         # unseen schemas most of keyword mode's empty results were readings it got wrong ('before
         # X or after Y' read as both; 'at least 3 products' counted per product). The reading and

@@ -493,6 +493,15 @@ def parse_number(text: str) -> float | None:
         return None
 
 
+def _typed_as_code(tokens: list[Token], i: int) -> bool:
+    """'departments in division AS', 'the IT staff': a short word in capitals inside a question
+    that is not itself in capitals is a code, not the stop word it spells."""
+    text = tokens[i].text
+    words = [t.text for t in tokens if t.kind == "word"]
+    shouting = sum(1 for w in words if w.isupper()) > len(words) / 2
+    return i > 0 and 2 <= len(text) <= 4 and text.isupper() and text.isalpha() and not shouting
+
+
 def read_shape(question: str) -> Shape:
     """Tokens, cue phrases and literals of `question`; every other word is content."""
     tokens = tokenize(question)
@@ -533,7 +542,7 @@ def read_shape(question: str) -> Shape:
                 break
         if matched:
             continue
-        if lows[i] in STOP:
+        if lows[i] in STOP and not _typed_as_code(tokens, i):
             shape.role[i] = "stop"
         i += 1
     for i, low in enumerate(lows):

@@ -33,8 +33,8 @@ from core.keyword.match import (
     content_words,
     discover,
     lexicon,
+    names_across_stop_words,
     names_over_cues,
-    names_with_of,
 )
 from core.keyword.plan import Abstain, Ambiguity, Context, Decline, Plan, Query, Ref
 from core.keyword.readings import Reading, decode_all
@@ -275,7 +275,7 @@ def _tied_at_limit(
 
 
 def _match(question: str, lex: Lexicon, readings: Sequence[Reading]) -> tuple[Shape, Matching]:
-    shape = names_with_of(names_over_cues(read_shape(question), lex), lex)
+    shape = names_across_stop_words(names_over_cues(read_shape(question), lex), lex)
     return shape, choose(discover(shape, lex, readings), lex)
 
 

@@ -445,9 +445,7 @@ def said_of(
       (festival_detail.festival_name, not artwork.name, the only column called just 'name');
     - 'the id and details of all accounts': a bare 'id' with no 'of' is the key of the thing named
       next (else just before). Without it the word matched nothing and, two letters long, slipped
-      through as a filler while the answer left the ids out.
-
-
+      through as a filler while the answer left the ids out;
     - 'ordered by opening year': a verb form whose base word spells a column with the phrase
       after it (open_year) is that column, the two as one phrase.
 
@@ -496,9 +494,9 @@ def base_word(word: str) -> str:
 
 
 def _owner(shape: Shape, mentions: Sequence[Mention], i: int) -> Mention | None:
-    """The thing the word at i is said of: the question's first thing before 'its' / 'their', or the thing after 'of' (across a
-    list of generic words: 'the id, name and title of each …'). Not 'the name of the catalog
-    entry': the word after it says the thing is not the catalog."""
+    """The thing the word at i is said of: the question's first thing before 'its' / 'their',
+    or the thing after 'of' (across a list: 'the id, name and title of each …'). Not 'the name of
+    the catalog entry': the word after it says the thing is not the catalog."""
     tokens = shape.tokens
     if i > 0 and tokens[i - 1].low in POSSESSIVES:  # the question's subject: 'which customers … their names'
         return next((m for m in mentions if m.end <= i and m.senses), None)
@@ -741,12 +739,14 @@ def names_over_cues(shape: Shape, lex: Lexicon) -> Shape:
     return shape
 
 
-def names_with_of(shape: Shape, lex: Lexicon) -> Shape:
+def names_across_stop_words(shape: Shape, lex: Lexicon) -> Shape:
     """'the dates of birth of the guests', 'the level of membership': a column whose name has
     'of' in it. The stop word splits the words into two runs, and neither half alone names the
     column ('birth' names nothing); where the words around it spell a column's name, the 'of'
     (and a 'the' after it) joins them into one phrase. A row noun ('record', 'entry') that ends
-    a table's name stays in it ('exhibition records')."""
+    a table's name stays in it ('exhibition records'), and a noun dropped as a stop word that is
+    the name of a column of a table the question names is that column ('the results of their
+    acceptance', 'the acceptance results')."""
     tokens, role = shape.tokens, list(shape.role)
     named = {
         x.table
@@ -761,12 +761,9 @@ def names_with_of(shape: Shape, lex: Lexicon) -> Shape:
         ):
             role[k] = "content"  # 'the results of their acceptance': acceptance.result
             continue
-        if t.low in STOP_NOUNS and k > 0 and role[k - 1] == "content":
-            # 'exhibition records' is the table exhibition_record, not the table exhibition;
-            # 'the acceptance results' is acceptance.result
-            if any(_names_table(lex, shape.text(s, k + 1)) for s in range(max(0, k - 2), k)) or _column_of(
-                lex, tokens[k - 1].low, t.low
-            ):
+        if t.low in ROW_NOUNS and k > 0 and role[k - 1] == "content":
+            # 'exhibition records' is the table exhibition_record, not the table exhibition
+            if any(_names_table(lex, shape.text(s, k + 1)) for s in range(max(0, k - 2), k)):
                 role[k] = "content"
             continue
         if t.low != "of" or role[k] != "stop" or k == 0 or role[k - 1] != "content":
@@ -788,12 +785,6 @@ def names_with_of(shape: Shape, lex: Lexicon) -> Shape:
 
 
 STOP_NOUNS = ROW_NOUNS | {"result", "results", "answer", "answers"}
-
-
-def _column_of(lex: Lexicon, owner: str, noun: str) -> bool:
-    """`noun` is the name of a column of the table `owner` names ('acceptance' → acceptance.result)."""
-    tables = {x.table for x in lex.schema(owner) if x.kind == "table" and x.score >= 0.95}
-    return any(x.table in tables and _spelled(x, noun) for x in lex.schema(noun))
 
 
 def _names_table(lex: Lexicon, phrase: str) -> bool:

@@ -134,7 +134,7 @@ def test_list_shows_the_entity_names(app, hand):
     ("question", "says"),
     [
         ("What is the ratio of active to churned clients?", "ratio"),
-        ("Which clients have no payments?", "negation"),
+        ("Which clients have no payments in 2025?", "negation"),
         ("How many unicorns are there?", "unicorns"),
     ],
 )
@@ -144,6 +144,19 @@ def test_declines_rather_than_guesses_and_says_what_it_understood(app, question,
     assert outcome.mode == "keyword" and not outcome.rows
     assert says in outcome.error
     assert "Try" in outcome.error  # a rephrasing to try
+
+
+def test_things_with_no_rows_of_another_table(app, hand):
+    outcome = app.ask("Which clients have no payments?")
+    assert outcome.status == "answer", outcome.error
+    want = "SELECT name FROM client c WHERE NOT EXISTS (SELECT 1 FROM payment p WHERE p.client_id = c.id)"
+    assert same_rows(rows(outcome), hand(want))
+    assert "has no payments" in outcome.interpretation
+    outcome = app.ask("How many clients have no usage?")
+    assert outcome.status == "answer", outcome.error
+    assert same_rows(
+        rows(outcome), hand("SELECT COUNT(*) FROM client WHERE id NOT IN (SELECT client_id FROM usage)")
+    )
 
 
 def test_not_a_stored_value_is_every_other_value(app, hand):

@@ -29,8 +29,9 @@ least 4 transactions' matched by transaction_id, 'the types and details of all p
 results of their acceptance', 'or' between two comparisons, a code table's description ('the
 color' is white, not '2'), 'at least two' after a thing matched by its id, and 'how many people
 weigh more than 85' per sex (never the weights added up), 'not located in London' (every
-other value; 'not … any' stays declined), 'division AS' (a code spelled like a stop word), and a
-total over no rows (declined, not answered as NULL).
+other value; 'not … any' stays declined), 'division AS' (a code spelled like a stop word), a
+total over no rows (declined, not answered as NULL), and things no row of another table refers
+to ('students with no allergies'; declined when the absence says more).
 Each is answered with the rows hand-written SQL gives, or declined — never answered with
 something else."""
 
@@ -1082,3 +1083,48 @@ def test_a_total_over_no_rows_is_not_answered_as_null(app, tmp_path):
         assert all(v is not None for r in outcome.rows for v in r), outcome.sql
     else:
         assert declined(outcome), outcome.error
+
+
+ABSENCE = """
+CREATE TABLE student (stuid INTEGER PRIMARY KEY, lname TEXT, fname TEXT);
+CREATE TABLE allergy_type (allergy TEXT PRIMARY KEY, allergytype TEXT);
+CREATE TABLE has_allergy (stuid INTEGER REFERENCES student (stuid), allergy TEXT REFERENCES allergy_type (allergy));
+CREATE TABLE building (building_id INTEGER PRIMARY KEY, name TEXT);
+CREATE TABLE institution (institution_id INTEGER PRIMARY KEY, building_id INTEGER REFERENCES building (building_id),
+    institution TEXT);
+CREATE TABLE protein (common_name TEXT, institution_id INTEGER REFERENCES institution (institution_id));
+CREATE TABLE staff (staff_id INTEGER PRIMARY KEY, name TEXT, building_id INTEGER REFERENCES building (building_id));
+INSERT INTO student VALUES (1001, 'Smith', 'Linda'), (1002, 'Kim', 'Tracy'), (1003, 'Jones', 'Shiela');
+INSERT INTO allergy_type VALUES ('Eggs', 'food'), ('Cat', 'animal');
+INSERT INTO has_allergy VALUES (1001, 'Cat'), (1001, 'Eggs'), (1003, 'Cat');
+INSERT INTO building VALUES (1, 'Citizens Bank Building'), (2, 'Tampa City Hall'), (3, 'Floridan Hotel');
+INSERT INTO institution VALUES (1, 1, 'Ave Maria University'), (2, 1, 'Dakota State University'), (3, 3, 'Edward Waters');
+INSERT INTO protein VALUES ('Tropical Clawed Frog', 1), ('porkworm', 3);
+INSERT INTO staff VALUES (1, 'Ada', 2);
+"""
+
+
+def test_things_no_row_of_another_table_refers_to(app, tmp_path):
+    path = make_db(tmp_path, "absence", ABSENCE)
+    # through the table that links the two
+    outcome = ask(app, path, "Which students have no allergies? Give their student ids.")
+    assert outcome.status == "answer", outcome.error
+    assert rows(outcome) == hand(path, "SELECT stuid FROM student EXCEPT SELECT stuid FROM has_allergy")
+    # directly
+    outcome = ask(app, path, "What are the names of the buildings that do not house any institution?")
+    assert outcome.status == "answer", outcome.error
+    want = "SELECT name FROM building WHERE building_id NOT IN (SELECT building_id FROM institution)"
+    assert rows(outcome) == hand(path, want)
+    outcome = ask(app, path, "How many institutions have no proteins?")
+    assert outcome.status == "answer", outcome.error
+    assert rows(outcome) == hand(
+        path,
+        "SELECT COUNT(*) FROM institution WHERE institution_id NOT IN (SELECT institution_id FROM protein)",
+    )
+
+
+def test_an_absence_that_says_more_is_declined(app, tmp_path):
+    path = make_db(tmp_path, "absence", ABSENCE)
+    # which of its rows must not exist is restricted further: keyword mode reads no more than 'none'
+    assert declined(ask(app, path, "Which students have no allergies of type food?"))
+    assert declined(ask(app, path, "Which buildings have never housed an institution named Edward Waters?"))

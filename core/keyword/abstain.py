@@ -2,9 +2,10 @@
 
 The rule is simple: everything the question says must end up in the SQL. A content word that
 matched nothing, a cue that governed nothing it could use, a number or date that found no
-column, or wording keyword mode does not compute (ratios, negations other than 'not' a stored
-value, medians...) means the answer would quietly ignore part of the question — so it declines, says what it understood, and
-offers a rephrasing built from the words it did understand. Declining costs the person a
+column, or wording keyword mode does not compute (ratios, medians, negations other than 'not' a
+stored value and 'no rows of a table that refers to it'...) means the answer would quietly ignore
+part of the question — so it declines, says what it understood, and offers a rephrasing built
+from the words it did understand. Declining costs the person a
 rephrasing; a wrong answer presented as sure costs far more.
 """
 
@@ -14,7 +15,7 @@ from core.dictionary import name_words
 from core.keyword.columns import NUMERIC, counts_something
 from core.keyword.dates import about_dates, date_hint, date_verb
 from core.keyword.match import KEY_WORDS, POSSESSIVES, Lexicon, Matching, Mention, Sense, base_word
-from core.keyword.plan import Context, Decline, Measure, Plan
+from core.keyword.plan import Absent, Context, Decline, Measure, Plan, Ref
 from core.keyword.ranking import IMPLIED
 from core.keyword.shapes import (
     FILLERS,
@@ -39,6 +40,10 @@ def check_unsupported(plan: Plan, ctx: Context) -> Plan:
         low = cue.words.lower()
         if low == "both" and prev is not None and prev.kind == "list" and prev.end == cue.start:
             continue  # 'give both X and Y' lists two columns
+        absent = _absent(plan, ctx, cue) if cue.arg == "a negation" else None
+        if absent is not None:  # 'customers who do not have any policies'
+            plan = absent
+            continue
         negated = _negated_value(plan, cue) if cue.arg == "a negation" else None
         if negated is not None:  # 'whose status is not Village', 'not located in London'
             plan = plan.but(
@@ -49,6 +54,79 @@ def check_unsupported(plan: Plan, ctx: Context) -> Plan:
             f"it asks for {cue.arg} ('{cue.words}'), which keyword mode does not compute", [cue.words]
         )
     return plan
+
+
+NO_ROWS = frozenset(["do not", "does not", "did not", "have no", "has no", "never", "no", "without"])
+_BEFORE_THE_THING = frozenset(
+    ["any", "a", "an", "the", "single", "have", "has", "had", "in", "to", "on", "at", "from", "by"]
+)
+
+
+def _absent(plan: Plan, ctx: Context, cue: Cue) -> Plan | None:
+    """'Which customers do not have any policies?', 'students with no allergies', 'companies
+    that do not operate any gas station': the thing named before the cue, with no row of the
+    table named after it that refers to it — directly, or through a table that links the two.
+    Only this whole shape: the thing, the cue, at most a verb and 'any', the table, and nothing
+    more in the sentence ('no match held in Australia' says more than keyword mode reads)."""
+    if cue.words.lower() not in NO_ROWS:
+        return None
+    tokens, mentions = plan.shape.tokens, plan.matching.mentions
+    before = [m for m in mentions if m.end <= cue.start and m.sense is not None]
+    after = [m for m in mentions if m.start >= cue.end and m.sense is not None]
+    if not before or not after or before[-1].sense is None or after[0].sense is None:
+        return None
+    owner, thing = before[-1], after[0]
+    if (
+        owner.sense is None
+        or thing.sense is None
+        or owner.sense.kind != "table"
+        or not _names_rows(ctx, thing)
+    ):
+        return None
+    x, y = owner.sense.table, thing.sense.table
+    gap = range(cue.end, thing.start)
+    if sum(1 for i in gap if tokens[i].low not in _BEFORE_THE_THING) > 1:
+        return None  # one verb at most ('operate', 'received')
+    _, end = _sentence_around(plan, thing.start)
+    if any(plan.shape.role[i] != "stop" or tokens[i].kind == "word" for i in range(thing.end, end)):
+        return None
+    if x == y or any(
+        m.start < owner.start and m.sense is not None and m.sense.kind == "value" for m in before
+    ):
+        return None
+    link = _referring(ctx, x, y)
+    if link is None:
+        return None
+    table, column, key = link
+    absent = Absent(table, column, Ref(x, key), thing.words)
+    plan = plan.with_role(thing, "absorbed").with_query(absent=(*plan.query.absent, absent))
+    span = frozenset(range(cue.start, thing.end))
+    return plan.but(skipped_cues=plan.skipped_cues | {cue.start}, absence=plan.absence | span)
+
+
+def _names_rows(ctx: Context, m: Mention) -> bool:
+    """The phrase names a table's rows: the table, or its key ('policies' matched policy_id)."""
+    s = m.sense
+    if s is None or s.kind == "value":
+        return False
+    return s.kind == "table" or ctx.lex.key_of(s.table) == (s.column,)
+
+
+def _referring(ctx: Context, x: str, y: str) -> tuple[str, str, str] | None:
+    """The table whose rows say a row of `x` has a `y`, its column, and the key of `x` it holds:
+    `y` itself when it refers to `x` (policies.customer_id), else the one table that refers to
+    both (has_allergy between student and allergy_type)."""
+    edges = [e for e in ctx.lex.db.graph.edges if len(e.columns) == 1 and not e.is_self]
+    to_x = [e for e in edges if e.ref_table.lower() == x.lower()]
+    direct = [e for e in to_x if e.table.lower() == y.lower()]
+    if len(direct) == 1:
+        return direct[0].table, direct[0].columns[0], direct[0].ref_columns[0]
+    if direct:
+        return None  # two ways to refer: which one is meant is not said
+    links = [e for e in to_x if any(f.table == e.table and f.ref_table.lower() == y.lower() for f in edges)]
+    if len({e.table for e in links}) == 1 and len(links) == 1:
+        return links[0].table, links[0].columns[0], links[0].ref_columns[0]
+    return None
 
 
 NOT_VALUE = frozenset(["not", "is not", "are not", "was not", "were not", "other than"])
@@ -107,8 +185,8 @@ def check_words(plan: Plan, ctx: Context) -> Plan:
     everything = everything_at(plan.shape)
     for i in plan.matching.unmatched:
         low = tokens[i].low
-        if i in everything:
-            continue  # 'all the details of the bookings': every column
+        if i in everything or i in plan.absence:
+            continue  # 'all the details of the bookings': every column; 'do not operate any …'
         owned = i > 0 and tokens[i - 1].low in POSSESSIVES  # 'its type' asks for something
         if (low in FILLERS and not owned) or low in MEASURE_UNITS or low.isdigit():
             continue

@@ -23,9 +23,10 @@ import sqlglot
 from sqlglot import exp
 
 from core.joins import RESERVED, View, ViewColumn, table_expr
+from core.joins.identifiers import identifier
 from core.keyword.columns import column_kind, label_columns, stored_as_text
 from core.keyword.match import Lexicon
-from core.keyword.plan import Filter, Measure, OrderKey, Query, Ref
+from core.keyword.plan import Absent, Filter, Measure, OrderKey, Query, Ref
 from core.keyword.time_buckets import MONTH_NAMES, WEEKDAY_NAMES
 from core.values import fold
 
@@ -181,6 +182,24 @@ class Compiler:
             return exp.EQ(this=month, expression=exp.Literal.number(int(f.value)))
         raise CompileError(f"unknown filter {f.op}")
 
+    def none_of(self, a: Absent) -> exp.Expr:
+        """NOT EXISTS a row of `a.table` that refers to the listed row ('customers who do not have
+        any policies'), over the one table the question lists."""
+        if not self.view.single_table or self.view.root_table.lower() != a.key.table.lower():
+            raise CompileError("an absence over joined tables")
+        table = self.lex.table(a.table)
+        if table is None:
+            raise CompileError(f"no table {a.table}")
+        d = self.dialect
+        outer = exp.Column(this=identifier(a.key.column, d), table=identifier(self.view.root_table, d))
+        inner = exp.Column(this=identifier(a.column, d), table=ident("referring"))
+        rows = (
+            exp.select(exp.Literal.number(1))
+            .from_(table_expr(table.name, table.schema, "referring", d))
+            .where(exp.EQ(this=inner, expression=outer))
+        )
+        return exp.Not(this=exp.Exists(this=rows))
+
     def duration(self, m: Measure) -> exp.Expr:
         """A row's end minus its start (durations.py), in `m.unit`."""
         assert m.column is not None and m.since is not None
@@ -198,7 +217,7 @@ class Compiler:
 
     def sql(self) -> str:
         plan = self.query
-        where = [self.condition(f) for f in plan.filters]
+        where = [self.condition(f) for f in plan.filters] + [self.none_of(a) for a in plan.absent]
         if plan.count_groups:
             return self._count_groups(where).sql(dialect=self.dialect)
         if plan.measures or plan.having:

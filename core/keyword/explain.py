@@ -130,6 +130,7 @@ def describe(plan: Query) -> str:
             shown.append(f"the ratio of {ref_text(a, target)} to {ref_text(b, target)}")
         parts.append(f"Listed {', '.join(shown)}" + (f" of {words(target)}" if target else ""))
     conds = [filter_text(f, target) for f in plan.filters]
+    conds += [f"it has no {a.words}" for a in plan.absent]
     if conds:
         parts.append("where " + " and ".join(conds))
     if plan.having and not plan.count_groups:

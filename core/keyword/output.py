@@ -157,15 +157,17 @@ def _list_rows(plan: Plan, ctx: Context, listed: list[Mention], explicit: list[R
         raise Decline("it groups by something but names nothing to count or compute per group")
     labels = [Ref(target, c) for c in label_columns(lex, target)]
     identifying = {c.lower() for c in label_columns(lex, target)} | {k.lower() for k in lex.key_of(target)}
+    named = [r for r in labels if r.column not in lex.key_of(target)]  # a name, not just a key
     if (
         explicit
         and listed
+        and named
         and not any(
             ref.table == target and (ref.column.lower() in identifying or ref.column.lower().endswith("id"))
             for ref in explicit
         )
     ):
-        explicit = [*labels, *explicit]
+        explicit = [*named, *explicit]  # 'which cities … and their population': the city first
     projection = list(explicit or labels)
     said = everything_at(plan.shape)  # 'all the details of …' is every column, not other_details
     if said and all(set(range(m.start, m.end)) <= said for m in plan.explicit):

@@ -85,6 +85,17 @@ class Filter:
 
 
 @dataclass(frozen=True)
+class Absent:
+    """'customers who do not have any policies': no row of `table` refers to the row (its
+    `column` holds the listed table's key `key`)."""
+
+    table: str
+    column: str
+    key: Ref
+    words: str = ""
+
+
+@dataclass(frozen=True)
 class Having:
     measure: Measure
     op: str
@@ -125,6 +136,7 @@ class Query:
     names: Mapping[Ref, str] = field(default_factory=frozen_map)  # label columns standing for their entity
     ratio: tuple[Ref, Ref] | None = None  # a row's first number divided by its second
     calendar: Mapping[Ref, str] = field(default_factory=frozen_map)  # text columns of month | weekday names
+    absent: tuple[Absent, ...] = ()  # rows of another table that must not exist ('have no policies')
 
     def all_refs(self) -> list[Ref]:
         refs = [*self.groups, *self.projection, *(f.ref for f in self.filters)]
@@ -176,6 +188,7 @@ class Plan:
     alpha: bool = False
     skipped_cues: frozenset[int] = frozenset()  # cue positions a recognised phrase already read
     negated: frozenset[int] = frozenset()  # value phrases (by first token) a 'not' is said of
+    absence: frozenset[int] = frozenset()  # tokens of 'do not have any policies', read as a whole
     explicit: tuple[Mention, ...] = ()  # columns the question asks to see
     loose_columns: tuple[Mention, ...] = ()
     buckets: tuple[tuple[Cue, Mention | None], ...] = ()  # ('per month', its date column)

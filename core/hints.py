@@ -52,11 +52,11 @@ PER_WORD = 3  # columns hinted for one typed word
 NEIGHBOURS = 1  # stored values shown either side of the matched one
 _CODE = re.compile(r"^[A-Z0-9][A-Z0-9_\-./]{0,5}$")
 NAMES_SCHEMA = 0.95  # a word whose schema match is this good names that table or column
-# Words a question uses for its grammar (and 'id'), never as a value unless typed as one ('"More"').
 # 'top 2', 'more than 3', 'at least 5': a number that counts or limits, never a stored value
 QUANTITY = re.compile(
     r"\b(top|first|last|bottom|than|least|most|over|under|above|below|limit|only|exactly)\s+(\d+)\b", re.I
 )
+# Words a question uses for its grammar (and 'id'), never as a value unless typed as one ('"More"').
 # fmt: off
 FUNCTION_WORDS = frozenset([
     "has", "have", "had", "having", "do", "does", "did", "done", "is", "are", "was", "were", "be",

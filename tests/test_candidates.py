@@ -137,14 +137,19 @@ def test_a_reply_with_bare_sql_and_no_fence_still_answers(app, fake_llm, demo_va
 # ---------------------------------------------------------------- disagreement: judge, or ask
 
 
-def shop_app(tmp_path: Path, llm_settings, **engine) -> Askbase:
+def llm_app(path: Path, tmp_path: Path, llm_settings, **engine) -> Askbase:
+    """Askbase in LLM mode (no keyword fallback) over one SQLite database, its default."""
     settings = load_settings(
         var_dir=str(tmp_path / "var"),
-        databases={"shop": {"url": f"sqlite:///{shop_db(tmp_path / 'shop.sqlite')}"}},
-        default_db="shop",
+        databases={path.stem: {"url": f"sqlite:///{path}"}},
+        default_db=path.stem,
         engine={"fallback_to_keyword": False, **engine},
     )
     return Askbase(settings, llm=LLM(llm_settings))
+
+
+def shop_app(tmp_path: Path, llm_settings, **engine) -> Askbase:
+    return llm_app(shop_db(tmp_path / "shop.sqlite"), tmp_path, llm_settings, **engine)
 
 
 def test_two_readings_with_different_results_are_asked_and_the_choice_runs_its_query(
@@ -269,13 +274,7 @@ AL_TOTAL = (
 
 def test_a_first_name_al_is_hinted_as_a_name_never_as_the_state_code_al(tmp_path, fake_llm, llm_settings):
     path = people_db(tmp_path / "people.sqlite")
-    settings = load_settings(
-        var_dir=str(tmp_path / "var"),
-        databases={"people": {"url": f"sqlite:///{path}"}},
-        default_db="people",
-        engine={"fallback_to_keyword": False},
-    )
-    app = Askbase(settings, llm=LLM(llm_settings))
+    app = llm_app(path, tmp_path, llm_settings)
     fake_llm.respond("generate", mr.writing(AL_TOTAL, task="Total order amount of Al"))
     outcome = app.ask("What is the total amount of the orders placed by Al?")
     assert outcome.status == "answer" and got(outcome) == rows(path, AL_TOTAL)
@@ -323,13 +322,7 @@ MOST_ROUTES = (
 
 def test_function_words_and_column_names_are_not_hinted_as_stored_values(tmp_path, fake_llm, llm_settings):
     path = routes_db(tmp_path / "routes.sqlite")
-    settings = load_settings(
-        var_dir=str(tmp_path / "var"),
-        databases={"routes": {"url": f"sqlite:///{path}"}},
-        default_db="routes",
-        engine={"fallback_to_keyword": False},
-    )
-    app = Askbase(settings, llm=LLM(llm_settings))
+    app = llm_app(path, tmp_path, llm_settings)
     fake_llm.respond("generate", mr.writing(MOST_ROUTES, task="The airport with the most routes"))
     outcome = app.ask("Which airport has the most outgoing routes? Give its name, city, and id.")
     assert outcome.status == "answer" and got(outcome) == rows(path, MOST_ROUTES)

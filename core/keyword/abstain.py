@@ -73,7 +73,7 @@ def _absent(plan: Plan, ctx: Context, cue: Cue) -> Plan | None:
     tokens, mentions = plan.shape.tokens, plan.matching.mentions
     before = [m for m in mentions if m.end <= cue.start and m.sense is not None]
     after = [m for m in mentions if m.start >= cue.end and m.sense is not None]
-    if not before or not after or before[-1].sense is None or after[0].sense is None:
+    if not before or not after:
         return None
     owner, thing = before[-1], after[0]
     if (
@@ -90,10 +90,8 @@ def _absent(plan: Plan, ctx: Context, cue: Cue) -> Plan | None:
     _, end = _sentence_around(plan, thing.start)
     if any(plan.shape.role[i] != "stop" or tokens[i].kind == "word" for i in range(thing.end, end)):
         return None
-    if x == y or any(
-        m.start < owner.start and m.sense is not None and m.sense.kind == "value" for m in before
-    ):
-        return None
+    if x == y or any(m.sense is not None and m.sense.kind == "value" for m in before):
+        return None  # 'which Berlin clients have no payments': the listed rows are filtered too
     link = _referring(ctx, x, y)
     if link is None:
         return None
@@ -124,7 +122,7 @@ def _referring(ctx: Context, x: str, y: str) -> tuple[str, str, str] | None:
     if direct:
         return None  # two ways to refer: which one is meant is not said
     links = [e for e in to_x if any(f.table == e.table and f.ref_table.lower() == y.lower() for f in edges)]
-    if len({e.table for e in links}) == 1 and len(links) == 1:
+    if len(links) == 1:
         return links[0].table, links[0].columns[0], links[0].ref_columns[0]
     return None
 

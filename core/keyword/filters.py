@@ -25,12 +25,10 @@ def compare(
     """'rating above 4' (the column before), 'an average rating above 4' (that average),
     'more than 2 papers' (a count of what follows)."""
     number = int(value) if float(value).is_integer() else value
-    named_id = (
-        last is not None and last.sense is not None and (last.sense.column or "").lower().endswith("id")
-    )
     if (
-        named_id
-        and last is not None
+        last is not None
+        and last.sense is not None
+        and (last.sense.column or "").lower().endswith("id")
         and not {"id", "ids", "number", "code"} & set(last.words.lower().split())
     ):
         last = None  # 'festivals that have at least two …' matched festival_id: no id is 'at least two'
@@ -111,9 +109,8 @@ def place_loose_columns(plan: Plan, ctx: Context) -> Plan:
                 plan = dated.with_role(m, "subject")
                 continue
         joining = {k for c in plan.shape.cues if c.kind == "and" for k in range(c.start, c.end)}
-        before = {  # 'along with the ids of …' lists, it does not say the thing is there
-            t.low for k, t in enumerate(plan.shape.tokens[: m.start]) if k >= m.start - 3 and k not in joining
-        }
+        # 'along with the ids of …' lists, it does not say the thing is there
+        before = {plan.shape.tokens[k].low for k in range(max(0, m.start - 3), m.start) if k not in joining}
         if before & {"have", "has", "had", "having", "with"}:
             # 'courses with a final exam', 'students who have a minor': the thing is there
             boolean = column_kind(ctx.lex, ref.table, ref.column) == "boolean" or re.match(

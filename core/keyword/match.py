@@ -712,7 +712,7 @@ def names_over_cues(shape: Shape, lex: Lexicon) -> Shape:
                 shape = _uncue(shape, cue, {cue.start: "content"})
             continue
         if cue.kind == "order" and len(low.split()) == 1 and _compared(shape, cue.end):
-            if any(_spelled(x, low) for x in lex.schema(low)):  # 'a review with rank greater than 3'
+            if _spells(lex, low):  # 'a review with rank greater than 3'
                 shape = _uncue(shape, cue, {cue.start: "content"})
             continue
         if cue.kind == "order" and len(low.split()) == 1 and _spells_with_next(shape, lex, cue):
@@ -820,11 +820,7 @@ def _spells_with_next(shape: Shape, lex: Lexicon, cue: Cue) -> bool:
     end = cue.end
     while end < len(shape.tokens) and shape.role[end] == "content" and end - cue.end < 3:
         end += 1
-    for e in range(end, cue.end, -1):
-        phrase = shape.text(cue.start, e)
-        if any(_spelled(x, phrase) for x in lex.schema(phrase)):
-            return True
-    return False
+    return any(_spells(lex, shape.text(cue.start, e)) for e in range(end, cue.end, -1))
 
 
 def _ends_name(shape: Shape, lex: Lexicon, head: str, at: int) -> bool:

@@ -179,8 +179,7 @@ def _list_rows(plan: Plan, ctx: Context, listed: list[Mention], explicit: list[R
     if q.ratio is not None and not explicit:
         projection = []  # 'the ratio of X to Y': the ratio is the answer
     order = list(q.order)
-    one_winner = q.limit == 1 and plan.superlative is not None  # 'which county has the largest population'
-    if order and not explicit and (listed or plan.top) and not one_winner:
+    if order and not explicit and (listed or plan.top) and not _one_winner(plan):  # 'which county …'
         for o in order:
             if isinstance(o.key, Ref) and o.key not in projection:
                 projection.append(o.key)
@@ -210,15 +209,20 @@ def show_what_was_asked(plan: Plan, ctx: Context) -> Plan:
     q = plan.query
     if not (q.groups or q.projection):
         return plan  # the figure is the answer ('what is the average attendance')
-    ranks = q.limit == 1 and plan.superlative is not None  # one winner; a top-N list keeps its figures
-    picking = {h.measure for h in q.having} | (
-        {o.key for o in q.order if isinstance(o.key, Measure)} if ranks else set()
-    )
+    picking = {h.measure for h in q.having}
+    if _one_winner(plan):  # a top-N list keeps its figures
+        picking |= {o.key for o in q.order if isinstance(o.key, Measure)}
     hidden = list(q.hidden)
     for m in q.measures:
         if m in picking and m not in hidden and not _listed(plan, m.words) and not _count_asked(plan, m):
             hidden.append(m)
     return plan.with_query(hidden=tuple(hidden))
+
+
+def _one_winner(plan: Plan) -> bool:
+    """The question asks for the one row a superlative picks ('which county has the largest
+    population'): the answer is that row, not the figure that picked it."""
+    return plan.query.limit == 1 and plan.superlative is not None
 
 
 LISTING = frozenset(

@@ -193,6 +193,10 @@ class KeywordDictionary:
                     terms.append(Term(text, table.name, col.name, via, pointer=pointer))
                     # In the context of its table: 'client name', 'customer name', 'client company name'.
                     for t_text, t_via in t_labels if via == "name" else t_labels[:1]:
+                        rest = text[len(t_text) + 1 :] if text.startswith(f"{t_text} ") else ""
+                        if len(rest.split()) > 1 and via == "name":
+                            # the table's name said once: 'first name' for customer_first_name
+                            terms.append(Term(rest, table.name, col.name, via, pointer=pointer))
                         if not text.startswith(t_text):
                             combined_via = "synonym" if "synonym" in (via, t_via) else "name"
                             terms.append(

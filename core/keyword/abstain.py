@@ -40,6 +40,10 @@ def check_unsupported(plan: Plan, ctx: Context) -> Plan:
         low = cue.words.lower()
         if low == "both" and prev is not None and prev.kind == "list" and prev.end == cue.start:
             continue  # 'give both X and Y' lists two columns
+        both = _both_values(plan, cue) if low == "both" else None
+        if both is not None:  # 'storms that affected both Afghanistan and Albania'
+            plan = plan.but(both=plan.both | {both}, skipped_cues=plan.skipped_cues | {cue.start})
+            continue
         absent = _absent(plan, ctx, cue) if cue.arg == "a negation" else None
         if absent is not None:  # 'customers who do not have any policies'
             plan = absent
@@ -131,6 +135,30 @@ NOT_VALUE = frozenset(["not", "is not", "are not", "was not", "were not", "other
 _ON_THE_WAY = frozenset(["in", "from", "at", "of", "a", "an", "the", "by", "to", "equal"])
 
 
+def _both_values(plan: Plan, cue: Cue) -> Ref | None:
+    """'both Afghanistan and Albania', 'both a mortgage loan and an auto loan', 'both male and
+    female players': two stored values of one column, the first within a few words after 'both'
+    and the second within a few words after the 'and' that follows it. The rows kept must have
+    every one of them (merge_filters: a HAVING on the number of different values)."""
+    tokens = plan.shape.tokens
+    values = [m for m in plan.matching.mentions if m.sense is not None and m.sense.kind == "value"]
+    first = next((m for m in values if cue.end <= m.start <= cue.end + 2), None)
+    if first is None or first.sense is None:
+        return None
+    joint = next(
+        (k for k in range(first.end, min(first.end + 3, len(tokens))) if tokens[k].low == "and"), None
+    )
+    if joint is None:
+        return None
+    second = next((m for m in values if joint < m.start <= joint + 3), None)
+    if second is None or second.sense is None:
+        return None
+    a, b = first.sense, second.sense
+    if (a.table, a.column) != (b.table, b.column) or a.column is None or a.value == b.value:
+        return None
+    return Ref(a.table, a.column)
+
+
 def _negated_value(plan: Plan, cue: Cue) -> Mention | None:
     """The stored value a 'not' is said of ('status is not Village', 'stations that are not
     located in London', 'managers not from Australia'): the next phrase, with only a preposition,
@@ -186,10 +214,12 @@ def check_words(plan: Plan, ctx: Context) -> Plan:
         if i in everything or i in plan.absence:
             continue  # 'all the details of the bookings': every column; 'do not operate any …'
         owned = i > 0 and tokens[i - 1].low in POSSESSIVES  # 'its type' asks for something
-        if (low in FILLERS and not owned) or low in MEASURE_UNITS or low.isdigit():
+        # 'how many different types of incidents' asks for the types, not the incidents
+        kinds_of = low in KINDS and i + 1 < len(tokens) and tokens[i + 1].low == "of"
+        if (low in FILLERS and not owned and not kinds_of) or low in MEASURE_UNITS or low.isdigit():
             continue
-        if len(low) <= 2 and low not in KEY_WORDS:
-            continue
+        if len(low) <= 2 and low not in KEY_WORDS and not tokens[i].text.isupper():
+            continue  # 'a grade of B' is a value, typed as one
         nxt = next((j for j in range(i + 1, len(tokens)) if plan.shape.role[j] != "stop"), None)
         following = mention_at.get(nxt) if nxt is not None else None
         # 'cancelled orders', 'the opening year' (purchase.year): said of the thing right after
@@ -232,6 +262,7 @@ def check_words(plan: Plan, ctx: Context) -> Plan:
     return plan.but(date_hints=(*plan.date_hints, *hints))
 
 
+KINDS = frozenset(["type", "types", "kinds", "sorts"])
 PRONOUNS = frozenset(["them", "they", "their", "it", "its", "those", "these", "he", "she", "him", "her"])
 
 
@@ -249,8 +280,8 @@ def check_leftover(plan: Plan, ctx: Context, cue: Cue) -> Plan:
         raise Decline(f"it could not tell what '{cue.words}' compares with", [cue.words])
     if cue.kind in ("date_prep", "by", "list", "and", "or", "between"):
         return plan  # prepositions and connectives that governed nothing change nothing
-    if cue.kind == "agg" and any(m.func == "COUNT" for m in plan.query.measures):
-        return plan  # 'how many papers were published in total'
+    if cue.kind in ("agg", "count") and any(m.func == "COUNT" for m in plan.query.measures):
+        return plan  # 'how many papers were published in total', '… show the status and the count'
     if cue.kind == "order" and (plan.order_dir is not None or plan.query.order):
         return plan  # 'in descending order'
     if cue.kind == "super" and (cue.words.lower() in IMPLIED or cue.words.lower() in TEMPORAL_ADJ):

@@ -49,6 +49,9 @@ def date_subject(lex: Lexicon, m: Mention) -> bool:
     return kind in TEMPORAL or (kind in NUMERIC and "year" in s.column.lower())
 
 
+OWN_WORDS = frozenset(["details", "detail", "content", "description", "text"])
+
+
 def label_columns(lex: Lexicon, table: str) -> list[str]:
     """The columns that name a row of `table` for a person: name, title, first + last name..."""
     t = lex.table(table)
@@ -66,14 +69,23 @@ def label_columns(lex: Lexicon, table: str) -> list[str]:
         hit = [c.name for c in texts if flat(c.name) == want]
         if hit:
             return hit[:1]
-    first = [c.name for c in texts if flat(c.name) in ("firstname", "givenname", "fname")]
-    last = [c.name for c in texts if flat(c.name) in ("lastname", "surname", "familyname", "lname")]
+
+    def bare(name: str) -> str:  # customer_first_name in customers: 'firstname'
+        low = flat(name)
+        return low[len(single) :] if low.startswith(single) and low != single else low
+
+    first = [c.name for c in texts if bare(c.name) in ("firstname", "givenname", "fname")]
+    last = [c.name for c in texts if bare(c.name) in ("lastname", "surname", "familyname", "lname")]
     if first and last:
         return [first[0], last[0]]
     named = [c.name for c in texts if flat(c.name).endswith(("name", "title"))]
     if named:
         return named[:1]
     key = list(lex.key_of(table))
+    # the row told in the table's own words: customers.customer_details, addresses.address_content
+    own = [c.name for c in texts if flat(c.name) != bare(c.name) and bare(c.name) in OWN_WORDS]
+    if len(own) == 1:
+        return own
     described = [c.name for c in texts if flat(c.name).endswith("description")]
     if len(described) == 1 and len(key) == 1 and key[0] in {c.name for c in texts}:
         return described  # ref_colors (color_code, color_description): 'the color' is the description

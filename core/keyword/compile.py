@@ -72,7 +72,24 @@ class Compiler:
         for vc in self.view.columns:
             if vc.table.lower() == t and vc.column.lower() == c:
                 return vc
+        for other in self._joined_to(ref):  # a join key the view keeps once, on the other side
+            for vc in self.view.columns:
+                if (vc.alias, vc.column.lower()) == other:
+                    return vc
         raise CompileError(f"the view has no column {ref.table}.{ref.column}")
+
+    def _joined_to(self, ref: Ref) -> list[tuple[str, str]]:
+        """(alias, column) of the columns a join equates with `ref` (bookings.customer_id =
+        customers.customer_id)."""
+        tables = self.view.aliases
+        out = []
+        for step in self.view.steps:
+            for left, right in step.on:
+                (la, lc), (ra, rc) = left.split(".", 1), right.split(".", 1)
+                for (a, ac), (b, bc) in (((la, lc), (ra, rc)), ((ra, rc), (la, lc))):
+                    if tables[a].lower() == ref.table.lower() and ac.lower() == ref.column.lower():
+                        out.append((b, bc.lower()))
+        return out
 
     def c(self, ref: Ref) -> exp.Expr:
         """The view column of `ref`, or its time bucket."""
@@ -107,11 +124,15 @@ class Compiler:
             alone = not self.view.steps or (
                 not self.repeats(m.table) and self.view.root_table.lower() == m.table.lower()
             )
+            labels = [Ref(m.table, c) for c in label_columns(self.lex, m.table)]
+            if alone and not keys and self.query.distinct and len(labels) == 1:
+                # 'how many different sports' in a table with no key (a row per student and
+                # sport): the different names, not the rows
+                return exp.Count(this=exp.Distinct(expressions=[self.c(labels[0])]))
             if alone:
                 return exp.Count(this=exp.Star())
             if len(keys) == 1:
                 return exp.Count(this=exp.Distinct(expressions=[self.c(keys[0])]))
-            labels = [Ref(m.table, c) for c in label_columns(self.lex, m.table)]
             if len(labels) == 1:
                 return exp.Count(this=exp.Distinct(expressions=[self.c(labels[0])]))
             return exp.Count(this=exp.Star())

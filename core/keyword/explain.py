@@ -86,6 +86,8 @@ def filter_text(f: Filter, target: str | None) -> str:
 def having_text(h: Having, target: str | None) -> str:
     names = {">": "more than", ">=": "at least", "<": "fewer than", "<=": "at most", "=": "exactly"}
     value = int(h.value) if float(h.value).is_integer() else h.value
+    if h.words.startswith("both "):  # filters.require_both
+        return f"having {h.words}"
     return f"with {names.get(h.op, h.op)} {value} {h.measure.words or words(h.measure.table)}"
 
 

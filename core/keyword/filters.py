@@ -137,6 +137,27 @@ def _dates_it(plan: Plan, m: Mention) -> Plan | None:
     return plan if used else None
 
 
+def require_both(plan: Plan, ctx: Context) -> Plan:
+    """'Which storms affected both Afghanistan and Albania?': the rows with either value, and only
+    the things that have them all — a HAVING on how many different values each one has. The
+    listed thing is then a group (output.shape_output), as for any HAVING."""
+    if not plan.both:
+        return plan
+    filters: list[Filter] = []
+    having = list(plan.query.having)
+    for ref in plan.both:
+        eq = [f for f in plan.query.filters if f.ref == ref and f.op == "=" and isinstance(f.value, str)]
+        values = tuple(dict.fromkeys(f.value for f in eq))
+        if len(values) < 2:
+            raise Decline("it could not tell which values 'both' asks for", ["both"])
+        words = " and ".join(f.words for f in eq)
+        filters.append(Filter(ref, "in", values, words))
+        counted = Measure("COUNT", ref.table, ref.column, True, f"different {ref.column}")
+        having.append(Having(counted, ">=", len(values), f"both {words}"))
+    kept = [f for f in plan.query.filters if not (f.ref in plan.both and f.op == "=")]
+    return plan.with_query(filters=(*kept, *filters), having=tuple(having))
+
+
 def merge_filters(plan: Plan, ctx: Context) -> Plan:
     """Several values of one column joined by 'or': any of them ('grade A or C'). Joined by 'and'
     they could mean either or both ('clients in Berlin and Paris'), or two roles ('from Berlin to
@@ -171,22 +192,28 @@ def merge_filters(plan: Plan, ctx: Context) -> Plan:
 
 
 def _or_between(plan: Plan, filters: list[Filter]) -> bool:
-    """An 'or' of the question stands between the words of two filters on different columns."""
-    lows = [t.low for t in plan.shape.tokens]
-    at: dict[Ref, int] = {}
+    """An 'or' of the question stands between the words of two filters on different columns,
+    with no word of another filter between them ('East Julianaside, Texas or Gleasonmouth,
+    Arizona': Texas or Gleasonmouth, a state or a city)."""
+    lows = [t.low.strip("'\"") for t in plan.shape.tokens]
+    refs = {f.ref for f in filters}
+    at: list[tuple[int, Ref]] = []
+    for m in plan.matching.mentions:  # 'whose city area is greater than 10': where its column is named
+        if m.sense is not None and Ref(m.sense.table, m.sense.column or "") in refs:
+            at.append((m.start, Ref(m.sense.table, m.sense.column or "")))
+    placed = {ref for _, ref in at}
     for f in filters:
         words = f.words.lower().split()
-        for i in range(len(lows) - len(words) + 1 if words else 0):
-            if lows[i : i + len(words)] == words:
-                at.setdefault(f.ref, i)
+        for n in (len(words), 1) if f.ref not in placed else ():  # the words said, else the first
+            i = next((i for i in range(len(lows) - n + 1) if words and lows[i : i + n] == words[:n]), None)
+            if i is not None:
+                at.append((i, f.ref))
                 break
-        for m in plan.matching.mentions:  # 'whose city area is greater than 10': where its column is named
-            if m.sense is not None and (m.sense.table, m.sense.column) == (f.ref.table, f.ref.column):
-                at.setdefault(f.ref, m.start)
-    if len(at) < 2:
-        return False
-    first, last = min(at.values()), max(at.values())
-    return any(c.kind == "or" and first < c.start < last for c in plan.shape.cues)
+    at = sorted(set(at), key=lambda x: x[0])
+    return any(
+        a_ref != b_ref and any(c.kind == "or" and a < c.start < b for c in plan.shape.cues)
+        for (a, a_ref), (b, b_ref) in itertools.pairwise(at)
+    )
 
 
 def _joined_by_or(plan: Plan, ref: Ref) -> bool:

@@ -11,12 +11,14 @@ The passes, in order; each is `(Plan, Context) -> Plan` and raises `Decline` (�
     ranking.implied_…         'the longest river' → the column the adjective implies
     output.choose_target      the table the question is about
     filters.place_loose_…     columns named with no cue ('with a final exam')
+    filters.require_both      'both Afghanistan and Albania': each value, a HAVING on how many
     time_buckets.place_…      'per month' → a group by the month of the fact's date
     dates.date_filters        'in 2025', 'last 30 days' → ranges on the right date column
     ranking.superlative       first row, first N, or MAX
     output.shape_output       groups or projection, and the default order
     output.fold_constant_…    'the count and position' per position: show it, do not count it
     output.show_what_was_…    a figure that only picks the rows (a HAVING, a ranking) is not shown
+    output.answer_where       'where …?' shows the place, or is declined
     time_buckets.calendar_…   month and weekday names in calendar order
     abstain.check_understood  every number and date was used
     abstain.check_cues        every 'how many', 'average' or 'maximum' has its aggregate
@@ -45,9 +47,10 @@ from core.keyword.abstain import (
 from core.keyword.confidence import fits_role
 from core.keyword.dates import date_filters
 from core.keyword.explain import sense_label
-from core.keyword.filters import merge_filters, place_loose_columns
+from core.keyword.filters import merge_filters, place_loose_columns, require_both
 from core.keyword.match import Lexicon, Matching, Mention, Sense
 from core.keyword.output import (
+    answer_where,
     choose_target,
     fold_constant_counts,
     joined_tables,
@@ -72,12 +75,14 @@ PASSES: tuple[Pass, ...] = (
     implied_superlative,
     choose_target,
     place_loose_columns,
+    require_both,
     place_buckets,
     date_filters,
     superlative,
     shape_output,
     fold_constant_counts,
     show_what_was_asked,
+    answer_where,
     calendar_order,
     check_understood,
     check_cues,

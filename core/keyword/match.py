@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import sqlalchemy as sa
 
-from core.dictionary import keyword_dictionary, name_words, stem
+from core.dictionary import keyword_dictionary, name_words, split_identifier, stem
 from core.dictionary import words as folded_words
 from core.joins import graph_weights
 from core.keyword.readings import Reading
@@ -186,8 +186,8 @@ class Lexicon:
             if (m.table, m.column) not in out or out[(m.table, m.column)].score < s.score:
                 out[(m.table, m.column)] = s
         said = _said(phrase)
-        if len(said.split()) > 1:
-            for term in self.dictionary.spelled(said):
+        if len(said.split()) > 1:  # 'card type' is card_type_code: a code of the card's type
+            for term in [*self.dictionary.spelled(said), *self.dictionary.spelled(f"{said} code")]:
                 out[(term.table, term.column)] = Sense("column", term.table, term.column, None, 1.0, "name")
         table_named = any(s.kind == "table" and name_words(s.table) == said for s in out.values())
         boost = len(said.split()) > 1 and not table_named  # 'train number': train_number, not the table train
@@ -208,8 +208,11 @@ class Lexicon:
             return stored[1]
         folded = fold(phrase)
         senses: list[Sense] = []
-        if folded and not (len(folded) < 2 or folded.isdigit()):
+        letter = len(folded) == 1 and phrase.strip().isalpha() and phrase.strip().isupper()  # 'a grade of B'
+        if folded and (letter or not (len(folded) < 2 or folded.isdigit())):
             matches = self.db.values.lookup(phrase, k=12, min_score=0.6)
+            if letter:
+                matches = [m for m in matches if fold(str(m.value)) == folded]
             by_column: dict[tuple[str, str], list[Any]] = {}
             for m in matches:
                 by_column.setdefault((m.table, m.column), []).append(m)
@@ -400,6 +403,9 @@ def discover(shape: Shape, lex: Lexicon, readings: Sequence[Reading] = ()) -> Ma
         senses = lex.values(text, quoted=True) + [s for s in lex.schema(text) if s.score >= 0.95]
         mentions.append(Mention(lit.start, lit.end, text, tuple(senses), quoted=True))
     mentions.sort(key=lambda m: m.start)
+    shared = shared_heads(shape, lex, mentions, unmatched)
+    mentions = sorted([*mentions, *shared], key=lambda m: m.start)
+    unmatched = [i for i in unmatched if i not in {m.start for m in shared}]
     owned = {m.start: m for m in said_of(shape, lex, mentions, unmatched)}
     covered = {k for m in owned.values() for k in range(m.start, m.end)}
     unmatched = [i for i in unmatched if i not in covered]
@@ -412,6 +418,31 @@ def discover(shape: Shape, lex: Lexicon, readings: Sequence[Reading] = ()) -> Ma
     )
     mentions = attach(shape, _apply_readings(mentions, readings))
     return Matching(mentions=tuple(m for m in mentions if not m.alias), unmatched=tuple(sorted(unmatched)))
+
+
+def shared_heads(shape: Shape, lex: Lexicon, mentions: list[Mention], unmatched: list[int]) -> list[Mention]:
+    """'the first and last names', 'the home and away scores': a word nothing matched, then 'and'
+    (or 'or', or a comma), then a column named by several words. The word takes the other
+    words of that name: 'first' is first_name when 'first name' spells a column of the same
+    table as 'last names' (customer_first_name, customer_last_name)."""
+    at = {m.start: m for m in mentions}
+    out = []
+    for i in unmatched:
+        m = at.get(i + 2)
+        if (
+            m is None
+            or i + 2 >= len(shape.tokens)
+            or shape.tokens[i + 1].low not in ("and", "or", ",")
+            or m.end - m.start < 2
+            or not m.senses
+            or m.senses[0].kind != "column"
+        ):
+            continue
+        phrase = " ".join([shape.tokens[i].low, *(t.low for t in shape.tokens[m.start + 1 : m.end])])
+        senses = tuple(x for x in lex.schema(phrase) if x.table == m.senses[0].table and _spelled(x, phrase))
+        if senses:
+            out.append(Mention(i, i + 1, shape.text(i, i + 1), senses[:1]))
+    return out
 
 
 # Prepositions that say which of two columns a value belongs to ('from LAX' → from_airport).
@@ -428,7 +459,7 @@ AFTER_VALUE = frozenset(["the", "a", "an"])  # 'the "Computer Science" departmen
 
 
 KEY_WORDS = frozenset(["id", "ids", "identifier", "identifiers"])
-GENERIC_WORDS = KEY_WORDS | {"name", "names", "title", "titles"}
+GENERIC_WORDS = KEY_WORDS | {"name", "names", "title", "titles", "details", "detail", "description"}
 POSSESSIVES = frozenset(["its", "their", "his", "her"])
 _DETERMINERS = frozenset(["the", "a", "an", "each", "every", "all", "any"])
 
@@ -455,16 +486,25 @@ def said_of(
     at = {m.start: m for m in mentions}
     for i in sorted({*unmatched, *(m.start for m in mentions if m.end - m.start == 1)}):
         low = shape.tokens[i].low
-        if i in at and (low not in GENERIC_WORDS or shape.tokens[i - 1].low in POSSESSIVES):
-            continue  # a matched word is re-read only when it is generic and said 'of' something
+        if i in at and low not in GENERIC_WORDS:
+            # a matched word is re-read only when it is generic and said of something, or when
+            # with that thing it names a table ('the types of restaurants': Restaurant_Type)
+            owner = _owner(shape, mentions, i)
+            named = _named_table(lex, owner, low) if owner is not None else None
+            if named is not None:
+                out.append(Mention(i, i + 1, shape.tokens[i].text, (named,)))
+            continue
         verb = _verb_in_name(shape, lex, mentions, i) if i not in at else None
         if verb is not None:
             out.append(verb)
             continue
         owner = _owner(shape, mentions, i)
+        if i in at and shape.tokens[i - 1].low in POSSESSIVES and owner and owner.senses[0].kind != "table":
+            owner = None  # 'for each technician, show their name': re-read when 'their' is a thing's
         senses: tuple[Sense, ...] = ()
         if owner is not None:
-            senses = _owned_senses(lex, owner, low)
+            named = _named_table(lex, owner, low)
+            senses = (named,) if named is not None else _owned_senses(lex, owner, low)
         elif low in KEY_WORDS and i not in at:
             senses = _nearest_keys(lex, mentions, i)
         if senses:
@@ -498,6 +538,9 @@ def _owner(shape: Shape, mentions: Sequence[Mention], i: int) -> Mention | None:
     or the thing after 'of' (across a list: 'the id, name and title of each …'). Not 'the name of
     the catalog entry': the word after it says the thing is not the catalog."""
     tokens = shape.tokens
+    before = next((m for m in mentions if m.end == i and m.senses), None)
+    if tokens[i].low in _GENERIC and before is not None and before.senses[0].kind == "table":
+        return before  # 'the school name': the school's, whichever table has a column called name
     if i > 0 and tokens[i - 1].low in POSSESSIVES:  # the question's subject: 'which customers … their names'
         return next((m for m in mentions if m.end <= i and m.senses), None)
     j = i + 1
@@ -518,6 +561,24 @@ def _owner(shape: Shape, mentions: Sequence[Mention], i: int) -> Mention | None:
     return owner
 
 
+def _named_table(lex: Lexicon, owner: Mention, word: str) -> Sense | None:
+    """The table the thing's name and the word spell ('the types of restaurants':
+    Restaurant_Type), unless the thing is already that table's."""
+    typed = " ".join(w for w in owner.words.lower().split() if w not in _DETERMINERS)
+    said = _said(f"{typed} {word}")
+    return next(
+        (
+            x
+            for x in lex.schema(said)
+            if x.kind == "table"
+            and name_words(x.table) == said
+            and x.score >= 0.95
+            and x.table != owner.senses[0].table  # 'every allergy along with its type': a column
+        ),
+        None,
+    )
+
+
 def _owned_senses(lex: Lexicon, owner: Mention, word: str) -> tuple[Sense, ...]:
     top = owner.senses[0]
     table = top.table
@@ -530,8 +591,20 @@ def _owned_senses(lex: Lexicon, owner: Mention, word: str) -> tuple[Sense, ...]:
         hits = tuple(x for x in lex.schema(phrase) if x.table == table and _spelled(x, phrase))
         if hits:
             return hits
+    t = lex.table(table)
+    own = [c.name for c in (t.columns if t else ()) if stem(word) in split_identifier(c.name)]
+    if len(own) == 1 and word not in GENERIC_WORDS:
+        # 'the types of behavior incidents': the one column of theirs with the word in its name
+        return (Sense("column", table, own[0], None, 0.95, "name"),)
     if word in GENERIC_WORDS:  # 'the name of each festival': its label column, if it has one
-        return tuple(x for x in lex.schema(word) if x.kind == "column" and x.table == table)
+        hits = tuple(x for x in lex.schema(word) if x.kind == "column" and x.table == table)
+        t = lex.table(table)
+        own = [
+            c.name
+            for c in (t.columns if t and word in _GENERIC else ())
+            if name_words(c.name) == name_words(table)
+        ]
+        return hits or tuple(Sense("column", table, c, None, 0.95, "name") for c in own[:1])
     return ()
 
 
@@ -698,7 +771,8 @@ def names_over_cues(shape: Shape, lex: Lexicon) -> Shape:
     counts, not a synonym: 'total' as a synonym of amount must not swallow 'total payment amount'.
     The name may also end with the cue's word: 'access count of documents' is access_count. A
     date word that starts a name is the name: 'last name' is last_name, not a date range; and
-    'rank' compared with a number is a column called rank, not an ordering. A count or an order
+    'rank' compared with a number, or listed among the columns asked for ('the name, class,
+    and rank of every captain'), is a column called rank, not an ordering. A count or an order
     word that spells a column with the words after it is that column ('number of hosts', 'order
     dates')."""
     for cue in shape.cues:
@@ -718,6 +792,13 @@ def names_over_cues(shape: Shape, lex: Lexicon) -> Shape:
         if cue.kind == "order" and len(low.split()) == 1 and _spells_with_next(shape, lex, cue):
             shape = _uncue(shape, cue, {cue.start: "content"})  # 'the order dates of all bookings'
             continue
+        if cue.kind == "order" and len(low.split()) == 1 and _ends_name(shape, lex, low, cue.start):
+            shape = _uncue(shape, cue, {cue.start: "content"})  # 'sorted by pilot rank'
+            continue
+        if cue.kind == "order" and len(low.split()) == 1 and _listed_noun(shape, cue.start):
+            if _spells(lex, low):  # 'the name, class, and rank of every captain'
+                shape = _uncue(shape, cue, {cue.start: "content"})
+            continue
         if cue.kind not in ("count", "agg", "super"):
             continue
         if cue.kind == "count" and _spells_with_next(shape, lex, cue):  # 'number of hosts'
@@ -731,8 +812,10 @@ def names_over_cues(shape: Shape, lex: Lexicon) -> Shape:
         hit = (low in NAMING_CUES and _starts_name(shape, lex, head, cue.end)) or _ends_name(
             shape, lex, head, cue.start
         )
-        if not hit and low == "amount of":
-            hit = any(x.kind == "column" and x.score >= 0.95 for x in lex.schema(head))
+        if not hit and low == "amount of":  # 'the total amount of all payments': payments.amount_payment
+            hit = any(x.kind == "column" and x.score >= 0.95 for x in lex.schema(head)) or _amount_of(
+                shape, lex, cue.end
+            )
         if hit:
             roles = {cue.start: "content"} | {k: "stop" for k in range(cue.start + 1, cue.end)}
             shape = _uncue(shape, cue, roles)
@@ -794,6 +877,37 @@ def _names_table(lex: Lexicon, phrase: str) -> bool:
 
 def _spells(lex: Lexicon, phrase: str) -> bool:
     return any(_spelled(x, phrase) for x in lex.schema(phrase))
+
+
+def _amount_of(shape: Shape, lex: Lexicon, i: int) -> bool:
+    """The table named by the first content words after i has exactly one numeric column with
+    'amount' in its name."""
+    while i < len(shape.tokens) and shape.role[i] != "content":
+        i += 1
+    end = i
+    while end < len(shape.tokens) and shape.role[end] == "content" and end - i < MAX_PHRASE:
+        end += 1
+    named = next((x for x in lex.schema(shape.text(i, end)) if x.kind == "table" and x.score >= 0.95), None)
+    table = lex.table(named.table) if named else None
+    amounts = [
+        c
+        for c in (table.columns if table else ())
+        if "amount" in c.name.lower() and c.kind in ("integer", "number")
+    ]
+    return len(amounts) == 1
+
+
+def _listed_noun(shape: Shape, i: int) -> bool:
+    """The word at i is a noun, not a verb: it follows a list's comma or 'and', a possessive
+    ('their rank', 'whose rank') or 'the'; a sorting verb starts a clause ('rank them by age')
+    or follows 'and' only with an object after it, which a column's name never has."""
+    if i == 0:
+        return False
+    before = shape.tokens[i - 1].low
+    after = shape.tokens[i + 1].low if i + 1 < len(shape.tokens) else ""
+    if before in POSSESSIVES | {"whose", "the"}:  # 'whose rank is Midshipman', 'sorted by the rank'
+        return True
+    return before in (",", "and") and after in ("", ",", "and", "of", "for", "?", ".")
 
 
 def _compared(shape: Shape, i: int) -> bool:
@@ -890,9 +1004,24 @@ def _phrase_senses(shape: Shape, lex: Lexicon, s: int, e: int) -> list[Sense]:
         # 'names', 'title': every table's label matches; other *_name columns are less likely
         schema = [x if _label_like(x) else replace(x, score=round(x.score - 0.05, 4)) for x in schema]
     if schema and schema[0].kind == "table" and schema[0].score >= 0.95 and not set(words) & _ID_WORDS:
-        # 'program' names the table; program_id columns elsewhere only point at it
-        schema = [x for x in schema if x.kind == "table" or not _id_like(x.column or "")]
+        # 'program' names the table; program_id columns elsewhere only point at it, and a table
+        # whose name merely holds the word ('customers' in Customers_Cards) is not the one named
+        schema = [
+            x for x in schema if (_exact_or_synonym(x) if x.kind == "table" else not _id_like(x.column or ""))
+        ]
+    if e - s > 1 and words[-1] in _GENERIC and (not schema or schema[0].score < PHRASE_MIN):
+        schema = _label_of(lex, " ".join(words[:-1]), words[-1])
     senses = sorted([*schema, *values], key=lambda x: -x.score)
+    if senses and senses[0].kind == "table" and _is_link(lex, senses[0].table):
+        # 'amenities' names Has_amenity (dormid, amenid) and Dorm_amenity: the thing, not the link
+        things = [
+            x for x in senses if x.score >= senses[0].score - SENSE_MARGIN and not _is_link(lex, x.table)
+        ]
+        senses = things or senses
+    if e - s > 1 and words[-1] in NUMBER_NOUNS and senses and senses[0].kind == "table":
+        # 'apartment number' is the one number column of apartments (apt_number); 'flight
+        # number' some column of flight (flno), not the flights themselves
+        return list(_number_column(lex, senses[0].table, words[-1]))
     if not senses or (e - s > 1 and senses[0].score < PHRASE_MIN):
         return []  # a loose match of several words is a coincidence, not a name
     top = senses[0].score
@@ -900,6 +1029,32 @@ def _phrase_senses(shape: Shape, lex: Lexicon, s: int, e: int) -> list[Sense]:
 
 
 _GENERIC = frozenset(["name", "names", "title", "titles"])
+NUMBER_NOUNS = frozenset(["number", "numbers", "no", "code", "codes"])
+
+
+def _label_of(lex: Lexicon, head: str, generic: str) -> list[Sense]:
+    """'the county names': county matched County_ID, or names a table; its table's name column."""
+    top = next(iter(lex.schema(head)), None)
+    if top is None or top.score < 0.85 or not (top.kind == "table" or _id_like(top.column or "")):
+        return []
+    own = [x for x in lex.schema(generic) if x.kind == "column" and x.table == top.table and _label_like(x)]
+    return [replace(own[0], score=1.0)] if own else []
+
+
+def _is_link(lex: Lexicon, table: str) -> bool:
+    """Every column of the table points at another table (has_amenity: dormid, amenid)."""
+    t = lex.table(table)
+    pointers = {c.lower() for e in lex.db.graph.edges if e.table.lower() == table.lower() for c in e.columns}
+    return t is not None and len(t.columns) > 1 and all(c.name.lower() in pointers for c in t.columns)
+
+
+def _number_column(lex: Lexicon, table: str, noun: str) -> tuple[Sense, ...]:
+    t = lex.table(table)
+    said = {"number": ("number", "num", "no"), "no": ("number", "num", "no"), "code": ("code",)}[
+        noun.rstrip("s") if noun != "no" else noun
+    ]
+    hits = [c.name for c in (t.columns if t else ()) if set(split_identifier(c.name)) & set(said)]
+    return (Sense("column", table, hits[0], None, 0.95, "name"),) if len(hits) == 1 else ()
 
 
 def _label_like(x: Sense) -> bool:
@@ -909,6 +1064,10 @@ def _label_like(x: Sense) -> bool:
     flat = x.column.lower().replace("_", "")
     table = x.table.lower().replace("_", "")
     return flat in ("name", "title", f"{table}name", f"{table}title", f"{stem(table)}name")
+
+
+def _exact_or_synonym(x: Sense) -> bool:
+    return x.score >= 0.95 or x.via != "name"
 
 
 def _id_like(column: str) -> bool:

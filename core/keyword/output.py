@@ -16,7 +16,16 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from core.keyword.columns import TEMPORAL, column_kind, is_key, is_numeric, label_columns, ranking_measure
+from core.dictionary import split_identifier
+from core.keyword.columns import (
+    TEMPORAL,
+    column_kind,
+    is_key,
+    is_numeric,
+    is_pointer,
+    label_columns,
+    ranking_measure,
+)
 from core.keyword.match import Lexicon, Mention
 from core.keyword.plan import Context, Decline, Measure, OrderKey, Plan, Query, Ref, frozen_map
 from core.keyword.shapes import everything_at, singular_phrase
@@ -89,6 +98,10 @@ def _aggregate_rows(
             noun = singular_phrase(listed[0].words) if listed else entity
             names.update({ref: noun for ref in labels})
     groups = list(dict.fromkeys([*explicit, *groups]))
+    keyed = {r.table for r in explicit if is_key(lex, r)}
+    # 'for each customer, show their customer ID and first name': the columns asked for stand for
+    # the customer, its key among them; its other name columns are not added
+    groups = [g for g in groups if g in explicit or g.table not in keyed]
     for o in q.order:
         if isinstance(o.key, Measure) and o.key not in measures:
             measures.append(o.key)
@@ -153,6 +166,22 @@ def _list_rows(plan: Plan, ctx: Context, listed: list[Mention], explicit: list[R
             raise Decline("it asks for a ratio per group, which keyword mode does not compute")
         explicit = list(dict.fromkeys([*explicit, *groups]))
         groups = ()
+    if groups and all(g.table == target for g in groups):
+        # 'the phone of each customer': each is every one, a list of its rows; 'each company and
+        # its investor' names a column, which is shown
+        named = [
+            Ref(m.sense.table, m.sense.column)
+            for m in plan.matching.mentions
+            if m.sense and m.sense.column and plan.role(m).kind == "group"
+        ]
+        explicit = list(dict.fromkeys([*named, *explicit]))
+        groups = ()
+    each = [m for m in plan.matching.mentions if m.sense and plan.role(m).kind == "group"]
+    if groups and explicit and len(each) == 1 and each[0].sense and each[0].sense.kind == "table":
+        # 'show the pilot name and aircraft model for each pilot record': a row per pilot record,
+        # with the columns of the things it refers to
+        target = each[0].sense.table
+        plan, groups = plan.with_query(target=target), ()
     if groups:
         raise Decline("it groups by something but names nothing to count or compute per group")
     labels = [Ref(target, c) for c in label_columns(lex, target)]
@@ -169,6 +198,12 @@ def _list_rows(plan: Plan, ctx: Context, listed: list[Mention], explicit: list[R
     ):
         explicit = [*named, *explicit]  # 'which cities … and their population': the city first
     projection = list(explicit or labels)
+    if not explicit:
+        # 'what is the chip model and screen mode of the phone …': each thing listed, by its name
+        for m in listed[1:]:
+            if m.sense and m.sense.kind == "table" and m.sense.table != target:
+                projection += [Ref(m.sense.table, c) for c in label_columns(lex, m.sense.table)]
+        projection = list(dict.fromkeys(projection))
     said = everything_at(plan.shape)  # 'all the details of …' is every column, not other_details
     if said and all(set(range(m.start, m.end)) <= said for m in plan.explicit):
         explicit = []
@@ -385,4 +420,63 @@ def local_keys(q: Query, lex: Lexicon, entity_tables: list[str]) -> Query:
         order=tuple(
             OrderKey(local(o.key), o.desc, o.words) if isinstance(o.key, Ref) else o for o in q.order
         ),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# 'where …?' asks for a place
+
+PLACE_WORDS = frozenset(
+    [
+        "location",
+        "city",
+        "country",
+        "address",
+        "venue",
+        "place",
+        "region",
+        "state",
+        "town",
+        "hometown",
+        "nation",
+        "site",
+        "county",
+        "province",
+        "street",
+        "continent",
+        "headquarters",
+        "headquarter",
+    ]
+)
+
+
+def answer_where(plan: Plan, ctx: Context) -> Plan:
+    """'Where was the party held?', 'Where is the youngest teacher from?': the answer is a place.
+    A row that shows no place column answers another question (the party's id), so the listed
+    thing's one place column is shown in place of its name or key. With no place column, or
+    several ('city' and 'country'), or rows grouped by something else, it is declined: which
+    place is meant is a guess."""
+    tokens = plan.shape.tokens
+    if not tokens or tokens[0].low != "where":
+        return plan
+    q = plan.query
+    lex = ctx.lex
+    if any(_is_place(lex, r) for r in (*q.groups, *q.projection)):
+        return plan
+    table = lex.table(q.target or "")
+    places = (
+        [Ref(table.name, c.name) for c in table.columns if _is_place(lex, Ref(table.name, c.name))]
+        if table
+        else []
+    )
+    if len(places) != 1 or q.groups or not q.projection:
+        raise Decline("it could not tell which place 'where' asks for", ["where"])
+    identifying = {c.lower() for c in (*label_columns(lex, places[0].table), *lex.key_of(places[0].table))}
+    rest = [r for r in q.projection if not (r.table == places[0].table and r.column.lower() in identifying)]
+    return plan.with_query(projection=(places[0], *rest))
+
+
+def _is_place(lex: Lexicon, ref: Ref) -> bool:
+    return bool(PLACE_WORDS & set(split_identifier(ref.column))) and not (
+        is_key(lex, ref) or is_pointer(lex, ref)
     )

@@ -8,7 +8,7 @@ the table's one date), and only when exactly one column fits — otherwise keywo
 
 from __future__ import annotations
 
-from core.keyword.columns import date_subject
+from core.keyword.columns import NUMERIC, date_subject
 from core.keyword.dates import own_dates, pick_date
 from core.keyword.plan import Context, Decline, Measure, OrderKey, Plan, Ref
 from core.keyword.shapes import LATER_ADJ, TEMPORAL_ADJ, is_plural
@@ -40,6 +40,9 @@ IMPLIED = {
 }
 
 
+AGE_ADJ = {"youngest": False, "oldest": True}  # by an age column: oldest is the highest age
+
+
 def implied_superlative(plan: Plan, ctx: Context) -> Plan:
     """'the longest rivers' names no column: the adjective implies one ('length')."""
     if (
@@ -64,7 +67,10 @@ def implied_superlative(plan: Plan, ctx: Context) -> Plan:
     t = ctx.lex.table(table)
     assert t is not None
     column: str | None = None
-    if adj in TEMPORAL_ADJ:
+    ages = [c.name for c in t.columns if c.name.lower() == "age" and c.kind in NUMERIC]
+    if adj in AGE_ADJ and ages:  # 'the youngest captain': the lowest age, not the latest date
+        column, desc = ages[0], AGE_ADJ[adj]
+    elif adj in TEMPORAL_ADJ:
         dates = own_dates(ctx.lex, table)  # several: the words pick one ('signed up'), or ask
         if dates:
             plan, date = pick_date(plan, ctx, cue.words, dates)
@@ -99,7 +105,8 @@ def superlative(plan: Plan, ctx: Context) -> Plan:
     cue, col_mention = plan.superlative
     if plan.top is not None and plan.top[1] is not None:
         return plan.with_query(limit=plan.top[1])
-    wants_entity = bool(listed) or bool(plan.explicit)
+    # 'for each film, show its title and the highest price': per group, the highest is MAX
+    wants_entity = bool(listed) or (bool(plan.explicit) and not plan.query.groups)
     if not wants_entity and col_mention is not None and not plan.query.measures:
         # 'what is the highest population' → MAX(population)
         key = plan.query.order[-1]

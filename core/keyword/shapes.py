@@ -251,6 +251,8 @@ _add("dir", "asc", "from smallest to largest", "smallest to largest", "from leas
 _add("dir", "asc", "from shortest to longest", "shortest to longest", "from oldest to newest")
 _add("dir", "asc", "oldest to newest", "from earliest to latest", "earliest to latest", "lowest first")
 _add("dir", "asc", "smallest first", "increasing", "chronologically", "chronological order")
+_add("dir", "asc", "from fewest to most", "fewest to most", "fewest first")
+_add("dir", "desc", "from most to fewest", "most to fewest")
 _add("alpha", "", "alphabetically", "in alphabetical order", "alphabetical order", "alphabetical", "a to z")
 _add(
     "alpha",
@@ -290,8 +292,16 @@ _add("text", "contains", "like", "matching", "that include", "which include", "i
 _add("or", "", "or")
 _add("and", "", "and", "as well as", "along with", "together with", "plus", "&")
 
-# 'across' groups ('sales across regions'), but not before a word that takes in the whole table.
-WHOLE_SCOPE = frozenset([("across", "all"), ("across", "the", "whole"), ("across", "the", "entire")])
+# 'across' groups ('sales across regions'), but not before a word that takes in the whole table,
+# nor before the thing's own rows ('the average rent across their addresses': all of them).
+WHOLE_SCOPE = frozenset(
+    [
+        ("across", "all"),
+        ("across", "the", "whole"),
+        ("across", "the", "entire"),
+        *(("across", w) for w in ("their", "its", "his", "her")),
+    ]
+)
 
 # Wording Askbase will not turn into SQL without an LLM: answering would be guessing.
 _UNSUPPORTED = {
@@ -401,6 +411,7 @@ MEASURE_UNITS = _words(
     meter meters metre metres kilometer kilometers kilometre kilometres km mile miles mph kmh
     square sq feet foot inch inches gram grams kilogram kilograms kg pound pounds lb lbs ton tons
     dollar dollars usd euro euros eur cent cents percent unit units
+    kb mb gb tb kib mib gib byte bytes kilobytes megabytes gigabytes hz mhz ghz cm mm ml
     """
 )
 GLUE = RELATION_VERBS | FILLERS | MEASURE_UNITS
@@ -523,6 +534,15 @@ def read_shape(question: str) -> Shape:
             shape.role[i] = "cue"
             i += 1
             continue
+        span = _few_to_many(lows, i)
+        if span:  # 'from fewest staff to most': the thing counted, said again between the ends
+            shape.cues.append(
+                Cue("dir", "asc" if lows[i + 1] != "most" else "desc", i, span, shape.text(i, span))
+            )
+            for k in range(i, span):
+                shape.role[k] = "cue"
+            i = span
+            continue
         scope = next((n for n in (2, 3) if tuple(lows[i : i + n]) in WHOLE_SCOPE), 0)
         if scope:  # 'total hours across all projects': every project together, not one per project
             for k in range(i, i + scope):
@@ -554,6 +574,21 @@ def read_shape(question: str) -> Shape:
     _find_periods(shape, lows)
     _find_buckets(shape, lows)
     return shape.freeze()
+
+
+FEW = frozenset(["fewest", "least"])
+
+
+def _few_to_many(lows: list[str], i: int) -> int:
+    """The end of 'from fewest <one to three words> to most' (or most … to fewest/least) starting
+    at i, else 0."""
+    if lows[i] != "from" or i + 1 >= len(lows) or lows[i + 1] not in FEW | {"most"}:
+        return 0
+    other = {"most"} if lows[i + 1] in FEW else FEW
+    for j in range(i + 3, min(i + 6, len(lows) - 1)):
+        if lows[j] == "to" and lows[j + 1] in other:
+            return j + 2
+    return 0
 
 
 def _find_buckets(shape: _Draft, lows: list[str]) -> None:

@@ -103,12 +103,16 @@ def walk(plan: Plan, ctx: Context) -> Plan:
             elif cue.kind == "distinct":
                 plan = plan.with_query(distinct=True)
             elif cue.kind == "list":
-                if _clause_start(plan, cue.start):
+                if _clause_start(plan, cue.start) or _imperative_after_comma(plan, cue):
                     list_scope = True
                     pending = [c for c in pending if c.kind not in ("list",)] + [cue]
                 # else: 'the instructor who taught', a relative pronoun
             elif cue.kind in ("and", "or"):
-                pass  # connectives: 'X and Y' is read by _chained and filters.merge_filters
+                # connectives: 'X and Y' is read by _chained and filters.merge_filters; a count
+                # word before one names the count already asked for ('… how many accounts …? Show
+                # the count along with the customer ID'), it does not count what follows
+                if any(x.func == "COUNT" for x in plan.query.measures):
+                    pending = [c for c in pending if not (c.kind == "count" and c.end == cue.start)]
             elif cue.kind == "bucket":
                 _per_period_statistic(pending, cue)
                 plan = plan.but(buckets=(*plan.buckets, (cue, None)))  # placed by time_buckets
@@ -133,7 +137,17 @@ def walk(plan: Plan, ctx: Context) -> Plan:
                 plan = plan.but(buckets=(*plan.buckets[:-1], (plan.buckets[-1][0], m)))
                 plan = plan.with_role(m, "subject")  # 'per year of signup date'
                 continue
-            if is_generic(m.words) and last is not None and last.end == m.start and m.sense.kind == "column":
+            if (
+                is_generic(m.words)
+                and last is not None
+                and last.end == m.start
+                and m.sense.kind == "column"
+                and not (
+                    last.sense is not None
+                    and last.sense.kind == "table"
+                    and m.sense.table == last.sense.table
+                )
+            ):
                 plan = plan.with_role(m, "absorbed")  # 'region name', 'paper ID': said of the word before
                 continue
             if (
@@ -143,6 +157,9 @@ def walk(plan: Plan, ctx: Context) -> Plan:
             ):
                 plan = plan.with_role(m, "absorbed")  # 'by the students' last names': the column orders
                 continue
+            nxt = items[n + 1].mention if n + 1 < len(items) else None
+            if nxt is not None and _loose_head(m, nxt):
+                raise Decline(f"it could not tell how '{m.words}' and '{nxt.words}' go together", [nxt.words])
             head = _compound_head(ctx, m, items, n)
             if head is not None:
                 # 'each business category', 'highest population density': the last noun is
@@ -334,6 +351,16 @@ def _clause_start(plan: Plan, i: int) -> bool:
     return True
 
 
+IMPERATIVES = frozenset(["show", "list", "give", "display", "return", "get", "find"])
+
+
+def _imperative_after_comma(plan: Plan, cue: Cue) -> bool:
+    """'For customers with two orders, show the name …': a command after a comma starts the
+    clause that says what to show ('…, which …' there is a relative pronoun)."""
+    i = cue.start
+    return i > 0 and plan.shape.tokens[i].low in IMPERATIVES and plan.shape.tokens[i - 1].text in (",", ";")
+
+
 def _compound_head(ctx: Context, m: Mention, items: list[_Item], n: int) -> Mention | None:
     nxt = items[n + 1] if n + 1 < len(items) else None
     if nxt is None or nxt.kind != "mention" or nxt.mention is None or nxt.mention.sense is None:
@@ -352,6 +379,22 @@ def _compound_head(ctx: Context, m: Mention, items: list[_Item], n: int) -> Ment
     if m.sense.kind == "column" and other.sense.kind == "column" and is_generic(other.words):
         return None  # 'region name' means the region column itself
     return other
+
+
+def _loose_head(m: Mention, other: Mention) -> bool:
+    """A column right before a word that only resembles a table's name ('which headquarters
+    locations …', Office_locations): a compound whose head keyword mode cannot read — as a
+    related table it would join and restrict the rows with nothing in the reading saying so."""
+    return (
+        other.start == m.end
+        and m.sense is not None
+        and other.sense is not None
+        and m.sense.kind == "column"
+        and other.sense.kind == "table"
+        and other.sense.table != m.sense.table
+        and other.sense.score < 0.9
+        and not (m.names_value or other.names_value)
+    )
 
 
 def _modifier(plan: Plan, ctx: Context, m: Mention, head: Mention) -> Plan:
@@ -580,6 +623,18 @@ def _column_mention(plan: Plan, ctx: Context, m: Mention, s: Sense, cues: _Cues,
         measure = Measure("COUNT", ref.table, ref.column, True, m.words)
         return plan.with_role(m, "measure").adding(measures=measure)
     if _orders(plan, cues):
+        counted = next(
+            (
+                x
+                for x in plan.query.measures
+                if x.func == "COUNT" and x.column is None and x.table == ref.table
+            ),
+            None,
+        )
+        if counted is not None and is_key(lex, ref):
+            # 'how many stations … sort from fewest to most stations': the count, not the ids
+            key = OrderKey(counted, bool(plan.order_dir), f"number of {m.words}")
+            return plan.with_role(m, "order").adding(order=key)
         key = OrderKey(ref, bool(plan.top and plan.top[0].arg == "desc"), m.words)
         return plan.with_role(m, "order").adding(order=key)
     if _groups(plan, cues):

@@ -16,7 +16,9 @@ Afghanistan and Albania' (the things that have each value), 'the youngest captai
 age), 'sorted from fewest cards to most', 'whose rank is Midshipman', 'a grade of B' (a capital
 letter is a value), 'the types of behavior incidents' (their type column) and 'the types of
 restaurants' (the Restaurant_Type table), 'the county names', 'or' between a value and a
-comparison, 'the chip model and screen mode of the phone' (both shown), and '32 GB' (a unit).
+comparison, 'the chip model and screen mode of the phone' (both shown), '32 GB' (a unit),
+'among', 'how many different majors' (a number column's different values), 'advisor 1121' and
+'for zip code 94063' (a number right after its column), and 'the three most common values'.
 Each is answered with the rows hand-written SQL gives, or declined — never answered with
 something else."""
 
@@ -584,3 +586,53 @@ def test_two_things_listed_are_both_shown(app, tmp_path):
     # a unit after a number is said of the column, not a word to decline on
     outcome = answered(app, path, "Which different carriers offer phones with more than 32 GB of memory?")
     assert rows(outcome) == Counter({("Sprint",): 1})
+
+
+WEATHER = """
+CREATE TABLE weather (day TEXT, zip_code INTEGER, cloud_cover INTEGER, events TEXT);
+CREATE TABLE student (stuid INTEGER PRIMARY KEY, major INTEGER, city_code TEXT, advisor INTEGER);
+INSERT INTO weather VALUES ('8/29/2013', 94107, 4, NULL), ('8/30/2013', 94107, 2, NULL), ('8/31/2013', 94107, 4, 'Rain'),
+    ('9/1/2013', 94107, 2, NULL), ('9/2/2013', 94107, 6, NULL), ('9/3/2013', 94107, 4, NULL), ('9/4/2013', 94107, 4, NULL),
+    ('9/5/2013', 94107, 2, NULL), ('8/29/2013', 94063, 8, NULL), ('8/30/2013', 94063, 8, NULL), ('8/31/2013', 94063, 8, NULL);
+INSERT INTO student VALUES (1001, 600, 'BAL', 1121), (1002, 520, 'HKG', 7712), (1003, 600, 'WAS', 7792),
+    (1004, 600, 'BAL', 1121), (1005, 550, 'PHL', 8918);
+"""
+
+
+def test_among_says_nothing_more(app, tmp_path):
+    path = make_db(tmp_path, "weather", WEATHER)
+    gives(
+        app,
+        path,
+        "What is the highest cloud cover among all weather records?",
+        "SELECT MAX(cloud_cover) FROM weather",
+    )
+
+
+def test_how_many_different_numbers_counts_the_different_values(app, tmp_path):
+    path = make_db(tmp_path, "weather", WEATHER)
+    gives(
+        app,
+        path,
+        "How many different majors and how many different city codes are there among students?",
+        "SELECT COUNT(DISTINCT major), COUNT(DISTINCT city_code) FROM student",
+    )  # not the city codes counted per major
+
+
+def test_a_number_right_after_a_column_named_with_no_cue_is_its_value(app, tmp_path):
+    path = make_db(tmp_path, "weather", WEATHER)
+    gives(
+        app, path, "How many students have advisor 1121?", "SELECT COUNT(*) FROM student WHERE advisor = 1121"
+    )
+    gives(
+        app,
+        path,
+        "What are the cloud covers for zip code 94063?",
+        "SELECT cloud_cover FROM weather WHERE zip_code = 94063",
+    )
+
+
+def test_the_three_most_common_values_are_the_top_three(app, tmp_path):
+    path = make_db(tmp_path, "weather", WEATHER)
+    outcome = answered(app, path, "What are the three most common cloud cover values for zip code 94107?")
+    assert [r[0] for r in outcome.rows] == [4, 2, 6]

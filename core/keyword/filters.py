@@ -78,8 +78,8 @@ def numeric_neighbour(
     column just after ('3 stops')."""
     if last is not None and plan.adjacent(last, lit) and last.sense is not None:
         s = last.sense
-        if s.kind == "column" and s.column and plan.role(last).kind in ("", "projection"):
-            return last, Ref(s.table, s.column)
+        if s.kind == "column" and s.column and plan.role(last).kind in ("", "projection", "loose"):
+            return last, Ref(s.table, s.column)  # 'for zip code 94107': named with no cue before it
     if lit.kind == "number" and nxt is not None and nxt.sense is not None and plan.adjacent_after(lit, nxt):
         s = nxt.sense
         if s.kind == "column" and s.column and is_numeric(ctx.lex, Ref(s.table, s.column)):

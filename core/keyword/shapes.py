@@ -345,7 +345,7 @@ STOP = _words(
     i me my we us our you your all any some also just only really very much many more less most
     in on by per if then than so such that this these those it its who whom whose what which when
     where why how there their they them he she his her him whoever
-    yet still one ones whole entire please
+    yet still one ones whole entire please among
     results answer answers named called titled labelled labeled
     """
 )
@@ -400,7 +400,7 @@ RELATION_VERBS = _words(
 # Fillers: words that name no restriction ('what kind of', 'overall').
 FILLERS = _words(
     """
-    person people thing things item items one ones kind kinds type types sort
+    person people thing things item items one ones kind kinds type types sort value values
     altogether overall total respectively ever there their they them
     happen happened happens occur occurred occurs occurring exist existed exists existing done
     """
@@ -693,6 +693,29 @@ def _quarter(shape: _Draft, lows: list[str], i: int) -> Literal_:
     return Literal_("quarter", (year, q), start, end, shape.text(start, end))
 
 
+RANKING_WORDS = frozenset(
+    [
+        "most",
+        "least",
+        "fewest",
+        "highest",
+        "lowest",
+        "largest",
+        "smallest",
+        "biggest",
+        "oldest",
+        "youngest",
+        "longest",
+        "shortest",
+        "best",
+        "worst",
+        "latest",
+        "earliest",
+        "newest",
+    ]
+)
+
+
 def _find_literals(shape: _Draft, lows: list[str]) -> None:
     tokens = shape.tokens
     i = 0
@@ -735,9 +758,14 @@ def _find_literals(shape: _Draft, lows: list[str]) -> None:
             t.kind == "word"
             and lows[i] in WORD_NUMBERS
             and i > 0
-            and (lows[i - 1] in ("top", "first", "last") or _after_comparison(lows, i))
+            and (
+                lows[i - 1] in ("top", "first", "last")
+                or _after_comparison(lows, i)
+                or (lows[i - 1] == "the" and _next(lows, i) in RANKING_WORDS)
+            )
         ):
-            # 'top three', 'more than one captain': a number, which must then find its place
+            # 'top three', 'more than one captain', 'the three most common': a number, which must
+            # then find its place
             lit = Literal_("number", WORD_NUMBERS[lows[i]], i, i + 1, t.text)
         if lit is not None:
             shape.literals.append(lit)

@@ -281,7 +281,8 @@ def _attach_literal(
         named = numeric_neighbour(plan, ctx, lit, last, nxt)
         if named is not None:
             m, ref = named
-            plan = plan.but(used_literals=used).with_role(m, "subject")
+            loose = tuple(x for x in plan.loose_columns if x.start != m.start)
+            plan = plan.but(used_literals=used, loose_columns=loose).with_role(m, "subject")
             plan = plan.adding(filters=Filter(ref, "=", lit.value, f"{m.words} {lit.words}"))
     return plan, pending  # an unattached literal is reported by abstain.check_understood
 
@@ -619,7 +620,8 @@ def _column_mention(plan: Plan, ctx: Context, m: Mention, s: Sense, cues: _Cues,
         )
     if sup is not None:
         return _ranked(plan, m, ref, sup)
-    if count and kind not in NUMERIC:
+    if count and (kind not in NUMERIC or _said_different(plan, m)):
+        # 'how many different majors': the different values, numbers or not
         measure = Measure("COUNT", ref.table, ref.column, True, m.words)
         return plan.with_role(m, "measure").adding(measures=measure)
     if _orders(plan, cues):
@@ -668,6 +670,11 @@ def _measured(plan: Plan, m: Mention, measure: Measure, sup: Cue | None) -> Plan
         plan = plan.adding(order=OrderKey(measure, sup.arg == "desc", f"{sup.words} {m.words}"))
         plan = plan.but(superlative=(sup, None))
     return plan
+
+
+def _said_different(plan: Plan, m: Mention) -> bool:
+    """'different' or 'distinct' right before the phrase."""
+    return any(c.kind == "distinct" and c.end == m.start for c in plan.shape.cues)
 
 
 def _ranked(plan: Plan, m: Mention, key: Ref | Measure, sup: Cue) -> Plan:

@@ -18,7 +18,10 @@ letter is a value), 'the types of behavior incidents' (their type column) and 't
 restaurants' (the Restaurant_Type table), 'the county names', 'or' between a value and a
 comparison, 'the chip model and screen mode of the phone' (both shown), '32 GB' (a unit),
 'among', 'how many different majors' (a number column's different values), 'advisor 1121' and
-'for zip code 94063' (a number right after its column), and 'the three most common values'.
+'for zip code 94063' (a number right after its column), 'the three most common values', 'the
+lowest rank', 'the youngest age' beside an average, 'the different region names, sorted by label'
+(each once), 'the colors of the school' (school_colors), 'faculty members' (declined), and
+courses that share a name (counted apart).
 Each is answered with the rows hand-written SQL gives, or declined — never answered with
 something else."""
 
@@ -636,3 +639,77 @@ def test_the_three_most_common_values_are_the_top_three(app, tmp_path):
     path = make_db(tmp_path, "weather", WEATHER)
     outcome = answered(app, path, "What are the three most common cloud cover values for zip code 94107?")
     assert [r[0] for r in outcome.rows] == [4, 2, 6]
+
+
+COLLEGE = """
+CREATE TABLE faculty (facid INTEGER PRIMARY KEY, lname TEXT, rank TEXT, age INTEGER);
+CREATE TABLE department (dno INTEGER PRIMARY KEY, dname TEXT);
+CREATE TABLE member_of (facid INTEGER REFERENCES faculty (facid), dno INTEGER REFERENCES department (dno));
+CREATE TABLE course (cid TEXT PRIMARY KEY, cname TEXT);
+CREATE TABLE enrolled_in (stuid INTEGER, cid TEXT REFERENCES course (cid));
+CREATE TABLE region (region_id INTEGER PRIMARY KEY, region_name TEXT, label TEXT);
+INSERT INTO faculty VALUES (1, 'Giuliano', 'Instructor', 30), (2, 'Goodrich', 'Professor', 61),
+    (3, 'Masson', 'Professor', 48), (4, 'Runolfsson', 'AssocProf', 44), (5, 'Naiman', 'Instructor', 29);
+INSERT INTO department VALUES (10, 'ECE'), (20, 'Math');
+INSERT INTO member_of VALUES (1, 10), (2, 10), (2, 20), (3, 20);
+INSERT INTO course VALUES ('520.213', 'CIRCUITS'), ('550.291', 'CIRCUITS'), ('600.101', 'ALGORITHMS');
+INSERT INTO enrolled_in VALUES (1, '520.213'), (2, '520.213'), (3, '550.291'), (4, '550.291'), (5, '600.101'),
+    (6, '600.101'), (7, '600.101');
+INSERT INTO region VALUES (1, 'United Kingdom', 'Parlophone'), (2, 'United States', 'Alfa Records'),
+    (3, 'United States', 'Zeta Records'), (4, 'Japan', 'Toshiba-EMI');
+"""
+
+SCHOOLS = """
+CREATE TABLE school (school_id INTEGER PRIMARY KEY, school TEXT, enrollment INTEGER, school_colors TEXT);
+CREATE TABLE school_details (school_id INTEGER REFERENCES school (school_id), nickname TEXT, colors TEXT);
+INSERT INTO school VALUES (1, 'Bolton School', 1200, 'Dark Green and White'), (2, 'Brighton College', 2400, 'Blue');
+INSERT INTO school_details VALUES (1, 'Boltonians', 'Green'), (2, 'Brightonians', 'Navy');
+"""
+
+
+def test_the_lowest_rank_is_the_rank_column(app, tmp_path):
+    path = make_db(tmp_path, "college", COLLEGE)
+    gives(app, path, "What is the lowest rank among all faculty?", "SELECT MIN(rank) FROM faculty")
+
+
+def test_the_youngest_age_is_the_lowest_age_beside_another_figure(app, tmp_path):
+    path = make_db(tmp_path, "college", COLLEGE)
+    gives(
+        app,
+        path,
+        "What are the average age and the youngest age of the faculty?",
+        "SELECT AVG(age), MIN(age) FROM faculty",
+    )
+
+
+def test_different_values_sorted_by_a_column_not_shown_are_each_shown_once(app, tmp_path):
+    path = make_db(tmp_path, "college", COLLEGE)
+    outcome = answered(app, path, "List the different region names, sorted by label.")
+    assert [r[0] for r in outcome.rows] == ["United States", "United Kingdom", "Japan"]
+
+
+def test_the_things_own_column_spelled_with_its_name_is_the_one_said_of_it(app, tmp_path):
+    path = make_db(tmp_path, "schools", SCHOOLS)
+    gives(
+        app,
+        path,
+        "What are the colors of the school with the largest enrollment?",
+        "SELECT school_colors FROM school ORDER BY enrollment DESC LIMIT 1",
+    )  # school.school_colors, not school_details.colors
+
+
+def test_a_table_before_a_plural_that_only_resembles_another_table_is_declined(app, tmp_path):
+    path = make_db(tmp_path, "college", COLLEGE)
+    outcome = ask(app, path, "Which faculty rank has the fewest faculty members?")
+    want = hand(path, "SELECT rank FROM faculty GROUP BY rank ORDER BY COUNT(*) LIMIT 1")
+    assert declined(outcome) or rows(outcome) == want  # not counted over member_of
+
+
+def test_things_that_share_a_name_are_counted_apart(app, tmp_path):
+    path = make_db(tmp_path, "college", COLLEGE)
+    gives(
+        app,
+        path,
+        "What are the names of courses with at least 3 enrollments?",
+        "SELECT c.cname FROM enrolled_in e JOIN course c USING (cid) GROUP BY c.cid HAVING COUNT(*) >= 3",
+    )  # ALGORITHMS; not the two CIRCUITS courses added up

@@ -281,7 +281,19 @@ class Compiler:
         hidden_key = any(isinstance(o.key, Ref) and o.key not in plan.projection for o in plan.order)
         if distinct and not hidden_key:
             query = query.distinct()
+        elif plan.distinct and not plan.limit:
+            # 'the different region names, sorted by record label': each name once, placed by the
+            # first (or, descending, the last) label among its rows
+            query = query.group_by(*[self.c(r) for r in plan.projection])
+            order = [self._first_of_group(o, projections) for o in plan.order]
+            return query.order_by(*order)
         return self._order_and_limit(query, projections)
+
+    def _first_of_group(self, o: OrderKey, projections: list[exp.Expr]) -> exp.Ordered:
+        if isinstance(o.key, Ref) and o.key not in self.query.projection:
+            first: exp.Expr = (exp.Max if o.desc else exp.Min)(this=self.c(o.key))
+            return exp.Ordered(this=first, desc=o.desc, nulls_first=False)
+        return self._order_expr(o, projections)
 
     def _list_repeats(self) -> bool:
         """One row per row of the thing listed ('the writers of the books': one per book, as the

@@ -491,8 +491,10 @@ def said_of(
             # with that thing it names a table ('the types of restaurants': Restaurant_Type)
             owner = _owner(shape, mentions, i)
             named = _named_table(lex, owner, low) if owner is not None else None
-            if named is not None:
-                out.append(Mention(i, i + 1, shape.tokens[i].text, (named,)))
+            spelled = _spelled_with(lex, owner, low) if owner is not None and named is None else ()
+            if named is not None or spelled:
+                # 'the colors of the school': school.school_colors, not school_details.colors
+                out.append(Mention(i, i + 1, shape.tokens[i].text, (named,) if named else spelled))
             continue
         verb = _verb_in_name(shape, lex, mentions, i) if i not in at else None
         if verb is not None:
@@ -577,6 +579,13 @@ def _named_table(lex: Lexicon, owner: Mention, word: str) -> Sense | None:
         ),
         None,
     )
+
+
+def _spelled_with(lex: Lexicon, owner: Mention, word: str) -> tuple[Sense, ...]:
+    """The thing's column that its table's name and the word spell ('school colors')."""
+    table = owner.senses[0].table
+    phrase = f"{name_words(table)} {word}"
+    return tuple(x for x in lex.schema(phrase) if x.table == table and _spelled(x, phrase))
 
 
 def _owned_senses(lex: Lexicon, owner: Mention, word: str) -> tuple[Sense, ...]:
@@ -899,13 +908,16 @@ def _amount_of(shape: Shape, lex: Lexicon, i: int) -> bool:
 
 def _listed_noun(shape: Shape, i: int) -> bool:
     """The word at i is a noun, not a verb: it follows a list's comma or 'and', a possessive
-    ('their rank', 'whose rank') or 'the'; a sorting verb starts a clause ('rank them by age')
+    ('their rank', 'whose rank'), 'the' or a superlative ('the lowest rank'); a sorting verb starts a clause ('rank them by age')
     or follows 'and' only with an object after it, which a column's name never has."""
     if i == 0:
         return False
     before = shape.tokens[i - 1].low
     after = shape.tokens[i + 1].low if i + 1 < len(shape.tokens) else ""
     if before in POSSESSIVES | {"whose", "the"}:  # 'whose rank is Midshipman', 'sorted by the rank'
+        return True
+    said = shape.cue_at(i - 1)
+    if said is not None and said.kind in ("super", "agg"):  # 'the lowest rank', 'the average rank'
         return True
     return before in (",", "and") and after in ("", ",", "and", "of", "for", "?", ".")
 

@@ -98,6 +98,11 @@ def _aggregate_rows(
             noun = singular_phrase(listed[0].words) if listed else entity
             names.update({ref: noun for ref in labels})
     groups = list(dict.fromkeys([*explicit, *groups]))
+    things = {m.sense.table for m, _ in plan.entities if m.sense and m.sense.kind == "table"}
+    things -= {h.measure.table for h in q.having} | {m.table for m in measures if m.func == "COUNT"}
+    for r in explicit:  # 'the names of courses with at least 5 enrollments': two courses may share one
+        if r.table in things and r.column in label_columns(lex, r.table):
+            names.setdefault(r, singular_phrase(r.table))
     keyed = {r.table for r in explicit if is_key(lex, r)}
     # 'for each customer, show their customer ID and first name': the columns asked for stand for
     # the customer, its key among them; its other name columns are not added

@@ -107,7 +107,10 @@ def superlative(plan: Plan, ctx: Context) -> Plan:
         return plan.with_query(limit=plan.top[1])
     # 'for each film, show its title and the highest price': per group, the highest is MAX
     wants_entity = bool(listed) or (bool(plan.explicit) and not plan.query.groups)
-    if not wants_entity and col_mention is not None and not plan.query.measures:
+    alongside = all(
+        m.column is not None for m in plan.query.measures
+    )  # 'the average age and the youngest age'
+    if not wants_entity and col_mention is not None and alongside:
         # 'what is the highest population' → MAX(population)
         key = plan.query.order[-1]
         assert isinstance(key.key, Ref)

@@ -48,7 +48,7 @@ from core.keyword.plan import (
     cue_op,
     frozen_map,
 )
-from core.keyword.ranking import IMPLIED
+from core.keyword.ranking import AGE_ADJ, IMPLIED
 from core.keyword.shapes import (
     GLUE,
     MODE_CUES,
@@ -383,17 +383,21 @@ def _compound_head(ctx: Context, m: Mention, items: list[_Item], n: int) -> Ment
 
 
 def _loose_head(m: Mention, other: Mention) -> bool:
-    """A column right before a word that only resembles a table's name ('which headquarters
-    locations …', Office_locations): a compound whose head keyword mode cannot read — as a
-    related table it would join and restrict the rows with nothing in the reading saying so."""
+    """A column or table right before a word that only resembles a table's name ('which
+    headquarters locations …', Office_locations; 'faculty members', Member_of): a compound whose
+    head keyword mode cannot read — as a related table it would join and restrict the rows with
+    nothing in the reading saying so."""
     return (
         other.start == m.end
         and m.sense is not None
         and other.sense is not None
-        and m.sense.kind == "column"
         and other.sense.kind == "table"
         and other.sense.table != m.sense.table
-        and other.sense.score < 0.9
+        and (
+            (m.sense.kind == "column" and other.sense.score < 0.9)
+            # a plural noun after a table ('faculty members'), not a verb ('storms affected')
+            or (m.sense.kind == "table" and other.sense.score < 0.95 and is_plural(other.words))
+        )
         and not (m.names_value or other.names_value)
     )
 
@@ -680,7 +684,10 @@ def _said_different(plan: Plan, m: Mention) -> bool:
 def _ranked(plan: Plan, m: Mention, key: Ref | Measure, sup: Cue) -> Plan:
     """'the highest rating', 'the most papers': rank by `key`; ranking.superlative decides
     later whether that means the first row or MAX."""
-    plan = plan.with_role(m, "order").adding(order=OrderKey(key, sup.arg == "desc", f"{sup.words} {m.words}"))
+    desc = sup.arg == "desc"
+    if isinstance(key, Ref) and key.column.lower() == "age" and sup.words.lower() in AGE_ADJ:
+        desc = AGE_ADJ[sup.words.lower()]  # 'the youngest age' is the lowest, not the latest
+    plan = plan.with_role(m, "order").adding(order=OrderKey(key, desc, f"{sup.words} {m.words}"))
     return plan.but(superlative=(sup, m if isinstance(key, Ref) else None))
 
 

@@ -21,7 +21,8 @@ comparison, 'the chip model and screen mode of the phone' (both shown), '32 GB' 
 'for zip code 94063' (a number right after its column), 'the three most common values', 'the
 lowest rank', 'the youngest age' beside an average, 'the different region names, sorted by label'
 (each once), 'the colors of the school' (school_colors), 'faculty members' (declined), and
-courses that share a name (counted apart).
+courses that share a name (counted apart), a figure for the one thing ranked first (declined),
+and 'and' after values joined by 'or' (declined).
 Each is answered with the rows hand-written SQL gives, or declined — never answered with
 something else."""
 
@@ -713,3 +714,40 @@ def test_things_that_share_a_name_are_counted_apart(app, tmp_path):
         "What are the names of courses with at least 3 enrollments?",
         "SELECT c.cname FROM enrolled_in e JOIN course c USING (cid) GROUP BY c.cid HAVING COUNT(*) >= 3",
     )  # ALGORITHMS; not the two CIRCUITS courses added up
+
+
+DORMS = """
+CREATE TABLE dorm (dormid INTEGER PRIMARY KEY, dorm_name TEXT, student_capacity INTEGER, division TEXT, building TEXT);
+CREATE TABLE student (stuid INTEGER PRIMARY KEY, lname TEXT, age INTEGER);
+CREATE TABLE lives_in (stuid INTEGER REFERENCES student (stuid), dormid INTEGER REFERENCES dorm (dormid));
+INSERT INTO dorm VALUES (100, 'Smith Hall', 85, 'AS', 'NEB'), (109, 'Fawlty Towers', 355, 'EN', 'Barton'),
+    (117, 'Dorm-plex 2000', 400, 'EN', 'NEB');
+INSERT INTO student VALUES (1, 'Smith', 18), (2, 'Kim', 19), (3, 'Jones', 21), (4, 'Lee', 20);
+INSERT INTO lives_in VALUES (1, 117), (2, 117), (3, 100), (4, 109);
+"""
+
+
+def test_a_figure_for_the_one_thing_ranked_first_is_declined(app, tmp_path):
+    path = make_db(tmp_path, "dorms", DORMS)
+    outcome = ask(
+        app, path, "What is the average age of students living in the dorm with the largest student capacity?"
+    )
+    assert declined(outcome)  # not the capacity beside the average, nor every student's average
+
+
+def test_and_after_values_joined_by_or_is_declined(app, tmp_path):
+    path = make_db(tmp_path, "dorms", DORMS)
+    outcome = ask(
+        app,
+        path,
+        "What are the names of dorms in the AS division, or in the EN division and in the NEB building?",
+    )
+    # read as 'AS, or (EN and NEB)' it is Smith Hall and Dorm-plex 2000; as '(AS or EN) and NEB' the
+    # same two here, but keyword mode cannot tell which is meant, so it does not pick one
+    assert declined(outcome)
+    gives(
+        app,
+        path,
+        "What are the names of dorms in the AS or EN division?",
+        "SELECT dorm_name FROM dorm WHERE division IN ('AS', 'EN')",
+    )

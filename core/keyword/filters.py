@@ -180,6 +180,12 @@ def merge_filters(plan: Plan, ctx: Context) -> Plan:
                 raise Decline(
                     f"it could not tell whether {words} means either of them or both", [f.words for f in eq]
                 )
+            if _and_after_or(plan, ref):
+                raise Decline(
+                    "it could not tell whether what follows 'and' holds for each of the values joined "
+                    "by 'or' or only for the last",
+                    [f.words for f in eq],
+                )
             values = tuple(dict.fromkeys(f.value for f in eq))
             merged.append(Filter(ref, "in", values, " or ".join(f.words for f in eq)))
             merged.extend(f for f in fs if f.op != "=")
@@ -213,6 +219,30 @@ def _or_between(plan: Plan, filters: list[Filter]) -> bool:
     return any(
         a_ref != b_ref and any(c.kind == "or" and a < c.start < b for c in plan.shape.cues)
         for (a, a_ref), (b, b_ref) in itertools.pairwise(at)
+    )
+
+
+def _and_after_or(plan: Plan, ref: Ref) -> bool:
+    """'in the AS division, or in the EN division and located in the NEB building': after the
+    last value of `ref`, an 'and' leads to a filter of another column — the 'or' may join the
+    first value to everything after it, not only to the second value."""
+    spans = [
+        m
+        for m in plan.matching.mentions
+        if m.sense is not None
+        and m.sense.kind == "value"
+        and (m.sense.table, m.sense.column) == (ref.table, ref.column)
+    ]
+    if not spans:
+        return False
+    last = max(m.end for m in spans)
+    joint = next((c.start for c in plan.shape.cues if c.kind == "and" and c.start >= last), None)
+    return joint is not None and any(
+        m.start > joint
+        and m.sense is not None
+        and m.sense.kind == "value"
+        and (m.sense.table, m.sense.column) != (ref.table, ref.column)
+        for m in plan.matching.mentions
     )
 
 

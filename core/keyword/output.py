@@ -132,6 +132,14 @@ def _aggregate_rows(
     q = plan.query
     groups, order = list(q.groups), list(q.order)
     for o in order:
+        if isinstance(o.key, Ref) and o.key not in groups and not groups and q.limit == 1 and q.measures:
+            # 'the average age of students living in the dorm with the largest capacity': a figure
+            # over the rows of the one thing ranked first, which one query of groups cannot say
+            raise Decline(
+                f"it computes a figure for the one thing with the {o.words or o.key.column}, which keyword "
+                "mode does not compute",
+                [o.words] if o.words else [],
+            )
         if isinstance(o.key, Ref) and o.key not in groups:
             same = [g for g in groups if g.table == o.key.table]
             if same and (is_key(lex, o.key) or o.key.column.lower().endswith("id")):

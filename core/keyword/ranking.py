@@ -11,7 +11,7 @@ from __future__ import annotations
 from core.keyword.columns import NUMERIC, date_subject
 from core.keyword.dates import own_dates, pick_date
 from core.keyword.plan import Context, Decline, Measure, OrderKey, Plan, Ref
-from core.keyword.shapes import LATER_ADJ, TEMPORAL_ADJ, is_plural
+from core.keyword.shapes import LATER_ADJ, TEMPORAL_ADJ, Cue, is_plural
 
 # Nouns an adjective implies when the question names no column ('longest river' → length).
 IMPLIED = {
@@ -91,6 +91,17 @@ def implied_superlative(plan: Plan, ctx: Context) -> Plan:
     return plan.noted(f"'{cue.words}' read as {'highest' if desc else 'lowest'} {table} {column}")
 
 
+def _listed_beside(plan: Plan, cue: Cue) -> bool:
+    """'the average age and the youngest age': the superlative is one more figure in a list of
+    them ('and' or a comma before it), not the ranking of a thing ('the dorm with the largest
+    capacity')."""
+    tokens = plan.shape.tokens
+    j = cue.start - 1
+    while j >= 0 and tokens[j].low in ("the", "a", "an"):
+        j -= 1
+    return j >= 0 and tokens[j].low in ("and", ",") and all(m.column is not None for m in plan.query.measures)
+
+
 def superlative(plan: Plan, ctx: Context) -> Plan:
     """'which X has the highest Y' ranks X (LIMIT 1 for one X); 'what is the highest Y' is MAX(Y)."""
     listed = plan.listed()
@@ -107,10 +118,11 @@ def superlative(plan: Plan, ctx: Context) -> Plan:
         return plan.with_query(limit=plan.top[1])
     # 'for each film, show its title and the highest price': per group, the highest is MAX
     wants_entity = bool(listed) or (bool(plan.explicit) and not plan.query.groups)
-    alongside = all(
-        m.column is not None for m in plan.query.measures
-    )  # 'the average age and the youngest age'
-    if not wants_entity and col_mention is not None and alongside:
+    if (
+        not wants_entity
+        and col_mention is not None
+        and (not plan.query.measures or _listed_beside(plan, cue))
+    ):
         # 'what is the highest population' → MAX(population)
         key = plan.query.order[-1]
         assert isinstance(key.key, Ref)

@@ -600,21 +600,16 @@ def _owned_senses(lex: Lexicon, owner: Mention, word: str) -> tuple[Sense, ...]:
         hits = tuple(x for x in lex.schema(phrase) if x.table == table and _spelled(x, phrase))
         if hits:
             return hits
-    t = lex.table(table)
-    own = [c.name for c in (t.columns if t else ()) if stem(word) in split_identifier(c.name)]
-    if len(own) == 1 and word not in GENERIC_WORDS:
+    columns = [c.name for c in t.columns] if (t := lex.table(table)) else []
+    if word not in GENERIC_WORDS:
         # 'the types of behavior incidents': the one column of theirs with the word in its name
-        return (Sense("column", table, own[0], None, 0.95, "name"),)
-    if word in GENERIC_WORDS:  # 'the name of each festival': its label column, if it has one
-        hits = tuple(x for x in lex.schema(word) if x.kind == "column" and x.table == table)
-        t = lex.table(table)
-        own = [
-            c.name
-            for c in (t.columns if t and word in _GENERIC else ())
-            if name_words(c.name) == name_words(table)
-        ]
-        return hits or tuple(Sense("column", table, c, None, 0.95, "name") for c in own[:1])
-    return ()
+        own = [c for c in columns if stem(word) in split_identifier(c)]
+        return (Sense("column", table, own[0], None, 0.95, "name"),) if len(own) == 1 else ()
+    # 'the name of each festival': its label column, if it has one; 'the school name': the column
+    # named like the table (school.school)
+    hits = tuple(x for x in lex.schema(word) if x.kind == "column" and x.table == table)
+    own = [c for c in columns if word in _GENERIC and name_words(c) == name_words(table)]
+    return hits or tuple(Sense("column", table, c, None, 0.95, "name") for c in own[:1])
 
 
 def _nearest_keys(lex: Lexicon, mentions: Sequence[Mention], i: int) -> tuple[Sense, ...]:
@@ -908,8 +903,9 @@ def _amount_of(shape: Shape, lex: Lexicon, i: int) -> bool:
 
 def _listed_noun(shape: Shape, i: int) -> bool:
     """The word at i is a noun, not a verb: it follows a list's comma or 'and', a possessive
-    ('their rank', 'whose rank'), 'the' or a superlative ('the lowest rank'); a sorting verb starts a clause ('rank them by age')
-    or follows 'and' only with an object after it, which a column's name never has."""
+    ('their rank', 'whose rank'), 'the' or a superlative ('the lowest rank'); a sorting verb
+    starts a clause ('rank them by age') or follows 'and' only with an object after it, which a
+    column's name never has."""
     if i == 0:
         return False
     before = shape.tokens[i - 1].low
@@ -1062,10 +1058,8 @@ def _is_link(lex: Lexicon, table: str) -> bool:
 
 def _number_column(lex: Lexicon, table: str, noun: str) -> tuple[Sense, ...]:
     t = lex.table(table)
-    said = {"number": ("number", "num", "no"), "no": ("number", "num", "no"), "code": ("code",)}[
-        noun.rstrip("s") if noun != "no" else noun
-    ]
-    hits = [c.name for c in (t.columns if t else ()) if set(split_identifier(c.name)) & set(said)]
+    said = {"code"} if noun.startswith("code") else {"number", "num", "no"}
+    hits = [c.name for c in (t.columns if t else ()) if set(split_identifier(c.name)) & said]
     return (Sense("column", table, hits[0], None, 0.95, "name"),) if len(hits) == 1 else ()
 
 

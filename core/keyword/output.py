@@ -179,17 +179,13 @@ def _list_rows(plan: Plan, ctx: Context, listed: list[Mention], explicit: list[R
             raise Decline("it asks for a ratio per group, which keyword mode does not compute")
         explicit = list(dict.fromkeys([*explicit, *groups]))
         groups = ()
+    each = [m for m in plan.matching.mentions if m.sense and plan.role(m).kind == "group"]
     if groups and all(g.table == target for g in groups):
         # 'the phone of each customer': each is every one, a list of its rows; 'each company and
         # its investor' names a column, which is shown
-        named = [
-            Ref(m.sense.table, m.sense.column)
-            for m in plan.matching.mentions
-            if m.sense and m.sense.column and plan.role(m).kind == "group"
-        ]
+        named = [Ref(m.sense.table, m.sense.column) for m in each if m.sense and m.sense.column]
         explicit = list(dict.fromkeys([*named, *explicit]))
         groups = ()
-    each = [m for m in plan.matching.mentions if m.sense and plan.role(m).kind == "group"]
     if groups and explicit and len(each) == 1 and each[0].sense and each[0].sense.kind == "table":
         # 'show the pilot name and aircraft model for each pilot record': a row per pilot record,
         # with the columns of the things it refers to

@@ -22,7 +22,9 @@ comparison, 'the chip model and screen mode of the phone' (both shown), '32 GB' 
 lowest rank', 'the youngest age' beside an average, 'the different region names, sorted by label'
 (each once), 'the colors of the school' (school_colors), 'faculty members' (declined), and
 courses that share a name (counted apart), a figure for the one thing ranked first (declined),
-and 'and' after values joined by 'or' (declined).
+'and' after values joined by 'or' (declined), 'the average and highest ratings', 'films with an
+average gross of at least …' (the figure only picks), 'festival' (the thing whose key it spells)
+with 'its id, name', and 'the airport id' said through flight.airport_id.
 Each is answered with the rows hand-written SQL gives, or declined — never answered with
 something else."""
 
@@ -751,3 +753,75 @@ def test_and_after_values_joined_by_or_is_declined(app, tmp_path):
         "What are the names of dorms in the AS or EN division?",
         "SELECT dorm_name FROM dorm WHERE division IN ('AS', 'EN')",
     )
+
+
+FESTIVALS = """
+CREATE TABLE festival_detail (festival_id INTEGER PRIMARY KEY, festival_name TEXT, year INTEGER);
+CREATE TABLE artwork (artwork_id INTEGER PRIMARY KEY, type TEXT, name TEXT);
+CREATE TABLE nomination (
+    artwork_id INTEGER REFERENCES artwork (artwork_id), festival_id INTEGER REFERENCES festival_detail (festival_id),
+    result TEXT, PRIMARY KEY (artwork_id, festival_id)
+);
+CREATE TABLE film (film_id INTEGER PRIMARY KEY, studio TEXT, gross_in_dollar INTEGER, rating REAL);
+INSERT INTO festival_detail VALUES (1, 'Panasonic Awards', 2006), (2, 'Flower Awards', 2007), (3, 'Cherry Awards', 2007);
+INSERT INTO artwork VALUES (1, 'Program Music/Variety Show', 'Indonesian Idol'), (2, 'Presenter Music Show', 'Loving you'),
+    (3, 'Program Music/Variety Show', 'Why');
+INSERT INTO nomination VALUES (1, 1, 'Nominated'), (2, 1, 'Won'), (3, 2, 'Nominated'), (1, 3, 'Nominated');
+INSERT INTO film VALUES (1, 'Universal', 10000000, 7.5), (2, 'Universal', 2000000, 6.0), (3, 'Paramount', 3000000, 8.1),
+    (4, 'Columbia', 5000000, 5.5);
+"""
+
+
+def test_the_average_and_highest_of_one_column_are_two_figures(app, tmp_path):
+    path = make_db(tmp_path, "festivals", FESTIVALS)
+    gives(
+        app,
+        path,
+        "What are the average and highest film ratings?",
+        "SELECT AVG(rating), MAX(rating) FROM film",
+    )
+
+
+def test_a_figure_compared_after_with_only_picks_the_rows(app, tmp_path):
+    path = make_db(tmp_path, "festivals", FESTIVALS)
+    gives(
+        app,
+        path,
+        "Which studios have films with an average gross of at least 4,500,000 dollars?",
+        "SELECT studio FROM film GROUP BY studio HAVING AVG(gross_in_dollar) >= 4500000",
+    )  # the studios, not their averages beside them
+
+
+def test_a_word_that_spells_a_things_key_names_the_thing(app, tmp_path):
+    path = make_db(tmp_path, "festivals", FESTIVALS)
+    gives(
+        app,
+        path,
+        "For each festival, show its id, name, and the number of nominations it has.",
+        "SELECT f.festival_id, f.festival_name, COUNT(*) FROM nomination n JOIN festival_detail f USING (festival_id) "
+        "GROUP BY f.festival_id",
+    )  # the festival's name, not an artwork's
+
+
+AIRPORTS = """
+CREATE TABLE airport (id INTEGER PRIMARY KEY, name TEXT, city TEXT);
+CREATE TABLE operate_company (id INTEGER PRIMARY KEY, name TEXT);
+CREATE TABLE flight (
+    flight_id INTEGER PRIMARY KEY, airport_id INTEGER REFERENCES airport (id),
+    company_id INTEGER REFERENCES operate_company (id)
+);
+INSERT INTO airport VALUES (1, 'Schiphol Airport', 'Amsterdam'), (2, 'Bergen Airport', 'Bergen');
+INSERT INTO operate_company VALUES (1, 'Air China'), (2, 'Air Hong Kong');
+INSERT INTO flight VALUES (1, 1, 1), (2, 1, 2), (3, 2, 1);
+"""
+
+
+def test_the_key_of_a_thing_said_through_a_pointer_stands_for_the_group(app, tmp_path):
+    path = make_db(tmp_path, "airports", AIRPORTS)
+    gives(
+        app,
+        path,
+        "For each airport that has flights run by an operating company, show the airport id and the number of "
+        "such flights.",
+        "SELECT airport_id, COUNT(*) FROM flight GROUP BY airport_id",
+    )  # no airport name the question did not ask for

@@ -543,8 +543,11 @@ def _owner(shape: Shape, mentions: Sequence[Mention], i: int) -> Mention | None:
     before = next((m for m in mentions if m.end == i and m.senses), None)
     if tokens[i].low in _GENERIC and before is not None and before.senses[0].kind == "table":
         return before  # 'the school name': the school's, whichever table has a column called name
-    if i > 0 and tokens[i - 1].low in POSSESSIVES:  # the question's subject: 'which customers … their names'
-        return next((m for m in mentions if m.end <= i and m.senses), None)
+    k = i - 1
+    while k > 0 and (tokens[k].low in GENERIC_WORDS or tokens[k].low in (",", "and")):
+        k -= 1  # 'its id, name and title': each said of the same thing
+    if k >= 0 and tokens[k].low in POSSESSIVES:  # the question's subject: 'which customers … their names'
+        return next((m for m in mentions if m.end <= k and m.senses), None)
     j = i + 1
     while j < len(tokens) and (tokens[j].low in GENERIC_WORDS or tokens[j].low in (",", "and")):
         j += 1
@@ -1017,6 +1020,20 @@ def _phrase_senses(shape: Shape, lex: Lexicon, s: int, e: int) -> list[Sense]:
         schema = [
             x for x in schema if (_exact_or_synonym(x) if x.kind == "table" else not _id_like(x.column or ""))
         ]
+    if (
+        schema
+        and schema[0].kind == "column"
+        and (schema[0].column or "") in lex.key_of(schema[0].table)
+        and _id_like(schema[0].column or "")
+        and not set(words) & _ID_WORDS
+    ):
+        # 'festival' matched festival_id best, the key of festival_detail: the word names the thing
+        thing = next((x for x in schema if x.kind == "table" and x.table == schema[0].table), None)
+        if thing is not None:
+            rest = [
+                x for x in schema if x is not thing and not (x.kind == "column" and _id_like(x.column or ""))
+            ]
+            schema = [replace(thing, score=schema[0].score), *rest]
     if e - s > 1 and words[-1] in _GENERIC and (not schema or schema[0].score < PHRASE_MIN):
         schema = _label_of(lex, " ".join(words[:-1]), words[-1])
     senses = sorted([*schema, *values], key=lambda x: -x.score)

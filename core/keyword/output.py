@@ -103,7 +103,12 @@ def _aggregate_rows(
     for r in explicit:  # 'the names of courses with at least 5 enrollments': two courses may share one
         if r.table in things and r.column in label_columns(lex, r.table):
             names.setdefault(r, singular_phrase(r.table))
-    keyed = {r.table for r in explicit if is_key(lex, r)}
+    keyed = {r.table for r in explicit if is_key(lex, r)} | {
+        e.ref_table  # 'show the airport id' matched flight.airport_id: the airport's key all the same
+        for r in explicit
+        for e in lex.db.graph.edges
+        if e.table == r.table and list(e.columns) == [r.column]
+    }
     # 'for each customer, show their customer ID and first name': the columns asked for stand for
     # the customer, its key among them; its other name columns are not added
     groups = [g for g in groups if g in explicit or g.table not in keyed]
@@ -276,12 +281,15 @@ LISTING = frozenset(
 
 def _listed(plan: Plan, words: str) -> bool:
     """The phrase is one of the things the question asks to see: right after a list word or an
-    'and' ('show the name and total amount'), not after a ranking or comparing word."""
+    'and' ('show the name and total amount'), not after a ranking or comparing word, and not
+    compared itself ('films with an average gross of at least 4,500,000')."""
     want = words.lower().split()
     lows = [t.low for t in plan.shape.tokens]
     counting = {k for c in plan.shape.cues if c.kind in ("count", "agg") for k in range(c.start, c.end)}
+    compared = {c.start for c in plan.shape.cues if c.kind == "cmp"}
     for i in range(len(lows) - len(want) + 1 if want else 0):
-        if lows[i : i + len(want)] == want:
+        end = i + len(want)
+        if lows[i:end] == want and not compared & {end, end + 1}:  # 'with an average of at least 3'
             j = i - 1
             while j >= 0 and (lows[j] in ("the", "a", "an") or j in counting):
                 j -= 1  # 'and the number of orders', 'and the total amount'

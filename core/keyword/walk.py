@@ -259,6 +259,12 @@ def _attach_literal(
                 f"it could not tell what '{cue.words} {lit.words} {tokens[lit.end].text}' counts",
                 [f"{cue.words} {lit.words} {tokens[lit.end].text}"],
             )
+        if lit.kind == "number" and _counts_qualified(plan, lit, nxt):
+            # 'festivals that have at least two nominated artworks': a count of the rows a value
+            # qualifies, which keyword mode does not compute
+            raise Decline(
+                f"it could not tell what '{cue.words} {lit.words} {nxt.words if nxt else ''}' counts"
+            )
         # 'project ids with at least 2 documents': a number right before a table counts it, so
         # the numeric column named before is not what it compares
         counts_next = (
@@ -545,6 +551,9 @@ def _table_mention(plan: Plan, ctx: Context, m: Mention, s: Sense, cues: _Cues, 
         return _measured(plan, m, measure, sup)
     if _orders(plan, cues):
         plan = plan.with_role(m, "order")
+        counted = _counted(plan, s.table)
+        if counted is not None:  # 'how many stations … sort from fewest to most stations'
+            return plan.adding(order=OrderKey(counted, bool(plan.order_dir), f"number of {m.words}"))
         keys = tuple(OrderKey(Ref(s.table, c), False, m.words) for c in label_columns(ctx.lex, s.table))
         return plan.with_query(order=(*plan.query.order, *keys))
     if _groups(plan, cues):
@@ -629,14 +638,7 @@ def _column_mention(plan: Plan, ctx: Context, m: Mention, s: Sense, cues: _Cues,
         measure = Measure("COUNT", ref.table, ref.column, True, m.words)
         return plan.with_role(m, "measure").adding(measures=measure)
     if _orders(plan, cues):
-        counted = next(
-            (
-                x
-                for x in plan.query.measures
-                if x.func == "COUNT" and x.column is None and x.table == ref.table
-            ),
-            None,
-        )
+        counted = _counted(plan, ref.table)
         if counted is not None and is_key(lex, ref):
             # 'how many stations … sort from fewest to most stations': the count, not the ids
             key = OrderKey(counted, bool(plan.order_dir), f"number of {m.words}")
@@ -670,10 +672,52 @@ def _measured(plan: Plan, m: Mention, measure: Measure, sup: Cue | None) -> Plan
     """'the total cost', and with a superlative before it ('the highest total cost') the rows are
     ranked by it too: 'which month had the highest total amount' keeps the first month."""
     plan = plan.with_role(m, "measure").adding(measures=measure)
+    if sup is not None and measure.ref is not None and _listed_cues(plan, sup):
+        # 'the average and highest review ratings': two figures of one column, not a ranking
+        extreme = Measure(
+            "MAX" if sup.arg == "desc" else "MIN",
+            measure.ref.table,
+            measure.ref.column,
+            words=f"{sup.words} {m.words}",
+        )
+        return plan.adding(measures=extreme)
     if sup is not None and sup.words.lower() not in TEMPORAL_ADJ:
         plan = plan.adding(order=OrderKey(measure, sup.arg == "desc", f"{sup.words} {m.words}"))
         plan = plan.but(superlative=(sup, None))
     return plan
+
+
+def _listed_cues(plan: Plan, sup: Cue) -> bool:
+    """'average and highest': an aggregate word, 'and' (or a comma), then the superlative."""
+    cues = {c.end: c for c in plan.shape.cues}
+    joint = cues.get(sup.start)
+    return (
+        joint is not None
+        and joint.kind == "and"
+        and (before := cues.get(joint.start)) is not None
+        and before.kind == "agg"
+    )
+
+
+def _counts_qualified(plan: Plan, lit: Literal_, nxt: Mention | None) -> bool:
+    """A value right after the number, and a table right after the value ('two nominated
+    artworks')."""
+    if nxt is None or nxt.sense is None or nxt.sense.kind != "value" or not plan.adjacent_after(lit, nxt):
+        return False
+    after = next((m for m in plan.matching.mentions if m.start >= nxt.end), None)
+    return (
+        after is not None
+        and after.sense is not None
+        and after.sense.kind == "table"
+        and after.start == nxt.end
+    )
+
+
+def _counted(plan: Plan, table: str) -> Measure | None:
+    """The count of `table`'s rows the question already asks for."""
+    return next(
+        (x for x in plan.query.measures if x.func == "COUNT" and x.column is None and x.table == table), None
+    )
 
 
 def _said_different(plan: Plan, m: Mention) -> bool:

@@ -24,7 +24,8 @@ lowest rank', 'the youngest age' beside an average, 'the different region names,
 courses that share a name (counted apart), a figure for the one thing ranked first (declined),
 'and' after values joined by 'or' (declined), 'the average and highest ratings', 'films with an
 average gross of at least …' (the figure only picks), 'festival' (the thing whose key it spells)
-with 'its id, name', and 'the airport id' said through flight.airport_id.
+with 'its id, name', 'the airport id' said through flight.airport_id, and 'an average of more
+than 10 bikes available' (the average compared).
 Each is answered with the rows hand-written SQL gives, or declined — never answered with
 something else."""
 
@@ -825,3 +826,24 @@ def test_the_key_of_a_thing_said_through_a_pointer_stands_for_the_group(app, tmp
         "such flights.",
         "SELECT airport_id, COUNT(*) FROM flight GROUP BY airport_id",
     )  # no airport name the question did not ask for
+
+
+BIKES = """
+CREATE TABLE station (id INTEGER PRIMARY KEY, name TEXT, city TEXT);
+CREATE TABLE status (station_id INTEGER REFERENCES station (id), bikes_available INTEGER, time TEXT);
+INSERT INTO station VALUES (2, 'San Jose Diridon', 'San Jose'), (41, 'Clay at Battery', 'San Francisco'),
+    (42, 'Davis at Jackson', 'San Francisco');
+INSERT INTO status VALUES (2, 12, '2015-06-02 12:46'), (2, 11, '2015-06-02 12:47'), (41, 4, '2015-06-02 12:46'),
+    (41, 18, '2015-06-02 12:47'), (42, 12, '2015-06-02 12:46'), (42, 10, '2015-06-02 12:47');
+"""
+
+
+def test_an_average_of_more_than_a_number_compares_the_average(app, tmp_path):
+    path = make_db(tmp_path, "bikes", BIKES)
+    gives(
+        app,
+        path,
+        "Which stations in San Francisco have an average of more than 10 bikes available? Give the station IDs.",
+        "SELECT s.id FROM status t JOIN station s ON t.station_id = s.id WHERE s.city = 'San Francisco' "
+        "GROUP BY s.id HAVING AVG(t.bikes_available) > 10",
+    )  # 41 (average 11) and 42; not the rows above 10 averaged

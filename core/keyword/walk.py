@@ -40,6 +40,7 @@ from core.keyword.plan import (
     Decline,
     Filter,
     Func,
+    Having,
     Measure,
     OrderKey,
     Plan,
@@ -259,6 +260,19 @@ def _attach_literal(
                 f"it could not tell what '{cue.words} {lit.words} {tokens[lit.end].text}' counts",
                 [f"{cue.words} {lit.words} {tokens[lit.end].text}"],
             )
+        agg = next((c for c in pending if c.kind == "agg" and c.arg in ("AVG", "SUM", "MIN", "MAX")), None)
+        if agg is not None and lit.kind == "number" and _numeric_next(plan, ctx, lit, nxt):
+            # 'stations that have an average of more than 10 bikes available': the average is
+            # compared, not each row's number
+            assert nxt is not None and nxt.sense is not None and nxt.sense.column is not None
+            measure = Measure(
+                cue_func(agg), nxt.sense.table, nxt.sense.column, words=f"{agg.words} {nxt.words}"
+            )
+            having = Having(
+                measure, cue_op(cue), lit.value, f"{agg.words} {cue.words} {lit.words} {nxt.words}"
+            )
+            plan = plan.but(used_literals=used).with_role(nxt, "having").adding(having=having)
+            return plan, [c for c in pending if c not in (cue, agg)]
         if lit.kind == "number" and _counts_qualified(plan, lit, nxt):
             # 'festivals that have at least two nominated artworks': a count of the rows a value
             # qualifies, which keyword mode does not compute
@@ -696,6 +710,19 @@ def _listed_cues(plan: Plan, sup: Cue) -> bool:
         and joint.kind == "and"
         and (before := cues.get(joint.start)) is not None
         and before.kind == "agg"
+    )
+
+
+def _numeric_next(plan: Plan, ctx: Context, lit: Literal_, nxt: Mention | None) -> bool:
+    """A number column named right after the number ('more than 10 bikes available')."""
+    s = nxt.sense if nxt is not None else None
+    return (
+        nxt is not None
+        and s is not None
+        and s.kind == "column"
+        and s.column is not None
+        and plan.adjacent_after(lit, nxt)
+        and is_numeric(ctx.lex, Ref(s.table, s.column))
     )
 
 

@@ -48,6 +48,17 @@ def compare(
     counted_next = nxt is not None and nxt.sense is not None and nxt.sense.kind == "table"
     if last is not None and last.sense is not None and last.sense.kind == "table" and not counted_next:
         column = measure_column(ctx.lex, last.sense.table)
+        measured = next(
+            (
+                x
+                for x in plan.query.measures
+                if x.func in ("AVG", "SUM", "MIN", "MAX") and x.ref == Ref(last.sense.table, column or "")
+            ),
+            None,
+        )
+        if measured is not None and plan.role(last).kind == "measure":
+            # 'schools that received total endowments of at most 10': the total is compared
+            return plan.adding(having=Having(measured, op, number, f"{measured.words} {words}"))
         if column is not None:
             # 'orders above 50': the one number an order has
             ref = Ref(last.sense.table, column)

@@ -403,6 +403,7 @@ def discover(shape: Shape, lex: Lexicon, readings: Sequence[Reading] = ()) -> Ma
         senses = lex.values(text, quoted=True) + [s for s in lex.schema(text) if s.score >= 0.95]
         mentions.append(Mention(lit.start, lit.end, text, tuple(senses), quoted=True))
     mentions.sort(key=lambda m: m.start)
+    mentions = _names_after_ids(shape, mentions)
     shared = shared_heads(shape, lex, mentions, unmatched)
     mentions = sorted([*mentions, *shared], key=lambda m: m.start)
     unmatched = [i for i in unmatched if i not in {m.start for m in shared}]
@@ -416,8 +417,35 @@ def discover(shape: Shape, lex: Lexicon, readings: Sequence[Reading] = ()) -> Ma
         ],
         key=lambda m: m.start,
     )
+    # a generic word said of a thing that has no such column matched nothing ('the names of the
+    # regions affected': affected_region has no name, and storm.name is not theirs)
+    unmatched += [k for m in mentions if not m.senses and not m.quoted for k in range(m.start, m.end)]
+    mentions = [m for m in mentions if m.senses or m.quoted]
     mentions = attach(shape, _apply_readings(mentions, readings))
     return Matching(mentions=tuple(m for m in mentions if not m.alias), unmatched=tuple(sorted(unmatched)))
+
+
+def _names_after_ids(shape: Shape, mentions: list[Mention]) -> list[Mention]:
+    """'the bank branch name': 'branch' matched branch_id, and 'name' right after it the name
+    column of the same table — the two words are that name, not the id."""
+    out: list[Mention] = []
+    for m in mentions:
+        prev = out[-1] if out else None
+        if (
+            prev is not None
+            and prev.end == m.start
+            and prev.senses
+            and prev.senses[0].kind == "column"
+            and _id_like(prev.senses[0].column or "")
+            and m.words.lower() in _GENERIC
+        ):
+            own = [x for x in m.senses if x.kind == "column" and x.table == prev.senses[0].table]
+            if own:
+                sense = replace(own[0], score=max(own[0].score, prev.senses[0].score))
+                out[-1] = Mention(prev.start, m.end, shape.text(prev.start, m.end), (sense,))
+                continue
+        out.append(m)
+    return out
 
 
 def shared_heads(shape: Shape, lex: Lexicon, mentions: list[Mention], unmatched: list[int]) -> list[Mention]:
@@ -509,7 +537,7 @@ def said_of(
             senses = (named,) if named is not None else _owned_senses(lex, owner, low)
         elif low in KEY_WORDS and i not in at:
             senses = _nearest_keys(lex, mentions, i)
-        if senses:
+        if senses or (i in at and owner is not None and low in _GENERIC and not _its_own(lex, owner, at[i])):
             out.append(Mention(i, i + 1, shape.tokens[i].text, senses))
     return out
 
@@ -563,7 +591,23 @@ def _owner(shape: Shape, mentions: Sequence[Mention], i: int) -> Mention | None:
         for k in range(j + 1, owner.start)
     ):
         return None  # another word stands between 'of' and the thing
+    while owner.senses[0].kind == "table":  # 'the names of department heads': of the heads
+        head = next(
+            (m for m in mentions if m.start == owner.end and m.senses and m.senses[0].kind == "table"), None
+        )
+        if head is None:
+            break
+        owner = head
     return owner
+
+
+def _its_own(lex: Lexicon, owner: Mention, m: Mention) -> bool:
+    """`m` matched a column of the owner's table, or of the one table the owner's rows point at
+    (gymnast → people, body_builder → people: a body builder's name is people.name); not when
+    they point at several ('the names of the regions affected': affected_region → region, storm)."""
+    table, other = owner.senses[0].table, m.senses[0].table
+    parents = {e.ref_table for e in lex.db.graph.edges if e.table == table and e.ref_table != table}
+    return table == other or parents == {other}
 
 
 def _named_table(lex: Lexicon, owner: Mention, word: str) -> Sense | None:

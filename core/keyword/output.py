@@ -26,7 +26,7 @@ from core.keyword.columns import (
     label_columns,
     ranking_measure,
 )
-from core.keyword.match import Lexicon, Mention
+from core.keyword.match import KEY_WORDS, Lexicon, Mention
 from core.keyword.plan import Context, Decline, Measure, OrderKey, Plan, Query, Ref, frozen_map
 from core.keyword.shapes import everything_at, singular_phrase
 
@@ -100,8 +100,16 @@ def _aggregate_rows(
     groups = list(dict.fromkeys([*explicit, *groups]))
     things = {m.sense.table for m, _ in plan.entities if m.sense and m.sense.kind == "table"}
     things -= {h.measure.table for h in q.having} | {m.table for m in measures if m.func == "COUNT"}
+    ranked_by_others = q.limit == 1 and any(
+        isinstance(o.key, Measure) and o.key.func == "COUNT" and o.key.table not in things for o in q.order
+    )
     for r in explicit:  # 'the names of courses with at least 5 enrollments': two courses may share one
-        if r.table in things and r.column in label_columns(lex, r.table):
+        if (
+            r.table in things
+            and not is_key(lex, r)
+            and (r.column in label_columns(lex, r.table) or ranked_by_others)
+        ):
+            # 'the location of the party with the most hosts': the parties are ranked, each on its own
             names.setdefault(r, singular_phrase(r.table))
     keyed = {r.table for r in explicit if is_key(lex, r)} | {
         e.ref_table  # 'show the airport id' matched flight.airport_id: the airport's key all the same
@@ -184,6 +192,21 @@ def _list_rows(plan: Plan, ctx: Context, listed: list[Mention], explicit: list[R
             raise Decline("it asks for a ratio per group, which keyword mode does not compute")
         explicit = list(dict.fromkeys([*explicit, *groups]))
         groups = ()
+    # 'which bank branches …? Show the branch name and city': 'branches' matched the key, which the
+    # columns asked for already stand for
+    bare_keys = {
+        Ref(m.sense.table, m.sense.column)
+        for m in plan.explicit
+        if m.sense
+        and m.sense.column
+        and m.sense.column.lower().endswith("id")
+        and not set(m.words.lower().split()) & KEY_WORDS
+    }
+    explicit = [
+        r
+        for r in explicit
+        if not (r in bare_keys and is_key(lex, r) and any(o.table == r.table and o != r for o in explicit))
+    ]
     each = [m for m in plan.matching.mentions if m.sense and plan.role(m).kind == "group"]
     if groups and all(g.table == target for g in groups):
         # 'the phone of each customer': each is every one, a list of its rows; 'each company and
@@ -195,6 +218,13 @@ def _list_rows(plan: Plan, ctx: Context, listed: list[Mention], explicit: list[R
         # 'show the pilot name and aircraft model for each pilot record': a row per pilot record,
         # with the columns of the things it refers to
         target = each[0].sense.table
+        mentioned = {
+            Ref(m.sense.table, m.sense.column) for m in plan.matching.mentions if m.sense and m.sense.column
+        }
+        explicit = [
+            *explicit,
+            *(g for g in groups if g in mentioned and g not in explicit),
+        ]  # '… along with the tax ID'
         plan, groups = plan.with_query(target=target), ()
     if groups:
         raise Decline("it groups by something but names nothing to count or compute per group")
@@ -470,17 +500,27 @@ PLACE_WORDS = frozenset(
 def answer_where(plan: Plan, ctx: Context) -> Plan:
     """'Where was the party held?', 'Where is the youngest teacher from?': the answer is a place.
     A row that shows no place column answers another question (the party's id), so the listed
-    thing's one place column is shown in place of its name or key. With no place column, or
+    thing's one place column is shown in place of its name or key; a later '… and where is the
+    school located?' adds the school's place after what was asked first. With no place column, or
     several ('city' and 'country'), or rows grouped by something else, it is declined: which
     place is meant is a guess."""
     tokens = plan.shape.tokens
-    if not tokens or tokens[0].low != "where":
+    asked = [
+        i for i, t in enumerate(tokens) if t.low == "where" and (i == 0 or tokens[i - 1].low in ("and", ","))
+    ]
+    if not asked:  # '… and where is its university located?' asks too; 'the cities where …' does not
         return plan
     q = plan.query
     lex = ctx.lex
     if any(_is_place(lex, r) for r in (*q.groups, *q.projection)):
         return plan
-    table = lex.table(q.target or "")
+    # the thing named after a later 'where' ('… and where is the school located?'), else the target
+    after = next(
+        (m for m in plan.matching.mentions if m.start > asked[0] and m.sense and m.sense.kind == "table"),
+        None,
+    )
+    thing = after.sense.table if asked[0] > 0 and after is not None and after.sense else q.target
+    table = lex.table(thing or "")
     places = (
         [Ref(table.name, c.name) for c in table.columns if _is_place(lex, Ref(table.name, c.name))]
         if table
@@ -490,6 +530,8 @@ def answer_where(plan: Plan, ctx: Context) -> Plan:
         raise Decline("it could not tell which place 'where' asks for", ["where"])
     identifying = {c.lower() for c in (*label_columns(lex, places[0].table), *lex.key_of(places[0].table))}
     rest = [r for r in q.projection if not (r.table == places[0].table and r.column.lower() in identifying)]
+    if asked[0] > 0:  # '… and where is it located?': the place after what was asked first
+        return plan.with_query(projection=(*q.projection, places[0]))
     return plan.with_query(projection=(places[0], *rest))
 
 

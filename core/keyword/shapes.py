@@ -504,13 +504,14 @@ def parse_number(text: str) -> float | None:
         return None
 
 
-def _typed_as_code(tokens: list[Token], i: int) -> bool:
-    """'departments in division AS', 'the IT staff': a short word in capitals inside a question
-    that is not itself in capitals is a code, not the stop word it spells."""
+def _typed_as_code(tokens: list[Token], i: int, longest: int = 4) -> bool:
+    """'departments in division AS', 'the IT staff', 'detentions of type AFTER': a word in
+    capitals inside a question that is not itself in capitals is a code, not the stop or cue
+    word it spells."""
     text = tokens[i].text
     words = [t.text for t in tokens if t.kind == "word"]
     shouting = sum(1 for w in words if w.isupper()) > len(words) / 2
-    return i > 0 and 2 <= len(text) <= 4 and text.isupper() and text.isalpha() and not shouting
+    return i > 0 and 2 <= len(text) <= longest and text.isupper() and text.isalpha() and not shouting
 
 
 def read_shape(question: str) -> Shape:
@@ -532,6 +533,9 @@ def read_shape(question: str) -> Shape:
             op = {"<>": "!=", "==": "="}.get(tokens[i].text, tokens[i].text)
             shape.cues.append(Cue("cmp", op, i, i + 1, tokens[i].text))
             shape.role[i] = "cue"
+            i += 1
+            continue
+        if _typed_as_code(tokens, i, longest=12):  # 'of type AFTER': a code, not 'after'
             i += 1
             continue
         span = _few_to_many(lows, i)

@@ -49,6 +49,13 @@ def _rank_by_totals(plan: Plan, ctx: Context) -> Plan:
     superlative = plan.superlative
     if superlative is None or superlative[1] is None or plan.query.measures:
         return plan
+    cue = superlative[0]
+    if "with" in [t.low for t in plan.shape.tokens[max(0, cue.start - 2) : cue.start]]:
+        # 'in what year did the pilot with the lowest rank join': the date of the one thing
+        # ranked first, not the year whose ranks add up to the least
+        raise Decline(
+            f"it asks when the thing with the {cue.words} {superlative[1].words} did it", [cue.words]
+        )
     order = list(plan.query.order)
     for k, o in enumerate(order):
         if (

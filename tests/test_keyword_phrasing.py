@@ -28,7 +28,8 @@ with 'its id, name', 'the airport id' said through flight.airport_id, 'an averag
 than 10 bikes available' (the average compared), 'total endowments of at most 10', 'the bank
 branch name' (bname, not the id), 'the names of all body builders' (their one parent's; declined
 when there are two), '… and where is the school located?', 'of type AFTER' (a code in capitals),
-and 'in what year did the pilot with the lowest rank join' (declined).
+'in what year did the pilot with the lowest rank join' (declined), and 'which builder built the
+most railways' ('built' a verb, not the head of a compound).
 Each is answered with the rows hand-written SQL gives, or declined — never answered with
 something else."""
 
@@ -951,3 +952,17 @@ def test_when_the_thing_ranked_first_did_something_is_declined(app, tmp_path):
     path = make_db(tmp_path, "detentions", DETENTIONS)
     outcome = ask(app, path, "In what year did the pilot with the lowest rank join?")
     assert declined(outcome) or rows(outcome) == Counter({(2010,): 1})  # not 2009, whose ranks add up least
+
+
+RAILWAYS = """
+CREATE TABLE railway (railway_id INTEGER PRIMARY KEY, railway TEXT, builder TEXT, built TEXT);
+INSERT INTO railway VALUES (1, 'SECR No. 77', 'SECR Ashford', '1901'), (2, 'GWR 1000', 'GWR Swindon', '1901'),
+    (3, 'LTSR 80', 'Stephenson', '1901'), (4, 'GWR 2301', 'GWR Swindon', '1902');
+"""
+
+
+def test_a_verb_before_an_object_is_no_compound_with_the_noun_before_it(app, tmp_path):
+    path = make_db(tmp_path, "railways", RAILWAYS)
+    outcome = ask(app, path, "Which builder built the most railways?")
+    want = hand(path, "SELECT builder FROM railway GROUP BY builder ORDER BY COUNT(*) DESC LIMIT 1")
+    assert declined(outcome) or rows(outcome) == want  # not 1901, the year most were built

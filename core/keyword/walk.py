@@ -16,6 +16,7 @@ row ('ratio of memory to cores') and a duration ('average session duration in se
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -58,6 +59,7 @@ from core.keyword.shapes import (
     TEMPORAL_ADJ,
     Cue,
     Literal_,
+    Token,
     is_generic,
     is_plural,
     singular_phrase,
@@ -161,7 +163,7 @@ def walk(plan: Plan, ctx: Context) -> Plan:
             nxt = items[n + 1].mention if n + 1 < len(items) else None
             if nxt is not None and _loose_head(m, nxt):
                 raise Decline(f"it could not tell how '{m.words}' and '{nxt.words}' go together", [nxt.words])
-            head = _compound_head(ctx, m, items, n)
+            head = _compound_head(ctx, m, items, n, plan.shape.tokens)
             if head is not None:
                 # 'each business category', 'highest population density': the last noun is
                 # the head and takes the cues; the words before it only qualify it
@@ -382,7 +384,9 @@ def _imperative_after_comma(plan: Plan, cue: Cue) -> bool:
     return i > 0 and plan.shape.tokens[i].low in IMPERATIVES and plan.shape.tokens[i - 1].text in (",", ";")
 
 
-def _compound_head(ctx: Context, m: Mention, items: list[_Item], n: int) -> Mention | None:
+def _compound_head(
+    ctx: Context, m: Mention, items: list[_Item], n: int, tokens: Sequence[Token]
+) -> Mention | None:
     nxt = items[n + 1] if n + 1 < len(items) else None
     if nxt is None or nxt.kind != "mention" or nxt.mention is None or nxt.mention.sense is None:
         return None
@@ -395,6 +399,8 @@ def _compound_head(ctx: Context, m: Mention, items: list[_Item], n: int) -> Ment
         return other  # 'number of students enrolled' is the num_enrolled column
     if other.words.lower().endswith(("ed", "ing")):
         return None  # 'which datacenter opened …': a verb, not the head of a compound
+    if other.end < len(tokens) and tokens[other.end].low in ("the", "a", "an"):
+        return None  # 'which builder built the most railways': 'built' takes an object, a verb
     if is_plural(m.words) or min(m.sense.score, other.sense.score) < 0.9:
         return None  # 'authors wrote papers' is a clause, 'business category' a compound
     if m.sense.kind == "column" and other.sense.kind == "column" and is_generic(other.words):

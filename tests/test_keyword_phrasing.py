@@ -29,7 +29,8 @@ than 10 bikes available' (the average compared), 'total endowments of at most 10
 branch name' (bname, not the id), 'the names of all body builders' (their one parent's; declined
 when there are two), '… and where is the school located?', 'of type AFTER' (a code in capitals),
 'in what year did the pilot with the lowest rank join' (declined), and 'which builder built the
-most railways' ('built' a verb, not the head of a compound).
+most railways' ('built' a verb, not the head of a compound), and 'the names of mountains climbed
+by climbers' (the mountains' names).
 Each is answered with the rows hand-written SQL gives, or declined — never answered with
 something else."""
 
@@ -966,3 +967,24 @@ def test_a_verb_before_an_object_is_no_compound_with_the_noun_before_it(app, tmp
     outcome = ask(app, path, "Which builder built the most railways?")
     want = hand(path, "SELECT builder FROM railway GROUP BY builder ORDER BY COUNT(*) DESC LIMIT 1")
     assert declined(outcome) or rows(outcome) == want  # not 1901, the year most were built
+
+
+CLIMBING = """
+CREATE TABLE mountain (mountain_id INTEGER PRIMARY KEY, name TEXT, height REAL);
+CREATE TABLE climber (
+    climber_id INTEGER PRIMARY KEY, name TEXT, country TEXT, mountain_id INTEGER REFERENCES mountain (mountain_id)
+);
+INSERT INTO mountain VALUES (1, 'Kibo (Uhuru Pk)', 5895), (2, 'Mount Kenya (Batian)', 5199), (3, 'Mawenzi', 5148);
+INSERT INTO climber VALUES (1, 'Klaus Enders', 'West Germany', 1), (2, 'Siegfried Schauzu', 'West Germany', 1),
+    (3, 'Hans Luthringhauser', 'West Germany', 2), (4, 'Jean Claude Castella', 'Switzerland', 3);
+"""
+
+
+def test_the_names_of_things_a_verb_follows_are_the_things_names(app, tmp_path):
+    path = make_db(tmp_path, "climbing", CLIMBING)
+    gives(
+        app,
+        path,
+        "What are the different names of mountains climbed by climbers from West Germany?",
+        "SELECT DISTINCT m.name FROM climber c JOIN mountain m USING (mountain_id) WHERE c.country = 'West Germany'",
+    )  # the mountains' names, not the climbers' ('climbed' is a verb, not a thing after 'mountains')

@@ -593,8 +593,16 @@ def _owner(shape: Shape, mentions: Sequence[Mention], i: int) -> Mention | None:
         return None  # another word stands between 'of' and the thing
     while owner.senses[0].kind == "table":  # 'the names of department heads': of the heads
         head = next(
-            (m for m in mentions if m.start == owner.end and m.senses and m.senses[0].kind == "table"), None
-        )
+            (
+                m
+                for m in mentions
+                if m.start == owner.end
+                and m.senses
+                and m.senses[0].kind == "table"
+                and not m.words.lower().endswith(("ed", "ing"))
+            ),
+            None,
+        )  # a noun ('department heads', 'school bus driver'), not a verb ('mountains climbed')
         if head is None:
             break
         owner = head

@@ -38,14 +38,9 @@ from __future__ import annotations
 
 from collections import Counter
 
-from tests.test_keyword_unseen_shapes import answered, app, ask, declined, hand, make_db, rows
+from tests.test_keyword_unseen_shapes import answered, app, ask, declined, gives, hand, make_db, rows
 
 __all__ = ["app"]  # the fixture, used by name
-
-
-def gives(app, path, question: str, sql: str) -> None:
-    """`question` is answered with the rows `sql` gives."""
-    assert rows(answered(app, path, question)) == hand(path, sql)
 
 
 SHIPS = """

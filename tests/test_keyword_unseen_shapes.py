@@ -138,6 +138,11 @@ def answered(app: Askbase, path: Path, question: str):
     return outcome
 
 
+def gives(app: Askbase, path: Path, question: str, sql: str) -> None:
+    """`question` is answered with the rows `sql` gives."""
+    assert rows(answered(app, path, question)) == hand(path, sql)
+
+
 def declined(outcome) -> bool:
     return outcome.status == "error" and outcome.error_kind == "keyword_abstain" and not outcome.rows
 
@@ -307,9 +312,11 @@ INSERT INTO wine VALUES (1, 'A', 2008, 40, 90), (2, 'B', 2008, 90, 85), (3, 'C',
 
 def test_at_least_n_things_counts_them_even_after_a_numeric_id(app, tmp_path):
     path = make_db(tmp_path, "projects", PROJECTS)
-    outcome = answered(app, path, "Which project ids have at least 2 documents?")
-    assert rows(outcome) == hand(
-        path, "SELECT project_id FROM documents GROUP BY project_id HAVING COUNT(*) >= 2"
+    gives(
+        app,
+        path,
+        "Which project ids have at least 2 documents?",
+        "SELECT project_id FROM documents GROUP BY project_id HAVING COUNT(*) >= 2",
     )  # 1 and 30, not every id from 2 up
 
 
@@ -334,8 +341,12 @@ INSERT INTO student VALUES (1, 'Ann', 'Zeller', NULL, 1, 3.9), (2, 'Bo', 'Adams'
 
 def test_last_name_is_a_column_not_a_date_range(app, tmp_path):
     path = make_db(tmp_path, "students", STUDENTS)
-    outcome = answered(app, path, "What are the first name and last name of students with a gpa above 3.4?")
-    assert rows(outcome) == hand(path, "SELECT fname, lname FROM student WHERE gpa > 3.4")
+    gives(
+        app,
+        path,
+        "What are the first name and last name of students with a gpa above 3.4?",
+        "SELECT fname, lname FROM student WHERE gpa > 3.4",
+    )
 
 
 def test_ordered_by_the_students_last_names_orders_by_the_last_name(app, tmp_path):
@@ -390,8 +401,12 @@ def test_an_average_above_a_number_compares_the_average(app, tmp_path):
 
 def test_train_numbers_is_the_train_number_column(app, tmp_path):
     path = make_db(tmp_path, "reviews", REVIEWS)
-    outcome = answered(app, path, "What are the times and train numbers of trains going to Chennai?")
-    assert rows(outcome) == hand(path, "SELECT time, train_number FROM train WHERE destination = 'Chennai'")
+    gives(
+        app,
+        path,
+        "What are the times and train numbers of trains going to Chennai?",
+        "SELECT time, train_number FROM train WHERE destination = 'Chennai'",
+    )
 
 
 PLAYERS = """
@@ -413,9 +428,8 @@ def test_the_count_and_the_group_shows_the_group_once(app, tmp_path):
     question = (
         "How many players with fewer than 30 points are there in each position? Show the count and position."
     )
-    outcome = answered(app, path, question)
-    assert rows(outcome) == hand(
-        path, "SELECT position, COUNT(*) FROM player WHERE points < 30 GROUP BY position"
+    gives(
+        app, path, question, "SELECT position, COUNT(*) FROM player WHERE points < 30 GROUP BY position"
     )  # no column of 1s counting each position
 
 
@@ -432,8 +446,7 @@ def test_a_superlative_read_as_nothing_is_declined(app, tmp_path):
 
 def test_all_information_about_a_table_shows_every_column(app, tmp_path):
     path = make_db(tmp_path, "players", PLAYERS)
-    outcome = answered(app, path, "Show all information about every player.")
-    assert rows(outcome) == hand(path, "SELECT * FROM player")
+    gives(app, path, "Show all information about every player.", "SELECT * FROM player")
 
 
 def test_a_list_has_one_row_per_thing_unless_it_asks_for_different_values(app, tmp_path):
@@ -514,16 +527,19 @@ INSERT INTO allergy_type VALUES ('Eggs', 'food'), ('Cat', 'animal'), ('Grass Pol
 
 def test_a_bare_id_is_the_key_of_the_thing_named_with_it(app, tmp_path):
     path = make_db(tmp_path, "accounts", ACCOUNTS)
-    outcome = answered(app, path, "Show the id and details of all accounts.")
-    assert rows(outcome) == hand(
-        path, "SELECT account_id, account_details FROM account"
+    gives(
+        app,
+        path,
+        "Show the id and details of all accounts.",
+        "SELECT account_id, account_details FROM account",
     )  # not the details alone
 
 
 def test_its_type_asks_for_the_type_column(app, tmp_path):
     path = make_db(tmp_path, "accounts", ACCOUNTS)
-    outcome = answered(app, path, "List every allergy along with its type.")
-    assert rows(outcome) == hand(path, "SELECT allergy, allergytype FROM allergy_type")
+    gives(
+        app, path, "List every allergy along with its type.", "SELECT allergy, allergytype FROM allergy_type"
+    )
     # 'kind' is a filler word, but 'its kind' asks for something this table does not have
     assert declined(ask(app, path, "List every allergy along with its kind."))
 
@@ -571,9 +587,13 @@ INSERT INTO party_host VALUES (2, 1), (2, 2), (2, 3), (1, 1);
 
 def test_a_count_phrase_that_spells_a_column_is_the_stored_figure(app, tmp_path):
     path = make_db(tmp_path, "parties", PARTIES)
-    outcome = answered(app, path, "What is the location of the party with the largest number of hosts?")
     # the stored number_of_hosts, not a count of the party_host rows (Heineken Music Hall)
-    assert rows(outcome) == hand(path, "SELECT location FROM party ORDER BY number_of_hosts DESC LIMIT 1")
+    gives(
+        app,
+        path,
+        "What is the location of the party with the largest number of hosts?",
+        "SELECT location FROM party ORDER BY number_of_hosts DESC LIMIT 1",
+    )
 
 
 def test_ranking_by_text_of_another_table_is_declined(app, tmp_path):
@@ -692,8 +712,12 @@ def test_a_column_whose_name_has_of_in_it(app, tmp_path):
             (3, 'Male', 'Keon', '1983-08-26'), (4, 'Unknown', 'Gabe', '2007-09-11');
         """,
     )
-    outcome = answered(app, path, "What are the dates of birth of the male guests?")
-    assert rows(outcome) == hand(path, "SELECT date_of_birth FROM guests WHERE gender_code = 'Male'")
+    gives(
+        app,
+        path,
+        "What are the dates of birth of the male guests?",
+        "SELECT date_of_birth FROM guests WHERE gender_code = 'Male'",
+    )
 
 
 FLIGHTS = """
@@ -709,9 +733,11 @@ INSERT INTO airports VALUES (1, 'Heathrow', 'London'), (2, 'Gatwick', 'London'),
 
 def test_whose_names_start_with_matches_the_name(app, tmp_path):
     path = make_db(tmp_path, "flights", FLIGHTS)
-    outcome = answered(app, path, 'Which countries are the airlines whose names start with "Orbit" from?')
-    assert rows(outcome) == hand(
-        path, "SELECT country FROM airlines WHERE name LIKE 'Orbit%'"
+    gives(
+        app,
+        path,
+        'Which countries are the airlines whose names start with "Orbit" from?',
+        "SELECT country FROM airlines WHERE name LIKE 'Orbit%'",
     )  # not the call sign ORBIT
 
 
@@ -760,11 +786,10 @@ def test_a_figure_that_only_picks_the_rows_is_not_shown(app, tmp_path):
     outcome = answered(app, path, "Which artist has the highest total exhibition attendance?")
     assert rows(outcome) == Counter([("John Daly",)])
     # a figure the question lists is shown
-    outcome = answered(
-        app, path, "Show the name of each artist and the total attendance of their exhibitions."
-    )
-    assert rows(outcome) == hand(
+    gives(
+        app,
         path,
+        "Show the name of each artist and the total attendance of their exhibitions.",
         "SELECT a.name, SUM(r.attendance) FROM exhibition_record r JOIN exhibition e USING (exhibition_id) "
         "JOIN artist a USING (artist_id) GROUP BY a.artist_id",
     )
@@ -782,8 +807,12 @@ def test_either_of_two_conditions_on_different_columns_is_declined(app, tmp_path
 
 def test_exhibition_records_is_the_exhibition_record_table(app, tmp_path):
     path = make_db(tmp_path, "gallery", GALLERY)
-    outcome = answered(app, path, "How many exhibition records have an attendance above 500?")
-    assert rows(outcome) == hand(path, "SELECT COUNT(*) FROM exhibition_record WHERE attendance > 500")
+    gives(
+        app,
+        path,
+        "How many exhibition records have an attendance above 500?",
+        "SELECT COUNT(*) FROM exhibition_record WHERE attendance > 500",
+    )
 
 
 def test_the_thing_with_the_largest_figure_is_ranked_one_by_one(app, tmp_path):
@@ -817,9 +846,11 @@ def test_the_average_of_a_subtype_is_over_its_rows(app, tmp_path):
         INSERT INTO gymnast VALUES (1, 58.2), (2, 57.9);
         """,
     )
-    outcome = answered(app, path, "What is the average age of all gymnasts?")
-    assert rows(outcome) == hand(
-        path, "SELECT AVG(p.age) FROM gymnast g JOIN people p ON p.people_id = g.gymnast_id"
+    gives(
+        app,
+        path,
+        "What is the average age of all gymnasts?",
+        "SELECT AVG(p.age) FROM gymnast g JOIN people p ON p.people_id = g.gymnast_id",
     )
 
 
@@ -1021,11 +1052,11 @@ def test_not_a_value_is_every_other_value_but_not_any_is_declined(app, tmp_path)
         INSERT INTO train_station VALUES (1, 1), (2, 2);
         """,
     )
-    outcome = answered(
-        app, path, "Show the names and total passengers of all stations that are not located in London."
-    )
-    assert rows(outcome) == hand(
-        path, "SELECT name, total_passengers FROM station WHERE location <> 'London'"
+    gives(
+        app,
+        path,
+        "Show the names and total passengers of all stations that are not located in London.",
+        "SELECT name, total_passengers FROM station WHERE location <> 'London'",
     )
     # 'not … any' says none of its rows match, which keyword mode does not compute
     assert declined(ask(app, path, "Which trains do not stop at any station in London?"))
@@ -1041,8 +1072,12 @@ def test_a_code_spelled_like_a_stop_word_is_a_value(app, tmp_path):
             (50, 'EN', 'Computer Science', 'NEB'), (60, 'EN', 'Chemical Engineering', 'Maryland');
         """,
     )
-    outcome = answered(app, path, "How many departments are in division AS?")
-    assert rows(outcome) == hand(path, "SELECT COUNT(*) FROM department WHERE division = 'AS'")
+    gives(
+        app,
+        path,
+        "How many departments are in division AS?",
+        "SELECT COUNT(*) FROM department WHERE division = 'AS'",
+    )
 
 
 def test_a_total_over_no_rows_is_not_answered_as_null(app, tmp_path):
@@ -1083,9 +1118,10 @@ def test_things_no_row_of_another_table_refers_to(app, tmp_path):
     outcome = answered(app, path, "What are the names of the buildings that do not house any institution?")
     want = "SELECT name FROM building WHERE building_id NOT IN (SELECT building_id FROM institution)"
     assert rows(outcome) == hand(path, want)
-    outcome = answered(app, path, "How many institutions have no proteins?")
-    assert rows(outcome) == hand(
+    gives(
+        app,
         path,
+        "How many institutions have no proteins?",
         "SELECT COUNT(*) FROM institution WHERE institution_id NOT IN (SELECT institution_id FROM protein)",
     )
 

@@ -103,11 +103,20 @@ def is_key(lex: Lexicon, ref: Ref) -> bool:
 
 def is_pointer(lex: Lexicon, ref: Ref) -> bool:
     """A foreign key column: it names another table's rows."""
-    return any(
-        e.table.lower() == ref.table.lower()
-        and len(e.columns) == 1
-        and e.columns[0].lower() == ref.column.lower()
-        for e in lex.db.graph.edges
+    return pointed_at(lex, ref) is not None
+
+
+def pointed_at(lex: Lexicon, ref: Ref) -> str | None:
+    """The table whose rows a foreign key column names (flight.airport_id → airport)."""
+    return next(
+        (
+            e.ref_table
+            for e in lex.db.graph.edges
+            if e.table.lower() == ref.table.lower()
+            and len(e.columns) == 1
+            and e.columns[0].lower() == ref.column.lower()
+        ),
+        None,
     )
 
 

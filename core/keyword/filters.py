@@ -32,38 +32,30 @@ def compare(
         and not {"id", "ids", "number", "code"} & set(last.words.lower().split())
     ):
         last = None  # 'festivals that have at least two …' matched festival_id: no id is 'at least two'
-    if last is not None and last.sense is not None and last.sense.kind == "column" and last.sense.column:
-        ref = Ref(last.sense.table, last.sense.column)
-        measured = next(
-            (x for x in plan.query.measures if x.ref == ref and x.func in ("AVG", "SUM", "MIN", "MAX")), None
-        )
-        if plan.role(last).kind == "measure" and measured is not None:
-            # 'items with an average rating above 5': the average is compared, not each rating
-            return plan.adding(having=Having(measured, op, number, f"{measured.words} {words}"))
-        if is_numeric(ctx.lex, ref) or column_kind(ctx.lex, ref.table, ref.column) in TEMPORAL:
-            role = plan.role(last)
-            if role.kind in ("", "projection", "subject") and not role.governed_by_list:
-                plan = plan.with_role(last, "subject")
-            return plan.adding(filters=Filter(ref, op, number, f"{last.words} {words}"))
     counted_next = nxt is not None and nxt.sense is not None and nxt.sense.kind == "table"
-    if last is not None and last.sense is not None and last.sense.kind == "table" and not counted_next:
-        column = measure_column(ctx.lex, last.sense.table)
-        measured = next(
-            (
-                x
-                for x in plan.query.measures
-                if x.func in ("AVG", "SUM", "MIN", "MAX") and x.ref == Ref(last.sense.table, column or "")
-            ),
-            None,
-        )
-        if measured is not None and plan.role(last).kind == "measure":
-            # 'schools that received total endowments of at most 10': the total is compared
-            return plan.adding(having=Having(measured, op, number, f"{measured.words} {words}"))
-        if column is not None:
-            # 'orders above 50': the one number an order has
-            ref = Ref(last.sense.table, column)
-            plan = plan.adding(filters=Filter(ref, op, number, f"{last.words} {words}"))
-            return plan.noted(f"'{words}' read as {last.sense.table} {column}")
+    said = _compared_column(ctx, last, counted_next)
+    measured = next(
+        (x for x in plan.query.measures if x.ref == said and x.func in ("AVG", "SUM", "MIN", "MAX")), None
+    )
+    if last is not None and measured is not None and plan.role(last).kind == "measure":
+        # 'items with an average rating above 5', 'schools that received total endowments of at
+        # most 10': the average or total is compared, not each row's number
+        return plan.adding(having=Having(measured, op, number, f"{measured.words} {words}"))
+    if (
+        last is not None
+        and last.sense is not None
+        and last.sense.kind == "column"
+        and said is not None
+        and (is_numeric(ctx.lex, said) or column_kind(ctx.lex, said.table, said.column) in TEMPORAL)
+    ):
+        role = plan.role(last)
+        if role.kind in ("", "projection", "subject") and not role.governed_by_list:
+            plan = plan.with_role(last, "subject")
+        return plan.adding(filters=Filter(said, op, number, f"{last.words} {words}"))
+    if last is not None and last.sense is not None and last.sense.kind == "table" and said is not None:
+        # 'orders above 50': the one number an order has
+        plan = plan.adding(filters=Filter(said, op, number, f"{last.words} {words}"))
+        return plan.noted(f"'{words}' read as {said.table} {said.column}")
     if nxt is not None and nxt.sense is not None:
         s = nxt.sense
         if s.kind == "table":
@@ -80,6 +72,19 @@ def compare(
             f = Filter(Ref(s.table, s.column), op, number, f"{words} {nxt.words}")
             return plan.with_role(nxt, "subject").adding(filters=f)
     raise Decline(f"it could not tell what '{words}' applies to", [words])
+
+
+def _compared_column(ctx: Context, last: Mention | None, counted_next: bool) -> Ref | None:
+    """The column a comparison after `last` is about: the column named, or the one number of the
+    table named ('orders above 50') unless the number counts the table after it."""
+    if last is None or last.sense is None:
+        return None
+    if last.sense.kind == "column" and last.sense.column:
+        return Ref(last.sense.table, last.sense.column)
+    if last.sense.kind == "table" and not counted_next:
+        column = measure_column(ctx.lex, last.sense.table)
+        return Ref(last.sense.table, column) if column is not None else None
+    return None
 
 
 def numeric_neighbour(

@@ -24,6 +24,7 @@ from core.keyword.columns import (
     is_numeric,
     is_pointer,
     label_columns,
+    pointed_at,
     ranking_measure,
 )
 from core.keyword.match import KEY_WORDS, Lexicon, Mention
@@ -111,12 +112,8 @@ def _aggregate_rows(
         ):
             # 'the location of the party with the most hosts': the parties are ranked, each on its own
             names.setdefault(r, singular_phrase(r.table))
-    keyed = {r.table for r in explicit if is_key(lex, r)} | {
-        e.ref_table  # 'show the airport id' matched flight.airport_id: the airport's key all the same
-        for r in explicit
-        for e in lex.db.graph.edges
-        if e.table == r.table and list(e.columns) == [r.column]
-    }
+    # 'show the airport id' matched flight.airport_id: the airport's key all the same
+    keyed = {r.table for r in explicit if is_key(lex, r)} | {t for r in explicit if (t := pointed_at(lex, r))}
     # 'for each customer, show their customer ID and first name': the columns asked for stand for
     # the customer, its key among them; its other name columns are not added
     groups = [g for g in groups if g in explicit or g.table not in keyed]

@@ -139,7 +139,7 @@ def _both_values(plan: Plan, cue: Cue) -> Ref | None:
     """'both Afghanistan and Albania', 'both a mortgage loan and an auto loan', 'both male and
     female players': two stored values of one column, the first within a few words after 'both'
     and the second within a few words after the 'and' that follows it. The rows kept must have
-    every one of them (merge_filters: a HAVING on the number of different values)."""
+    every one of them (filters.require_both: a HAVING on the number of different values)."""
     tokens = plan.shape.tokens
     values = [m for m in plan.matching.mentions if m.sense is not None and m.sense.kind == "value"]
     first = next((m for m in values if cue.end <= m.start <= cue.end + 2), None)

@@ -189,9 +189,8 @@ class Plan:
     skipped_cues: frozenset[int] = frozenset()  # cue positions a recognised phrase already read
     negated: frozenset[int] = frozenset()  # value phrases (by first token) a 'not' is said of
     absence: frozenset[int] = frozenset()  # tokens of 'do not have any policies', read as a whole
-    both: frozenset[Ref] = (
-        frozenset()
-    )  # columns whose values are all required ('both Afghanistan and Albania')
+    # columns whose values are all required ('both Afghanistan and Albania')
+    both: frozenset[Ref] = frozenset()
     explicit: tuple[Mention, ...] = ()  # columns the question asks to see
     loose_columns: tuple[Mention, ...] = ()
     buckets: tuple[tuple[Cue, Mention | None], ...] = ()  # ('per month', its date column)

@@ -251,8 +251,8 @@ _add("dir", "asc", "from smallest to largest", "smallest to largest", "from leas
 _add("dir", "asc", "from shortest to longest", "shortest to longest", "from oldest to newest")
 _add("dir", "asc", "oldest to newest", "from earliest to latest", "earliest to latest", "lowest first")
 _add("dir", "asc", "smallest first", "increasing", "chronologically", "chronological order")
-_add("dir", "asc", "from fewest to most", "fewest to most", "fewest first")
-_add("dir", "desc", "from most to fewest", "most to fewest")
+_add("dir", "asc", "fewest to most", "fewest first")  # 'from fewest … to most': _few_to_many
+_add("dir", "desc", "most to fewest")
 _add("alpha", "", "alphabetically", "in alphabetical order", "alphabetical order", "alphabetical", "a to z")
 _add(
     "alpha",
@@ -584,12 +584,12 @@ FEW = frozenset(["fewest", "least"])
 
 
 def _few_to_many(lows: list[str], i: int) -> int:
-    """The end of 'from fewest <one to three words> to most' (or most … to fewest/least) starting
-    at i, else 0."""
+    """The end of 'from fewest to most', 'from fewest staff to most' (up to three words between;
+    or most … to fewest/least) starting at i, else 0."""
     if lows[i] != "from" or i + 1 >= len(lows) or lows[i + 1] not in FEW | {"most"}:
         return 0
     other = {"most"} if lows[i + 1] in FEW else FEW
-    for j in range(i + 3, min(i + 6, len(lows) - 1)):
+    for j in range(i + 2, min(i + 6, len(lows) - 1)):
         if lows[j] == "to" and lows[j + 1] in other:
             return j + 2
     return 0

@@ -282,6 +282,8 @@ def check_leftover(plan: Plan, ctx: Context, cue: Cue) -> Plan:
         return plan  # prepositions and connectives that governed nothing change nothing
     if cue.kind in ("agg", "count") and any(m.func == "COUNT" for m in plan.query.measures):
         return plan  # 'how many papers were published in total', '… show the status and the count'
+    if cue.kind == "agg" and any(m.func == cue.arg for m in plan.query.measures):
+        return plan  # 'average points for each position - show the position and the average'
     if cue.kind == "order" and (plan.order_dir is not None or plan.query.order):
         return plan  # 'in descending order'
     if cue.kind == "super" and (cue.words.lower() in IMPLIED or cue.words.lower() in TEMPORAL_ADJ):
@@ -340,12 +342,20 @@ def check_cues(plan: Plan, ctx: Context) -> Plan:
 
 def check_echo(plan: Plan, ctx: Context) -> Plan:
     """A list whose every column is one the question fixed to a single value would only repeat
-    the question ('What type of document is "How to read a book"?' answered with the name): the
-    words asking for something else were not understood, so keyword mode declines."""
+    the question ('What type of document is "How to read a book"?' answered with the name), and
+    a count of the different values of a column fixed to one value is one: the words asking for
+    something else were not understood, so keyword mode declines."""
     q = plan.query
+    fixed = {f.ref: f for f in q.filters if f.op == "=" or (f.op == "in" and len(f.value) == 1)}
+    for m in q.measures:
+        if m.func == "COUNT" and m.distinct and m.ref in fixed:
+            # 'how many friends does Dan have' matched Dan among the friends: the count of
+            # different friends called Dan is one, whatever the data
+            raise Decline(
+                f"it counts the different '{fixed[m.ref].words}', which is one", [fixed[m.ref].words]
+            )
     if q.measures or q.ratio is not None or q.count_groups or not q.projection:
         return plan
-    fixed = {f.ref: f for f in q.filters if f.op == "=" or (f.op == "in" and len(f.value) == 1)}
     if all(r in fixed for r in q.projection):
         words = ", ".join(f"'{fixed[r].words}'" for r in q.projection)
         raise Decline(

@@ -34,6 +34,7 @@ from core.keyword.match import (
     discover,
     lexicon,
     names_across_stop_words,
+    names_in_stop_words,
     names_over_cues,
 )
 from core.keyword.plan import Abstain, Ambiguity, Context, Decline, Plan, Query, Ref
@@ -275,7 +276,7 @@ def _tied_at_limit(
 
 
 def _match(question: str, lex: Lexicon, readings: Sequence[Reading]) -> tuple[Shape, Matching]:
-    shape = names_across_stop_words(names_over_cues(read_shape(question), lex), lex)
+    shape = names_across_stop_words(names_in_stop_words(names_over_cues(read_shape(question), lex), lex), lex)
     return shape, choose(discover(shape, lex, readings), lex)
 
 

@@ -325,7 +325,7 @@ class Compiler:
     def _aggregate(self, where: list[exp.Expr]) -> exp.Select:
         plan = self.query
         taken: set[str] = set()
-        groups = [self._named(r, taken) for r in plan.groups]
+        groups = [self._named(r, taken) for r in plan.groups if r not in plan.unshown]
         measures: list[exp.Expr] = []
         for m in plan.measures:
             if m in plan.hidden:
@@ -343,7 +343,7 @@ class Compiler:
         query = exp.select(*groups, *measures).from_(source)
         if where:
             query = query.where(exp.and_(*where))
-        if groups:
+        if plan.groups:
             query = query.group_by(*[self.c(r) for r in [*plan.groups, *self.entity_keys()]])
         if plan.having:
             query = query.having(self._having())

@@ -27,7 +27,7 @@ from dateutil.relativedelta import relativedelta
 
 from core.keyword.columns import NUMERIC, TEMPORAL, column_kind, date_subject
 from core.keyword.match import Lexicon, Mention
-from core.keyword.plan import AmbiguousDate, Context, Decline, Filter, Measure, Plan, Ref
+from core.keyword.plan import AmbiguousDate, Context, Decline, Filter, Measure, Op, Plan, Ref
 from core.keyword.shapes import TEMPORAL_ADJ, Cue, Literal_
 from core.values import fold, similarity
 
@@ -334,7 +334,7 @@ def _date_filters(plan: Plan, ctx: Context, lit: Literal_, prep: str, ref: Ref) 
                 f"it could not compare '{lit.words}' with the number column {ref.column}", [lit.words]
             )
         year = lit.value if lit.kind == "year" else lit.value[0]
-        out = [_year_op(ref, prep, year, words)]
+        out = [Filter(ref, year_comparison(plan, lit, prep), year, words)]
         if lit.kind == "month":
             if prep not in ("in", ""):
                 raise Decline(f"it could not compare '{words}' with month names", [lit.words])
@@ -356,12 +356,15 @@ def _date_filters(plan: Plan, ctx: Context, lit: Literal_, prep: str, ref: Ref) 
     return [Filter(ref, "range", (lo, hi), words)]
 
 
-def _year_op(ref: Ref, prep: str, year: int, words: str) -> Filter:
+def year_comparison(plan: Plan, lit: Literal_, prep: str) -> Op:
+    """How a year (or a number of a year column) compares after its preposition: 'before 1850'
+    and 'after 1850' leave the year out, 'until 1850' and 'since 1850' take it in."""
+    word = plan.shape.tokens[lit.start - 1].low if lit.start > 0 else ""
     if prep == "before":
-        return Filter(ref, "<", year, words)
+        return "<=" if word in ("until", "till", "to") else "<"
     if prep == "after":
-        return Filter(ref, ">", year, words)
-    return Filter(ref, "=", year, words)
+        return ">" if word == "after" else ">="
+    return "="
 
 
 def _month_text_column(lex: Lexicon, table: str) -> Ref | None:

@@ -30,7 +30,7 @@ from core.dictionary import keyword_dictionary, name_words, split_identifier, st
 from core.dictionary import words as folded_words
 from core.joins import graph_weights
 from core.keyword.readings import Reading
-from core.keyword.shapes import BUCKET_ADVERBS, GLUE, ROW_NOUNS, Cue, Shape
+from core.keyword.shapes import BUCKET_ADVERBS, GLUE, ROW_NOUNS, STOP, Cue, Shape
 from core.values import Access, fold
 
 if TYPE_CHECKING:
@@ -720,6 +720,11 @@ def attach(shape: Shape, found: Sequence[Mention]) -> list[Mention]:
                 )
             if not keep:
                 keep = [x for x in v.senses if x.kind == "value" and x.table in tables]
+                if all(x.op == "contains" for x in keep) and any(
+                    x.kind == "value" and x.op == "=" and x.score >= 0.95 for x in v.senses
+                ):
+                    # 'Rock tracks': the genre stored as 'Rock', not tracks whose titles hold 'rock'
+                    keep = []
             if keep:
                 v = replace(v, senses=tuple(keep))
                 break
@@ -855,8 +860,14 @@ def names_over_cues(shape: Shape, lex: Lexicon) -> Shape:
             shape = _uncue(shape, cue, {cue.start: "content"})  # 'sorted by pilot rank'
             continue
         if cue.kind == "order" and len(low.split()) == 1 and _listed_noun(shape, cue.start):
-            if _spells(lex, low):  # 'the name, class, and rank of every captain'
+            # 'the name, class, and rank of every captain'; 'which order had the latest shipment'
+            if _spells(lex, low) or _names_table(lex, low):
                 shape = _uncue(shape, cue, {cue.start: "content"})
+            continue
+        if cue.kind == "unsupported" and _ends_spelled_name(shape, lex, low.split()[0], cue.start):
+            # 'a market share of at least 5': market_share, not a share of something
+            roles = {cue.start: "content"} | {k: "stop" for k in range(cue.start + 1, cue.end)}
+            shape = _uncue(shape, cue, roles)
             continue
         if cue.kind not in ("count", "agg", "super"):
             continue
@@ -878,7 +889,49 @@ def names_over_cues(shape: Shape, lex: Lexicon) -> Shape:
         if hit:
             roles = {cue.start: "content"} | {k: "stop" for k in range(cue.start + 1, cue.end)}
             shape = _uncue(shape, cue, roles)
+        elif low == "amount of" and _measured_amount(shape, lex, cue):
+            shape = _uncue(shape, cue, {k: "stop" for k in range(cue.start, cue.end)})
     return shape
+
+
+def names_in_stop_words(shape: Shape, lex: Lexicon) -> Shape:
+    """'how to get there for each attraction': a column (How_to_Get_There) whose name is spelled
+    only with stop and cue words, which would otherwise vanish from the question unread."""
+    n = len(shape.tokens)
+    for s in range(n):
+        for e in range(min(n, s + 6), s + 1, -1):
+            if any(shape.role[k] not in ("stop", "cue") for k in range(s, e)):
+                continue
+            inside = [c for c in shape.cues if s <= c.start < e or s < c.end <= e]
+            if any(c.start < s or c.end > e for c in inside) or not _spells(lex, shape.text(s, e)):
+                continue
+            for cue in inside:
+                shape = _uncue(shape, cue, {})
+            shape = replace(
+                shape, role=tuple("content" if s <= k < e else r for k, r in enumerate(shape.role))
+            )
+            return names_in_stop_words(shape, lex)  # and any other such name
+    return shape
+
+
+def _measured_amount(shape: Shape, lex: Lexicon, cue: Cue) -> bool:
+    """'the average amount of money requested': after an average or a total, 'amount of' only
+    leads to the number column named next, it counts nothing."""
+    after_agg = any(c.kind == "agg" and c.end == cue.start for c in shape.cues)
+    i = cue.end
+    while i < len(shape.tokens) and shape.role[i] != "content":
+        i += 1
+    end = i
+    while end < len(shape.tokens) and shape.role[end] == "content" and end - i < MAX_PHRASE:
+        end += 1
+    for k in range(end, i, -1):  # the longest run of words that names a number column
+        for x in lex.schema(shape.text(i, k)):
+            if x.kind == "column" and x.score >= 0.95 and x.column:
+                table = lex.table(x.table)
+                column = table.column(x.column) if table is not None else None
+                if column is not None and column.kind in ("integer", "number"):
+                    return after_agg
+    return False
 
 
 def names_across_stop_words(shape: Shape, lex: Lexicon) -> Shape:
@@ -904,8 +957,12 @@ def names_across_stop_words(shape: Shape, lex: Lexicon) -> Shape:
             role[k] = "content"  # 'the results of their acceptance': acceptance.result
             continue
         if t.low in ROW_NOUNS and k > 0 and role[k - 1] == "content":
-            # 'exhibition records' is the table exhibition_record, not the table exhibition
-            if any(_names_table(lex, shape.text(s, k + 1)) for s in range(max(0, k - 2), k)):
+            # 'exhibition records' is the table exhibition_record, not the table exhibition;
+            # 'catalog entries' are the rows whose key is catalog_entry_id, not the catalogs
+            if any(
+                _names_table(lex, shape.text(s, k + 1)) or _keyed_elsewhere(lex, shape.text(s, k), t.low)
+                for s in range(max(0, k - 2), k)
+            ):
                 role[k] = "content"
             continue
         if t.low != "of" or role[k] != "stop" or k == 0 or role[k - 1] != "content":
@@ -934,6 +991,21 @@ def _names_table(lex: Lexicon, phrase: str) -> bool:
     return any(x.kind == "table" and name_words(x.table) == said for x in lex.schema(phrase))
 
 
+def _names_key(lex: Lexicon, phrase: str) -> bool:
+    """`phrase` and 'id' spell a table's one key column ('catalog entry' → catalog_entry_id)."""
+    keyed = f"{phrase} id"
+    return any(_spelled(x, keyed) and lex.key_of(x.table) == (x.column,) for x in lex.schema(keyed))
+
+
+def _keyed_elsewhere(lex: Lexicon, before: str, noun: str) -> bool:
+    """'catalog entries' spell the key of another table (Catalog_Contents.catalog_entry_id) than
+    the one 'catalog' names; 'fault log entries' are only the rows of the fault log."""
+    named = {x.table for x in lex.schema(before) if x.kind == "table" and x.score >= 0.95}
+    return _names_key(lex, f"{before} {noun}") and not any(
+        x.table in named for x in lex.schema(f"{before} {noun} id") if x.kind == "column"
+    )
+
+
 def _spells(lex: Lexicon, phrase: str) -> bool:
     return any(_spelled(x, phrase) for x in lex.schema(phrase))
 
@@ -956,6 +1028,10 @@ def _amount_of(shape: Shape, lex: Lexicon, i: int) -> bool:
     return len(amounts) == 1
 
 
+# words after which a word is a noun ('which order', 'each rank'), never a verb
+NOUN_BEFORE = frozenset(["whose", "the", "which", "what", "each", "every", "an", "this", "that"])
+
+
 def _listed_noun(shape: Shape, i: int) -> bool:
     """The word at i is a noun, not a verb: it follows a list's comma or 'and', a possessive
     ('their rank', 'whose rank'), 'the' or a superlative ('the lowest rank'); a sorting verb
@@ -965,7 +1041,7 @@ def _listed_noun(shape: Shape, i: int) -> bool:
         return False
     before = shape.tokens[i - 1].low
     after = shape.tokens[i + 1].low if i + 1 < len(shape.tokens) else ""
-    if before in POSSESSIVES | {"whose", "the"}:  # 'whose rank is Midshipman', 'sorted by the rank'
+    if before in POSSESSIVES | NOUN_BEFORE:  # 'whose rank is Midshipman', 'sorted by the rank'
         return True
     said = shape.cue_at(i - 1)
     if said is not None and said.kind in ("super", "agg"):  # 'the lowest rank', 'the average rank'
@@ -1008,6 +1084,20 @@ def _ends_name(shape: Shape, lex: Lexicon, head: str, at: int) -> bool:
         start -= 1
         phrase = " ".join([*(t.low for t in shape.tokens[start:at]), head])
         if any(_named_column(x) or _spelled(x, phrase) for x in lex.schema(phrase)):
+            return True
+    return False
+
+
+def _ends_spelled_name(shape: Shape, lex: Lexicon, head: str, at: int) -> bool:
+    """As _ends_name, but only a noun that spells the column's name word for word ('market
+    share'), never a verb or a stop word ('origin is not')."""
+    if head in STOP:
+        return False
+    start = at
+    while start > 0 and shape.role[start - 1] == "content" and at - start < 3:
+        start -= 1
+        phrase = " ".join([*(t.low for t in shape.tokens[start:at]), head])
+        if any(_spelled(x, phrase) for x in lex.schema(phrase)):
             return True
     return False
 
@@ -1081,6 +1171,9 @@ def _phrase_senses(shape: Shape, lex: Lexicon, s: int, e: int) -> list[Sense]:
     ):
         # 'festival' matched festival_id best, the key of festival_detail: the word names the thing
         thing = next((x for x in schema if x.kind == "table" and x.table == schema[0].table), None)
+        if thing is None and words[-1] in ROW_NOUNS and _names_key(lex, phrase):
+            # 'catalog entries': the rows whose key is catalog_entry_id (Catalog_Contents)
+            thing = Sense("table", schema[0].table, None, None, schema[0].score, "name")
         if thing is not None:
             rest = [
                 x for x in schema if x is not thing and not (x.kind == "column" and _id_like(x.column or ""))

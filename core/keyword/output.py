@@ -29,7 +29,7 @@ from core.keyword.columns import (
 )
 from core.keyword.match import KEY_WORDS, Lexicon, Mention
 from core.keyword.plan import Context, Decline, Measure, OrderKey, Plan, Query, Ref, frozen_map
-from core.keyword.shapes import everything_at, singular_phrase
+from core.keyword.shapes import MODE_CUES, everything_at, singular_phrase
 
 # ---------------------------------------------------------------------------------------------
 # the target
@@ -101,8 +101,9 @@ def _aggregate_rows(
     groups = list(dict.fromkeys([*explicit, *groups]))
     things = {m.sense.table for m, _ in plan.entities if m.sense and m.sense.kind == "table"}
     things -= {h.measure.table for h in q.having} | {m.table for m in measures if m.func == "COUNT"}
+    # 'the color of the grape with the highest average wine price': its rows' figure ranks it
     ranked_by_others = q.limit == 1 and any(
-        isinstance(o.key, Measure) and o.key.func == "COUNT" and o.key.table not in things for o in q.order
+        isinstance(o.key, Measure) and o.key.table not in things for o in q.order
     )
     for r in explicit:  # 'the names of courses with at least 5 enrollments': two courses may share one
         if (
@@ -159,9 +160,7 @@ def _aggregate_rows(
                 groups.append(o.key)
     if groups and not order and q.measures:
         g = groups[0]
-        temporal = column_kind(lex, g.table, g.column) in TEMPORAL or any(
-            w in g.column.lower() for w in ("year", "month", "date", "day", "week", "quarter")
-        )
+        temporal = _in_time(lex, g)
         if plan.order_dir is not None or plan.alpha:
             order.append(OrderKey(g if plan.alpha else q.measures[0], bool(plan.order_dir)))
         elif temporal:
@@ -169,7 +168,7 @@ def _aggregate_rows(
         else:
             order.append(OrderKey(q.measures[0], True))
     elif plan.order_dir is not None and order:
-        order = [replace(o, desc=plan.order_dir) if not o.words else o for o in order]
+        order = [replace(o, desc=_said_direction(plan, ctx, o)) if not o.words else o for o in order]
     if not groups and order and not q.count_groups:
         order = []  # one row: nothing to order
     return plan.with_query(groups=tuple(groups), order=tuple(order))
@@ -269,10 +268,26 @@ def _list_rows(plan: Plan, ctx: Context, listed: list[Mention], explicit: list[R
     if plan.alpha and not order:  # 'in descending alphabetical order': Z to A
         order = [OrderKey(projection[0], bool(plan.order_dir))]
     elif plan.order_dir is not None and order:
-        order = [replace(o, desc=plan.order_dir) for o in order]
+        order = [replace(o, desc=_said_direction(plan, ctx, o)) for o in order]
     elif plan.order_dir is not None and not order:
         raise Decline("it could not tell what to order by", [])
     return plan.with_query(groups=groups, projection=tuple(projection), order=tuple(order))
+
+
+def _said_direction(plan: Plan, ctx: Context, o: OrderKey) -> bool:
+    """The direction the question says, for this key: 'youngest first' sorts ages up and birth
+    dates down."""
+    desc = bool(plan.order_dir)
+    if plan.by_age and isinstance(o.key, Ref) and _in_time(ctx.lex, o.key):
+        return not desc
+    return desc
+
+
+def _in_time(lex: Lexicon, ref: Ref) -> bool:
+    """A date, or a number named for a point in time (a year column)."""
+    return column_kind(lex, ref.table, ref.column) in TEMPORAL or any(
+        w in ref.column.lower() for w in ("year", "month", "date", "day", "week", "quarter")
+    )
 
 
 def show_what_was_asked(plan: Plan, ctx: Context) -> Plan:
@@ -292,7 +307,26 @@ def show_what_was_asked(plan: Plan, ctx: Context) -> Plan:
     for m in q.measures:
         if m in picking and m not in hidden and not _listed(plan, m.words) and not _count_asked(plan, m):
             hidden.append(m)
-    return plan.with_query(hidden=tuple(hidden))
+    plan = plan.with_query(hidden=tuple(hidden))
+    if _counted_in_mode(plan):
+        # 'how many customers are in the most common customer type?': the count, not the type
+        plan = plan.with_query(unshown=q.groups)
+    return plan
+
+
+def _counted_in_mode(plan: Plan) -> bool:
+    """The question only asks how many rows the most common value has: no list word asks for
+    the value itself ('which type is the most common, and how many …' does)."""
+    q = plan.query
+    cue = plan.superlative[0] if plan.superlative else None
+    return (
+        cue is not None
+        and cue.words.lower() in MODE_CUES
+        and q.limit == 1
+        and len({(m.func, m.table, m.column) for m in q.measures}) == 1  # the count, ranking too
+        and _count_asked(plan, q.measures[0])
+        and not any(c.kind == "list" for c in plan.shape.cues)
+    )
 
 
 def _one_winner(plan: Plan) -> bool:

@@ -133,6 +133,7 @@ class Query:
     notes: tuple[str, ...] = ()  # how words were read, for the interpretation
     tables: tuple[str, ...] = ()  # every table the query touches, target first
     hidden: tuple[Measure, ...] = ()  # measures that only order the rows
+    unshown: tuple[Ref, ...] = ()  # groups that only pick the rows ('how many … the most common type')
     names: Mapping[Ref, str] = field(default_factory=frozen_map)  # label columns standing for their entity
     ratio: tuple[Ref, Ref] | None = None  # a row's first number divided by its second
     calendar: Mapping[Ref, str] = field(default_factory=frozen_map)  # text columns of month | weekday names
@@ -185,6 +186,7 @@ class Plan:
     superlative: tuple[Cue, Mention | None] | None = None
     top: tuple[Cue, int | None] | None = None
     order_dir: bool | None = None  # from 'descending' / 'alphabetically'...
+    by_age: bool = False  # the direction was said in ages ('youngest first'): a date sorts the other way
     alpha: bool = False
     skipped_cues: frozenset[int] = frozenset()  # cue positions a recognised phrase already read
     negated: frozenset[int] = frozenset()  # value phrases (by first token) a 'not' is said of

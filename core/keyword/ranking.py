@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from core.keyword.columns import NUMERIC, date_subject
 from core.keyword.dates import own_dates, pick_date
+from core.keyword.match import Mention
 from core.keyword.plan import Context, Decline, Measure, OrderKey, Plan, Ref
 from core.keyword.shapes import LATER_ADJ, TEMPORAL_ADJ, Cue, is_plural
 
@@ -55,12 +56,17 @@ def implied_superlative(plan: Plan, ctx: Context) -> Plan:
     adj = cue.words.lower()
     if adj in TEMPORAL_ADJ:
         for m in plan.loose_columns:
-            if date_subject(ctx.lex, m) and m.sense is not None and m.sense.column:
+            # 'which minister left office most recently': the column said right before it
+            right_before = m.end == cue.start
+            if (date_subject(ctx.lex, m) or right_before) and m.sense is not None and m.sense.column:
                 # 'which datacenter opened most recently': the date the verb names
                 key = OrderKey(Ref(m.sense.table, m.sense.column), adj in LATER_ADJ, f"{m.words} {cue.words}")
                 plan = plan.but(loose_columns=tuple(x for x in plan.loose_columns if x.start != m.start))
                 return plan.with_role(m, "order").adding(order=key)
-    tables = [m.sense.table for m, _ in plan.entities if m.sense] or [f.ref.table for f in plan.query.filters]
+    # the thing the adjective is said of ('which order had the latest shipment': the shipment),
+    # else the first thing named
+    entities = sorted(plan.entities, key=lambda e: (e[0].start < cue.end, e[0].start))
+    tables = [m.sense.table for m, _ in entities if m.sense] or [f.ref.table for f in plan.query.filters]
     if not tables:
         raise Decline(f"it could not tell what '{cue.words}' ranks", [cue.words])
     table = tables[0]
@@ -134,4 +140,36 @@ def superlative(plan: Plan, ctx: Context) -> Plan:
         return plan.with_query(limit=1 if not is_plural(noun) else 10)
     if not noun or not is_plural(noun) or not listed:
         return plan.with_query(limit=1)
+    one = _one_ranked(plan, cue, listed[0])
+    if one is not None:
+        # 'the cities in the county with the most police officers': the rows of the one county
+        # ranked first, which one ranked list of cities does not give
+        raise Decline(
+            f"it asks for the {listed[0].words} of the one {one.words} ranked first, which keyword mode "
+            "does not compute",
+            [one.words, cue.words],
+        )
     return plan  # plural and no number: every row, ranked ('which states have the highest density')
+
+
+RANKED_BY = frozenset(["with", "that", "which", "has", "have", "had", "having", "the"])
+
+
+def _one_ranked(plan: Plan, cue: Cue, listed: Mention) -> Mention | None:
+    """The one thing of another table the superlative ranks: 'the county' in '… in the county
+    with the most police officers'."""
+    tokens = plan.shape.tokens
+    for m, _ in plan.entities:
+        if m.sense is None or listed.sense is None or m.sense.table == listed.sense.table:
+            continue
+        between = {t.low for t in tokens[m.end : cue.start]}
+        if (
+            m.end <= cue.start
+            and between <= RANKED_BY
+            and "the" in between
+            and m.start > 0
+            and tokens[m.start - 1].low == "the"
+            and not is_plural(m.words)
+        ):
+            return m
+    return None

@@ -168,11 +168,22 @@ _KIND_OF_GROUP: dict[str, TokenKind] = {
 }
 
 
+# "who've", "they're": two words; a negation ("aren't") stays one word, a cue of its own
+_CONTRACTION = re.compile(r"^([^\W\d_]+)['’](ve|re|ll|d)$", re.IGNORECASE)
+_EXPANDED = {"ve": "have", "re": "are", "ll": "will", "d": "would"}
+
+
 def tokenize(question: str) -> list[Token]:
     out: list[Token] = []
     for m in _TOKEN.finditer(question):
         kind = _KIND_OF_GROUP[m.lastgroup or "punct"]
         text = m.group()
+        short = _CONTRACTION.match(text) if kind == "word" else None
+        if short is not None:
+            head, tail = short.group(1), _EXPANDED[short.group(2).lower()]
+            out.append(Token(head, head.lower(), m.start(), m.start() + len(head), "word"))
+            out.append(Token(tail, tail, m.start() + len(head), m.end(), "word"))
+            continue
         if kind == "word" and "-" in text and not any(ch.isdigit() for ch in text):
             # hyphenated words are read word by word ('highest-rated', 'round-trip')
             pos = m.start()
@@ -251,8 +262,33 @@ _add("dir", "asc", "from smallest to largest", "smallest to largest", "from leas
 _add("dir", "asc", "from shortest to longest", "shortest to longest", "from oldest to newest")
 _add("dir", "asc", "oldest to newest", "from earliest to latest", "earliest to latest", "lowest first")
 _add("dir", "asc", "smallest first", "increasing", "chronologically", "chronological order")
-_add("dir", "asc", "fewest to most", "fewest first")  # 'from fewest … to most': _few_to_many
+_add("dir", "asc", "fewest to most", "fewest first")  # 'from fewest … to most': _end_to_end
 _add("dir", "desc", "most to fewest")
+_add("dir", "desc", "newest first", "latest first", "most recent first")
+_add("dir", "asc", "earliest first", "from earliest", "from the earliest", "from lowest", "from the lowest")
+_add("dir", "asc", "from smallest", "from the smallest")
+_add("dir", "desc", "from latest", "from the latest", "from newest", "from the newest", "from most recent")
+_add(
+    "dir",
+    "desc",
+    "from the most recent",
+    "from highest",
+    "from the highest",
+    "from largest",
+    "from the largest",
+)
+# in ages: the youngest have the lowest age but the latest birth date (walk: Plan.by_age)
+_add("dir", "young", "youngest first", "from youngest to oldest", "youngest to oldest")
+_add(
+    "dir",
+    "old",
+    "oldest first",
+    "from oldest to youngest",
+    "oldest to youngest",
+    "from oldest",
+    "from the oldest",
+)
+_add("dir", "young", "from youngest", "from the youngest")
 _add("alpha", "", "alphabetically", "in alphabetical order", "alphabetical order", "alphabetical", "a to z")
 _add(
     "alpha",
@@ -266,6 +302,7 @@ _add("cmp", ">", "more than", "greater than", "higher than", "larger than", "big
 _add("cmp", ">", "exceeding", "exceeds", "exceed", "longer than", "older than", "later than")
 _add("cmp", ">", "is more than", "is greater than", "is above", "is over", "is higher than")
 _add("cmp", ">=", "at least", "no less than", "not less than", "or more", "minimum of", "a minimum of")
+_add("cmp", ">=", "or above", "or higher", "or over", "or greater")
 _add("cmp", "<", "less than", "fewer than", "lower than", "smaller than", "under", "below", "shorter than")
 _add("cmp", "<", "cheaper than", "younger than", "earlier than", "is less than", "is below", "is under")
 _add("cmp", "<=", "at most", "no more than", "not more than", "or less", "or fewer", "maximum of")
@@ -283,14 +320,16 @@ _add("relative", "ytd", "year to date")
 _add("list", "", "list", "show", "display", "give", "return", "get", "find", "which", "what", "who")
 _add("list", "", "what are", "what is", "what were", "what was", "which are", "tell me", "show me")
 _add("list", "", "give me", "list all", "show all", "identify", "provide")
+_add("list", "", "need", "i need", "we need", "i want", "want")
 _add("distinct", "", "distinct", "unique", "different", "separate")
+_add("distinct", "", "no duplicates", "without duplicates", "no repeats", "each only once", "each once")
 _add("text", "prefix", "starting with", "starts with", "start with", "beginning with", "begins with")
 _add("text", "prefix", "begin with", "that start with", "whose names start with", "whose name starts with")
 _add("text", "suffix", "ending with", "ends with", "end with")
 _add("text", "contains", "containing", "contains", "contain", "including the word", "with the word")
 _add("text", "contains", "like", "matching", "that include", "which include", "includes")
 _add("or", "", "or")
-_add("and", "", "and", "as well as", "along with", "together with", "plus", "&")
+_add("and", "", "and", "as well as", "along with", "together with", "plus", "&", "alongside")
 
 # 'across' groups ('sales across regions'), but not before a word that takes in the whole table,
 # nor before the thing's own rows ('the average rent across their addresses': all of them).
@@ -345,7 +384,7 @@ STOP = _words(
     i me my we us our you your all any some also just only really very much many more less most
     in on by per if then than so such that this these those it its who whom whose what which when
     where why how there their they them he she his her him whoever
-    yet still one ones whole entire please among
+    yet still one ones whole entire please among pls plz too
     results answer answers named called titled labelled labeled
     """
 )
@@ -359,6 +398,8 @@ EVERYTHING = (
     ("all", "information"),
     ("all", "the", "information"),
     ("all", "info"),
+    ("all", "the", "info"),
+    ("all", "the", "data"),
     ("all", "details"),
     ("all", "the", "details"),
     ("all", "columns"),
@@ -538,14 +579,21 @@ def read_shape(question: str) -> Shape:
         if _typed_as_code(tokens, i, longest=12):  # 'of type AFTER': a code, not 'after'
             i += 1
             continue
-        span = _few_to_many(lows, i)
-        if span:  # 'from fewest staff to most': the thing counted, said again between the ends
-            shape.cues.append(
-                Cue("dir", "asc" if lows[i + 1] != "most" else "desc", i, span, shape.text(i, span))
-            )
-            for k in range(i, span):
-                shape.role[k] = "cue"
-            i = span
+        ends = _end_to_end(lows, i)
+        if ends is not None:
+            arg = "desc" if ends.desc else "asc"
+            if ends.counting or ends.first_end == ends.second_start:
+                cues = [Cue("dir", arg, i, ends.end, shape.text(i, ends.end))]  # 'from fewest staff to most'
+            else:  # 'from the most recent year to the oldest': the words between are the key
+                cues = [
+                    Cue("order", "", i, ends.first_end, shape.text(i, ends.first_end)),
+                    Cue("dir", arg, ends.second_start, ends.end, shape.text(ends.second_start, ends.end)),
+                ]
+            for cue in cues:
+                shape.cues.append(cue)
+                for k in range(cue.start, cue.end):
+                    shape.role[k] = "cue"
+            i = cues[0].end
             continue
         scope = next((n for n in (2, 3) if tuple(lows[i : i + n]) in WHOLE_SCOPE), 0)
         if scope:  # 'total hours across all projects': every project together, not one per project
@@ -580,19 +628,68 @@ def read_shape(question: str) -> Shape:
     return shape.freeze()
 
 
-FEW = frozenset(["fewest", "least"])
+# the ends of 'from the lowest (price) to the highest': one word or two, each with its direction
+# ('oldest' only facing a newest end: 'from oldest to youngest' sorts ages the other way round)
+LOW_ENDS = frozenset(
+    (w,) for w in ["fewest", "least", "lowest", "smallest", "shortest", "cheapest", "earliest"]
+)
+HIGH_ENDS = frozenset((w,) for w in ["most", "highest", "largest", "biggest", "greatest", "longest"])
+NEW_ENDS = frozenset([("latest",), ("newest",), ("most", "recent")])
+OLD_END = ("oldest",)
+COUNTING_ENDS = frozenset([("fewest",), ("least",), ("most",)])  # 'from fewest (staff) to most'
 
 
-def _few_to_many(lows: list[str], i: int) -> int:
-    """The end of 'from fewest to most', 'from fewest staff to most' (up to three words between;
-    or most … to fewest/least) starting at i, else 0."""
-    if lows[i] != "from" or i + 1 >= len(lows) or lows[i + 1] not in FEW | {"most"}:
-        return 0
-    other = {"most"} if lows[i + 1] in FEW else FEW
-    for j in range(i + 2, min(i + 6, len(lows) - 1)):
-        if lows[j] == "to" and lows[j + 1] in other:
-            return j + 2
-    return 0
+@dataclass(frozen=True)
+class _Range:
+    """'from the most recent (year) to the oldest': where its two ends are, and its direction."""
+
+    first_end: int  # after 'from (the) A'
+    second_start: int  # at 'to'
+    end: int
+    desc: bool
+    counting: bool  # 'from fewest (staff) to most': the words between name what is counted
+
+
+def _end_at(lows: list[str], k: int) -> tuple[tuple[str, ...], int]:
+    """The end word(s) at k, after an optional 'the', and the index after them; ((), k) if none."""
+    if k < len(lows) and lows[k] == "the":
+        k += 1
+    for n in (2, 1):
+        words = tuple(lows[k : k + n])
+        if len(words) == n and (words in LOW_ENDS | HIGH_ENDS | NEW_ENDS or words == OLD_END):
+            return words, k + n
+    return (), k
+
+
+def _facing(a: tuple[str, ...], b: tuple[str, ...]) -> bool | None:
+    """The direction of 'from a to b' (True: descending), None when a and b do not face."""
+    low, high = LOW_ENDS | {OLD_END}, HIGH_ENDS | NEW_ENDS
+    if OLD_END in (a, b) and not {a, b} & NEW_ENDS:
+        return None
+    if a in low and b in high:
+        return False
+    if a in high and b in low:
+        return True
+    return None
+
+
+def _end_to_end(lows: list[str], i: int) -> _Range | None:
+    """'from fewest to most', 'from fewest staff to most', 'from the most recent year to the
+    oldest', 'from the earliest created to the latest': a range of two facing ends starting at i
+    (up to three words between), else None."""
+    if lows[i] != "from":
+        return None
+    a, first_end = _end_at(lows, i + 1)
+    if not a:
+        return None
+    for j in range(first_end, min(first_end + 4, len(lows) - 1)):
+        if lows[j] != "to":
+            continue
+        b, end = _end_at(lows, j + 1)
+        desc = _facing(a, b) if b else None
+        if desc is not None:
+            return _Range(first_end, j, end, desc, a in COUNTING_ENDS)
+    return None
 
 
 def _find_buckets(shape: _Draft, lows: list[str]) -> None:
@@ -766,10 +863,12 @@ def _find_literals(shape: _Draft, lows: list[str]) -> None:
                 lows[i - 1] in ("top", "first", "last")
                 or _after_comparison(lows, i)
                 or (lows[i - 1] == "the" and _next(lows, i) in RANKING_WORDS)
+                or (lows[i - 1] in ("have", "has", "had", "with", "only") and _next(lows, i) not in STOP)
             )
         ):
             # 'top three', 'more than one captain', 'the three most common': a number, which must
-            # then find its place
+            # then find its place; 'locations that only have one station' too (else the count
+            # would vanish with 'one' as a stop word)
             lit = Literal_("number", WORD_NUMBERS[lows[i]], i, i + 1, t.text)
         if lit is not None:
             shape.literals.append(lit)

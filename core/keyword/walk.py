@@ -16,7 +16,6 @@ row ('ratio of memory to cores') and a duration ('average session duration in se
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -33,7 +32,7 @@ from core.keyword.columns import (
     measure_column,
     measure_columns,
 )
-from core.keyword.dates import date_literal
+from core.keyword.dates import date_literal, year_comparison
 from core.keyword.filters import compare, numeric_neighbour
 from core.keyword.match import Lexicon, Mention, Sense
 from core.keyword.plan import (
@@ -59,7 +58,6 @@ from core.keyword.shapes import (
     TEMPORAL_ADJ,
     Cue,
     Literal_,
-    Token,
     is_generic,
     is_plural,
     singular_phrase,
@@ -81,7 +79,10 @@ def walk(plan: Plan, ctx: Context) -> Plan:
     items = _items(plan)
     pending: list[Cue] = []
     last: Mention | None = None
-    list_scope = False  # right after a list cue ('what are the X')
+    # right after a list cue ('what are the X'); a question that starts with what it wants to
+    # see ('names of members from Canada', 'leader name and location of each college') lists it
+    first = items[0].mention if items else None
+    list_scope = first is not None and first.sense is not None and first.sense.kind in ("column", "table")
     chained: Mention | None = None  # the last mention a list cue governed ('X and Y' follow it)
     counted: Mention | None = None  # the last table counted ('how many X, Y and Z' would count all three)
     bucket: int | None = None  # the token after a time bucket ('per month' | of the signup date)
@@ -99,7 +100,7 @@ def walk(plan: Plan, ctx: Context) -> Plan:
             if cue.start in plan.skipped_cues:
                 continue
             if cue.kind == "dir":
-                plan = plan.but(order_dir=cue.arg == "desc")
+                plan = plan.but(order_dir=cue.arg in ("desc", "old"), by_age=cue.arg in ("young", "old"))
             elif cue.kind == "alpha":  # 'in descending alphabetical order' keeps its direction
                 desc = cue.arg == "desc" or bool(plan.order_dir)
                 plan = plan.but(alpha=True, order_dir=desc)
@@ -127,6 +128,11 @@ def walk(plan: Plan, ctx: Context) -> Plan:
         elif item.kind == "literal":
             lit = item.literal
             assert lit is not None
+            after = plan.shape.cue_at(lit.end)
+            if after is not None and after.kind == "cmp" and after.words.lower() in POSTFIX_COMPARISONS:
+                # '5 or more': the comparison said after its number
+                pending.append(after)
+                plan = plan.but(skipped_cues=plan.skipped_cues | {after.start})
             nxt = next((it.mention for it in items[n + 1 :] if it.kind == "mention"), None)
             plan, pending = _attach_literal(plan, ctx, lit, pending, last, nxt)
         else:
@@ -153,6 +159,9 @@ def walk(plan: Plan, ctx: Context) -> Plan:
             ):
                 plan = plan.with_role(m, "absorbed")  # 'region name', 'paper ID': said of the word before
                 continue
+            if _inverted_verb(plan, m):
+                plan = plan.with_role(m, "absorbed")  # 'how many railways has each builder built?'
+                continue
             if (
                 m.sense.kind == "table"
                 and _orders(plan, _Cues.of(pending))
@@ -163,7 +172,7 @@ def walk(plan: Plan, ctx: Context) -> Plan:
             nxt = items[n + 1].mention if n + 1 < len(items) else None
             if nxt is not None and _loose_head(m, nxt):
                 raise Decline(f"it could not tell how '{m.words}' and '{nxt.words}' go together", [nxt.words])
-            head = _compound_head(ctx, m, items, n, plan.shape.tokens)
+            head = _compound_head(plan, ctx, m, items, n)
             if head is not None:
                 # 'each business category', 'highest population density': the last noun is
                 # the head and takes the cues; the words before it only qualify it
@@ -179,6 +188,8 @@ def walk(plan: Plan, ctx: Context) -> Plan:
             governed = list_scope or any(c.kind == "list" for c in pending)
             if not governed and chained is not None and _chained(plan, chained, m):
                 governed = True
+            if not governed and _ranked_own_column(plan, m, last):
+                governed = True  # 'what is the most recently launched program': the program
             if governed and m.sense.kind == "value" and not _qualifies_next(m, items, n):
                 # 'which repairers worked on …' matched the role name 'repairer': the question
                 # lists the parties in that role, and a filter on it would list something else
@@ -202,8 +213,54 @@ def walk(plan: Plan, ctx: Context) -> Plan:
                     chained = m if governed else None
             last = m
     for cue in pending:
-        plan = check_leftover(plan, ctx, cue)
+        moded = _mode_after(plan, ctx, cue, None) if cue.kind == "super" else None
+        plan = moded if moded is not None else check_leftover(plan, ctx, cue)
     return plan
+
+
+def _ranked_own_column(plan: Plan, m: Mention, last: Mention | None) -> bool:
+    """`m` is a table right after its own column, which a superlative ranks and a list word asks
+    for ('what is the most recently launched program'): the list word asks for the table's rows."""
+    return (
+        last is not None
+        and last.end == m.start
+        and m.sense is not None
+        and m.sense.kind == "table"
+        and last.sense is not None
+        and last.sense.kind == "column"
+        and last.sense.table == m.sense.table
+        and plan.superlative is not None
+        and plan.superlative[1] is last
+        and plan.role(last).governed_by_list
+    )
+
+
+POSTFIX_COMPARISONS = frozenset(
+    ["or more", "or less", "or fewer", "or above", "or higher", "or over", "or greater"]
+)
+
+
+AUXILIARIES = frozenset(["has", "have", "had", "did", "does", "do"])
+SUBJECT_WORDS = frozenset(["each", "every", "the", "a", "an", "their", "its", "this", "that"])
+
+
+def _inverted_verb(plan: Plan, m: Mention) -> bool:
+    """'how many railways has each builder built?': after an auxiliary and its subject, the one
+    word that ends the clause is the verb, even when a column is spelled so (railway.Built)."""
+    tokens = plan.shape.tokens
+    last = next((x for x in plan.matching.mentions if x.end == m.start and x.sense is not None), None)
+    if last is None or m.end - m.start != 1:
+        return False
+    if m.end < len(tokens) and tokens[m.end].text not in (*SENTENCE_ENDS, ","):
+        return False
+    k = last.start - 1
+    while k >= 0 and tokens[k].low in SUBJECT_WORDS:
+        k -= 1
+    return (
+        k > 0
+        and tokens[k].low in AUXILIARIES
+        and any(c.kind == "count" and c.end <= k for c in plan.shape.cues)
+    )
 
 
 def _unused_comparisons(plan: Plan, ctx: Context, pending: list[Cue]) -> Plan:
@@ -256,11 +313,12 @@ def _attach_literal(
     if lit.kind in ("number", "year") and "cmp" in kinds:
         cue = next(c for c in reversed(pending) if c.kind == "cmp")
         tokens = plan.shape.tokens
-        if lit.end < len(tokens) and tokens[lit.end].low in ROW_NOUNS:
+        said = max(lit.end, cue.end)  # after the number, or after '2 or more'
+        if said < len(tokens) and tokens[said].low in ROW_NOUNS:
             # 'parties with at least two records': rows of which table, grouped how, is not said
             raise Decline(
-                f"it could not tell what '{cue.words} {lit.words} {tokens[lit.end].text}' counts",
-                [f"{cue.words} {lit.words} {tokens[lit.end].text}"],
+                f"it could not tell what '{cue.words} {lit.words} {tokens[said].text}' counts",
+                [f"{cue.words} {lit.words} {tokens[said].text}"],
             )
         agg = next((c for c in pending if c.kind == "agg" and c.arg in ("AVG", "SUM", "MIN", "MAX")), None)
         if agg is not None and lit.kind == "number" and _numeric_next(plan, ctx, lit, nxt):
@@ -284,7 +342,10 @@ def _attach_literal(
         # 'project ids with at least 2 documents': a number right before a table counts it, so
         # the numeric column named before is not what it compares
         counts_next = (
-            lit.kind == "number" and table_next and nxt is not None and plan.adjacent_after(lit, nxt)
+            lit.kind == "number"
+            and table_next
+            and nxt is not None
+            and all(plan.shape.role[i] == "stop" for i in range(said, nxt.start))
         )
         plan = compare(
             plan.but(used_literals=used),
@@ -303,9 +364,14 @@ def _attach_literal(
         named = numeric_neighbour(plan, ctx, lit, last, nxt)
         if named is not None:
             m, ref = named
+            # 'universities founded before 1850': a year too early to be read as a date
+            prep = next((c for c in pending if c.kind == "date_prep" and c.end == lit.start), None)
+            op = year_comparison(plan, lit, prep.arg) if prep is not None else "="
+            words = f"{m.words} {prep.words} {lit.words}" if prep is not None else f"{m.words} {lit.words}"
             loose = tuple(x for x in plan.loose_columns if x.start != m.start)
             plan = plan.but(used_literals=used, loose_columns=loose).with_role(m, "subject")
-            plan = plan.adding(filters=Filter(ref, "=", lit.value, f"{m.words} {lit.words}"))
+            plan = plan.adding(filters=Filter(ref, op, lit.value, words))
+            pending = [c for c in pending if c is not prep]
     return plan, pending  # an unattached literal is reported by abstain.check_understood
 
 
@@ -384,9 +450,8 @@ def _imperative_after_comma(plan: Plan, cue: Cue) -> bool:
     return i > 0 and plan.shape.tokens[i].low in IMPERATIVES and plan.shape.tokens[i - 1].text in (",", ";")
 
 
-def _compound_head(
-    ctx: Context, m: Mention, items: list[_Item], n: int, tokens: Sequence[Token]
-) -> Mention | None:
+def _compound_head(plan: Plan, ctx: Context, m: Mention, items: list[_Item], n: int) -> Mention | None:
+    tokens = plan.shape.tokens
     nxt = items[n + 1] if n + 1 < len(items) else None
     if nxt is None or nxt.kind != "mention" or nxt.mention is None or nxt.mention.sense is None:
         return None
@@ -401,10 +466,14 @@ def _compound_head(
         return None  # 'which datacenter opened …': a verb, not the head of a compound
     if other.end < len(tokens) and tokens[other.end].low in ("the", "a", "an"):
         return None  # 'which builder built the most railways': 'built' takes an object, a verb
+    if _inverted_verb(plan, other):
+        return None  # 'how many railways has each builder built?'
     if is_plural(m.words) or min(m.sense.score, other.sense.score) < 0.9:
         return None  # 'authors wrote papers' is a clause, 'business category' a compound
     if m.sense.kind == "column" and other.sense.kind == "column" and is_generic(other.words):
         return None  # 'region name' means the region column itself
+    if m.sense.kind == "column" and other.sense.kind == "column" and m.sense.table == other.sense.table:
+        return None  # 'which minister left office most recently': two columns of one row, a clause
     return other
 
 
@@ -587,7 +656,10 @@ def _table_mention(plan: Plan, ctx: Context, m: Mention, s: Sense, cues: _Cues, 
         plan = plan.with_role(m, "entity")
         return plan.but(entities=(*plan.entities, (m, governed)), superlative=(sup, None))
     if sup is not None:
-        raise Decline(f"it could not tell what '{sup.words}' ranks '{m.words}' by", [sup.words])
+        moded = _mode_after(plan, ctx, sup, s.table)
+        if moded is None:
+            raise Decline(f"it could not tell what '{sup.words}' ranks '{m.words}' by", [sup.words])
+        return moded.with_role(m, "entity").but(entities=(*moded.entities, (m, False)))
     if "top" in kinds:
         plan = plan.with_role(m, "entity").but(entities=(*plan.entities, (m, True)))
         if plan.top is None:
@@ -635,10 +707,8 @@ def _column_mention(plan: Plan, ctx: Context, m: Mention, s: Sense, cues: _Cues,
         return _measured(plan, m, measure, sup)
     if sup is not None and sup.words.lower() in MODE_CUES and not is_key(lex, ref):
         # 'the most common status of roller coasters': the status the most rows have
-        measure = Measure("COUNT", ref.table, words=ref.table.replace("_", " "))
         plan = plan.with_role(m, "projection").but(explicit=(*plan.explicit, m))
-        plan = plan.adding(order=OrderKey(measure, sup.arg == "desc", f"{sup.words} {m.words}"))
-        return plan.but(superlative=(sup, None))
+        return _mode(plan, m, ref, sup)
     if sup is not None and (is_key(lex, ref) or is_pointer(lex, ref)):
         if sup.words.lower() in ("most", "least", "fewest"):
             # 'the customer with the most policies' matched Customer_Policies.Policy_ID: count them
@@ -670,6 +740,32 @@ def _column_mention(plan: Plan, ctx: Context, m: Mention, s: Sense, cues: _Cues,
     if governed or count:
         return plan.with_role(m, "projection").but(explicit=(*plan.explicit, m))
     return plan.with_role(m, "loose").but(loose_columns=(*plan.loose_columns, m))
+
+
+def _mode(plan: Plan, m: Mention, ref: Ref, sup: Cue) -> Plan:
+    """Rank `ref`'s values by how many rows have each: the value 'most common' names."""
+    measure = Measure("COUNT", ref.table, words=ref.table.replace("_", " "))
+    plan = plan.adding(order=OrderKey(measure, sup.arg == "desc", f"{sup.words} {m.words}"))
+    return plan.but(superlative=(sup, None))
+
+
+def _mode_after(plan: Plan, ctx: Context, sup: Cue, table: str | None) -> Plan | None:
+    """'which tryout position is the most common (among tryouts)?': a mode cue said after the
+    one column the question lists ranks that column's values, as it does said before it. Only
+    when nothing else is ranked or computed and the table named after it, if any, is the
+    column's own; otherwise None, and the cue is left to decline."""
+    if sup.words.lower() not in MODE_CUES or plan.query.order or plan.query.measures or plan.superlative:
+        return None
+    if len(plan.explicit) != 1 or plan.explicit[0].end > sup.start:
+        return None
+    m = plan.explicit[0]
+    s = m.sense
+    if s is None or s.kind != "column" or (table is not None and table != s.table):
+        return None
+    ref = Ref(s.table, s.column or "")
+    if is_key(ctx.lex, ref) or is_pointer(ctx.lex, ref):
+        return None
+    return _mode(plan, m, ref, sup)
 
 
 def _named_measure(lex: Lexicon, m: Mention, table: str) -> str | None:
@@ -790,6 +886,10 @@ def _by_groups(plan: Plan, pending: list[Cue]) -> bool:
 
 
 def _by_orders(plan: Plan) -> bool:
+    """'top 3 by X', and 'names by market share, highest first' (a direction said, nothing
+    computed): 'by' ranks."""
+    if not plan.query.measures and any(c.kind == "dir" for c in plan.shape.cues):
+        return not plan.query.order
     return plan.top is not None and not any(isinstance(o.key, Measure) or o.words for o in plan.query.order)
 
 

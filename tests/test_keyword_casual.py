@@ -1,0 +1,380 @@
+"""Keyword mode on questions typed the way people type them in a chat, seen on Spider-style
+databases it had never seen: a mode said after its column ('which gender is most common among
+the staff?'), a sort from one end to the other with the key between ('from the most recent year
+to the oldest'), a year compared as a number ('founded before 1850', 'since 1850'), 'the average
+amount of money requested', rows named by the key they spell ('catalog entries'), 'which order'
+(a thing, not a sort), a superlative said of the thing after it ('the latest shipment'), a thing
+ranked by its rows' average ('the grape with the highest average wine price'), the rows of the
+one thing ranked first (declined), 'only have one station' (a count, never dropped), a value
+stored exactly elsewhere ('Rock tracks'), a verb after its subject ('has each builder built?'),
+'with their descriptions' (shown), 'how many … in the most common type' (the count alone), 'all
+the info on', a column spelled with stop words ('how to get there'), a question that starts with
+what it wants ('names of members from Canada'), chat words ('who've', 'need', 'pls', 'no
+duplicates'), 'show the country and the average', 'youngest first' (ages up, birth dates down),
+'left office most recently', 'by market share, highest first', '5 or more', 'is not Canada', and
+'how many friends does Dan have' (never the number of different friends called Dan).
+Each is answered with the rows hand-written SQL gives, or declined — never answered with
+something else."""
+
+from __future__ import annotations
+
+from tests.test_keyword_unseen_shapes import answered, app, ask, declined, gives, hand, make_db, rows
+
+__all__ = ["app"]  # the fixture, used by name
+
+
+STAFF = """
+CREATE TABLE staff (staff_id INTEGER PRIMARY KEY, name TEXT, gender TEXT, hired INTEGER);
+CREATE TABLE visit (visit_id INTEGER PRIMARY KEY, staff_id INTEGER REFERENCES staff (staff_id), place TEXT);
+INSERT INTO staff VALUES (1, 'Ana', 'F', 1840), (2, 'Bo', 'M', 1850), (3, 'Cy', 'F', 1862), (4, 'Di', 'F', 1901);
+INSERT INTO visit VALUES (1, 1, 'Oslo'), (2, 2, 'Rome'), (3, 2, 'Rome'), (4, 3, 'Oslo'), (5, 4, 'Lima'),
+    (6, 4, 'Rome');
+"""
+
+
+def test_most_common_said_after_the_column_is_the_value_most_rows_have(app, tmp_path):
+    path = make_db(tmp_path, "staff", STAFF)
+    want = "SELECT gender FROM staff GROUP BY gender ORDER BY COUNT(*) DESC LIMIT 1"
+    gives(app, path, "Which gender is most common among the staff?", want)
+    gives(app, path, "which gender is the most common?", want)
+    # a column of one table, 'most common' among the rows of another: not its own count
+    outcome = ask(app, path, "Which gender is most common among the visits?")
+    assert declined(outcome) or rows(outcome) == hand(
+        path,
+        "SELECT gender FROM visit JOIN staff USING (staff_id) GROUP BY gender ORDER BY COUNT(*) DESC LIMIT 1",
+    )
+
+
+EVENTS = """
+CREATE TABLE event (event_id INTEGER PRIMARY KEY, name TEXT, year INTEGER, created TEXT);
+INSERT INTO event VALUES (1, 'Relay', 2014, '2014-03-01'), (2, 'Sprint', 2019, '2019-06-02'),
+    (3, 'Marathon', 2011, '2011-01-05');
+"""
+
+
+def test_from_one_end_to_the_other_sorts_by_the_words_between(app, tmp_path):
+    path = make_db(tmp_path, "events", EVENTS)
+    outcome = answered(app, path, "List the names of all events, from the most recent year to the oldest.")
+    assert [r[0] for r in outcome.rows] == ["Sprint", "Relay", "Marathon"]
+    outcome = answered(app, path, "show the names of events, ordered from the earliest created to the latest")
+    assert [r[0] for r in outcome.rows] == ["Marathon", "Relay", "Sprint"]
+
+
+def test_a_year_too_early_for_a_date_is_compared_as_its_preposition_says(app, tmp_path):
+    path = make_db(tmp_path, "staff", STAFF)
+    gives(
+        app, path, "How many staff were hired before 1850?", "SELECT COUNT(*) FROM staff WHERE hired < 1850"
+    )
+    gives(
+        app, path, "How many staff were hired since 1850?", "SELECT COUNT(*) FROM staff WHERE hired >= 1850"
+    )
+    gives(app, path, "How many staff were hired after 1850?", "SELECT COUNT(*) FROM staff WHERE hired > 1850")
+
+
+FUNDING = """
+CREATE TABLE entrepreneur (entrepreneur_id INTEGER PRIMARY KEY, company TEXT, money_requested REAL);
+INSERT INTO entrepreneur VALUES (1, 'Umbrolly', 150000), (2, 'Grails', 120000), (3, 'Le Beanock', 54000);
+"""
+
+
+def test_the_average_amount_of_a_number_column_is_its_average(app, tmp_path):
+    path = make_db(tmp_path, "funding", FUNDING)
+    gives(
+        app,
+        path,
+        "What is the average amount of money requested by entrepreneurs?",
+        "SELECT AVG(money_requested) FROM entrepreneur",
+    )
+
+
+CATALOG = """
+CREATE TABLE catalogs (catalog_id INTEGER PRIMARY KEY, catalog_name TEXT);
+CREATE TABLE catalog_contents (
+    catalog_entry_id INTEGER PRIMARY KEY, catalog_id INTEGER REFERENCES catalogs (catalog_id),
+    catalog_entry_name TEXT, price REAL
+);
+CREATE TABLE fault_log (
+    fault_log_entry_id INTEGER PRIMARY KEY, catalog_entry_id INTEGER REFERENCES catalog_contents (catalog_entry_id),
+    description TEXT
+);
+INSERT INTO catalogs VALUES (1, 'Chocolates'), (2, 'Coffee');
+INSERT INTO catalog_contents VALUES (1, 1, 'Dark', 5.0), (2, 1, 'Milk', 4.0), (3, 2, 'Mocha', 7.5);
+INSERT INTO fault_log VALUES (1, 1, 'melted'), (2, 1, 'late'), (3, 3, 'spilled');
+"""
+
+
+def test_rows_named_by_the_key_they_spell_are_that_tables_rows(app, tmp_path):
+    path = make_db(tmp_path, "catalog", CATALOG)
+    gives(app, path, "How many catalog entries are there?", "SELECT COUNT(*) FROM catalog_contents")
+    gives(app, path, "How many catalogs are there?", "SELECT COUNT(*) FROM catalogs")
+    # 'fault log entries' are the fault log's own rows
+    gives(app, path, "how many fault log entries do we have?", "SELECT COUNT(*) FROM fault_log")
+
+
+ORDERS = """
+CREATE TABLE orders (order_id INTEGER PRIMARY KEY, placed TEXT);
+CREATE TABLE shipments (
+    shipment_id INTEGER PRIMARY KEY, order_id INTEGER REFERENCES orders (order_id), shipment_date TEXT
+);
+INSERT INTO orders VALUES (1, '2024-01-01'), (2, '2024-02-01'), (3, '2024-03-01');
+INSERT INTO shipments VALUES (1, 3, '2024-03-05'), (2, 1, '2024-05-01'), (3, 2, '2024-02-03');
+"""
+
+
+def test_which_order_is_a_thing_and_the_latest_is_said_of_the_thing_after_it(app, tmp_path):
+    path = make_db(tmp_path, "orders", ORDERS)
+    gives(
+        app,
+        path,
+        "which order had the latest shipment? give me the order id",
+        "SELECT order_id FROM shipments ORDER BY shipment_date DESC LIMIT 1",
+    )
+
+
+WINES = """
+CREATE TABLE grapes (id INTEGER PRIMARY KEY, grape TEXT UNIQUE, color TEXT);
+CREATE TABLE wine (wine_id INTEGER PRIMARY KEY, grape TEXT REFERENCES grapes (grape), price REAL);
+INSERT INTO grapes VALUES (1, 'Syrah', 'Red'), (2, 'Merlot', 'Red'), (3, 'Riesling', 'White');
+INSERT INTO wine VALUES (1, 'Syrah', 10), (2, 'Syrah', 12), (3, 'Merlot', 30), (4, 'Merlot', 28),
+    (5, 'Riesling', 25);
+"""
+
+
+def test_a_things_column_when_its_rows_average_ranks_it_is_grouped_by_the_thing(app, tmp_path):
+    path = make_db(tmp_path, "wines", WINES)
+    # by grape, Merlot (29, red) is first; by color, white (25) would beat red (20)
+    gives(
+        app,
+        path,
+        "what color is the grape with the highest average wine price?",
+        "SELECT g.color FROM wine w JOIN grapes g USING (grape) GROUP BY g.id ORDER BY AVG(w.price) DESC LIMIT 1",
+    )
+
+
+COUNTIES = """
+CREATE TABLE county (county_id INTEGER PRIMARY KEY, name TEXT, police_officers INTEGER);
+CREATE TABLE city (city_id INTEGER PRIMARY KEY, name TEXT, county_id INTEGER REFERENCES county (county_id));
+INSERT INTO county VALUES (1, 'Adams', 40), (2, 'Baker', 90);
+INSERT INTO city VALUES (1, 'Ames', 1), (2, 'Bly', 2), (3, 'Cove', 2), (4, 'Dale', 1);
+"""
+
+
+def test_the_rows_of_the_one_thing_ranked_first_are_not_the_whole_ranked_list(app, tmp_path):
+    path = make_db(tmp_path, "counties", COUNTIES)
+    outcome = ask(app, path, "what are the cities in the county with the most police officers?")
+    assert declined(outcome) or rows(outcome) == hand(
+        path,
+        "SELECT name FROM city WHERE county_id = (SELECT county_id FROM county ORDER BY police_officers DESC LIMIT 1)",
+    )
+
+
+STATIONS = """
+CREATE TABLE station (station_id INTEGER PRIMARY KEY, name TEXT, location TEXT);
+INSERT INTO station VALUES (1, 'Euston', 'London'), (2, 'Kings Cross', 'London'), (3, 'New Street', 'Birmingham'),
+    (4, 'Piccadilly', 'Manchester'), (5, 'Victoria', 'Manchester');
+"""
+
+
+def test_a_count_written_as_a_word_is_never_dropped(app, tmp_path):
+    path = make_db(tmp_path, "stations", STATIONS)
+    outcome = ask(app, path, "which locations only have one station?")
+    assert declined(outcome) or rows(outcome) == hand(
+        path, "SELECT location FROM station GROUP BY location HAVING COUNT(*) = 1"
+    )
+
+
+MUSIC = """
+CREATE TABLE genre (genre_id INTEGER PRIMARY KEY, name TEXT);
+CREATE TABLE track (track_id INTEGER PRIMARY KEY, name TEXT, genre_id INTEGER REFERENCES genre (genre_id));
+INSERT INTO genre VALUES (1, 'Rock'), (2, 'Jazz');
+INSERT INTO track VALUES (1, 'Rock On', 2), (2, 'Stone Cold', 1), (3, 'Blue Rock Blues', 2), (4, 'Thunder', 1),
+    (5, 'Highway', 1);
+"""
+
+
+def test_a_value_stored_exactly_beats_a_word_inside_the_names_of_the_thing_next_to_it(app, tmp_path):
+    path = make_db(tmp_path, "music", MUSIC)
+    gives(
+        app,
+        path,
+        "how many Rock tracks do we have?",
+        "SELECT COUNT(*) FROM track JOIN genre USING (genre_id) WHERE genre.name = 'Rock'",
+    )
+
+
+RAILWAYS = """
+CREATE TABLE railway (railway_id INTEGER PRIMARY KEY, builder TEXT, built TEXT, wheels TEXT);
+INSERT INTO railway VALUES (1, 'Swindon', '1901', '4-4-0'), (2, 'Swindon', '1905', '0-6-0'),
+    (3, 'Derby', '1902', '4-4-0'), (4, 'Swindon', '1905', '2-6-0');
+"""
+
+
+def test_the_verb_after_an_auxiliary_and_its_subject_is_not_a_column(app, tmp_path):
+    path = make_db(tmp_path, "railways", RAILWAYS)
+    gives(
+        app,
+        path,
+        "how many railways has each builder built? show builder and count",
+        "SELECT builder, COUNT(*) FROM railway GROUP BY builder",
+    )
+
+
+CODES = """
+CREATE TABLE ref_budget_codes (budget_type_code TEXT PRIMARY KEY, budget_type_description TEXT);
+CREATE TABLE customers (customer_id INTEGER PRIMARY KEY, customer_name TEXT, customer_type_code TEXT);
+CREATE TABLE attractions (
+    attraction_id INTEGER PRIMARY KEY, name TEXT, how_to_get_there TEXT, opening_hours TEXT
+);
+INSERT INTO ref_budget_codes VALUES ('GV', 'Government'), ('ORG', 'Organisation'), ('SF', 'Self founded');
+INSERT INTO customers VALUES (1, 'Ann', 'Good'), (2, 'Bob', 'Good'), (3, 'Cat', 'Defaults'), (4, 'Dan', 'Good');
+INSERT INTO attractions VALUES (1, 'Castle', 'bus', '9-5'), (2, 'Zoo', 'walk', '10-6');
+"""
+
+
+def test_with_their_column_shows_it(app, tmp_path):
+    path = make_db(tmp_path, "codes", CODES)
+    gives(
+        app,
+        path,
+        "list all budget type codes with their descriptions",
+        "SELECT budget_type_code, budget_type_description FROM ref_budget_codes",
+    )
+
+
+def test_how_many_in_the_most_common_type_is_the_count_alone(app, tmp_path):
+    path = make_db(tmp_path, "codes", CODES)
+    outcome = answered(app, path, "how many customers are in the most common customer type?")
+    assert [tuple(r) for r in outcome.rows] == [(3,)]
+    # asked for, the type is shown beside its count
+    outcome = answered(app, path, "which customer type is the most common, and how many customers have it?")
+    assert [tuple(r) for r in outcome.rows] == [("Good", 3)]
+
+
+def test_all_the_info_and_a_column_spelled_with_stop_words(app, tmp_path):
+    path = make_db(tmp_path, "codes", CODES)
+    gives(
+        app,
+        path,
+        "show me all the info on every attraction",
+        "SELECT * FROM attractions",
+    )
+    gives(
+        app,
+        path,
+        "show the name and how to get there for each attraction",
+        "SELECT name, how_to_get_there FROM attractions",
+    )
+
+
+MEMBERS = """
+CREATE TABLE member (member_id INTEGER PRIMARY KEY, name TEXT, country TEXT, age INTEGER, born TEXT);
+CREATE TABLE browser (id INTEGER PRIMARY KEY, name TEXT, market_share REAL);
+CREATE TABLE program (program_id INTEGER PRIMARY KEY, name TEXT, launch INTEGER);
+CREATE TABLE party (party_id INTEGER PRIMARY KEY, minister TEXT, took_office TEXT, left_office TEXT);
+INSERT INTO member VALUES (1, 'Ann', 'Canada', 31, '1993-05-01'), (2, 'Bo', 'Peru', 45, '1979-01-09'),
+    (3, 'Cy', 'Canada', 27, '1997-11-30'), (4, 'Di', 'Chile', 52, '1972-02-14');
+INSERT INTO browser VALUES (1, 'Firefox', 18.2), (2, 'Safari', 4.5), (3, 'Opera', 1.2), (4, 'Chrome', 60.1);
+INSERT INTO program VALUES (1, 'Aerial', 2004), (2, 'Boomerang', 2010), (3, 'Cartoons', 2007);
+INSERT INTO party VALUES (1, 'Kay', '1957', '1958'), (2, 'Lee', '1958', '1961'), (3, 'Moe', '1961', '1959');
+"""
+
+
+def test_a_question_that_starts_with_what_it_wants_lists_it(app, tmp_path):
+    path = make_db(tmp_path, "members", MEMBERS)
+    gives(app, path, "names of members from Canada", "SELECT name FROM member WHERE country = 'Canada'")
+    gives(app, path, "name and age of each member", "SELECT name, age FROM member")
+
+
+def test_chat_words_are_read_not_refused(app, tmp_path):
+    path = make_db(tmp_path, "members", MEMBERS)
+    gives(
+        app,
+        path,
+        "which members've a country of Canada? need their names",
+        "SELECT name FROM member WHERE country = 'Canada'",
+    )
+    gives(app, path, "countries of members, no duplicates", "SELECT DISTINCT country FROM member")
+    gives(app, path, "member names in alphabetical order pls", "SELECT name FROM member")
+
+
+def test_the_figure_asked_for_again_at_the_end_is_the_same_figure(app, tmp_path):
+    path = make_db(tmp_path, "members", MEMBERS)
+    gives(
+        app,
+        path,
+        "average age for each country - show the country and the average",
+        "SELECT country, AVG(age) FROM member GROUP BY country",
+    )
+
+
+def test_a_direction_said_in_ages_sorts_dates_the_other_way(app, tmp_path):
+    path = make_db(tmp_path, "members", MEMBERS)
+    outcome = answered(app, path, "member names sorted by age, youngest first")
+    assert [r[0] for r in outcome.rows] == ["Cy", "Ann", "Bo", "Di"]
+    outcome = answered(app, path, "member names sorted by born, youngest first")
+    assert [r[0] for r in outcome.rows] == ["Cy", "Ann", "Bo", "Di"]
+    outcome = answered(app, path, "member names sorted by born from oldest")
+    assert [r[0] for r in outcome.rows] == ["Di", "Bo", "Ann", "Cy"]
+
+
+def test_the_most_recently_said_after_a_column_ranks_by_it(app, tmp_path):
+    path = make_db(tmp_path, "members", MEMBERS)
+    gives(
+        app,
+        path,
+        "which minister left office most recently?",
+        "SELECT minister FROM party WHERE party_id = 2",
+    )
+    gives(
+        app,
+        path,
+        "what's the most recently launched program?",
+        "SELECT name FROM program WHERE program_id = 2",
+    )
+
+
+def test_by_a_column_with_a_direction_sorts_and_a_comparison_may_follow_its_number(app, tmp_path):
+    path = make_db(tmp_path, "members", MEMBERS)
+    outcome = answered(app, path, "browser names by market share, highest first")
+    assert [r[0] for r in outcome.rows] == ["Chrome", "Firefox", "Safari", "Opera"]
+    gives(
+        app,
+        path,
+        "how many browsers have a market share of 5 or more?",
+        "SELECT COUNT(*) FROM browser WHERE market_share >= 5",
+    )
+
+
+def test_not_after_a_column_negates_and_a_count_after_or_more_is_not_the_column_before(app, tmp_path):
+    path = make_db(tmp_path, "members", MEMBERS)
+    gives(
+        app,
+        path,
+        "What are the names of the members whose country is not Canada?",
+        "SELECT name FROM member WHERE country != 'Canada'",
+    )
+    path = make_db(tmp_path, "staff", STAFF)
+    outcome = ask(app, path, "which staff ids have 2 or more entries in the visits?")
+    assert declined(outcome) or rows(outcome) == hand(
+        path, "SELECT staff_id FROM visit GROUP BY staff_id HAVING COUNT(*) >= 2"
+    )
+
+
+FRIENDS = """
+CREATE TABLE person (name TEXT PRIMARY KEY, age INTEGER, city TEXT);
+CREATE TABLE person_friend (
+    name TEXT REFERENCES person (name), friend TEXT REFERENCES person (name), year INTEGER
+);
+INSERT INTO person VALUES ('Alice', 25, 'Paris'), ('Bob', 35, 'Rome'), ('Dan', 26, 'Oslo'), ('Zach', 45, 'Lima');
+INSERT INTO person_friend VALUES ('Alice', 'Bob', 10), ('Zach', 'Dan', 12), ('Bob', 'Zach', 5), ('Zach', 'Alice', 6);
+"""
+
+
+def test_a_count_of_the_different_values_of_a_column_fixed_to_one_value_is_not_an_answer(app, tmp_path):
+    path = make_db(tmp_path, "friends", FRIENDS)
+    outcome = ask(app, path, "how many friends does Dan have?")
+    assert (
+        outcome.status == "clarify"
+        or declined(outcome)
+        or rows(outcome) == hand(path, "SELECT COUNT(*) FROM person_friend WHERE name = 'Dan'")
+    )

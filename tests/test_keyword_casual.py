@@ -12,7 +12,12 @@ the info on', a column spelled with stop words ('how to get there'), a question 
 what it wants ('names of members from Canada'), chat words ('who've', 'need', 'pls', 'no
 duplicates'), 'show the country and the average', 'youngest first' (ages up, birth dates down),
 'left office most recently', 'by market share, highest first', '5 or more', 'is not Canada', and
-'how many friends does Dan have' (never the number of different friends called Dan).
+'how many friends does Dan have' (never the number of different friends called Dan), a negation
+written short ("aren't assigned to any project"), '2011 or later', 'the average and total
+capacity', 'how many different allergy types', a second sentence that only names what to show
+('…? names'), 'from oldest to youngest' with no key said (by age), 'the employees in Clara's
+department' (declined), 'at least two institutions founded after 1880' (a count, never a
+founding year of two), and 'are there across cinemas' (over all of them).
 Each is answered with the rows hand-written SQL gives, or declined — never answered with
 something else."""
 
@@ -377,4 +382,136 @@ def test_a_count_of_the_different_values_of_a_column_fixed_to_one_value_is_not_a
         outcome.status == "clarify"
         or declined(outcome)
         or rows(outcome) == hand(path, "SELECT COUNT(*) FROM person_friend WHERE name = 'Dan'")
+    )
+
+
+SCIENCE = """
+CREATE TABLE scientists (ssn INTEGER PRIMARY KEY, name TEXT, age INTEGER);
+CREATE TABLE projects (code TEXT PRIMARY KEY, name TEXT, hours INTEGER);
+CREATE TABLE assignedto (
+    scientist INTEGER REFERENCES scientists (ssn), project TEXT REFERENCES projects (code),
+    PRIMARY KEY (scientist, project)
+);
+CREATE TABLE cinema (cinema_id INTEGER PRIMARY KEY, name TEXT, opening_year INTEGER, capacity INTEGER);
+CREATE TABLE allergy_type (allergy TEXT PRIMARY KEY, allergytype TEXT);
+INSERT INTO scientists VALUES (1, 'Ada', 36), (2, 'Ben', 51), (3, 'Cho', 29), (4, 'Dev', 44);
+INSERT INTO projects VALUES ('P1', 'Mars', 120), ('P2', 'Moon', 80);
+INSERT INTO assignedto VALUES (1, 'P1'), (2, 'P1'), (2, 'P2');
+INSERT INTO cinema VALUES (1, 'Odeon', 2009, 300), (2, 'Rex', 2011, 150), (3, 'Lux', 2013, 420), (4, 'Ritz', 2010, 90);
+INSERT INTO allergy_type VALUES ('Eggs', 'food'), ('Nuts', 'food'), ('Cat', 'animal'), ('Grass', 'environmental');
+"""
+
+
+def test_a_negation_written_short_is_read_as_written_long(app, tmp_path):
+    path = make_db(tmp_path, "science", SCIENCE)
+    want = "SELECT name FROM scientists WHERE ssn NOT IN (SELECT scientist FROM assignedto)"
+    gives(app, path, "which scientists aren't assigned to any project?", want)
+    gives(app, path, "names of scientists who don't have any project", want)
+    gives(app, path, "which projects' names aren't Mars?", "SELECT name FROM projects WHERE name != 'Mars'")
+
+
+def test_a_year_or_later_takes_the_year_in(app, tmp_path):
+    path = make_db(tmp_path, "science", SCIENCE)
+    gives(
+        app,
+        path,
+        "how many cinemas have an opening year of 2011 or later?",
+        "SELECT COUNT(*) FROM cinema WHERE opening_year >= 2011",
+    )
+    gives(
+        app,
+        path,
+        "how many cinemas have an opening year of 2011 or earlier?",
+        "SELECT COUNT(*) FROM cinema WHERE opening_year <= 2011",
+    )
+
+
+def test_aggregates_listed_together_are_each_computed(app, tmp_path):
+    path = make_db(tmp_path, "science", SCIENCE)
+    gives(
+        app,
+        path,
+        "what's the average and total capacity of cinemas?",
+        "SELECT AVG(capacity), SUM(capacity) FROM cinema",
+    )
+    gives(
+        app,
+        path,
+        "what's the average, min and max capacity of cinemas?",
+        "SELECT AVG(capacity), MIN(capacity), MAX(capacity) FROM cinema",
+    )
+
+
+def test_how_many_different_of_a_table_that_spells_its_column_counts_the_values(app, tmp_path):
+    path = make_db(tmp_path, "science", SCIENCE)
+    gives(
+        app,
+        path,
+        "how many different allergy types are there?",
+        "SELECT COUNT(DISTINCT allergytype) FROM allergy_type",
+    )
+
+
+def test_a_sentence_that_only_names_what_to_show_and_ages_without_a_key(app, tmp_path):
+    path = make_db(
+        tmp_path,
+        "people",
+        "CREATE TABLE person (name TEXT, age INTEGER);"
+        "INSERT INTO person VALUES ('Ada', 36), ('Ben', 51), ('Cho', 29), ('Dev', 44);",
+    )
+    gives(app, path, "which people are older than 40? names", "SELECT name FROM person WHERE age > 40")
+    outcome = answered(app, path, "list everyone's names from oldest to youngest")
+    assert [r[0] for r in outcome.rows] == ["Ben", "Dev", "Ada", "Cho"]
+
+
+HR = """
+CREATE TABLE departments (department_id INTEGER PRIMARY KEY, department_name TEXT);
+CREATE TABLE employees (
+    employee_id INTEGER PRIMARY KEY, first_name TEXT, last_name TEXT,
+    department_id INTEGER REFERENCES departments (department_id)
+);
+CREATE TABLE building (building_id INTEGER PRIMARY KEY, name TEXT);
+CREATE TABLE institution (
+    institution_id INTEGER PRIMARY KEY, building_id INTEGER REFERENCES building (building_id), founded INTEGER
+);
+INSERT INTO departments VALUES (10, 'Sales'), (20, 'Legal');
+INSERT INTO employees VALUES (1, 'Clara', 'Vishney', 10), (2, 'Omar', 'Diaz', 10), (3, 'Li', 'Wu', 20);
+INSERT INTO building VALUES (1, 'Tower'), (2, 'Annex');
+INSERT INTO institution VALUES (1, 1, 1870), (2, 1, 1890), (3, 1, 1901), (4, 2, 1885), (5, 2, 2);
+"""
+
+
+def test_the_rows_that_share_what_one_row_has_are_not_that_row(app, tmp_path):
+    path = make_db(tmp_path, "hr", HR)
+    outcome = ask(app, path, "list the first name and last name of the employees in Clara's department")
+    assert declined(outcome) or rows(outcome) == hand(
+        path,
+        "SELECT first_name, last_name FROM employees WHERE department_id = "
+        "(SELECT department_id FROM employees WHERE first_name = 'Clara')",
+    )
+    gives(
+        app,
+        path,
+        "what is the name of Clara's department?",
+        "SELECT department_name FROM departments JOIN employees USING (department_id) WHERE first_name = 'Clara'",
+    )
+
+
+def test_a_number_before_a_table_said_with_its_column_counts_the_table(app, tmp_path):
+    path = make_db(tmp_path, "hr", HR)
+    outcome = ask(app, path, "names of buildings with at least two institutions founded after 1880")
+    assert declined(outcome) or rows(outcome) == hand(
+        path,
+        "SELECT b.name FROM building b JOIN institution i USING (building_id) WHERE i.founded > 1880 "
+        "GROUP BY b.building_id HAVING COUNT(*) >= 2",
+    )
+
+
+def test_across_after_are_there_is_over_all_of_them(app, tmp_path):
+    path = make_db(tmp_path, "science", SCIENCE)
+    gives(
+        app,
+        path,
+        "how many different opening years are there across cinemas?",
+        "SELECT COUNT(DISTINCT opening_year) FROM cinema",
     )

@@ -11,6 +11,8 @@ rephrasing; a wrong answer presented as sure costs far more.
 
 from __future__ import annotations
 
+import itertools
+
 from core.dictionary import name_words
 from core.keyword.columns import NUMERIC, counts_something
 from core.keyword.dates import about_dates, date_hint, date_verb
@@ -60,10 +62,29 @@ def check_unsupported(plan: Plan, ctx: Context) -> Plan:
     return plan
 
 
-NO_ROWS = frozenset(["do not", "does not", "did not", "have no", "has no", "never", "no", "without"])
+NO_ROWS = frozenset(
+    [
+        "do not",
+        "does not",
+        "did not",
+        "have no",
+        "has no",
+        "never",
+        "no",
+        "without",
+        "not",
+        "are not",
+        "is not",
+    ]
+)
 _BEFORE_THE_THING = frozenset(
     ["any", "a", "an", "the", "single", "have", "has", "had", "in", "to", "on", "at", "from", "by"]
 )
+
+
+def _lows(plan: Plan, cue: Cue) -> str:
+    """The cue's words as read ("don't" is 'do not')."""
+    return " ".join(t.low for t in plan.shape.tokens[cue.start : cue.end])
 
 
 def _absent(plan: Plan, ctx: Context, cue: Cue) -> Plan | None:
@@ -72,7 +93,7 @@ def _absent(plan: Plan, ctx: Context, cue: Cue) -> Plan | None:
     table named after it that refers to it — directly, or through a table that links the two.
     Only this whole shape: the thing, the cue, at most a verb and 'any', the table, and nothing
     more in the sentence ('no match held in Australia' says more than keyword mode reads)."""
-    if cue.words.lower() not in NO_ROWS:
+    if _lows(plan, cue) not in NO_ROWS:
         return None
     tokens, mentions = plan.shape.tokens, plan.matching.mentions
     before = [m for m in mentions if m.end <= cue.start and m.sense is not None]
@@ -80,13 +101,18 @@ def _absent(plan: Plan, ctx: Context, cue: Cue) -> Plan | None:
     if not before or not after:
         return None
     owner, thing = before[-1], after[0]
+    verb = None
+    if len(after) > 1 and thing.end - thing.start == 1 and tokens[thing.start].low.endswith(("ed", "ing")):
+        # 'hosts who haven't hosted any party', 'scientists not assigned to any project': the
+        # verb matched a table (host, AssignedTo); the thing is the one after it
+        verb, thing = thing, after[1]
     if (
         owner.sense is None
         or thing.sense is None
-        or owner.sense.kind != "table"
+        or not _names_rows(ctx, owner)
         or not _names_rows(ctx, thing)
     ):
-        return None
+        return None  # 'which customer ids don't have any account': the customers, by their key
     x, y = owner.sense.table, thing.sense.table
     gap = range(cue.end, thing.start)
     if sum(1 for i in gap if tokens[i].low not in _BEFORE_THE_THING) > 1:
@@ -102,6 +128,8 @@ def _absent(plan: Plan, ctx: Context, cue: Cue) -> Plan | None:
     table, column, key = link
     absent = Absent(table, column, Ref(x, key), thing.words)
     plan = plan.with_role(thing, "absorbed").with_query(absent=(*plan.query.absent, absent))
+    if verb is not None:
+        plan = plan.with_role(verb, "absorbed")
     span = frozenset(range(cue.start, thing.end))
     return plan.but(skipped_cues=plan.skipped_cues | {cue.start}, absence=plan.absence | span)
 
@@ -164,7 +192,7 @@ def _negated_value(plan: Plan, cue: Cue) -> Mention | None:
     located in London', 'managers not from Australia'): the next phrase, with only a preposition,
     an article or a verb form ('located') between. Any other negation ('do not have any', 'never',
     'no') says something is absent, which keyword mode does not compute."""
-    if cue.words.lower() not in NOT_VALUE:
+    if _lows(plan, cue) not in NOT_VALUE:
         return None
     tokens = plan.shape.tokens
     after = [m for m in plan.matching.mentions if m.start >= cue.end and m.sense is not None]
@@ -214,6 +242,9 @@ def check_words(plan: Plan, ctx: Context) -> Plan:
         if i in everything or i in plan.absence:
             continue  # 'all the details of the bookings': every column; 'do not operate any …'
         owned = i > 0 and tokens[i - 1].low in POSSESSIVES  # 'its type' asks for something
+        before_it = mention_at.get(i - 1)
+        if low in ("type", "types") and before_it is not None and before_it.sense is not None:
+            owned = owned or before_it.sense.kind == "table"  # 'each apartment type': a column
         # 'how many different types of incidents' asks for the types, not the incidents
         kinds_of = low in KINDS and i + 1 < len(tokens) and tokens[i + 1].low == "of"
         if (low in FILLERS and not owned and not kinds_of) or low in MEASURE_UNITS or low.isdigit():
@@ -361,6 +392,32 @@ def check_echo(plan: Plan, ctx: Context) -> Plan:
         raise Decline(
             f"its answer would only repeat {words} from the question", [fixed[r].words for r in q.projection]
         )
+    return plan
+
+
+def check_shared_owner(plan: Plan, ctx: Context) -> Plan:
+    """'everyone in Clara's department': the rows that share what one row has, which a filter on
+    Clara would answer with Clara alone. A stored value with a possessive, followed by another
+    table, while the rows listed are the value's own table's, is declined."""
+    tokens = plan.shape.tokens
+    shown = {m.sense.table for m in plan.explicit if m.sense is not None}
+    listed = shown if shown else {plan.query.target}
+    mentions = [m for m in plan.matching.mentions if m.sense is not None]
+    for v, nxt in itertools.pairwise(mentions):
+        said = tokens[v.end - 1].text.lower().replace("’", "'")
+        if (
+            v.sense is not None
+            and nxt.sense is not None
+            and v.sense.kind == "value"
+            and said.endswith("'s")
+            and nxt.start == v.end
+            and nxt.sense.table != v.sense.table
+            and listed == {v.sense.table}
+        ):
+            raise Decline(
+                f"it asks for the rows that share {v.words} {nxt.words}, which keyword mode does not compute",
+                [f"{v.words} {nxt.words}"],
+            )
     return plan
 
 

@@ -349,7 +349,7 @@ def _date_filters(plan: Plan, ctx: Context, lit: Literal_, prep: str, ref: Ref) 
     if lo is None and hi is None:  # a month of any year
         return [Filter(ref, "month", lit.value[1], words)]
     if prep == "before":
-        return [Filter(ref, "range", (None, lo), words)]
+        return [Filter(ref, "range", (None, hi if _or_after(plan, lit) else lo), words)]
     if prep == "after" and lit.kind != "period":
         start = hi if plan.shape.tokens[lit.start - 1].low == "after" else lo
         return [Filter(ref, "range", (start, None), words)]
@@ -361,10 +361,16 @@ def year_comparison(plan: Plan, lit: Literal_, prep: str) -> Op:
     and 'after 1850' leave the year out, 'until 1850' and 'since 1850' take it in."""
     word = plan.shape.tokens[lit.start - 1].low if lit.start > 0 else ""
     if prep == "before":
-        return "<=" if word in ("until", "till", "to") else "<"
+        return "<=" if word in ("until", "till", "to") or _or_after(plan, lit) else "<"
     if prep == "after":
-        return ">" if word == "after" else ">="
+        return ">" if word == "after" and not _or_after(plan, lit) else ">="
     return "="
+
+
+def _or_after(plan: Plan, lit: Literal_) -> bool:
+    """'2011 or later', '2011 or earlier': the year itself is in."""
+    tokens = plan.shape.tokens
+    return lit.end < len(tokens) and tokens[lit.end].low in ("or", "and")
 
 
 def _month_text_column(lex: Lexicon, table: str) -> Ref | None:

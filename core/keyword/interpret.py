@@ -10,6 +10,7 @@ The passes, in order; each is `(Plan, Context) -> Plan` and raises `Decline` (�
     walk.walk                 left to right, each phrase and literal takes its role from its cues
     ranking.implied_…         'the longest river' → the column the adjective implies
     output.choose_target      the table the question is about
+    abstain.check_shared_o…   'everyone in Clara's department' (declined)
     filters.place_loose_…     columns named with no cue ('with a final exam')
     filters.require_both      'both Afghanistan and Albania': each value, a HAVING on how many
     time_buckets.place_…      'per month' → a group by the month of the fact's date
@@ -38,6 +39,7 @@ from typing import Literal
 from core.keyword.abstain import (
     check_cues,
     check_echo,
+    check_shared_owner,
     check_understood,
     check_unsupported,
     check_words,
@@ -74,6 +76,7 @@ PASSES: tuple[Pass, ...] = (
     walk,
     implied_superlative,
     choose_target,
+    check_shared_owner,
     place_loose_columns,
     require_both,
     place_buckets,

@@ -168,9 +168,10 @@ _KIND_OF_GROUP: dict[str, TokenKind] = {
 }
 
 
-# "who've", "they're": two words; a negation ("aren't") stays one word, a cue of its own
-_CONTRACTION = re.compile(r"^([^\W\d_]+)['’](ve|re|ll|d)$", re.IGNORECASE)
-_EXPANDED = {"ve": "have", "re": "are", "ll": "will", "d": "would"}
+# "who've", "they're", "don't": two words each ('do not' is read as the negation it says)
+_CONTRACTION = re.compile(r"^([^\W\d_]+?)(n['’]t|['’]ve|['’]re|['’]ll|['’]d)$", re.IGNORECASE)
+_EXPANDED = {"n't": "not", "'ve": "have", "'re": "are", "'ll": "will", "'d": "would"}
+_NEGATED_HEADS = {"ca": "can", "wo": "will", "sha": "shall"}  # can't, won't, shan't
 
 
 def tokenize(question: str) -> list[Token]:
@@ -180,9 +181,10 @@ def tokenize(question: str) -> list[Token]:
         text = m.group()
         short = _CONTRACTION.match(text) if kind == "word" else None
         if short is not None:
-            head, tail = short.group(1), _EXPANDED[short.group(2).lower()]
-            out.append(Token(head, head.lower(), m.start(), m.start() + len(head), "word"))
-            out.append(Token(tail, tail, m.start() + len(head), m.end(), "word"))
+            head, tail = short.group(1), _EXPANDED[short.group(2).lower().replace("’", "'")]
+            low = _NEGATED_HEADS.get(head.lower(), head.lower()) if tail == "not" else head.lower()
+            out.append(Token(head, low, m.start(), m.start() + len(head), "word"))
+            out.append(Token(short.group(2), tail, m.start() + len(head), m.end(), "word"))
             continue
         if kind == "word" and "-" in text and not any(ch.isdigit() for ch in text):
             # hyphenated words are read word by word ('highest-rated', 'round-trip')
@@ -312,6 +314,9 @@ _add("date_prep", "in", "in", "during", "in the year", "in year", "for the year"
 _add("date_prep", "on", "on")
 _add("date_prep", "before", "before", "prior to", "until", "till", "up to")
 _add("date_prep", "after", "after", "since", "from", "starting")
+# said after the year ('2011 or later'): walk._postfix; not 'or after', which starts a second date
+_add("date_prep", "after", "or later", "and later", "onwards", "or more recently")
+_add("date_prep", "before", "or earlier", "and earlier")
 _add("relative", "last", "last", "past", "previous", "in the last", "in the past", "over the last")
 _add("relative", "last", "over the past", "within the last", "within the past", "during the last")
 _add("relative", "this", "this", "current", "so far this")
@@ -323,6 +328,7 @@ _add("list", "", "give me", "list all", "show all", "identify", "provide")
 _add("list", "", "need", "i need", "we need", "i want", "want")
 _add("distinct", "", "distinct", "unique", "different", "separate")
 _add("distinct", "", "no duplicates", "without duplicates", "no repeats", "each only once", "each once")
+_add("distinct", "", "no dupes", "without dupes", "no duplicate", "dedupe", "deduplicated")
 _add("text", "prefix", "starting with", "starts with", "start with", "beginning with", "begins with")
 _add("text", "prefix", "begin with", "that start with", "whose names start with", "whose name starts with")
 _add("text", "suffix", "ending with", "ends with", "end with")
@@ -384,7 +390,7 @@ STOP = _words(
     i me my we us our you your all any some also just only really very much many more less most
     in on by per if then than so such that this these those it its who whom whose what which when
     where why how there their they them he she his her him whoever
-    yet still one ones whole entire please among pls plz too
+    yet still one ones whole entire please among pls plz too everyone everybody
     results answer answers named called titled labelled labeled
     """
 )
@@ -596,6 +602,8 @@ def read_shape(question: str) -> Shape:
             i = cues[0].end
             continue
         scope = next((n for n in (2, 3) if tuple(lows[i : i + n]) in WHOLE_SCOPE), 0)
+        if lows[i] == "across" and i > 0 and lows[i - 1] == "there":
+            scope = 1  # 'how many different services are there across stations': in all of them
         if scope:  # 'total hours across all projects': every project together, not one per project
             for k in range(i, i + scope):
                 shape.role[k] = "stop"

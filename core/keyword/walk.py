@@ -16,6 +16,7 @@ row ('ratio of memory to cores') and a duration ('average session duration in se
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -81,8 +82,7 @@ def walk(plan: Plan, ctx: Context) -> Plan:
     last: Mention | None = None
     # right after a list cue ('what are the X'); a question that starts with what it wants to
     # see ('names of members from Canada', 'leader name and location of each college') lists it
-    first = items[0].mention if items else None
-    list_scope = first is not None and first.sense is not None and first.sense.kind in ("column", "table")
+    list_scope = bool(items) and _starts_with_a_name(items[0])
     chained: Mention | None = None  # the last mention a list cue governed ('X and Y' follow it)
     counted: Mention | None = None  # the last table counted ('how many X, Y and Z' would count all three)
     bucket: int | None = None  # the token after a time bucket ('per month' | of the signup date)
@@ -93,7 +93,8 @@ def walk(plan: Plan, ctx: Context) -> Plan:
             # a new sentence: what the last one left pending governs nothing in this one
             for left in pending:
                 plan = check_leftover(plan, ctx, left)
-            pending, list_scope, chained = [], False, None
+            # '… at least 2 events? names': a sentence that starts with what it wants lists it
+            pending, list_scope, chained = [], _starts_with_a_name(item), None
         if item.kind == "cue":
             cue = item.cue
             assert cue is not None
@@ -129,8 +130,8 @@ def walk(plan: Plan, ctx: Context) -> Plan:
             lit = item.literal
             assert lit is not None
             after = plan.shape.cue_at(lit.end)
-            if after is not None and after.kind == "cmp" and after.words.lower() in POSTFIX_COMPARISONS:
-                # '5 or more': the comparison said after its number
+            if after is not None and after.start == lit.end and _postfix(plan, after):
+                # '5 or more', '2011 or later': the comparison said after its number
                 pending.append(after)
                 plan = plan.but(skipped_cues=plan.skipped_cues | {after.start})
             nxt = next((it.mention for it in items[n + 1 :] if it.kind == "mention"), None)
@@ -218,6 +219,12 @@ def walk(plan: Plan, ctx: Context) -> Plan:
     return plan
 
 
+def _starts_with_a_name(item: _Item) -> bool:
+    """The item that starts a sentence names a column or a table: what the sentence asks to see."""
+    m = item.mention
+    return m is not None and m.sense is not None and m.sense.kind in ("column", "table")
+
+
 def _ranked_own_column(plan: Plan, m: Mention, last: Mention | None) -> bool:
     """`m` is a table right after its own column, which a superlative ranks and a list word asks
     for ('what is the most recently launched program'): the list word asks for the table's rows."""
@@ -238,6 +245,14 @@ def _ranked_own_column(plan: Plan, m: Mention, last: Mention | None) -> bool:
 POSTFIX_COMPARISONS = frozenset(
     ["or more", "or less", "or fewer", "or above", "or higher", "or over", "or greater"]
 )
+
+
+def _postfix(plan: Plan, cue: Cue) -> bool:
+    """A comparison said after its number ('5 or more', '2011 or later', '1990 onwards')."""
+    said = " ".join(t.low for t in plan.shape.tokens[cue.start : cue.end])
+    if cue.kind == "cmp":
+        return said in POSTFIX_COMPARISONS
+    return cue.kind == "date_prep" and said.split()[0] in ("or", "and", "onwards")
 
 
 AUXILIARIES = frozenset(["has", "have", "had", "did", "does", "do"])
@@ -341,12 +356,12 @@ def _attach_literal(
             )
         # 'project ids with at least 2 documents': a number right before a table counts it, so
         # the numeric column named before is not what it compares
-        counts_next = (
-            lit.kind == "number"
-            and table_next
-            and nxt is not None
-            and all(plan.shape.role[i] == "stop" for i in range(said, nxt.start))
-        )
+        right_before = nxt is not None and all(plan.shape.role[i] == "stop" for i in range(said, nxt.start))
+        counts_next = lit.kind == "number" and table_next and right_before
+        if lit.kind == "number" and right_before and nxt is not None and _table_then_column(ctx, nxt):
+            # 'at least two institutions founded after 1880' matched Institution.Founded: it
+            # counts institutions, and no founding year is 'at least two'
+            raise Decline(f"it could not tell what '{cue.words} {lit.words} {nxt.words}' counts", [nxt.words])
         plan = compare(
             plan.but(used_literals=used),
             ctx,
@@ -625,6 +640,11 @@ def _table_mention(plan: Plan, ctx: Context, m: Mention, s: Sense, cues: _Cues, 
         raise Decline(
             f"it asks for the {agg.words} of counts, which keyword mode does not compute", [agg.words]
         )
+    spelled = _spelled_column(ctx, m, s.table) if count and _said_different(plan, m) else None
+    if spelled is not None:
+        # 'how many different allergy types' in Allergy_Type (Allergy, AllergyType): the types
+        measure = Measure("COUNT", s.table, spelled, True, m.words)
+        return plan.with_role(m, "measure").adding(measures=measure)
     if count or (agg is not None and agg.arg == "SUM" and "count" in kinds):
         plan = plan.with_role(m, "measure").adding(measures=Measure("COUNT", s.table, words=m.words))
         if "group" in kinds or "by" in kinds:
@@ -704,7 +724,12 @@ def _column_mention(plan: Plan, ctx: Context, m: Mention, s: Sense, cues: _Cues,
                 f"'{agg.words}' needs a number and '{m.words}' is not numeric", [agg.words, m.words]
             )
         measure = Measure(func, ref.table, ref.column, words=f"{agg.words} {m.words}")
-        return _measured(plan, m, measure, sup)
+        plan = _measured(plan, m, measure, sup)
+        for other in _listed_aggregates(plan, cues.pending, agg):
+            # 'the average and total student capacity': one figure each
+            extra = Measure(cue_func(other), ref.table, ref.column, words=f"{other.words} {m.words}")
+            plan = plan.adding(measures=extra)
+        return plan
     if sup is not None and sup.words.lower() in MODE_CUES and not is_key(lex, ref):
         # 'the most common status of roller coasters': the status the most rows have
         plan = plan.with_role(m, "projection").but(explicit=(*plan.explicit, m))
@@ -766,6 +791,42 @@ def _mode_after(plan: Plan, ctx: Context, sup: Cue, table: str | None) -> Plan |
     if is_key(ctx.lex, ref) or is_pointer(ctx.lex, ref):
         return None
     return _mode(plan, m, ref, sup)
+
+
+def _spelled_column(ctx: Context, m: Mention, table: str) -> str | None:
+    """The table's one column, not its key, whose name the phrase spells word for word."""
+    said = singular_phrase(m.words).replace(" ", "").lower()
+    t = ctx.lex.table(table)
+    keys = set(ctx.lex.key_of(table))
+    hits = [
+        c.name
+        for c in (t.columns if t else ())
+        if c.name.replace("_", "").lower() == said and c.name not in keys
+    ]
+    return hits[0] if len(hits) == 1 else None
+
+
+def _table_then_column(ctx: Context, m: Mention) -> bool:
+    """A column phrase whose first word names the column's own table ('institutions founded')."""
+    s = m.sense
+    words = m.words.lower().split()
+    if s is None or s.kind != "column" or len(words) < 2:
+        return False
+    return any(x.kind == "table" and x.table == s.table and x.score >= 0.95 for x in ctx.lex.schema(words[0]))
+
+
+def _listed_aggregates(plan: Plan, pending: list[Cue], first: Cue) -> list[Cue]:
+    """The aggregates listed after the first with 'and' or a comma between ('average and total',
+    'average, min and max'), each another figure of the same column."""
+    tokens = plan.shape.tokens
+    aggs = [c for c in pending if c.kind == "agg" and c.start >= first.start]
+    out: list[Cue] = []
+    for a, b in itertools.pairwise(aggs):
+        between = {tokens[k].low for k in range(a.end, b.start)}
+        if not between or not between <= {"and", ",", "the"} or cue_func(b) == cue_func(first):
+            break
+        out.append(b)
+    return out
 
 
 def _named_measure(lex: Lexicon, m: Mention, table: str) -> str | None:

@@ -17,7 +17,12 @@ written short ("aren't assigned to any project"), '2011 or later', 'the average 
 capacity', 'how many different allergy types', a second sentence that only names what to show
 ('…? names'), 'from oldest to youngest' with no key said (by age), 'the employees in Clara's
 department' (declined), 'at least two institutions founded after 1880' (a count, never a
-founding year of two), and 'are there across cinemas' (over all of them).
+founding year of two), 'are there across cinemas' (over all of them), and 'which lenses have
+Digital in the name' (a word looked for inside the names), 'active customers' (a yes/no column;
+another column before its table is declined), 'the top 3 support rates' (ranked by themselves),
+'… and that average' (shown), 'show the count and the product id' (the id, not a count of one),
+'the average and youngest age', 'on foot' (no unit), 'for candidates older than 40, what's …'
+(the condition is not what is listed), and 'product names with the price' (shown).
 Each is answered with the rows hand-written SQL gives, or declined — never answered with
 something else."""
 
@@ -514,4 +519,108 @@ def test_across_after_are_there_is_over_all_of_them(app, tmp_path):
         path,
         "how many different opening years are there across cinemas?",
         "SELECT COUNT(DISTINCT opening_year) FROM cinema",
+    )
+
+
+LENSES = """
+CREATE TABLE camera_lens (id INTEGER PRIMARY KEY, brand TEXT, name TEXT, focal_length_mm REAL);
+INSERT INTO camera_lens VALUES (1, 'Olympus', 'Olympus 15mm f/8.0 Body Cap', 15),
+    (2, 'Olympus', 'Olympus M.Zuiko Digital ED 45mm f/1.8', 45), (3, 'Olympus', 'Olympus M.Zuiko Digital ED 75mm', 75),
+    (4, 'Sigma', 'Sigma 19mm f2.8 DN', 19);
+"""
+
+
+def test_a_word_in_the_name_is_looked_for_inside_the_names(app, tmp_path):
+    path = make_db(tmp_path, "lenses", LENSES)
+    want = "SELECT name FROM camera_lens WHERE name LIKE '%Digital%'"
+    gives(app, path, "which camera lenses have Digital in the name?", want)
+    gives(app, path, "names of camera lenses containing Digital", want)
+
+
+SHOP = """
+CREATE TABLE customer (customer_id INTEGER PRIMARY KEY, name TEXT, active BOOLEAN, store_id INTEGER);
+CREATE TABLE products (product_id INTEGER PRIMARY KEY, product_name TEXT, price REAL);
+CREATE TABLE order_items (
+    order_item_id INTEGER PRIMARY KEY, product_id INTEGER REFERENCES products (product_id), quantity INTEGER
+);
+CREATE TABLE candidate (candidate_id INTEGER PRIMARY KEY, name TEXT, support_rate REAL, age INTEGER);
+INSERT INTO customer VALUES (1, 'Ann', 1, 1), (2, 'Bob', 0, 1), (3, 'Cy', 1, 2), (4, 'Di', 1, 2);
+INSERT INTO products VALUES (1, 'book', 10), (2, 'food', 4), (3, 'toy', 25);
+INSERT INTO order_items VALUES (1, 1, 2), (2, 1, 1), (3, 2, 5), (4, 3, 1), (5, 1, 1);
+INSERT INTO candidate VALUES (1, 'Al', 0.25, 40), (2, 'Bea', 0.17, 61), (3, 'Cal', 0.33, 35), (4, 'Dot', 0.18, 52);
+"""
+
+
+def test_a_yes_no_column_before_its_table_keeps_the_yes_rows_and_another_column_is_declined(app, tmp_path):
+    path = make_db(tmp_path, "shop", SHOP)
+    gives(app, path, "how many active customers are there?", "SELECT COUNT(*) FROM customer WHERE active = 1")
+    # 'store' is no yes/no: which customers it means is not said
+    outcome = ask(app, path, "how many store customers are there?")
+    assert declined(outcome) or outcome.status == "clarify"
+
+
+def test_the_top_few_of_a_listed_number_are_ranked_by_it(app, tmp_path):
+    path = make_db(tmp_path, "shop", SHOP)
+    outcome = answered(app, path, "what are the top 3 support rates?")
+    assert [r[0] for r in outcome.rows] == [0.33, 0.25, 0.18]
+
+
+def test_the_figure_that_ranks_asked_for_again_is_shown(app, tmp_path):
+    path = make_db(tmp_path, "shop", SHOP)
+    gives(
+        app,
+        path,
+        "which product has the highest average quantity in order items? give me the product name and that average",
+        "SELECT p.product_name, AVG(o.quantity) FROM order_items o JOIN products p USING (product_id) "
+        "GROUP BY p.product_id ORDER BY AVG(o.quantity) DESC LIMIT 1",
+    )
+
+
+def test_the_count_and_the_id_of_the_thing_counted_for(app, tmp_path):
+    path = make_db(tmp_path, "shop", SHOP)
+    gives(
+        app,
+        path,
+        "for each product, how many order items are there? show the count and the product id",
+        "SELECT product_id, COUNT(*) FROM order_items GROUP BY product_id",
+    )
+
+
+def test_the_youngest_beside_an_average_is_the_lowest_age(app, tmp_path):
+    path = make_db(tmp_path, "shop", SHOP)
+    gives(
+        app,
+        path,
+        "what's the average and youngest age of candidates?",
+        "SELECT AVG(age), MIN(age) FROM candidate",
+    )
+
+
+def test_a_unit_word_not_said_of_a_number_is_not_ignored(app, tmp_path):
+    path = make_db(tmp_path, "codes", CODES)
+    outcome = ask(app, path, "what are the names of attractions you can get to on foot?")
+    assert declined(outcome) or rows(outcome) == hand(
+        path, "SELECT name FROM attractions WHERE how_to_get_there = 'walk'"
+    )
+
+
+def test_a_sentence_that_starts_with_a_condition_does_not_list_it(app, tmp_path):
+    path = make_db(tmp_path, "shop", SHOP)
+    outcome = ask(
+        app,
+        path,
+        "for candidates older than 40, what's the highest support rate any of them has and the average age?",
+    )
+    assert declined(outcome) or rows(outcome) == hand(
+        path, "SELECT MAX(support_rate), AVG(age) FROM candidate WHERE age > 40"
+    )
+
+
+def test_with_the_column_in_a_list_shows_it(app, tmp_path):
+    path = make_db(tmp_path, "shop", SHOP)
+    gives(
+        app,
+        path,
+        "list product names with the price",
+        "SELECT product_name, price FROM products",
     )

@@ -247,7 +247,13 @@ def check_words(plan: Plan, ctx: Context) -> Plan:
             owned = owned or before_it.sense.kind == "table"  # 'each apartment type': a column
         # 'how many different types of incidents' asks for the types, not the incidents
         kinds_of = low in KINDS and i + 1 < len(tokens) and tokens[i + 1].low == "of"
-        if (low in FILLERS and not owned and not kinds_of) or low in MEASURE_UNITS or low.isdigit():
+        # a unit says how a number is measured ('height in feet', '5 miles'), not 'on foot'
+        unit = (
+            low in MEASURE_UNITS
+            and i > 0
+            and (tokens[i - 1].low in ("in", "per") or tokens[i - 1].kind == "number")
+        )
+        if (low in FILLERS and not owned and not kinds_of) or unit or low.isdigit():
             continue
         if len(low) <= 2 and low not in KEY_WORDS and not tokens[i].text.isupper():
             continue  # 'a grade of B' is a value, typed as one

@@ -128,8 +128,9 @@ def place_loose_columns(plan: Plan, ctx: Context) -> Plan:
         # 'along with the ids of …' lists, it does not say the thing is there
         before = {plan.shape.tokens[k].low for k in range(max(0, m.start - 3), m.start) if k not in joining}
         lows = [t.low for t in plan.shape.tokens[max(0, m.start - 2) : m.start]]
-        if lows in (["with", "their"], ["with", "its"]):
-            # 'all budget type codes with their descriptions': shown beside them, not a condition
+        if lows in (["with", "their"], ["with", "its"]) or (lows == ["with", "the"] and plan.explicit):
+            # 'all budget type codes with their descriptions', 'pilot names with the fleet series
+            # of the aircraft they flew': shown beside them, not a condition
             plan = plan.with_role(m, "projection").but(explicit=(*plan.explicit, m))
             continue
         if before & {"have", "has", "had", "having", "with"}:

@@ -30,7 +30,7 @@ from core.dictionary import keyword_dictionary, name_words, split_identifier, st
 from core.dictionary import words as folded_words
 from core.joins import graph_weights
 from core.keyword.readings import Reading
-from core.keyword.shapes import BUCKET_ADVERBS, GLUE, ROW_NOUNS, STOP, Cue, Shape
+from core.keyword.shapes import BUCKET_ADVERBS, GLUE, NAME_SUFFIXES, ROW_NOUNS, STOP, Cue, Shape
 from core.values import Access, fold
 
 if TYPE_CHECKING:
@@ -853,8 +853,8 @@ def names_over_cues(shape: Shape, lex: Lexicon) -> Shape:
             if _spells(lex, low):  # 'a review with rank greater than 3'
                 shape = _uncue(shape, cue, {cue.start: "content"})
             continue
-        if cue.kind == "order" and len(low.split()) == 1 and _spells_with_next(shape, lex, cue):
-            shape = _uncue(shape, cue, {cue.start: "content"})  # 'the order dates of all bookings'
+        if cue.kind == "order" and len(low.split()) == 1 and _spells_with_next(shape, lex, cue, tables=True):
+            shape = _uncue(shape, cue, {cue.start: "content"})  # 'the order dates', 'order items'
             continue
         if cue.kind == "order" and len(low.split()) == 1 and _ends_name(shape, lex, low, cue.start):
             shape = _uncue(shape, cue, {cue.start: "content"})  # 'sorted by pilot rank'
@@ -1067,13 +1067,17 @@ def _starts_name(shape: Shape, lex: Lexicon, head: str, nxt: int) -> bool:
     return False
 
 
-def _spells_with_next(shape: Shape, lex: Lexicon, cue: Cue) -> bool:
+def _spells_with_next(shape: Shape, lex: Lexicon, cue: Cue, tables: bool = False) -> bool:
     """The cue's words and up to three content words after it are a column's name word for word
-    ('the largest number of hosts' is party.number_of_hosts, a stored count)."""
+    ('the largest number of hosts' is party.number_of_hosts, a stored count) — or, with `tables`,
+    a table's ('how many order items': Order_Items)."""
     end = cue.end
     while end < len(shape.tokens) and shape.role[end] == "content" and end - cue.end < 3:
         end += 1
-    return any(_spells(lex, shape.text(cue.start, e)) for e in range(end, cue.end, -1))
+    return any(
+        _spells(lex, shape.text(cue.start, e)) or (tables and _names_table(lex, shape.text(cue.start, e)))
+        for e in range(end, cue.end, -1)
+    )
 
 
 def _ends_name(shape: Shape, lex: Lexicon, head: str, at: int) -> bool:
@@ -1149,7 +1153,7 @@ def _phrase_senses(shape: Shape, lex: Lexicon, s: int, e: int) -> list[Sense]:
     schema = [] if has_code else lex.schema(phrase)
     if e - s == 1 and words[0] in GLUE and not schema:
         return []  # 'made', 'located': never looked up among values
-    values = lex.values(shape.text(s, e))
+    values = lex.values(shape.text(s, e), quoted=_searched(shape, s, e))
     if schema and values and schema[0].score >= 0.95:
         # a word that names a table or column is read as a value only when that is clearly better
         values = [replace(v, score=v.score * 0.97) for v in values]
@@ -1199,6 +1203,18 @@ def _phrase_senses(shape: Shape, lex: Lexicon, s: int, e: int) -> list[Sense]:
 
 
 _GENERIC = frozenset(["name", "names", "title", "titles"])
+
+
+def _searched(shape: Shape, s: int, e: int) -> bool:
+    """The words are text to look for, as if quoted: 'names containing Digital', 'which lenses
+    have Digital in the name' — a word inside a longer stored name is what is asked."""
+    before = next((c for c in shape.cues if c.end == s), None)
+    after = next((c for c in shape.cues if c.start == e), None)
+    return (before is not None and before.kind == "text") or (
+        after is not None and after.kind == "text" and after.words.lower() in NAME_SUFFIXES
+    )
+
+
 NUMBER_NOUNS = frozenset(["number", "numbers", "no", "code", "codes"])
 
 

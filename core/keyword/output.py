@@ -320,7 +320,8 @@ def show_what_was_asked(plan: Plan, ctx: Context) -> Plan:
         picking |= {o.key for o in q.order if isinstance(o.key, Measure)}
     hidden = list(q.hidden)
     for m in q.measures:
-        if m in picking and m not in hidden and not _listed(plan, m.words) and not _count_asked(plan, m):
+        asked = _listed(plan, m.words) or _count_asked(plan, m) or _figure_asked_again(plan, m)
+        if m in picking and m not in hidden and not asked:
             hidden.append(m)
     plan = plan.with_query(hidden=tuple(hidden))
     if _counted_in_mode(plan):
@@ -341,6 +342,21 @@ def _counted_in_mode(plan: Plan) -> bool:
         and len({(m.func, m.table, m.column) for m in q.measures}) == 1  # the count, ranking too
         and _count_asked(plan, q.measures[0])
         and not any(c.kind == "list" for c in plan.shape.cues)
+    )
+
+
+FIGURE_WORDS = {"average": "AVG", "total": "SUM", "sum": "SUM", "maximum": "MAX", "minimum": "MIN"}
+
+
+def _figure_asked_again(plan: Plan, m: Measure) -> bool:
+    """'which department has the highest average gpa? give me the name and that average': the
+    figure that ranks is asked for again, by its kind."""
+    lows = [t.low for t in plan.shape.tokens]
+    return any(
+        lows[i] == "and"
+        and lows[i + 1] in ("that", "the", "its", "their")
+        and FIGURE_WORDS.get(lows[i + 2]) == m.func
+        for i in range(len(lows) - 2)
     )
 
 
@@ -433,16 +449,23 @@ def _ranked_child_measure(plan: Plan, ctx: Context) -> Plan:
 def fold_constant_counts(plan: Plan, ctx: Context) -> Plan:
     """'How many players … in each position? Show the count and position' reads 'count …
     position' as COUNT(DISTINCT position), which is 1 in every group of positions (and so is a
-    count of a grouped entity's own column): the column was asked to be shown, not counted."""
+    count of a grouped entity's own column, or of its own rows beside another count): the column
+    was asked to be shown, not counted."""
     q = plan.query
-    keyed = {g.table for g in q.groups if g.column in ctx.lex.key_of(g.table)}
+    # a thing grouped by its key or by its name ('for each product … show the product id')
+    keyed = {g.table for g in q.groups if g.column in ctx.lex.key_of(g.table) or g in q.names}
     keep: list[Measure] = []
     shown: list[Ref] = []
     for m in q.measures:
         ref = m.ref
+        key = ctx.lex.key_of(m.table)
         if m.func == "COUNT" and m.distinct and ref is not None and (ref in q.groups or ref.table in keyed):
             if ref not in q.groups:
                 shown.append(ref)
+        elif m.func == "COUNT" and ref is None and m.table in keyed and len(key) == 1 and len(q.measures) > 1:
+            # '… show the count and the product id': the rows of the product grouped by, one each
+            if Ref(m.table, key[0]) not in q.groups:
+                shown.append(Ref(m.table, key[0]))
         else:
             keep.append(m)
     if len(keep) == len(q.measures):
@@ -450,7 +473,10 @@ def fold_constant_counts(plan: Plan, ctx: Context) -> Plan:
     if not keep:
         raise Decline("it counts something that is one in every group", [m.words for m in q.measures])
     order = tuple(o for o in q.order if not isinstance(o.key, Measure) or o.key in keep)
-    return plan.with_query(measures=tuple(keep), groups=(*q.groups, *shown), order=order)
+    # the key asked to be shown stands for the thing: its name is not added beside it
+    keys = {r.table for r in shown if r.column in ctx.lex.key_of(r.table)}
+    groups = [g for g in q.groups if not (g.table in keys and g in q.names)]
+    return plan.with_query(measures=tuple(keep), groups=(*groups, *shown), order=order)
 
 
 # ---------------------------------------------------------------------------------------------

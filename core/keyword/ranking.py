@@ -8,7 +8,7 @@ the table's one date), and only when exactly one column fits — otherwise keywo
 
 from __future__ import annotations
 
-from core.keyword.columns import NUMERIC, date_subject
+from core.keyword.columns import NUMERIC, column_kind, date_subject
 from core.keyword.dates import own_dates, pick_date
 from core.keyword.match import Mention
 from core.keyword.plan import Context, Decline, Measure, OrderKey, Plan, Ref
@@ -111,6 +111,8 @@ def _listed_beside(plan: Plan, cue: Cue) -> bool:
 def superlative(plan: Plan, ctx: Context) -> Plan:
     """'which X has the highest Y' ranks X (LIMIT 1 for one X); 'what is the highest Y' is MAX(Y)."""
     listed = plan.listed()
+    if plan.superlative is None and plan.top is not None and not plan.query.order:
+        plan = _top_by_itself(plan, ctx, plan.top[0])
     if plan.superlative is None:
         if plan.top is not None and plan.top[1] is None:
             cue = plan.top[0]
@@ -150,6 +152,21 @@ def superlative(plan: Plan, ctx: Context) -> Plan:
             [one.words, cue.words],
         )
     return plan  # plural and no number: every row, ranked ('which states have the highest density')
+
+
+def _top_by_itself(plan: Plan, ctx: Context, cue: Cue) -> Plan:
+    """'the top 3 support rates' names nothing to rank by but the one number column it lists:
+    rank by it. With anything else, the first rows would be any rows: declined."""
+    refs = [Ref(m.sense.table, m.sense.column) for m in plan.explicit if m.sense and m.sense.column]
+    if (
+        len(refs) == 1
+        and column_kind(ctx.lex, refs[0].table, refs[0].column) in NUMERIC
+        and not plan.query.measures
+    ):
+        return plan.adding(order=OrderKey(refs[0], cue.arg == "desc", cue.words))
+    if plan.query.measures or plan.query.groups:
+        return plan  # 'the top 3 cities by number of …' is ranked by the count (shape_output)
+    raise Decline(f"it could not tell what '{cue.words}' ranks by", [cue.words])
 
 
 RANKED_BY = frozenset(["with", "that", "which", "has", "have", "had", "having", "the"])

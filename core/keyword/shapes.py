@@ -266,7 +266,8 @@ _add("dir", "asc", "oldest to newest", "from earliest to latest", "earliest to l
 _add("dir", "asc", "smallest first", "increasing", "chronologically", "chronological order")
 _add("dir", "asc", "fewest to most", "fewest first")  # 'from fewest … to most': _end_to_end
 _add("dir", "desc", "most to fewest")
-_add("dir", "desc", "newest first", "latest first", "most recent first")
+_add("dir", "desc", "newest first", "latest first", "most recent first", "most expensive first")
+_add("dir", "asc", "cheapest first", "shortest first")
 _add("dir", "asc", "earliest first", "from earliest", "from the earliest", "from lowest", "from the lowest")
 _add("dir", "asc", "from smallest", "from the smallest")
 _add("dir", "desc", "from latest", "from the latest", "from newest", "from the newest", "from most recent")
@@ -334,6 +335,16 @@ _add("text", "prefix", "begin with", "that start with", "whose names start with"
 _add("text", "suffix", "ending with", "ends with", "end with")
 _add("text", "contains", "containing", "contains", "contain", "including the word", "with the word")
 _add("text", "contains", "like", "matching", "that include", "which include", "includes")
+# said after the words ('Digital in the name'): walk reads it with the value before it
+NAME_SUFFIXES = (
+    "in the name",
+    "in their name",
+    "in its name",
+    "in the names",
+    "in their names",
+    "in the title",
+)
+_add("text", "contains", *NAME_SUFFIXES)
 _add("or", "", "or")
 _add("and", "", "and", "as well as", "along with", "together with", "plus", "&", "alongside")
 
@@ -342,6 +353,7 @@ _add("and", "", "and", "as well as", "along with", "together with", "plus", "&",
 WHOLE_SCOPE = frozenset(
     [
         ("across", "all"),
+        ("across", "the"),  # 'how many students are enrolled across the classes': all of them
         ("across", "the", "whole"),
         ("across", "the", "entire"),
         *(("across", w) for w in ("their", "its", "his", "her")),

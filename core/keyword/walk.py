@@ -17,6 +17,7 @@ row ('ratio of memory to cores') and a duration ('average session duration in se
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -54,6 +55,7 @@ from core.keyword.ranking import AGE_ADJ, IMPLIED
 from core.keyword.shapes import (
     GLUE,
     MODE_CUES,
+    NAME_SUFFIXES,
     ROW_NOUNS,
     SENTENCE_ENDS,
     TEMPORAL_ADJ,
@@ -82,7 +84,7 @@ def walk(plan: Plan, ctx: Context) -> Plan:
     last: Mention | None = None
     # right after a list cue ('what are the X'); a question that starts with what it wants to
     # see ('names of members from Canada', 'leader name and location of each college') lists it
-    list_scope = bool(items) and _starts_with_a_name(items[0])
+    list_scope = bool(items) and _starts_with_a_name(plan, items[0])
     chained: Mention | None = None  # the last mention a list cue governed ('X and Y' follow it)
     counted: Mention | None = None  # the last table counted ('how many X, Y and Z' would count all three)
     bucket: int | None = None  # the token after a time bucket ('per month' | of the signup date)
@@ -94,7 +96,7 @@ def walk(plan: Plan, ctx: Context) -> Plan:
             for left in pending:
                 plan = check_leftover(plan, ctx, left)
             # '… at least 2 events? names': a sentence that starts with what it wants lists it
-            pending, list_scope, chained = [], _starts_with_a_name(item), None
+            pending, list_scope, chained = [], _starts_with_a_name(plan, item), None
         if item.kind == "cue":
             cue = item.cue
             assert cue is not None
@@ -199,6 +201,11 @@ def walk(plan: Plan, ctx: Context) -> Plan:
                     "not list them",
                     [m.words],
                 )
+            after = plan.shape.cue_at(m.end)
+            if m.sense.kind == "value" and after is not None and after.words.lower() in NAME_SUFFIXES:
+                # 'lenses that have Digital in the name': the text cue said after the words
+                pending = [*pending, after]
+                plan = plan.but(skipped_cues=plan.skipped_cues | {after.start})
             plan = read_mention(plan, ctx, m, pending, governed)
             if m.sense.kind == "table":
                 counted = m if plan.role(m).kind == "measure" else None
@@ -219,10 +226,16 @@ def walk(plan: Plan, ctx: Context) -> Plan:
     return plan
 
 
-def _starts_with_a_name(item: _Item) -> bool:
-    """The item that starts a sentence names a column or a table: what the sentence asks to see."""
+def _starts_with_a_name(plan: Plan, item: _Item) -> bool:
+    """The sentence starts with a column or a table ('names of …', 'the leader name and …'):
+    what it asks to see. Not after other words ('for manufacturers that …, what's …')."""
     m = item.mention
-    return m is not None and m.sense is not None and m.sense.kind in ("column", "table")
+    if m is None or m.sense is None or m.sense.kind not in ("column", "table"):
+        return False
+    k = m.start - 1
+    while k >= 0 and plan.shape.tokens[k].low in ("the", "all", "a", "an"):
+        k -= 1
+    return k < 0 or plan.shape.tokens[k].text in SENTENCE_ENDS
 
 
 def _ranked_own_column(plan: Plan, m: Mention, last: Mention | None) -> bool:
@@ -264,8 +277,8 @@ def _inverted_verb(plan: Plan, m: Mention) -> bool:
     word that ends the clause is the verb, even when a column is spelled so (railway.Built)."""
     tokens = plan.shape.tokens
     last = next((x for x in plan.matching.mentions if x.end == m.start and x.sense is not None), None)
-    if last is None or m.end - m.start != 1:
-        return False
+    if last is None or m.end - m.start != 1 or m.quoted or m.sense is None or m.sense.kind == "value":
+        return False  # 'have the characteristic "slow"': a value, the thing had
     if m.end < len(tokens) and tokens[m.end].text not in (*SENTENCE_ENDS, ","):
         return False
     k = last.start - 1
@@ -527,7 +540,17 @@ def _modifier(plan: Plan, ctx: Context, m: Mention, head: Mention) -> Plan:
         x.table == table and x.score >= 0.8 for x in ctx.lex.schema(m.words)
     ):
         raise Decline(f"it could not tell how '{m.words}' affects the result", [m.words])
+    if head.sense.kind == "table" and m.sense.kind == "column" and m.sense.table == table:
+        # 'active customers': the column says which rows — a yes/no column is true, any other
+        # column restricts them in a way the words do not say
+        ref = Ref(table, m.sense.column or "")
+        if column_kind(ctx.lex, table, ref.column) != "boolean" and not FLAG_NAME.match(ref.column.lower()):
+            raise Decline(f"it could not tell which '{head.words}' are '{m.words}'", [m.words])
+        return plan.with_role(m, "filter").adding(filters=Filter(ref, "true", None, m.words))
     return plan.with_role(m, "absorbed")
+
+
+FLAG_NAME = re.compile(r"(is|has|can|was|did)_")  # is_active, has_children: yes or no
 
 
 def _chained(plan: Plan, prev: Mention, m: Mention) -> bool:
@@ -851,8 +874,11 @@ def _measured(plan: Plan, m: Mention, measure: Measure, sup: Cue | None) -> Plan
     plan = plan.with_role(m, "measure").adding(measures=measure)
     if sup is not None and measure.ref is not None and _listed_cues(plan, sup):
         # 'the average and highest review ratings': two figures of one column, not a ranking
+        desc = sup.arg == "desc"
+        if measure.ref.column.lower() == "age" and sup.words.lower() in AGE_ADJ:
+            desc = AGE_ADJ[sup.words.lower()]  # 'the average and youngest age': the lowest
         extreme = Measure(
-            "MAX" if sup.arg == "desc" else "MIN",
+            "MAX" if desc else "MIN",
             measure.ref.table,
             measure.ref.column,
             words=f"{sup.words} {m.words}",

@@ -602,6 +602,11 @@ def test_a_unit_word_not_said_of_a_number_is_not_ignored(app, tmp_path):
     assert declined(outcome) or rows(outcome) == hand(
         path, "SELECT name FROM attractions WHERE how_to_get_there = 'walk'"
     )
+    # said of a number, units pass: 'in square kilometers'
+    path = make_db(
+        tmp_path, "lakes", "CREATE TABLE lake (name TEXT, area REAL); INSERT INTO lake VALUES ('Erie', 25.7);"
+    )
+    gives(app, path, "list the lake names and areas in square kilometers", "SELECT name, area FROM lake")
 
 
 def test_a_sentence_that_starts_with_a_condition_does_not_list_it(app, tmp_path):

@@ -251,8 +251,8 @@ def check_words(plan: Plan, ctx: Context) -> Plan:
         unit = (
             low in MEASURE_UNITS
             and i > 0
-            and (tokens[i - 1].low in ("in", "per") or tokens[i - 1].kind == "number")
-        )
+            and (tokens[i - 1].low in ("in", "per", *MEASURE_UNITS) or tokens[i - 1].kind == "number")
+        )  # 'in square kilometers': a unit after a unit
         if (low in FILLERS and not owned and not kinds_of) or unit or low.isdigit():
             continue
         if len(low) <= 2 and low not in KEY_WORDS and not tokens[i].text.isupper():

@@ -97,6 +97,13 @@ def label_columns(lex: Lexicon, table: str) -> list[str]:
     return [t.columns[0].name] if t.columns else []
 
 
+def age_column(lex: Lexicon, table: str) -> Ref | None:
+    """The table's number column called age ('the youngest captain', 'from oldest to youngest')."""
+    t = lex.table(table)
+    ages = [c.name for c in (t.columns if t else ()) if c.name.lower() == "age" and c.kind in NUMERIC]
+    return Ref(table, ages[0]) if ages else None
+
+
 def is_key(lex: Lexicon, ref: Ref) -> bool:
     return ref.column.lower() in {k.lower() for k in lex.key_of(ref.table)}
 

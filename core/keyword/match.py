@@ -34,7 +34,7 @@ from core.keyword.shapes import BUCKET_ADVERBS, GLUE, NAME_SUFFIXES, ROW_NOUNS, 
 from core.values import Access, fold
 
 if TYPE_CHECKING:
-    from core.catalog import Catalog, Table
+    from core.catalog import Catalog, Column, Table
     from core.database import Database
 
 SCHEMA_MIN = 0.8  # a name or synonym match below this is noise
@@ -864,7 +864,7 @@ def names_over_cues(shape: Shape, lex: Lexicon) -> Shape:
             if _spells(lex, low) or _names_table(lex, low):
                 shape = _uncue(shape, cue, {cue.start: "content"})
             continue
-        if cue.kind == "unsupported" and _ends_spelled_name(shape, lex, low.split()[0], cue.start):
+        if cue.kind == "unsupported" and _ends_name(shape, lex, low.split()[0], cue.start, exact=True):
             # 'a market share of at least 5': market_share, not a share of something
             roles = {cue.start: "content"} | {k: "stop" for k in range(cue.start + 1, cue.end)}
             shape = _uncue(shape, cue, roles)
@@ -917,21 +917,32 @@ def names_in_stop_words(shape: Shape, lex: Lexicon) -> Shape:
 def _measured_amount(shape: Shape, lex: Lexicon, cue: Cue) -> bool:
     """'the average amount of money requested': after an average or a total, 'amount of' only
     leads to the number column named next, it counts nothing."""
-    after_agg = any(c.kind == "agg" and c.end == cue.start for c in shape.cues)
-    i = cue.end
+    if not any(c.kind == "agg" and c.end == cue.start for c in shape.cues):
+        return False
+    i, end = _next_run(shape, cue.end)
+    return any(  # the words name a number column
+        x.kind == "column"
+        and x.score >= 0.95
+        and (c := _column(lex, x)) is not None
+        and c.kind in ("integer", "number")
+        for k in range(end, i, -1)
+        for x in lex.schema(shape.text(i, k))
+    )
+
+
+def _next_run(shape: Shape, i: int) -> tuple[int, int]:
+    """The first run of content words at or after token i (at most MAX_PHRASE of them)."""
     while i < len(shape.tokens) and shape.role[i] != "content":
         i += 1
     end = i
     while end < len(shape.tokens) and shape.role[end] == "content" and end - i < MAX_PHRASE:
         end += 1
-    for k in range(end, i, -1):  # the longest run of words that names a number column
-        for x in lex.schema(shape.text(i, k)):
-            if x.kind == "column" and x.score >= 0.95 and x.column:
-                table = lex.table(x.table)
-                column = table.column(x.column) if table is not None else None
-                if column is not None and column.kind in ("integer", "number"):
-                    return after_agg
-    return False
+    return i, end
+
+
+def _column(lex: Lexicon, x: Sense) -> Column | None:
+    table = lex.table(x.table)
+    return table.column(x.column) if table is not None and x.column else None
 
 
 def names_across_stop_words(shape: Shape, lex: Lexicon) -> Shape:
@@ -1013,11 +1024,7 @@ def _spells(lex: Lexicon, phrase: str) -> bool:
 def _amount_of(shape: Shape, lex: Lexicon, i: int) -> bool:
     """The table named by the first content words after i has exactly one numeric column with
     'amount' in its name."""
-    while i < len(shape.tokens) and shape.role[i] != "content":
-        i += 1
-    end = i
-    while end < len(shape.tokens) and shape.role[end] == "content" and end - i < MAX_PHRASE:
-        end += 1
+    i, end = _next_run(shape, i)
     named = next((x for x in lex.schema(shape.text(i, end)) if x.kind == "table" and x.score >= 0.95), None)
     table = lex.table(named.table) if named else None
     amounts = [
@@ -1080,28 +1087,18 @@ def _spells_with_next(shape: Shape, lex: Lexicon, cue: Cue, tables: bool = False
     )
 
 
-def _ends_name(shape: Shape, lex: Lexicon, head: str, at: int) -> bool:
+def _ends_name(shape: Shape, lex: Lexicon, head: str, at: int, exact: bool = False) -> bool:
     """Up to three content words before `head`, and `head`, name a column ('access count',
-    'phone number' — spelled as the name even where several tables have one)."""
-    start = at
-    while start > 0 and shape.role[start - 1] == "content" and at - start < 3:
-        start -= 1
-        phrase = " ".join([*(t.low for t in shape.tokens[start:at]), head])
-        if any(_named_column(x) or _spelled(x, phrase) for x in lex.schema(phrase)):
-            return True
-    return False
-
-
-def _ends_spelled_name(shape: Shape, lex: Lexicon, head: str, at: int) -> bool:
-    """As _ends_name, but only a noun that spells the column's name word for word ('market
-    share'), never a verb or a stop word ('origin is not')."""
-    if head in STOP:
+    'phone number' — spelled as the name even where several tables have one). `exact`: only
+    a noun that spells the name word for word ('market share'), never a stop word ('origin is
+    not')."""
+    if exact and head in STOP:
         return False
     start = at
     while start > 0 and shape.role[start - 1] == "content" and at - start < 3:
         start -= 1
         phrase = " ".join([*(t.low for t in shape.tokens[start:at]), head])
-        if any(_spelled(x, phrase) for x in lex.schema(phrase)):
+        if any((_named_column(x) and not exact) or _spelled(x, phrase) for x in lex.schema(phrase)):
             return True
     return False
 

@@ -19,6 +19,7 @@ from dataclasses import replace
 from core.dictionary import split_identifier
 from core.keyword.columns import (
     TEMPORAL,
+    age_column,
     column_kind,
     is_key,
     is_numeric,
@@ -269,24 +270,11 @@ def _list_rows(plan: Plan, ctx: Context, listed: list[Mention], explicit: list[R
         order = [OrderKey(projection[0], bool(plan.order_dir))]
     elif plan.order_dir is not None and order:
         order = [replace(o, desc=_said_direction(plan, ctx, o)) for o in order]
-    elif plan.order_dir is not None and not order and plan.by_age and _age(lex, target) is not None:
-        age = _age(lex, target)  # 'everyone's names from oldest to youngest': by their age
-        assert age is not None
-        order = [OrderKey(age, bool(plan.order_dir))]
+    elif plan.order_dir is not None and not order and plan.by_age and (age := age_column(lex, target)):
+        order = [OrderKey(age, bool(plan.order_dir))]  # 'everyone's names from oldest to youngest'
     elif plan.order_dir is not None and not order:
         raise Decline("it could not tell what to order by", [])
     return plan.with_query(groups=groups, projection=tuple(projection), order=tuple(order))
-
-
-def _age(lex: Lexicon, table: str) -> Ref | None:
-    """The table's one number column called age."""
-    t = lex.table(table)
-    ages = [
-        c.name
-        for c in (t.columns if t else ())
-        if c.name.lower() == "age" and c.kind in ("integer", "number")
-    ]
-    return Ref(table, ages[0]) if len(ages) == 1 else None
 
 
 def _said_direction(plan: Plan, ctx: Context, o: OrderKey) -> bool:

@@ -8,7 +8,7 @@ the table's one date), and only when exactly one column fits — otherwise keywo
 
 from __future__ import annotations
 
-from core.keyword.columns import NUMERIC, column_kind, date_subject
+from core.keyword.columns import NUMERIC, age_column, column_kind, date_subject
 from core.keyword.dates import own_dates, pick_date
 from core.keyword.match import Mention
 from core.keyword.plan import Context, Decline, Measure, OrderKey, Plan, Ref
@@ -73,9 +73,9 @@ def implied_superlative(plan: Plan, ctx: Context) -> Plan:
     t = ctx.lex.table(table)
     assert t is not None
     column: str | None = None
-    ages = [c.name for c in t.columns if c.name.lower() == "age" and c.kind in NUMERIC]
-    if adj in AGE_ADJ and ages:  # 'the youngest captain': the lowest age, not the latest date
-        column, desc = ages[0], AGE_ADJ[adj]
+    age = age_column(ctx.lex, table)
+    if adj in AGE_ADJ and age is not None:  # 'the youngest captain': the lowest age, not the latest date
+        column, desc = age.column, AGE_ADJ[adj]
     elif adj in TEMPORAL_ADJ:
         dates = own_dates(ctx.lex, table)  # several: the words pick one ('signed up'), or ask
         if dates:

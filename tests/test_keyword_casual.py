@@ -22,7 +22,10 @@ Digital in the name' (a word looked for inside the names), 'active customers' (a
 another column before its table is declined), 'the top 3 support rates' (ranked by themselves),
 '… and that average' (shown), 'show the count and the product id' (the id, not a count of one),
 'the average and youngest age', 'on foot' (no unit), 'for candidates older than 40, what's …'
-(the condition is not what is listed), and 'product names with the price' (shown).
+(the condition is not what is listed), 'product names with the price' (shown), 'the party with the
+most delegates' (a count of rows when the column is no number), '… show the count and the party
+name' (the count shown), '… the party id and its color' (the color's name shown), and 'the
+working status' (an adjective that matched nothing is not dropped).
 Each is answered with the rows hand-written SQL gives, or declined — never answered with
 something else."""
 
@@ -628,4 +631,57 @@ def test_with_the_column_in_a_list_shows_it(app, tmp_path):
         path,
         "list product names with the price",
         "SELECT product_name, price FROM products",
+    )
+
+
+ELECTIONS = """
+CREATE TABLE party (party_id INTEGER PRIMARY KEY, name TEXT, color_code TEXT REFERENCES ref_colors (color_code));
+CREATE TABLE ref_colors (color_code TEXT PRIMARY KEY, color_description TEXT);
+CREATE TABLE election (election_id INTEGER PRIMARY KEY, delegate TEXT, party_id INTEGER REFERENCES party (party_id));
+CREATE TABLE ref_status (status_code TEXT PRIMARY KEY, status_description TEXT);
+INSERT INTO ref_colors VALUES ('1', 'red'), ('2', 'blue');
+INSERT INTO party VALUES (1, 'Democratic', '2'), (2, 'Liberal', '1'), (3, 'Working Families', '1');
+INSERT INTO election VALUES (1, 'Bates', 1), (2, 'Zerhusen', 2), (3, 'Miller', 2), (4, 'Anderson', 3),
+    (5, 'Yust', 2), (6, 'Zzz', 1);
+INSERT INTO ref_status VALUES ('working', 'currently working on'), ('done', 'mailed');
+"""
+
+
+def test_the_most_of_a_column_that_is_no_number_counts_the_rows(app, tmp_path):
+    path = make_db(tmp_path, "elections", ELECTIONS)
+    gives(
+        app,
+        path,
+        "which party has the most delegates in the elections?",
+        "SELECT p.name FROM election e JOIN party p USING (party_id) GROUP BY p.party_id ORDER BY COUNT(*) DESC LIMIT 1",
+    )
+
+
+def test_the_figure_that_ranks_named_by_its_kind_is_shown(app, tmp_path):
+    path = make_db(tmp_path, "elections", ELECTIONS)
+    gives(
+        app,
+        path,
+        "which party has the most elections? show the count and the party name",
+        "SELECT p.name, COUNT(*) FROM election e JOIN party p USING (party_id) GROUP BY p.party_id "
+        "ORDER BY COUNT(*) DESC LIMIT 1",
+    )
+
+
+def test_a_thing_listed_after_the_columns_is_shown_by_its_name(app, tmp_path):
+    path = make_db(tmp_path, "elections", ELECTIONS)
+    gives(
+        app,
+        path,
+        "which parties have at least 2 elections? show the party id and its color",
+        "SELECT p.party_id, c.color_description FROM party p JOIN ref_colors c USING (color_code) "
+        "JOIN election e USING (party_id) GROUP BY p.party_id HAVING COUNT(*) >= 2",
+    )
+
+
+def test_an_adjective_that_matched_nothing_before_a_thing_is_not_dropped(app, tmp_path):
+    path = make_db(tmp_path, "elections", ELECTIONS)
+    outcome = ask(app, path, "what's the description of the working status?")
+    assert declined(outcome) or rows(outcome) == hand(
+        path, "SELECT status_description FROM ref_status WHERE status_code = 'working'"
     )

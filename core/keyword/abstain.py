@@ -274,7 +274,18 @@ def check_words(plan: Plan, ctx: Context) -> Plan:
             )
         )
         before, after = _sentence_around(plan, i)
-        if low in RELATION_VERBS and len([t for t in things if before <= t < after]) >= 2:
+        # 'the working document status': after an article, an adjective of what follows
+        attributive = (
+            adjectival
+            and i > 0
+            and tokens[i - 1].low in ("the", "a", "an", "each", "every")
+            and following is not None
+            and following.sense is not None
+            and not any(  # 'an operating company' (operate_company) is its name
+                w.startswith(base_word(low)) for w in name_words(following.sense.table).split()
+            )
+        )
+        if low in RELATION_VERBS and not attributive and len([t for t in things if before <= t < after]) >= 2:
             continue  # 'published in', 'serving': a relation between the things named
         if (
             low.endswith(("ed", "ing"))

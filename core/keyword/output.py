@@ -73,12 +73,29 @@ def shape_output(plan: Plan, ctx: Context) -> Plan:
     q = plan.query
     listed = plan.listed()
     explicit = list(dict.fromkeys(Ref(m.sense.table, m.sense.column or "") for m in plan.explicit if m.sense))
+    explicit += _things_listed_after(plan, ctx)
     ranked_entity = any(isinstance(o.key, Measure) for o in q.order) or _ranked_by_child(plan)
     if q.ratio is not None and (q.measures or q.having or ranked_entity):
         raise Decline("it asks for a ratio of totals or averages, which keyword mode does not compute")
     if q.measures or q.having or ranked_entity:
         return _aggregate_rows(plan, ctx, listed, explicit, ranked_entity)
     return _list_rows(plan, ctx, listed, explicit)
+
+
+def _things_listed_after(plan: Plan, ctx: Context) -> list[Ref]:
+    """'show the product id and its color': a thing listed after the columns asked for is shown
+    by its name (Ref_Colors.color_description), as a column would be."""
+    if not plan.explicit:
+        return []
+    first = min(m.start for m in plan.explicit)
+    out: list[Ref] = []
+    for m, listed in plan.entities:
+        if listed and m.sense is not None and m.sense.kind == "table" and m.start > first:
+            labels = label_columns(ctx.lex, m.sense.table)
+            if not labels:
+                raise Decline(f"it could not tell what to show of '{m.words}'", [m.words])
+            out.append(Ref(m.sense.table, labels[0]))
+    return out
 
 
 def _aggregate_rows(
@@ -333,19 +350,35 @@ def _counted_in_mode(plan: Plan) -> bool:
     )
 
 
-FIGURE_WORDS = {"average": "AVG", "total": "SUM", "sum": "SUM", "maximum": "MAX", "minimum": "MIN"}
+FIGURE_WORDS = {
+    "average": "AVG",
+    "avg": "AVG",
+    "mean": "AVG",
+    "total": "SUM",
+    "sum": "SUM",
+    "maximum": "MAX",
+    "max": "MAX",
+    "minimum": "MIN",
+    "min": "MIN",
+    "count": "COUNT",
+}
 
 
 def _figure_asked_again(plan: Plan, m: Measure) -> bool:
-    """'which department has the highest average gpa? give me the name and that average': the
-    figure that ranks is asked for again, by its kind."""
+    """'which department has the highest average gpa? give me the name and that average', '…
+    show the count and the product name': the figure that ranks is asked for again, by its kind
+    — after a list word, 'and' or a comma, and at most a determiner."""
     lows = [t.low for t in plan.shape.tokens]
-    return any(
-        lows[i] == "and"
-        and lows[i + 1] in ("that", "the", "its", "their")
-        and FIGURE_WORDS.get(lows[i + 2]) == m.func
-        for i in range(len(lows) - 2)
-    )
+    for i, low in enumerate(lows):
+        if FIGURE_WORDS.get(low) != m.func:
+            continue
+        j = i - 1
+        if j >= 0 and lows[j] in ("the", "that", "its", "their"):
+            j -= 1
+        said = plan.shape.cue_at(j) if j >= 0 else None
+        if j >= 0 and (lows[j] in ("and", ",") or (said is not None and said.kind == "list")):
+            return True
+    return False
 
 
 def _one_winner(plan: Plan) -> bool:

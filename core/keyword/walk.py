@@ -769,6 +769,9 @@ def _column_mention(plan: Plan, ctx: Context, m: Mention, s: Sense, cues: _Cues,
         raise Decline(
             f"'{sup.words}' cannot rank by '{m.words}', which identifies rows", [sup.words, m.words]
         )
+    if sup is not None and sup.words.lower() in ("most", "least", "fewest") and kind not in NUMERIC:
+        # 'the party with the most delegates' matched election.Delegate, a name: count the rows
+        return _ranked(plan, m, Measure("COUNT", ref.table, words=m.words), sup)
     if sup is not None:
         return _ranked(plan, m, ref, sup)
     if count and (kind not in NUMERIC or _said_different(plan, m)):

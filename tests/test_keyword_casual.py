@@ -25,7 +25,9 @@ another column before its table is declined), 'the top 3 support rates' (ranked 
 (the condition is not what is listed), 'product names with the price' (shown), 'the party with the
 most delegates' (a count of rows when the column is no number), '… show the count and the party
 name' (the count shown), '… the party id and its color' (the color's name shown), and 'the
-working status' (an adjective that matched nothing is not dropped).
+working status' (an adjective that matched nothing is not dropped), 'who wrote the books' (the
+writer column), 'Safari's id and market share', and 'all the body builder records' (every column
+of a table with no name).
 Each is answered with the rows hand-written SQL gives, or declined — never answered with
 something else."""
 
@@ -685,3 +687,44 @@ def test_an_adjective_that_matched_nothing_before_a_thing_is_not_dropped(app, tm
     assert declined(outcome) or rows(outcome) == hand(
         path, "SELECT status_description FROM ref_status WHERE status_code = 'working'"
     )
+
+
+BOOKS = """
+CREATE TABLE book (book_id INTEGER PRIMARY KEY, title TEXT, writer TEXT);
+CREATE TABLE publication (publication_id INTEGER PRIMARY KEY, book_id INTEGER REFERENCES book (book_id), price REAL);
+CREATE TABLE body_builder (body_builder_id INTEGER PRIMARY KEY, people_id INTEGER, snatch REAL, total REAL);
+INSERT INTO book VALUES (1, 'Bloody Mary', 'Garth Ennis'), (2, 'Cyberella', 'Howard Chaykin'), (3, 'Dead Corps', 'Timothy Truman');
+INSERT INTO publication VALUES (1, 1, 15000000), (2, 2, 2000000), (3, 3, 6000000);
+INSERT INTO body_builder VALUES (1, 1, 142.5, 315), (2, 2, 137.5, 317.5);
+"""
+
+
+def test_who_did_a_verb_is_the_column_named_for_who_does_it(app, tmp_path):
+    path = make_db(tmp_path, "books", BOOKS)
+    gives(
+        app,
+        path,
+        "who wrote the books that have a publication priced over 4000000?",
+        "SELECT b.writer FROM book b JOIN publication p USING (book_id) WHERE p.price > 4000000",
+    )
+    gives(
+        app,
+        path,
+        "list the titles of books written by Garth Ennis",
+        "SELECT title FROM book WHERE writer = 'Garth Ennis'",
+    )
+
+
+def test_a_possessive_value_then_a_generic_column_shows_that_rows_column(app, tmp_path):
+    path = make_db(tmp_path, "members", MEMBERS)
+    gives(
+        app,
+        path,
+        "what's Safari's id and market share?",
+        "SELECT id, market_share FROM browser WHERE name = 'Safari'",
+    )
+
+
+def test_the_records_of_a_table_with_no_name_are_all_its_columns(app, tmp_path):
+    path = make_db(tmp_path, "books", BOOKS)
+    gives(app, path, "show me all the body builder records", "SELECT * FROM body_builder")

@@ -30,7 +30,7 @@ from core.dictionary import keyword_dictionary, name_words, split_identifier, st
 from core.dictionary import words as folded_words
 from core.joins import graph_weights
 from core.keyword.readings import Reading
-from core.keyword.shapes import BUCKET_ADVERBS, GLUE, NAME_SUFFIXES, ROW_NOUNS, STOP, Cue, Shape
+from core.keyword.shapes import AGENT_NOUNS, BUCKET_ADVERBS, GLUE, NAME_SUFFIXES, ROW_NOUNS, STOP, Cue, Shape
 from core.values import Access, fold
 
 if TYPE_CHECKING:
@@ -1148,6 +1148,12 @@ def _phrase_senses(shape: Shape, lex: Lexicon, s: int, e: int) -> list[Sense]:
     phrase = " ".join(words)
     has_code = any(any(ch.isdigit() for ch in w) for w in words)
     schema = [] if has_code else lex.schema(phrase)
+    if e - s == 1 and words[0] in AGENT_NOUNS and not any(x.score >= 0.95 for x in schema):
+        # 'who wrote the books': the column for who writes them (book.Writer), if there is one
+        agent = AGENT_NOUNS[words[0]]
+        doers = [x for x in lex.schema(agent) if _spelled(x, agent)]
+        if doers:
+            return doers
     if e - s == 1 and words[0] in GLUE and not schema:
         return []  # 'made', 'located': never looked up among values
     values = lex.values(shape.text(s, e), quoted=_searched(shape, s, e))

@@ -30,7 +30,7 @@ from core.keyword.columns import (
 )
 from core.keyword.match import KEY_WORDS, Lexicon, Mention
 from core.keyword.plan import Context, Decline, Measure, OrderKey, Plan, Query, Ref, frozen_map
-from core.keyword.shapes import MODE_CUES, everything_at, singular_phrase
+from core.keyword.shapes import MODE_CUES, ROW_NOUNS, everything_at, singular_phrase
 
 # ---------------------------------------------------------------------------------------------
 # the target
@@ -265,7 +265,9 @@ def _list_rows(plan: Plan, ctx: Context, listed: list[Mention], explicit: list[R
     said = everything_at(plan.shape)  # 'all the details of …' is every column, not other_details
     if said and all(set(range(m.start, m.end)) <= said for m in plan.explicit):
         explicit = []
-    if not explicit and said:  # 'all information about every election'
+    # 'all the body builder records' of a table with no name column: its records, not their ids
+    records = listed and not named and any(t.low in ROW_NOUNS for t in plan.shape.tokens)
+    if not explicit and (said or records):  # 'all information about every election'
         table = lex.table(target)
         assert table is not None
         projection = [Ref(target, c.name) for c in table.columns]

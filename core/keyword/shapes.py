@@ -465,6 +465,23 @@ FILLERS = _words(
     """
 )
 # Units of the numbers a question compares: said of a column, never a restriction of their own.
+# 'who wrote the book' asks for its writer: a verb and the column named for who does it
+AGENT_NOUNS = {
+    **dict.fromkeys(["wrote", "written", "writes"], "writer"),
+    **dict.fromkeys(["directed", "directs"], "director"),
+    **dict.fromkeys(["composed", "composes"], "composer"),
+    **dict.fromkeys(["sang", "sung", "sings"], "singer"),
+    **dict.fromkeys(["painted", "paints"], "painter"),
+    **dict.fromkeys(["designed", "designs"], "designer"),
+    **dict.fromkeys(["founded", "founds"], "founder"),
+    **dict.fromkeys(["produced", "produces"], "producer"),
+    **dict.fromkeys(["invented", "invents"], "inventor"),
+    **dict.fromkeys(["created", "creates"], "creator"),
+    **dict.fromkeys(["edited", "edits"], "editor"),
+    **dict.fromkeys(["translated", "translates"], "translator"),
+    **dict.fromkeys(["illustrated", "illustrates"], "illustrator"),
+}
+
 MEASURE_UNITS = _words(
     """
     meter meters metre metres kilometer kilometers kilometre kilometres km mile miles mph kmh

@@ -156,7 +156,7 @@ def walk(plan: Plan, ctx: Context) -> Plan:
                 and m.sense.kind == "column"
                 and not (
                     last.sense is not None
-                    and last.sense.kind == "table"
+                    and last.sense.kind in ("table", "value")  # 'Safari's id': the id of that row
                     and m.sense.table == last.sense.table
                 )
             ):

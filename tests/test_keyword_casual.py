@@ -27,7 +27,7 @@ most delegates' (a count of rows when the column is no number), '… show the co
 name' (the count shown), '… the party id and its color' (the color's name shown), and 'the
 working status' (an adjective that matched nothing is not dropped), 'who wrote the books' (the
 writer column), 'Safari's id and market share', and 'all the body builder records' (every column
-of a table with no name).
+of a table with no name), and 'songs by female artists' (whose songs, not one row per artist).
 Each is answered with the rows hand-written SQL gives, or declined — never answered with
 something else."""
 
@@ -728,3 +728,27 @@ def test_a_possessive_value_then_a_generic_column_shows_that_rows_column(app, tm
 def test_the_records_of_a_table_with_no_name_are_all_its_columns(app, tmp_path):
     path = make_db(tmp_path, "books", BOOKS)
     gives(app, path, "show me all the body builder records", "SELECT * FROM body_builder")
+
+
+SONGS = """
+CREATE TABLE artist (artist_name TEXT PRIMARY KEY, gender TEXT);
+CREATE TABLE song (song_name TEXT, artist_name TEXT REFERENCES artist (artist_name), rating INTEGER);
+INSERT INTO artist VALUES ('Shrikanta', 'Male'), ('Prity', 'Female'), ('Farida', 'Female');
+INSERT INTO song VALUES ('Tumi', 'Shrikanta', 8), ('Shukno', 'Prity', 5), ('Ami', 'Farida', 7), ('Aj', 'Farida', 9);
+"""
+
+
+def test_by_before_a_qualified_thing_says_whose_not_per_what(app, tmp_path):
+    path = make_db(tmp_path, "songs", SONGS)
+    gives(
+        app,
+        path,
+        "What is the average rating of songs by female artists?",
+        "SELECT AVG(rating) FROM song JOIN artist USING (artist_name) WHERE gender = 'Female'",
+    )
+    gives(
+        app,
+        path,
+        "What is the average rating of songs by artist?",
+        "SELECT artist_name, AVG(rating) FROM song GROUP BY artist_name",
+    )

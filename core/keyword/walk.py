@@ -972,6 +972,9 @@ def _by_groups(plan: Plan, pending: list[Cue]) -> bool:
     prev = plan.shape.tokens[by.start - 1].low if by.start > 0 else ""
     if prev in GLUE or prev.endswith(("ed", "en")):
         return False  # 'written by', 'paid by': a relation, not a grouping
+    after = next((m for m in plan.matching.mentions if m.start >= by.end), None)
+    if after is not None and after.sense is not None and after.sense.kind == "value":
+        return False  # 'the average rating of songs by female artists': whose songs, not per artist
     return bool(plan.query.measures)
 
 

@@ -26,8 +26,13 @@ another column before its table is declined), 'the top 3 support rates' (ranked 
 most delegates' (a count of rows when the column is no number), '… show the count and the party
 name' (the count shown), '… the party id and its color' (the color's name shown), and 'the
 working status' (an adjective that matched nothing is not dropped), 'who wrote the books' (the
-writer column), 'Safari's id and market share', and 'all the body builder records' (every column
-of a table with no name), and 'songs by female artists' (whose songs, not one row per artist).
+writer column), 'Safari's id and market share', 'all the body builder records' (every column
+of a table with no name), 'songs by female artists' (whose songs, not one row per artist), 'most common
+first', 'from lightest to heaviest tonnage', 'either … or …', 'document 3' (its key), 'wines
+from 2008' (that year), 'who has the most followers' (someone, not the number), 'the total and
+the largest price', 'what wine years do we have' (each once), '… and also one founded after
+1900' (declined), 'case count' (a column or a count: declined), and a last sentence that only
+says what to show ('…? just names', '…? just the employee names').
 Each is answered with the rows hand-written SQL gives, or declined — never answered with
 something else."""
 
@@ -752,3 +757,86 @@ def test_by_before_a_qualified_thing_says_whose_not_per_what(app, tmp_path):
         "What is the average rating of songs by artist?",
         "SELECT artist_name, AVG(rating) FROM song GROUP BY artist_name",
     )
+
+
+FLEET = """
+CREATE TABLE ship (ship_id INTEGER PRIMARY KEY, name TEXT, type TEXT, tonnage INTEGER);
+CREATE TABLE documents (document_id INTEGER PRIMARY KEY, receipt_date TEXT);
+INSERT INTO ship VALUES (1, 'Corbridge', 'Cargo ship', 3035), (2, 'Farringford', 'Battle ship', 2820),
+    (3, 'Dromonby', 'Cargo ship', 3627), (4, 'Trader', 'Tanker', 1980);
+INSERT INTO documents VALUES (1, '2008-04-21'), (2, '1974-05-08'), (3, '2014-12-25');
+"""
+
+
+def test_chat_endings_lists_and_ranges(app, tmp_path):
+    path = make_db(tmp_path, "fleet", FLEET)
+    outcome = answered(app, path, "list ship names from lightest to heaviest tonnage")
+    assert [r[0] for r in outcome.rows] == ["Trader", "Farringford", "Corbridge", "Dromonby"]
+    outcome = answered(app, path, "how many ships are there per type? show type and count, most common first")
+    assert tuple(outcome.rows[0]) == ("Cargo ship", 2)
+    gives(
+        app,
+        path,
+        "which ships have a tonnage over 3000? names",
+        "SELECT name FROM ship WHERE tonnage > 3000",
+    )
+    gives(
+        app,
+        path,
+        "how many ships do we have of either Tanker or Battle ship type?",
+        "SELECT COUNT(*) FROM ship WHERE type IN ('Tanker', 'Battle ship')",
+    )
+    gives(
+        app,
+        path,
+        "what's the receipt date for document 3?",
+        "SELECT receipt_date FROM documents WHERE document_id = 3",
+    )
+
+
+WINERY = """
+CREATE TABLE wine (no INTEGER PRIMARY KEY, name TEXT, year INTEGER, price REAL, cases INTEGER);
+CREATE TABLE user_profiles (uid INTEGER PRIMARY KEY, name TEXT, followers INTEGER, partition_id INTEGER);
+CREATE TABLE school (school_id INTEGER PRIMARY KEY, denomination TEXT, founded INTEGER, entered INTEGER);
+INSERT INTO wine VALUES (1, 'Zinfandel', 2008, 44, 275), (2, 'Syrah', 2007, 30, 480), (3, 'Merlot', 2008, 52, 210),
+    (4, 'Grenache', 2009, 25, 100), (5, 'Pinot', 2007, 30, 300);
+INSERT INTO user_profiles VALUES (1, 'Iron Man', 6662425, 1), (2, 'Mary', 890, 1), (3, 'Black Widow', 35425845, 23);
+INSERT INTO school VALUES (1, 'Anglican', 1886, 1929), (2, 'Catholic', 1895, 1930), (3, 'Anglican', 1929, 1932);
+"""
+
+
+def test_chat_questions_about_years_figures_and_kinds(app, tmp_path):
+    path = make_db(tmp_path, "winery", WINERY)
+    gives(app, path, "names of wines from 2008", "SELECT name FROM wine WHERE year = 2008")
+    gives(app, path, "names of wines from 2008 onwards", "SELECT name FROM wine WHERE year >= 2008")
+    gives(app, path, "who has the most followers?", "SELECT name FROM user_profiles WHERE uid = 3")
+    gives(
+        app,
+        path,
+        "what's the total and the largest price of wines?",
+        "SELECT SUM(price), MAX(price) FROM wine",
+    )
+    gives(app, path, "what wine years do we have?", "SELECT DISTINCT year FROM wine")
+    # 'a school … and also one …' asks for two different rows of one group: declined, never one row
+    outcome = ask(
+        app, path, "which denominations have a school founded before 1890 and also one founded after 1900?"
+    )
+    assert declined(outcome)
+    # 'the price count': a column of counts or a count of rows, not said
+    outcome = ask(app, path, "list the names and case count of wines")
+    assert declined(outcome) or rows(outcome) == hand(path, "SELECT name, cases FROM wine")
+
+
+ROLES = """
+CREATE TABLE roles (role_code TEXT PRIMARY KEY, role_name TEXT);
+CREATE TABLE employees (employee_id INTEGER PRIMARY KEY, role_code TEXT REFERENCES roles (role_code), employee_name TEXT);
+INSERT INTO roles VALUES ('ED', 'Editor'), ('MG', 'Manager');
+INSERT INTO employees VALUES (1, 'ED', 'Koby'), (2, 'MG', 'Kenyon'), (3, 'ED', 'Haley');
+"""
+
+
+def test_a_last_sentence_that_only_says_names_means_the_names_of_what_is_listed(app, tmp_path):
+    path = make_db(tmp_path, "roles", ROLES)
+    want = "SELECT employee_name FROM employees WHERE role_code = 'ED'"
+    gives(app, path, "who are the employees with the Editor role? just names", want)
+    gives(app, path, "which employees have the Editor role? just the employee names", want)

@@ -42,6 +42,9 @@ def check_unsupported(plan: Plan, ctx: Context) -> Plan:
         low = cue.words.lower()
         if low == "both" and prev is not None and prev.kind == "list" and prev.end == cue.start:
             continue  # 'give both X and Y' lists two columns
+        if low == "either" and any(c.kind == "or" and cue.end < c.start <= cue.end + 5 for c in cues):
+            plan = plan.but(skipped_cues=plan.skipped_cues | {cue.start})
+            continue  # 'in either Banking or Conglomerate': the 'or' says it
         both = _both_values(plan, cue) if low == "both" else None
         if both is not None:  # 'storms that affected both Afghanistan and Albania'
             plan = plan.but(both=plan.both | {both}, skipped_cues=plan.skipped_cues | {cue.start})

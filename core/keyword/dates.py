@@ -362,15 +362,22 @@ def year_comparison(plan: Plan, lit: Literal_, prep: str) -> Op:
     word = plan.shape.tokens[lit.start - 1].low if lit.start > 0 else ""
     if prep == "before":
         return "<=" if word in ("until", "till", "to") or _or_after(plan, lit) else "<"
+    tokens = plan.shape.tokens
+    ranged = lit.end < len(tokens) and tokens[lit.end].low in ("to", "until", "till", "through", "-")
+    if prep == "after" and word == "from" and not ranged and not _or_after(plan, lit):
+        return "="  # 'wines from 2008': of that year (not 'from 2008 to 2010')
     if prep == "after":
         return ">" if word == "after" and not _or_after(plan, lit) else ">="
     return "="
 
 
 def _or_after(plan: Plan, lit: Literal_) -> bool:
-    """'2011 or later', '2011 or earlier': the year itself is in."""
-    tokens = plan.shape.tokens
-    return lit.end < len(tokens) and tokens[lit.end].low in ("or", "and")
+    """'2011 or later', '2011 or earlier', '1990 onwards': the year itself is in (not 'before
+    1890 and also …')."""
+    lows = [t.low for t in plan.shape.tokens[lit.end : lit.end + 3]]
+    return lows[:1] == ["onwards"] or (
+        len(lows) >= 2 and lows[0] in ("or", "and") and lows[1] in ("later", "earlier", "more")
+    )
 
 
 def _month_text_column(lex: Lexicon, table: str) -> Ref | None:

@@ -96,6 +96,15 @@ def numeric_neighbour(
         s = last.sense
         if s.kind == "column" and s.column and plan.role(last).kind in ("", "projection", "loose"):
             return last, Ref(s.table, s.column)  # 'for zip code 94107': named with no cue before it
+        key = ctx.lex.key_of(s.table)
+        if (
+            s.kind == "table"
+            and last.end == lit.start
+            and lit.kind == "number"
+            and len(key) == 1
+            and is_numeric(ctx.lex, Ref(s.table, key[0]))
+        ):
+            return last, Ref(s.table, key[0])  # 'the receipt date for document 3': its key
     if lit.kind == "number" and nxt is not None and nxt.sense is not None and plan.adjacent_after(lit, nxt):
         s = nxt.sense
         if s.kind == "column" and s.column and is_numeric(ctx.lex, Ref(s.table, s.column)):

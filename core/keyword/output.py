@@ -293,7 +293,15 @@ def _list_rows(plan: Plan, ctx: Context, listed: list[Mention], explicit: list[R
         order = [OrderKey(age, bool(plan.order_dir))]  # 'everyone's names from oldest to youngest'
     elif plan.order_dir is not None and not order:
         raise Decline("it could not tell what to order by", [])
+    if not listed and _what_there_is(plan) and all(not is_key(lex, r) for r in projection):
+        # 'what product sizes do we have?': the sizes there are, each once
+        plan = plan.with_query(distinct=True)
     return plan.with_query(groups=groups, projection=tuple(projection), order=tuple(order))
+
+
+def _what_there_is(plan: Plan) -> bool:
+    """'what … do we have': the kinds there are, not every row."""
+    return " do we have" in " ".join(t.low for t in plan.shape.tokens)
 
 
 def _said_direction(plan: Plan, ctx: Context, o: OrderKey) -> bool:

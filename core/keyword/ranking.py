@@ -124,8 +124,10 @@ def superlative(plan: Plan, ctx: Context) -> Plan:
     cue, col_mention = plan.superlative
     if plan.top is not None and plan.top[1] is not None:
         return plan.with_query(limit=plan.top[1])
-    # 'for each film, show its title and the highest price': per group, the highest is MAX
-    wants_entity = bool(listed) or (bool(plan.explicit) and not plan.query.groups)
+    # 'for each film, show its title and the highest price': per group, the highest is MAX;
+    # 'who has the most followers' asks for someone, not the number
+    who = bool(plan.shape.tokens) and plan.shape.tokens[0].low == "who"
+    wants_entity = bool(listed) or (bool(plan.explicit) and not plan.query.groups) or who
     if (
         not wants_entity
         and col_mention is not None

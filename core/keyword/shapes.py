@@ -267,7 +267,8 @@ _add("dir", "asc", "smallest first", "increasing", "chronologically", "chronolog
 _add("dir", "asc", "fewest to most", "fewest first")  # 'from fewest … to most': _end_to_end
 _add("dir", "desc", "most to fewest")
 _add("dir", "desc", "newest first", "latest first", "most recent first", "most expensive first")
-_add("dir", "asc", "cheapest first", "shortest first")
+_add("dir", "asc", "cheapest first", "shortest first", "least common first")
+_add("dir", "desc", "most common first")
 _add("dir", "asc", "earliest first", "from earliest", "from the earliest", "from lowest", "from the lowest")
 _add("dir", "asc", "from smallest", "from the smallest")
 _add("dir", "desc", "from latest", "from the latest", "from newest", "from the newest", "from most recent")
@@ -381,6 +382,7 @@ _add("unsupported", "a comparison between groups", "each other", "than the avera
 _add("unsupported", "a comparison between groups", "below average", "more than the", "less than the")
 _add("unsupported", "a ratio", "rate of", "per cent", "share of")
 _add("unsupported", "a set operation", "in common", "common to", "shared by", "at the same time")
+_add("unsupported", "a set operation", "and also one", "and also ones", "and another one", "as well as one")
 _add("unsupported", "a negation", "do not", "does not", "did not", "is not", "are not", "has no", "have no")
 _add("unsupported", "a negation", "other than", "apart from", "aside from", "not in", "no longer")
 MAX_CUE_WORDS = max(len(k) for k in CUES)
@@ -617,7 +619,12 @@ def read_shape(question: str) -> Shape:
         ends = _end_to_end(lows, i)
         if ends is not None:
             arg = "desc" if ends.desc else "asc"
-            if ends.counting or ends.first_end == ends.second_start:
+            # the key between the ends ('from the most recent year to the oldest') or right after
+            # them ('from lightest to heaviest tonnage'); none: a direction only
+            key_after = (
+                ends.end < len(tokens) and tokens[ends.end].kind == "word" and lows[ends.end] not in STOP
+            )
+            if ends.counting or (ends.first_end == ends.second_start and not key_after):
                 cues = [Cue("dir", arg, i, ends.end, shape.text(i, ends.end))]  # 'from fewest staff to most'
             else:  # 'from the most recent year to the oldest': the words between are the key
                 cues = [
@@ -668,9 +675,29 @@ def read_shape(question: str) -> Shape:
 # the ends of 'from the lowest (price) to the highest': one word or two, each with its direction
 # ('oldest' only facing a newest end: 'from oldest to youngest' sorts ages the other way round)
 LOW_ENDS = frozenset(
-    (w,) for w in ["fewest", "least", "lowest", "smallest", "shortest", "cheapest", "earliest"]
+    (w,)
+    for w in [
+        "fewest",
+        "least",
+        "lowest",
+        "smallest",
+        "shortest",
+        "cheapest",
+        "earliest",
+        "lightest",
+        "slowest",
+    ]
 )
-HIGH_ENDS = frozenset((w,) for w in ["most", "highest", "largest", "biggest", "greatest", "longest"])
+HIGH_ENDS = frozenset(
+    [
+        *(
+            (w,)
+            for w in ["most", "highest", "largest", "biggest", "greatest", "longest", "heaviest", "fastest"]
+        ),
+        ("tallest",),
+        ("most", "expensive"),
+    ]
+)
 NEW_ENDS = frozenset([("latest",), ("newest",), ("most", "recent")])
 OLD_END = ("oldest",)
 COUNTING_ENDS = frozenset([("fewest",), ("least",), ("most",)])  # 'from fewest (staff) to most'

@@ -88,6 +88,7 @@ def walk(plan: Plan, ctx: Context) -> Plan:
     chained: Mention | None = None  # the last mention a list cue governed ('X and Y' follow it)
     counted: Mention | None = None  # the last table counted ('how many X, Y and Z' would count all three)
     bucket: int | None = None  # the token after a time bucket ('per month' | of the signup date)
+    repointed: Mention | None = None  # '…? just names': read as the name of what is listed
     ends = [i for i, t in enumerate(plan.shape.tokens) if t.text in SENTENCE_ENDS]
     for n, item in enumerate(items):
         after_bucket, bucket = bucket, None
@@ -97,6 +98,7 @@ def walk(plan: Plan, ctx: Context) -> Plan:
                 plan = check_leftover(plan, ctx, left)
             # '… at least 2 events? names': a sentence that starts with what it wants lists it
             pending, list_scope, chained = [], _starts_with_a_name(plan, item), None
+            repointed = _only_a_generic_word(plan, ctx, items, n, ends)
         if item.kind == "cue":
             cue = item.cue
             assert cue is not None
@@ -120,6 +122,10 @@ def walk(plan: Plan, ctx: Context) -> Plan:
                 # the count along with the customer ID'), it does not count what follows
                 if any(x.func == "COUNT" for x in plan.query.measures):
                     pending = [c for c in pending if not (c.kind == "count" and c.end == cue.start)]
+            elif cue.kind == "count" and _count_after_column(plan, cue):
+                # 'the address and staff count of shops', 'injured counts': a column of counts or
+                # a count of rows — the words do not say which
+                raise Decline(f"it could not tell whether '{cue.words}' is a column or a count", [cue.words])
             elif cue.kind == "bucket":
                 _per_period_statistic(pending, cue)
                 plan = plan.but(buckets=(*plan.buckets, (cue, None)))  # placed by time_buckets
@@ -141,6 +147,11 @@ def walk(plan: Plan, ctx: Context) -> Plan:
         else:
             m = item.mention
             assert m is not None
+            if repointed is not None and repointed.start == m.start:
+                # '…? just names': the names of what the question lists, whatever table the
+                # word alone matched (Roles.role_name in 'employees with the Editor role')
+                plan = plan.with_role(repointed, "projection").but(explicit=(*plan.explicit, repointed))
+                continue
             if m.sense is None or plan.role(m).kind == "absorbed":
                 plan = _unused_comparisons(plan, ctx, pending)
                 list_scope, pending = False, []  # the cues before it governed it
@@ -226,6 +237,39 @@ def walk(plan: Plan, ctx: Context) -> Plan:
     return plan
 
 
+def _only_a_generic_word(
+    plan: Plan, ctx: Context, items: list[_Item], n: int, ends: list[int]
+) -> Mention | None:
+    """The sentence starting at items[n] says only 'just names', 'the name please': one name
+    word, no cue but a list word, after a sentence that lists something — read as the name of
+    the first thing listed."""
+    end = next((e for e in ends if e > items[n].pos), len(plan.shape.tokens))
+    here = [it for it in items[n:] if it.pos < end]
+    mentions = [it.mention for it in here if it.kind == "mention" and it.mention is not None]
+    if len(mentions) != 1 or any(it.kind == "literal" for it in here):
+        return None
+    if any(it.cue is not None and it.cue.kind != "list" for it in here):
+        return None
+    m, listed = mentions[0], plan.listed()
+    if m.words.lower() not in ("name", "names", "title", "titles") or not listed or listed[0].sense is None:
+        return None
+    table = listed[0].sense.table
+    if m.sense is not None and m.sense.table == table:
+        return None  # already the listed thing's name
+    labels = label_columns(ctx.lex, table)
+    if len(labels) != 1:  # none, or a first and a last name: read the word as matched
+        return None
+    return replace(m, sense=Sense("column", table, labels[0], None, 1.0, "name"))
+
+
+def _count_after_column(plan: Plan, cue: Cue) -> bool:
+    """'count' right after a column's words ('staff count')."""
+    if cue.words.lower() not in ("count", "counts", "count of", "counts of"):
+        return False
+    before = next((m for m in plan.matching.mentions if m.end == cue.start), None)
+    return before is not None and before.sense is not None and before.sense.kind == "column"
+
+
 def _starts_with_a_name(plan: Plan, item: _Item) -> bool:
     """The sentence starts with a column or a table ('names of …', 'the leader name and …'):
     what it asks to see. Not after other words ('for manufacturers that …, what's …')."""
@@ -233,8 +277,8 @@ def _starts_with_a_name(plan: Plan, item: _Item) -> bool:
     if m is None or m.sense is None or m.sense.kind not in ("column", "table"):
         return False
     k = m.start - 1
-    while k >= 0 and plan.shape.tokens[k].low in ("the", "all", "a", "an"):
-        k -= 1
+    while k >= 0 and plan.shape.tokens[k].low in ("the", "all", "a", "an", "just", "only", "their", "its"):
+        k -= 1  # '…? just the department names'
     return k < 0 or plan.shape.tokens[k].text in SENTENCE_ENDS
 
 
@@ -894,9 +938,11 @@ def _measured(plan: Plan, m: Mention, measure: Measure, sup: Cue | None) -> Plan
 
 
 def _listed_cues(plan: Plan, sup: Cue) -> bool:
-    """'average and highest': an aggregate word, 'and' (or a comma), then the superlative."""
+    """'average and highest', 'the total and the longest': an aggregate word, 'and' (or a comma),
+    then the superlative."""
     cues = {c.end: c for c in plan.shape.cues}
-    joint = cues.get(sup.start)
+    start = sup.start - 1 if sup.start > 0 and plan.shape.tokens[sup.start - 1].low == "the" else sup.start
+    joint = cues.get(start)
     return (
         joint is not None
         and joint.kind == "and"

@@ -32,7 +32,10 @@ first', 'from lightest to heaviest tonnage', 'either … or …', 'document 3' (
 from 2008' (that year), 'who has the most followers' (someone, not the number), 'the total and
 the largest price', 'what wine years do we have' (each once), '… and also one founded after
 1900' (declined), 'case count' (a column or a count: declined), and a last sentence that only
-says what to show ('…? just names', '…? just the employee names').
+says what to show ('…? just names', '…? just the employee names'), 'the number of drivers' said as
+one phrase (still a count), 'the school and the driver name for each school bus', 'airlines with
+names starting with Orbit' (the names, not a call sign), and 'companies linked to a school entry'
+(listed by their name, not every column).
 Each is answered with the rows hand-written SQL gives, or declined — never answered with
 something else."""
 
@@ -840,3 +843,50 @@ def test_a_last_sentence_that_only_says_names_means_the_names_of_what_is_listed(
     want = "SELECT employee_name FROM employees WHERE role_code = 'ED'"
     gives(app, path, "who are the employees with the Editor role? just names", want)
     gives(app, path, "which employees have the Editor role? just the employee names", want)
+
+
+BUSES = """
+CREATE TABLE school (school_id INTEGER PRIMARY KEY, grade TEXT, school TEXT, location TEXT);
+CREATE TABLE driver (driver_id INTEGER PRIMARY KEY, name TEXT, nationality TEXT);
+CREATE TABLE school_bus (
+    school_id INTEGER REFERENCES school (school_id), driver_id INTEGER REFERENCES driver (driver_id),
+    years_working INTEGER, PRIMARY KEY (school_id, driver_id)
+);
+CREATE TABLE airlines (alid INTEGER PRIMARY KEY, name TEXT, callsign TEXT, country TEXT);
+CREATE TABLE company (company_name TEXT PRIMARY KEY, school_id INTEGER REFERENCES school (school_id));
+INSERT INTO school VALUES (1, 'K-8', 'Noelani', 'Honolulu'), (2, '9-12', 'Columbia', 'NYC'), (3, 'K-8', 'Garfield', 'Oakland');
+INSERT INTO driver VALUES (1, 'Minnie', 'US'), (2, 'Angel', 'US'), (3, 'Dan', 'UK');
+INSERT INTO school_bus VALUES (1, 1, 10), (2, 2, 8), (3, 3, 6);
+INSERT INTO airlines VALUES (1, 'Orbit Airlines', 'SKYWAY', 'Italy'), (2, 'Sky Air', 'ORBITER', 'Chile'),
+    (3, 'Orbital Cargo', 'ORB', 'Kenya');
+INSERT INTO company VALUES ('Acme', 1), ('Globex', 3);
+"""
+
+
+def test_chat_questions_about_counts_names_and_things_listed(app, tmp_path):
+    path = make_db(tmp_path, "buses", BUSES)
+    gives(
+        app,
+        path,
+        "For each nationality, show the nationality and the number of drivers.",
+        "SELECT nationality, COUNT(*) FROM driver GROUP BY nationality",
+    )
+    gives(
+        app,
+        path,
+        "show the school and the driver name for each school bus",
+        "SELECT s.school, d.name FROM school_bus b JOIN school s USING (school_id) JOIN driver d USING (driver_id)",
+    )
+    gives(
+        app,
+        path,
+        "what countries are the airlines with names starting with Orbit from?",
+        "SELECT country FROM airlines WHERE name LIKE 'Orbit%'",
+    )
+    # a table named by its name column: its rows are listed by that name, not by every column
+    gives(
+        app,
+        path,
+        "which companies are linked to a school entry for Garfield?",
+        "SELECT company_name FROM company WHERE school_id = 3",
+    )

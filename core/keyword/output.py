@@ -83,19 +83,32 @@ def shape_output(plan: Plan, ctx: Context) -> Plan:
 
 
 def _things_listed_after(plan: Plan, ctx: Context) -> list[Ref]:
-    """'show the product id and its color': a thing listed after the columns asked for is shown
-    by its name (Ref_Colors.color_description), as a column would be."""
+    """'show the product id and its color', 'show the school and the driver name': a thing listed
+    beside the columns asked for is shown by its name (Ref_Colors.color_description), as a
+    column would be — unless it is the thing whose rows are listed ('which products … show the
+    product id')."""
     if not plan.explicit:
         return []
     first = min(m.start for m in plan.explicit)
+    subject = plan.query.target
     out: list[Ref] = []
     for m, listed in plan.entities:
-        if listed and m.sense is not None and m.sense.kind == "table" and m.start > first:
+        if not listed or m.sense is None or m.sense.kind != "table":
+            continue
+        if m.start > first or (m.sense.table != subject and _listed_beside_columns(plan, m)):
             labels = label_columns(ctx.lex, m.sense.table)
             if not labels:
                 raise Decline(f"it could not tell what to show of '{m.words}'", [m.words])
             out.append(Ref(m.sense.table, labels[0]))
     return out
+
+
+def _listed_beside_columns(plan: Plan, m: Mention) -> bool:
+    """`m` is joined to the next column asked for by 'and' or a comma ('the school and the
+    driver name')."""
+    tokens = plan.shape.tokens
+    nxt = next((x for x in plan.explicit if x.start >= m.end), None)
+    return nxt is not None and any(tokens[k].low in ("and", ",") for k in range(m.end, nxt.start))
 
 
 def _aggregate_rows(
@@ -235,7 +248,17 @@ def _list_rows(plan: Plan, ctx: Context, listed: list[Mention], explicit: list[R
         mentioned = {
             Ref(m.sense.table, m.sense.column) for m in plan.matching.mentions if m.sense and m.sense.column
         }
+        # 'show the school and the driver name for each school bus': the school by its name
+        things = [
+            Ref(m.sense.table, name[0])
+            for m in listed
+            if m.sense
+            and m.sense.kind == "table"
+            and m.sense.table != target
+            and (name := label_columns(lex, m.sense.table))
+        ]
         explicit = [
+            *things,
             *explicit,
             *(g for g in groups if g in mentioned and g not in explicit),
         ]  # '… along with the tax ID'
@@ -266,7 +289,8 @@ def _list_rows(plan: Plan, ctx: Context, listed: list[Mention], explicit: list[R
     if said and all(set(range(m.start, m.end)) <= said for m in plan.explicit):
         explicit = []
     # 'all the body builder records' of a table with no name column: its records, not their ids
-    records = listed and not named and any(t.low in ROW_NOUNS for t in plan.shape.tokens)
+    unnamed = all(column_kind(lex, r.table, r.column) != "text" for r in labels)  # only a number key
+    records = listed and unnamed and any(t.low in ROW_NOUNS for t in plan.shape.tokens)
     if not explicit and (said or records):  # 'all information about every election'
         table = lex.table(target)
         assert table is not None

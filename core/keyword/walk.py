@@ -649,7 +649,14 @@ def read_mention(plan: Plan, ctx: Context, m: Mention, pending: list[Cue], gover
         op = cue_op(text) if text is not None else s.op
         value = s.value if text is None else m.words
         ref = Ref(s.table, s.column or "")
-        if text is not None and {"name", "names"} & set(text.words.lower().split()):
+        said = next((x for x in plan.matching.mentions if text is not None and x.end == text.start), None)
+        if said is not None and said.words.lower() in ("name", "names", "title", "titles"):
+            # 'airlines with names starting with Orbit': the names, wherever else 'Orbit' is stored
+            loose = tuple(x for x in plan.loose_columns if x.start != said.start)
+            plan = plan.but(loose_columns=loose).with_role(said, "absorbed")
+            assert text is not None
+            ref = _named_by(plan, ctx, text, s.table)
+        elif text is not None and {"name", "names"} & set(text.words.lower().split()):
             ref = _named_by(plan, ctx, text, s.table)
         if m.start in plan.negated:
             if text is not None:
@@ -691,6 +698,10 @@ def _owns_next_column(plan: Plan, m: Mention, table: str) -> bool:
 
 def _table_mention(plan: Plan, ctx: Context, m: Mention, s: Sense, cues: _Cues, governed: bool) -> Plan:
     kinds, agg, count, sup = cues.kinds, cues.agg, cues.count, cues.sup
+    # 'the number of hosts' read as one phrase (it spells party.number_of_hosts) that matched the
+    # table host: still a count of hosts
+    if m.words.lower().startswith(("number of ", "count of ")):
+        count, m = True, replace(m, words=m.words.split(" ", 2)[2])
     if sup is not None and (count or sup.words.lower() in ("most", "least", "fewest")):
         return _ranked(plan, m, Measure("COUNT", s.table, words=m.words), sup)
     if count and _orders(plan, cues):

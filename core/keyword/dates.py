@@ -28,7 +28,7 @@ from dateutil.relativedelta import relativedelta
 from core.keyword.columns import NUMERIC, TEMPORAL, column_kind, date_subject
 from core.keyword.match import Lexicon, Mention
 from core.keyword.plan import AmbiguousDate, Context, Decline, Filter, Measure, Op, Plan, Ref
-from core.keyword.shapes import TEMPORAL_ADJ, Cue, Literal_
+from core.keyword.shapes import TEMPORAL_ADJ, Cue, Literal_, said_after
 from core.values import fold, similarity
 
 PARENT_HOPS = 2  # how far a table without a date looks for the date of the row it belongs to
@@ -374,10 +374,7 @@ def year_comparison(plan: Plan, lit: Literal_, prep: str) -> Op:
 def _or_after(plan: Plan, lit: Literal_) -> bool:
     """'2011 or later', '2011 or earlier', '1990 onwards': the year itself is in (not 'before
     1890 and also …')."""
-    lows = [t.low for t in plan.shape.tokens[lit.end : lit.end + 3]]
-    return lows[:1] == ["onwards"] or (
-        len(lows) >= 2 and lows[0] in ("or", "and") and lows[1] in ("later", "earlier", "more")
-    )
+    return said_after(plan.shape, lit.end) is not None
 
 
 def _month_text_column(lex: Lexicon, table: str) -> Ref | None:

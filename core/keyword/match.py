@@ -437,7 +437,7 @@ def _names_after_ids(shape: Shape, mentions: list[Mention]) -> list[Mention]:
             and prev.senses
             and prev.senses[0].kind == "column"
             and _id_like(prev.senses[0].column or "")
-            and m.words.lower() in _GENERIC
+            and m.words.lower() in NAME_WORDS
         ):
             own = [x for x in m.senses if x.kind == "column" and x.table == prev.senses[0].table]
             if own:
@@ -537,7 +537,9 @@ def said_of(
             senses = (named,) if named is not None else _owned_senses(lex, owner, low)
         elif low in KEY_WORDS and i not in at:
             senses = _nearest_keys(lex, mentions, i)
-        if senses or (i in at and owner is not None and low in _GENERIC and not _its_own(lex, owner, at[i])):
+        if senses or (
+            i in at and owner is not None and low in NAME_WORDS and not _its_own(lex, owner, at[i])
+        ):
             out.append(Mention(i, i + 1, shape.tokens[i].text, senses))
     return out
 
@@ -569,7 +571,7 @@ def _owner(shape: Shape, mentions: Sequence[Mention], i: int) -> Mention | None:
     the catalog entry': the word after it says the thing is not the catalog."""
     tokens = shape.tokens
     before = next((m for m in mentions if m.end == i and m.senses), None)
-    if tokens[i].low in _GENERIC and before is not None and before.senses[0].kind == "table":
+    if tokens[i].low in NAME_WORDS and before is not None and before.senses[0].kind == "table":
         return before  # 'the school name': the school's, whichever table has a column called name
     k = i - 1
     while k > 0 and (tokens[k].low in GENERIC_WORDS or tokens[k].low in (",", "and")):
@@ -663,7 +665,7 @@ def _owned_senses(lex: Lexicon, owner: Mention, word: str) -> tuple[Sense, ...]:
     # 'the name of each festival': its label column, if it has one; 'the school name': the column
     # named like the table (school.school)
     hits = tuple(x for x in lex.schema(word) if x.kind == "column" and x.table == table)
-    own = [c for c in columns if word in _GENERIC and name_words(c) == name_words(table)]
+    own = [c for c in columns if word in NAME_WORDS and name_words(c) == name_words(table)]
     return hits or tuple(Sense("column", table, c, None, 0.95, "name") for c in own[:1])
 
 
@@ -1160,7 +1162,7 @@ def _phrase_senses(shape: Shape, lex: Lexicon, s: int, e: int) -> list[Sense]:
     if schema and values and schema[0].score >= 0.95:
         # a word that names a table or column is read as a value only when that is clearly better
         values = [replace(v, score=v.score * 0.97) for v in values]
-    if set(words) <= _GENERIC:
+    if set(words) <= NAME_WORDS:
         # 'names', 'title': every table's label matches; other *_name columns are less likely
         schema = [x if _label_like(x) else replace(x, score=round(x.score - 0.05, 4)) for x in schema]
     if schema and schema[0].kind == "table" and schema[0].score >= 0.95 and not set(words) & _ID_WORDS:
@@ -1186,7 +1188,7 @@ def _phrase_senses(shape: Shape, lex: Lexicon, s: int, e: int) -> list[Sense]:
                 x for x in schema if x is not thing and not (x.kind == "column" and _id_like(x.column or ""))
             ]
             schema = [replace(thing, score=schema[0].score), *rest]
-    if e - s > 1 and words[-1] in _GENERIC and (not schema or schema[0].score < PHRASE_MIN):
+    if e - s > 1 and words[-1] in NAME_WORDS and (not schema or schema[0].score < PHRASE_MIN):
         schema = _label_of(lex, " ".join(words[:-1]), words[-1])
     senses = sorted([*schema, *values], key=lambda x: -x.score)
     if senses and senses[0].kind == "table" and _is_link(lex, senses[0].table):
@@ -1205,7 +1207,7 @@ def _phrase_senses(shape: Shape, lex: Lexicon, s: int, e: int) -> list[Sense]:
     return [x for x in senses if x.score >= top - SENSE_MARGIN][:SENSES_KEPT]
 
 
-_GENERIC = frozenset(["name", "names", "title", "titles"])
+NAME_WORDS = frozenset(["name", "names", "title", "titles"])  # what a row is called
 
 
 def _searched(shape: Shape, s: int, e: int) -> bool:

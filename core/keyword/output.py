@@ -30,7 +30,7 @@ from core.keyword.columns import (
 )
 from core.keyword.match import KEY_WORDS, Lexicon, Mention
 from core.keyword.plan import Context, Decline, Measure, OrderKey, Plan, Query, Ref, frozen_map
-from core.keyword.shapes import MODE_CUES, ROW_NOUNS, everything_at, singular_phrase
+from core.keyword.shapes import CUES, MODE_CUES, ROW_NOUNS, everything_at, singular_phrase
 
 # ---------------------------------------------------------------------------------------------
 # the target
@@ -91,15 +91,27 @@ def _things_listed_after(plan: Plan, ctx: Context) -> list[Ref]:
         return []
     first = min(m.start for m in plan.explicit)
     subject = plan.query.target
+    things = [
+        m
+        for m, listed in plan.entities
+        if listed
+        and m.sense is not None
+        and m.sense.kind == "table"
+        and (m.start > first or (m.sense.table != subject and _listed_beside_columns(plan, m)))
+    ]
+    return _by_name(ctx.lex, things)
+
+
+def _by_name(lex: Lexicon, things: list[Mention]) -> list[Ref]:
+    """Each thing (a table phrase) shown by its name — its first label column — as a column
+    asked for would be."""
     out: list[Ref] = []
-    for m, listed in plan.entities:
-        if not listed or m.sense is None or m.sense.kind != "table":
-            continue
-        if m.start > first or (m.sense.table != subject and _listed_beside_columns(plan, m)):
-            labels = label_columns(ctx.lex, m.sense.table)
-            if not labels:
-                raise Decline(f"it could not tell what to show of '{m.words}'", [m.words])
-            out.append(Ref(m.sense.table, labels[0]))
+    for m in things:
+        assert m.sense is not None
+        labels = label_columns(lex, m.sense.table)
+        if not labels:
+            raise Decline(f"it could not tell what to show of '{m.words}'", [m.words])
+        out.append(Ref(m.sense.table, labels[0]))
     return out
 
 
@@ -249,16 +261,9 @@ def _list_rows(plan: Plan, ctx: Context, listed: list[Mention], explicit: list[R
             Ref(m.sense.table, m.sense.column) for m in plan.matching.mentions if m.sense and m.sense.column
         }
         # 'show the school and the driver name for each school bus': the school by its name
-        things = [
-            Ref(m.sense.table, name[0])
-            for m in listed
-            if m.sense
-            and m.sense.kind == "table"
-            and m.sense.table != target
-            and (name := label_columns(lex, m.sense.table))
-        ]
+        things = [m for m in listed if m.sense and m.sense.kind == "table" and m.sense.table != target]
         explicit = [
-            *things,
+            *_by_name(lex, things),
             *explicit,
             *(g for g in groups if g in mentioned and g not in explicit),
         ]  # '… along with the tax ID'
@@ -384,27 +389,14 @@ def _counted_in_mode(plan: Plan) -> bool:
     )
 
 
-FIGURE_WORDS = {
-    "average": "AVG",
-    "avg": "AVG",
-    "mean": "AVG",
-    "total": "SUM",
-    "sum": "SUM",
-    "maximum": "MAX",
-    "max": "MAX",
-    "minimum": "MIN",
-    "min": "MIN",
-    "count": "COUNT",
-}
-
-
 def _figure_asked_again(plan: Plan, m: Measure) -> bool:
     """'which department has the highest average gpa? give me the name and that average', '…
     show the count and the product name': the figure that ranks is asked for again, by its kind
     — after a list word, 'and' or a comma, and at most a determiner."""
     lows = [t.low for t in plan.shape.tokens]
     for i, low in enumerate(lows):
-        if FIGURE_WORDS.get(low) != m.func:
+        kind, arg = CUES.get((low,), ("", ""))  # 'average', 'avg', 'max', 'count' …
+        if (arg if kind == "agg" else "COUNT" if kind == "count" else None) != m.func:
             continue
         j = i - 1
         if j >= 0 and lows[j] in ("the", "that", "its", "their"):

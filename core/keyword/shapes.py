@@ -269,30 +269,20 @@ _add("dir", "desc", "most to fewest")
 _add("dir", "desc", "newest first", "latest first", "most recent first", "most expensive first")
 _add("dir", "asc", "cheapest first", "shortest first", "least common first")
 _add("dir", "desc", "most common first")
-_add("dir", "asc", "earliest first", "from earliest", "from the earliest", "from lowest", "from the lowest")
-_add("dir", "asc", "from smallest", "from the smallest")
-_add("dir", "desc", "from latest", "from the latest", "from newest", "from the newest", "from most recent")
-_add(
-    "dir",
-    "desc",
-    "from the most recent",
-    "from highest",
-    "from the highest",
-    "from largest",
-    "from the largest",
-)
+_add("dir", "asc", "earliest first")
 # in ages: the youngest have the lowest age but the latest birth date (walk: Plan.by_age)
 _add("dir", "young", "youngest first", "from youngest to oldest", "youngest to oldest")
-_add(
-    "dir",
-    "old",
-    "oldest first",
-    "from oldest to youngest",
-    "oldest to youngest",
-    "from oldest",
-    "from the oldest",
-)
-_add("dir", "young", "from youngest", "from the youngest")
+_add("dir", "old", "oldest first", "from oldest to youngest", "oldest to youngest")
+# 'sorted by date from earliest', '… from the most recent': one end said, the other implied
+FROM_ONE_END = {
+    "asc": ("earliest", "lowest", "smallest"),
+    "desc": ("latest", "newest", "most recent", "highest", "largest"),
+    "old": ("oldest",),
+    "young": ("youngest",),
+}
+for _arg, _ends in FROM_ONE_END.items():
+    for _end in _ends:
+        _add("dir", _arg, f"from {_end}", f"from the {_end}")
 _add("alpha", "", "alphabetically", "in alphabetical order", "alphabetical order", "alphabetical", "a to z")
 _add(
     "alpha",
@@ -316,9 +306,16 @@ _add("date_prep", "in", "in", "during", "in the year", "in year", "for the year"
 _add("date_prep", "on", "on")
 _add("date_prep", "before", "before", "prior to", "until", "till", "up to")
 _add("date_prep", "after", "after", "since", "from", "starting")
-# said after the year ('2011 or later'): walk._postfix; not 'or after', which starts a second date
+# said after the year ('2011 or later'): said_after; not 'or after', which starts a second date
 _add("date_prep", "after", "or later", "and later", "onwards", "or more recently")
 _add("date_prep", "before", "or earlier", "and earlier")
+# comparisons said after their number ('5 or more', '2011 or later', '1990 onwards')
+POSTFIX = frozenset(
+    [
+        *("or more", "or less", "or fewer", "or above", "or higher", "or over", "or greater"),
+        *("or later", "and later", "onwards", "or more recently", "or earlier", "and earlier"),
+    ]
+)
 _add("relative", "last", "last", "past", "previous", "in the last", "in the past", "over the last")
 _add("relative", "last", "over the past", "within the last", "within the past", "during the last")
 _add("relative", "this", "this", "current", "so far this")
@@ -590,6 +587,15 @@ def _typed_as_code(tokens: list[Token], i: int, longest: int = 4) -> bool:
     words = [t.text for t in tokens if t.kind == "word"]
     shouting = sum(1 for w in words if w.isupper()) > len(words) / 2
     return i > 0 and 2 <= len(text) <= longest and text.isupper() and text.isalpha() and not shouting
+
+
+def said_after(shape: Shape, i: int) -> Cue | None:
+    """The comparison said right after the number that ends at token i ('5 or more', '2011 or
+    later'): it is read with the number, and it takes the number itself in."""
+    cue = shape.cue_at(i)
+    if cue is None or cue.start != i or cue.kind not in ("cmp", "date_prep"):
+        return None
+    return cue if " ".join(t.low for t in shape.tokens[cue.start : cue.end]) in POSTFIX else None
 
 
 def read_shape(question: str) -> Shape:

@@ -36,7 +36,7 @@ from core.keyword.columns import (
 )
 from core.keyword.dates import date_literal, year_comparison
 from core.keyword.filters import compare, numeric_neighbour
-from core.keyword.match import Lexicon, Mention, Sense
+from core.keyword.match import NAME_WORDS, Lexicon, Mention, Sense
 from core.keyword.plan import (
     Context,
     Decline,
@@ -63,6 +63,7 @@ from core.keyword.shapes import (
     Literal_,
     is_generic,
     is_plural,
+    said_after,
     singular_phrase,
 )
 from core.values import fold
@@ -137,8 +138,8 @@ def walk(plan: Plan, ctx: Context) -> Plan:
         elif item.kind == "literal":
             lit = item.literal
             assert lit is not None
-            after = plan.shape.cue_at(lit.end)
-            if after is not None and after.start == lit.end and _postfix(plan, after):
+            after = said_after(plan.shape, lit.end)
+            if after is not None:
                 # '5 or more', '2011 or later': the comparison said after its number
                 pending.append(after)
                 plan = plan.but(skipped_cues=plan.skipped_cues | {after.start})
@@ -251,7 +252,7 @@ def _only_a_generic_word(
     if any(it.cue is not None and it.cue.kind != "list" for it in here):
         return None
     m, listed = mentions[0], plan.listed()
-    if m.words.lower() not in ("name", "names", "title", "titles") or not listed or listed[0].sense is None:
+    if m.words.lower() not in NAME_WORDS or not listed or listed[0].sense is None:
         return None
     table = listed[0].sense.table
     if m.sense is not None and m.sense.table == table:
@@ -297,19 +298,6 @@ def _ranked_own_column(plan: Plan, m: Mention, last: Mention | None) -> bool:
         and plan.superlative[1] is last
         and plan.role(last).governed_by_list
     )
-
-
-POSTFIX_COMPARISONS = frozenset(
-    ["or more", "or less", "or fewer", "or above", "or higher", "or over", "or greater"]
-)
-
-
-def _postfix(plan: Plan, cue: Cue) -> bool:
-    """A comparison said after its number ('5 or more', '2011 or later', '1990 onwards')."""
-    said = " ".join(t.low for t in plan.shape.tokens[cue.start : cue.end])
-    if cue.kind == "cmp":
-        return said in POSTFIX_COMPARISONS
-    return cue.kind == "date_prep" and said.split()[0] in ("or", "and", "onwards")
 
 
 AUXILIARIES = frozenset(["has", "have", "had", "did", "does", "do"])
@@ -650,7 +638,7 @@ def read_mention(plan: Plan, ctx: Context, m: Mention, pending: list[Cue], gover
         value = s.value if text is None else m.words
         ref = Ref(s.table, s.column or "")
         said = next((x for x in plan.matching.mentions if text is not None and x.end == text.start), None)
-        if said is not None and said.words.lower() in ("name", "names", "title", "titles"):
+        if said is not None and said.words.lower() in NAME_WORDS:
             # 'airlines with names starting with Orbit': the names, wherever else 'Orbit' is stored
             loose = tuple(x for x in plan.loose_columns if x.start != said.start)
             plan = plan.but(loose_columns=loose).with_role(said, "absorbed")
@@ -932,11 +920,8 @@ def _measured(plan: Plan, m: Mention, measure: Measure, sup: Cue | None) -> Plan
     plan = plan.with_role(m, "measure").adding(measures=measure)
     if sup is not None and measure.ref is not None and _listed_cues(plan, sup):
         # 'the average and highest review ratings': two figures of one column, not a ranking
-        desc = sup.arg == "desc"
-        if measure.ref.column.lower() == "age" and sup.words.lower() in AGE_ADJ:
-            desc = AGE_ADJ[sup.words.lower()]  # 'the average and youngest age': the lowest
         extreme = Measure(
-            "MAX" if desc else "MIN",
+            "MAX" if _descending(sup, measure.ref.column) else "MIN",
             measure.ref.table,
             measure.ref.column,
             words=f"{sup.words} {m.words}",
@@ -1001,12 +986,18 @@ def _said_different(plan: Plan, m: Mention) -> bool:
     return any(c.kind == "distinct" and c.end == m.start for c in plan.shape.cues)
 
 
+def _descending(sup: Cue, column: str | None) -> bool:
+    """The superlative's direction: 'the youngest age' (and 'the average and youngest age') is
+    the lowest age, not the latest."""
+    if column is not None and column.lower() == "age" and sup.words.lower() in AGE_ADJ:
+        return AGE_ADJ[sup.words.lower()]
+    return sup.arg == "desc"
+
+
 def _ranked(plan: Plan, m: Mention, key: Ref | Measure, sup: Cue) -> Plan:
     """'the highest rating', 'the most papers': rank by `key`; ranking.superlative decides
     later whether that means the first row or MAX."""
-    desc = sup.arg == "desc"
-    if isinstance(key, Ref) and key.column.lower() == "age" and sup.words.lower() in AGE_ADJ:
-        desc = AGE_ADJ[sup.words.lower()]  # 'the youngest age' is the lowest, not the latest
+    desc = _descending(sup, key.column if isinstance(key, Ref) else None)
     plan = plan.with_role(m, "order").adding(order=OrderKey(key, desc, f"{sup.words} {m.words}"))
     return plan.but(superlative=(sup, m if isinstance(key, Ref) else None))
 

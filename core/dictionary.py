@@ -146,6 +146,19 @@ def words(text: str, *, expand: bool = False) -> list[str]:
     return out
 
 
+def expanded_words(name: str) -> str:
+    """A name's words with its abbreviations spelled out: 'cust_addr' → 'customer address', and
+    'LName', which camel case splits into 'l name', → 'last name'."""
+    parts = [p.lower() for p in split_identifier(name)]
+    joined: list[str] = []
+    for part in parts:
+        if joined and len(joined[-1]) == 1 and joined[-1] + part in ABBREVIATIONS:
+            joined[-1] += part
+        else:
+            joined.append(part)
+    return " ".join(words(" ".join(joined), expand=True))
+
+
 def name_words(name: str) -> str:
     return " ".join(stem(w) for w in split_identifier(name))
 
@@ -172,7 +185,7 @@ class KeywordDictionary:
                 continue
             t_name = name_words(table.name)
             t_labels = [(t_name, "name"), *((" ".join(words(s)), "synonym") for s in table.synonyms)]
-            expanded = " ".join(words(" ".join(split_identifier(table.name)), expand=True))
+            expanded = expanded_words(table.name)
             if expanded != t_name:
                 t_labels.append((expanded, "name"))
             terms.extend(Term(text, table.name, None, via) for text, via in t_labels if text)
@@ -182,7 +195,7 @@ class KeywordDictionary:
                 if not access.allows(table.name, col.name):
                     continue
                 c_name = name_words(col.name)
-                c_expanded = " ".join(words(" ".join(split_identifier(col.name)), expand=True))
+                c_expanded = expanded_words(col.name)
                 c_labels = [(c_name, "name"), *((" ".join(words(s)), "synonym") for s in col.synonyms)]
                 if c_expanded != c_name:
                     c_labels.append((c_expanded, "name"))

@@ -335,6 +335,22 @@ def test_keyword_mode_reads_own_words_it_cannot_match_to_an_option(settings, dem
     assert outcome.status == "answer" and [tuple(r) for r in outcome.rows] == want
 
 
+def test_own_words_that_spell_a_column_with_a_cue_word_pick_it(settings, demo_var):
+    """'paid on' holds 'on', a date word: read as the column payment.paid_on, even in the brackets
+    keyword mode adds the answer in."""
+    app = Askbase(settings)
+    question = "How many clients with payments in 2025?"
+    first = ask(app, "demo", question)
+    assert first.status == "clarify"
+    words = exchange_for(first.clarification, own_words="paid on", match_options=True)
+    outcome = ask(app, "demo", question, Transcript((words,)))
+    with sqlite3.connect(demo_var / "demo.sqlite") as conn:
+        want = conn.execute(
+            "SELECT COUNT(DISTINCT client_id) FROM payment WHERE paid_on >= '2025-01-01' AND paid_on < '2026-01-01'"
+        ).fetchall()
+    assert outcome.status == "answer" and [tuple(r) for r in outcome.rows] == want
+
+
 # ---------------------------------------------------------------- the console
 
 

@@ -36,6 +36,7 @@ from core.keyword.match import (
     names_across_stop_words,
     names_in_stop_words,
     names_over_cues,
+    values_over_stop_words,
 )
 from core.keyword.plan import Abstain, Ambiguity, Context, Decline, Plan, Query, Ref
 from core.keyword.readings import Reading, decode_all
@@ -276,7 +277,8 @@ def _tied_at_limit(
 
 
 def _match(question: str, lex: Lexicon, readings: Sequence[Reading]) -> tuple[Shape, Matching]:
-    shape = names_across_stop_words(names_in_stop_words(names_over_cues(read_shape(question), lex), lex), lex)
+    shape = names_over_cues(read_shape(question), lex)
+    shape = values_over_stop_words(names_across_stop_words(names_in_stop_words(shape, lex), lex), lex)
     return shape, choose(discover(shape, lex, readings), lex)
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from rapidfuzz import fuzz
+
 from core.dictionary import stem
 from core.keyword.match import Lexicon, Mention, Sense
 from core.keyword.plan import Measure, Ref
@@ -73,6 +75,11 @@ def label_columns(lex: Lexicon, table: str) -> list[str]:
     def bare(name: str) -> str:  # customer_first_name in customers: 'firstname'
         low = flat(name)
         return low[len(single) :] if low.startswith(single) and low != single else low
+
+    # spelled a letter differently from the table (appellations.Appelation)
+    close = [c.name for c in texts if len(single) >= 5 and fuzz.ratio(flat(c.name), single) >= 90]
+    if len(close) == 1:
+        return close
 
     first = [c.name for c in texts if bare(c.name) in ("firstname", "givenname", "fname")]
     last = [c.name for c in texts if bare(c.name) in ("lastname", "surname", "familyname", "lname")]
@@ -164,6 +171,42 @@ def measure_columns(lex: Lexicon, table: str) -> list[str]:
         and c.name.lower() not in fks
         and not c.name.lower().endswith("id")
     ]
+
+
+# Words in the name of a column that holds money: what '$100' or '€5' is compared with.
+MONEY_WORDS = frozenset(
+    [
+        "price",
+        "prices",
+        "cost",
+        "costs",
+        "amount",
+        "fee",
+        "fees",
+        "fare",
+        "fares",
+        "salary",
+        "salaries",
+        "budget",
+        "revenue",
+        "pay",
+        "payment",
+        "charge",
+        "charges",
+        "spend",
+        "spending",
+        "income",
+        "wage",
+        "wages",
+    ]
+)
+CURRENCY_SIGNS = ("$", "€", "£", "¥")
+
+
+def money_column(lex: Lexicon, table: str) -> str | None:
+    """The one number of `table` that holds money ('wines over $100' → wine.Price), if only one."""
+    money = [c for c in measure_columns(lex, table) if MONEY_WORDS & set(re.split(r"[^a-z]+", c.lower()))]
+    return money[0] if len(money) == 1 else None
 
 
 def measure_column(lex: Lexicon, table: str) -> str | None:

@@ -13,7 +13,16 @@ import itertools
 import re
 from dataclasses import replace
 
-from core.keyword.columns import TEMPORAL, column_kind, date_subject, is_numeric, measure_column
+from core.keyword.columns import (
+    CURRENCY_SIGNS,
+    TEMPORAL,
+    age_column,
+    column_kind,
+    date_subject,
+    is_numeric,
+    measure_column,
+    money_column,
+)
 from core.keyword.match import Mention
 from core.keyword.plan import Context, Decline, Filter, Having, Measure, Op, Plan, Ref
 from core.keyword.shapes import Literal_
@@ -33,7 +42,13 @@ def compare(
     ):
         last = None  # 'festivals that have at least two …' matched festival_id: no id is 'at least two'
     counted_next = nxt is not None and nxt.sense is not None and nxt.sense.kind == "table"
-    said = _compared_column(ctx, last, counted_next)
+    said = _compared_column(ctx, last, counted_next, words)
+    if said is None and (
+        words.split()[0].lower() in ("older", "younger") or any(c in words for c in CURRENCY_SIGNS)
+    ):
+        # an age or an amount of money whose column the question does not make plain: never a
+        # count of what follows, nor whatever number is named next
+        raise Decline(f"it could not tell which column '{words}' compares", [words])
     measured = next(
         (x for x in plan.query.measures if x.ref == said and x.func in ("AVG", "SUM", "MIN", "MAX")), None
     )
@@ -74,17 +89,28 @@ def compare(
     raise Decline(f"it could not tell what '{words}' applies to", [words])
 
 
-def _compared_column(ctx: Context, last: Mention | None, counted_next: bool) -> Ref | None:
+def _compared_column(ctx: Context, last: Mention | None, counted_next: bool, words: str) -> Ref | None:
     """The column a comparison after `last` is about: the column named, or the one number of the
-    table named ('orders above 50') unless the number counts the table after it."""
+    table named ('orders above 50') unless the number counts the table after it; of people,
+    'under 20' and 'over 65' are their age ('students under 20')."""
     if last is None or last.sense is None:
         return None
     if last.sense.kind == "column" and last.sense.column:
         return Ref(last.sense.table, last.sense.column)
-    if last.sense.kind == "table" and not counted_next:
-        column = measure_column(ctx.lex, last.sense.table)
-        return Ref(last.sense.table, column) if column is not None else None
-    return None
+    if last.sense.kind != "table":
+        return None
+    table, first = last.sense.table, words.split()[0].lower()
+    if first in ("older", "younger"):
+        return age_column(ctx.lex, table)  # 'pilots younger than 34 …': never a count of what follows
+    if any(sign in words for sign in CURRENCY_SIGNS):
+        column = money_column(ctx.lex, table)  # 'wines over $100': the price, not the year
+        return Ref(table, column) if column is not None else None
+    if counted_next:
+        return None
+    column = measure_column(ctx.lex, table)
+    if column is None and first in ("under", "over", "aged"):
+        return age_column(ctx.lex, table)
+    return Ref(table, column) if column is not None else None
 
 
 def numeric_neighbour(
@@ -135,11 +161,19 @@ def place_loose_columns(plan: Plan, ctx: Context) -> Plan:
                 continue
         joining = {k for c in plan.shape.cues if c.kind == "and" for k in range(c.start, c.end)}
         # 'along with the ids of …' lists, it does not say the thing is there
-        before = {plan.shape.tokens[k].low for k in range(max(0, m.start - 3), m.start) if k not in joining}
-        lows = [t.low for t in plan.shape.tokens[max(0, m.start - 2) : m.start]]
-        if lows in (["with", "their"], ["with", "its"]) or (lows == ["with", "the"] and plan.explicit):
+        tokens = plan.shape.tokens
+        near = max(0, m.start - 3)
+        near = max([near, *(k + 1 for k in range(near, m.start) if tokens[k].kind == "punct")])
+        # ('for each club with coaches: club id, …': the 'with' before the colon is not this one's)
+        before = {tokens[k].low for k in range(near, m.start) if k not in joining}
+        lows = [t.low for t in tokens[max(0, m.start - 2) : m.start]]
+        q = plan.query
+        if lows in (["with", "their"], ["with", "its"]) or (
+            lows in (["with", "the"], [",", "with"]) and (plan.explicit or q.measures)
+        ):
             # 'all budget type codes with their descriptions', 'pilot names with the fleet series
-            # of the aircraft they flew': shown beside them, not a condition
+            # of the aircraft they flew', 'the average amount per lot, with the lot id', 'the
+            # number of items in each order, with order id': shown beside them, not a condition
             plan = plan.with_role(m, "projection").but(explicit=(*plan.explicit, m))
             continue
         if before & {"have", "has", "had", "having", "with"}:

@@ -898,13 +898,18 @@ def names_over_cues(shape: Shape, lex: Lexicon) -> Shape:
 
 def names_in_stop_words(shape: Shape, lex: Lexicon) -> Shape:
     """'how to get there for each attraction': a column (How_to_Get_There) whose name is spelled
-    only with stop and cue words, which would otherwise vanish from the question unread."""
+    only with stop and cue words, which would otherwise vanish from the question unread; and
+    'weeks on top' (Weeks_on_Top), a name spelled with a cue word among its words, which is the
+    name and no 'top 10'."""
     n = len(shape.tokens)
     for s in range(n):
         for e in range(min(n, s + 6), s + 1, -1):
-            if any(shape.role[k] not in ("stop", "cue") for k in range(s, e)):
-                continue
+            roles = set(shape.role[s:e])
             inside = [c for c in shape.cues if s <= c.start < e or s < c.end <= e]
+            if not (roles <= {"stop", "cue"} or (roles <= {"stop", "cue", "content"} and inside)):
+                continue
+            if "content" in roles and any(t.kind == "punct" for t in shape.tokens[s:e]):
+                continue  # '2025? (paid on)': a name across brackets is not one phrase
             if any(c.start < s or c.end > e for c in inside) or not _spells(lex, shape.text(s, e)):
                 continue
             for cue in inside:
@@ -913,6 +918,36 @@ def names_in_stop_words(shape: Shape, lex: Lexicon) -> Shape:
                 shape, role=tuple("content" if s <= k < e else r for k, r in enumerate(shape.role))
             )
             return names_in_stop_words(shape, lex)  # and any other such name
+    return shape
+
+
+def values_over_stop_words(shape: Shape, lex: Lexicon) -> Shape:
+    """'orders with status On Road', 'items that are Out of Stock': a stored value that starts
+    with stop words. Read without them, 'Road' is only contained in the value (a LIKE filter);
+    with them it is the value itself."""
+    tokens = shape.tokens
+    for s in range(1, len(tokens)):
+        if shape.role[s] != "content" or shape.role[s - 1] not in ("stop", "cue"):
+            continue
+        for k in (2, 1):
+            lead = range(s - k, s)
+            if s - k < 0 or any(
+                shape.role[i] not in ("stop", "cue") or not tokens[i].text.isalpha() for i in lead
+            ):
+                continue
+            cues = [c for c in shape.cues if c.start < s and c.end > s - k]
+            if any(c.start < s - k or c.end > s for c in cues):
+                continue  # a cue that goes on past these words ('in the last 3 months')
+            end = s
+            while end < len(tokens) and shape.role[end] == "content" and end - s < MAX_PHRASE - k:
+                end += 1
+            if any(x.via == "value" and x.score >= 1.0 for x in lex.values(shape.text(s - k, end))):
+                for cue in cues:  # 'On' in 'On Road' is no date's 'on'
+                    shape = _uncue(shape, cue, {})
+                shape = replace(
+                    shape, role=tuple("content" if i in lead else r for i, r in enumerate(shape.role))
+                )
+                break
     return shape
 
 
@@ -1042,7 +1077,7 @@ NOUN_BEFORE = frozenset(["whose", "the", "which", "what", "each", "every", "an",
 
 
 def _listed_noun(shape: Shape, i: int) -> bool:
-    """The word at i is a noun, not a verb: it follows a list's comma or 'and', a possessive
+    """The word at i is a noun, not a verb: it follows a list's comma or 'and', 'by', a possessive
     ('their rank', 'whose rank'), 'the' or a superlative ('the lowest rank'); a sorting verb
     starts a clause ('rank them by age') or follows 'and' only with an object after it, which a
     column's name never has."""
@@ -1055,7 +1090,8 @@ def _listed_noun(shape: Shape, i: int) -> bool:
     said = shape.cue_at(i - 1)
     if said is not None and said.kind in ("super", "agg"):  # 'the lowest rank', 'the average rank'
         return True
-    return before in (",", "and") and after in ("", ",", "and", "of", "for", "?", ".")
+    # 'the name, class, and rank'; 'count of faculty by rank and sex' (what to group by)
+    return before in (",", "and", "by", "per") and after in ("", ",", "and", "of", "for", "?", ".")
 
 
 def _compared(shape: Shape, i: int) -> bool:
@@ -1150,8 +1186,10 @@ def _phrase_senses(shape: Shape, lex: Lexicon, s: int, e: int) -> list[Sense]:
     phrase = " ".join(words)
     has_code = any(any(ch.isdigit() for ch in w) for w in words)
     schema = [] if has_code else lex.schema(phrase)
-    if e - s == 1 and words[0] in AGENT_NOUNS and not any(x.score >= 0.95 for x in schema):
-        # 'who wrote the books': the column for who writes them (book.Writer), if there is one
+    asks_who = s > 0 and shape.tokens[s - 1].low == "who"
+    if e - s == 1 and words[0] in AGENT_NOUNS and (asks_who or not any(x.score >= 0.95 for x in schema)):
+        # 'who wrote the books': the column for who writes them (book.Writer), if there is one;
+        # after 'who' even where a column is named by the verb ('who built' → Builder, not Built)
         agent = AGENT_NOUNS[words[0]]
         doers = [x for x in lex.schema(agent) if _spelled(x, agent)]
         if doers:

@@ -144,15 +144,17 @@ def _aggregate_rows(
     groups = list(dict.fromkeys([*explicit, *groups]))
     things = {m.sense.table for m, _ in plan.entities if m.sense and m.sense.kind == "table"}
     things -= {h.measure.table for h in q.having} | {m.table for m in measures if m.func == "COUNT"}
-    # 'the color of the grape with the highest average wine price': its rows' figure ranks it
-    ranked_by_others = q.limit == 1 and any(
-        isinstance(o.key, Measure) and o.key.table not in things for o in q.order
-    )
+
+    def ranked_by_others(table: str) -> bool:
+        """'the color of the grape with the highest average wine price', '… whose wines have the
+        highest average price': a figure of other rows ranks each grape on its own."""
+        return q.limit == 1 and any(isinstance(o.key, Measure) and o.key.table != table for o in q.order)
+
     for r in explicit:  # 'the names of courses with at least 5 enrollments': two courses may share one
         if (
             r.table in things
             and not is_key(lex, r)
-            and (r.column in label_columns(lex, r.table) or ranked_by_others)
+            and (r.column in label_columns(lex, r.table) or ranked_by_others(r.table))
         ):
             # 'the location of the party with the most hosts': the parties are ranked, each on its own
             names.setdefault(r, singular_phrase(r.table))

@@ -139,6 +139,16 @@ def superlative(plan: Plan, ctx: Context) -> Plan:
         measure = Measure("MAX" if key.desc else "MIN", key.key.table, key.key.column, words=key.words)
         plan = plan.with_query(order=plan.query.order[:-1]).with_role(col_mention, "measure")
         return plan.adding(measures=measure)
+    ranked_by = [o.key for o in plan.query.order if isinstance(o.key, Measure)]
+    figures = {(x.func, x.table, x.column, x.distinct) for x in plan.query.measures}
+    ranked = {(x.func, x.table, x.column, x.distinct) for x in ranked_by}
+    if ranked and not listed and not plan.explicit and not plan.query.groups and figures - ranked:
+        # 'the average access count of documents in the structure with the fewest documents':
+        # a figure of the one group ranked first, which one query over all rows does not give
+        raise Decline(
+            f"it asks for a figure of the one thing '{cue.words}' picks, which keyword mode does not compute",
+            [cue.words],
+        )
     noun = listed[0].words if listed else (plan.explicit[0].words if plan.explicit else "")
     if plan.top is not None:
         return plan.with_query(limit=1 if not is_plural(noun) else 10)

@@ -346,8 +346,8 @@ _add("text", "contains", *NAME_SUFFIXES)
 _add("or", "", "or")
 _add("and", "", "and", "as well as", "along with", "together with", "plus", "&", "alongside")
 
-# 'across' groups ('sales across regions'), but not before a word that takes in the whole table,
-# nor before the thing's own rows ('the average rent across their addresses': all of them).
+# 'across' takes in every row it names ('total stock across markets', 'across all projects',
+# 'the average rent across their addresses'), unless it is said to vary (_across_groups).
 WHOLE_SCOPE = frozenset(
     [
         ("across", "all"),
@@ -357,6 +357,16 @@ WHOLE_SCOPE = frozenset(
         *(("across", w) for w in ("their", "its", "his", "her")),
     ]
 )
+
+# 'how does it vary across different courses', 'sales across each region': one figure each.
+# Otherwise 'across' says what a figure is taken over ('total stock across markets').
+ACROSS_EACH = frozenset(["different", "each", "every", "various", "individual"])
+VARIES = frozenset(["vary", "varies", "differ", "differs", "breakdown", "broken", "split", "compare"])
+
+
+def _across_groups(lows: list[str], i: int) -> bool:
+    return (i + 1 < len(lows) and lows[i + 1] in ACROSS_EACH) or bool(VARIES & set(lows[:i]))
+
 
 # Wording Askbase will not turn into SQL without an LLM: answering would be guessing.
 _UNSUPPORTED = {
@@ -479,6 +489,12 @@ AGENT_NOUNS = {
     **dict.fromkeys(["edited", "edits"], "editor"),
     **dict.fromkeys(["translated", "translates"], "translator"),
     **dict.fromkeys(["illustrated", "illustrates"], "illustrator"),
+    **dict.fromkeys(["built", "builds"], "builder"),
+    **dict.fromkeys(["managed", "manages"], "manager"),
+    **dict.fromkeys(["owned", "owns"], "owner"),
+    **dict.fromkeys(["published", "publishes"], "publisher"),
+    **dict.fromkeys(["developed", "develops"], "developer"),
+    **dict.fromkeys(["organized", "organised", "organizes", "organises"], "organizer"),
 }
 
 MEASURE_UNITS = _words(
@@ -490,7 +506,7 @@ MEASURE_UNITS = _words(
     """
 )
 GLUE = RELATION_VERBS | FILLERS | MEASURE_UNITS
-SENTENCE_ENDS = frozenset([".", "?", "!", ";"])
+SENTENCE_ENDS = frozenset([".", "?", "!", ";", ":"])
 
 MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
 MONTHS.update({m.lower(): i for i, m in enumerate(calendar.month_abbr) if m})
@@ -644,8 +660,8 @@ def read_shape(question: str) -> Shape:
             i = cues[0].end
             continue
         scope = next((n for n in (2, 3) if tuple(lows[i : i + n]) in WHOLE_SCOPE), 0)
-        if lows[i] == "across" and i > 0 and lows[i - 1] == "there":
-            scope = 1  # 'how many different services are there across stations': in all of them
+        if lows[i] == "across" and not scope and not _across_groups(lows, i):
+            scope = 1  # 'total faculty across campuses', 'are there across stations': all of them
         if scope:  # 'total hours across all projects': every project together, not one per project
             for k in range(i, i + scope):
                 shape.role[k] = "stop"

@@ -66,6 +66,7 @@ from core.keyword.shapes import (
     said_after,
     singular_phrase,
 )
+from core.plurals import plural, singular
 from core.values import fold
 
 
@@ -90,6 +91,7 @@ def walk(plan: Plan, ctx: Context) -> Plan:
     counted: Mention | None = None  # the last table counted ('how many X, Y and Z' would count all three)
     bucket: int | None = None  # the token after a time bucket ('per month' | of the signup date)
     repointed: Mention | None = None  # '…? just names': read as the name of what is listed
+    grouped: Mention | None = None  # the last column grouped by ('by rank and sex' groups by both)
     ends = [i for i, t in enumerate(plan.shape.tokens) if t.text in SENTENCE_ENDS]
     for n, item in enumerate(items):
         after_bucket, bucket = bucket, None
@@ -174,6 +176,9 @@ def walk(plan: Plan, ctx: Context) -> Plan:
             ):
                 plan = plan.with_role(m, "absorbed")  # 'region name', 'paper ID': said of the word before
                 continue
+            if _named_again(plan, m, ends):
+                plan = plan.with_role(m, "absorbed")  # '… per headquartered city? city and count'
+                continue
             if _inverted_verb(plan, m):
                 plan = plan.with_role(m, "absorbed")  # 'how many railways has each builder built?'
                 continue
@@ -218,7 +223,18 @@ def walk(plan: Plan, ctx: Context) -> Plan:
                 # 'lenses that have Digital in the name': the text cue said after the words
                 pending = [*pending, after]
                 plan = plan.but(skipped_cues=plan.skipped_cues | {after.start})
-            plan = read_mention(plan, ctx, m, pending, governed)
+            if (
+                grouped is not None
+                and not pending
+                and m.sense.kind == "column"
+                and not governed
+                and _chained(plan, grouped, m)
+            ):
+                # 'count of faculty by rank and sex': the second column groups too
+                plan = plan.with_role(m, "group").adding(groups=Ref(m.sense.table, m.sense.column or ""))
+            else:
+                plan = read_mention(plan, ctx, m, pending, governed)
+            grouped = m if plan.role(m).kind == "group" and m.sense.kind == "column" else None
             if m.sense.kind == "table":
                 counted = m if plan.role(m).kind == "measure" else None
             list_scope = False
@@ -236,6 +252,21 @@ def walk(plan: Plan, ctx: Context) -> Plan:
         moded = _mode_after(plan, ctx, cue, None) if cue.kind == "super" else None
         plan = moded if moded is not None else check_leftover(plan, ctx, cue)
     return plan
+
+
+def _named_again(plan: Plan, m: Mention, ends: list[int]) -> bool:
+    """'how many stores per headquartered city? city and count': a later sentence names, by the
+    last word of its name, a column the question already groups by or shows — that column, not
+    another one the word alone resembles (City_Area)."""
+    if m.sense is None or m.sense.kind != "column" or not any(e < m.start for e in ends):
+        return False
+    said = " ".join(singular(w) for w in m.words.lower().split())
+    used = [*plan.query.groups, *plan.query.projection]
+    return any(
+        r != Ref(m.sense.table, m.sense.column or "")
+        and r.column.lower().replace("_", " ").endswith(f" {said}")
+        for r in used
+    )
 
 
 def _only_a_generic_word(
@@ -403,6 +434,13 @@ def _attach_literal(
         # the numeric column named before is not what it compares
         right_before = nxt is not None and all(plan.shape.role[i] == "stop" for i in range(said, nxt.start))
         counts_next = lit.kind == "number" and table_next and right_before
+        if nxt is not None and (
+            any(c.kind in ("list", "order", "group") and said <= c.start < nxt.start for c in plan.shape.cues)
+            or any(t.kind == "punct" for t in plan.shape.tokens[said : nxt.start])
+        ):
+            # 'students under 20 who participate …', 'wines over 100, ordered by year': what the
+            # next clause names is not what the number compares
+            nxt = None
         if lit.kind == "number" and right_before and nxt is not None and _table_then_column(ctx, nxt):
             # 'at least two institutions founded after 1880' matched Institution.Founded: it
             # counts institutions, and no founding year is 'at least two'
@@ -817,6 +855,13 @@ def _column_mention(plan: Plan, ctx: Context, m: Mention, s: Sense, cues: _Cues,
         return _ranked(plan, m, Measure("COUNT", ref.table, words=m.words), sup)
     if sup is not None:
         return _ranked(plan, m, ref, sup)
+    if count and _count_then_group(cues):
+        # 'how many per affiliation': the rows counted, one figure per affiliation — not the
+        # number of different affiliations
+        plan = plan.with_role(m, "group").adding(groups=ref)
+        return plan.adding(
+            measures=Measure("COUNT", ref.table, words=plural(ref.table.replace("_", " ").lower()))
+        )
     if count and (kind not in NUMERIC or _said_different(plan, m)):
         # 'how many different majors': the different values, numbers or not
         measure = Measure("COUNT", ref.table, ref.column, True, m.words)
@@ -1005,6 +1050,12 @@ def _ranked(plan: Plan, m: Mention, key: Ref | Measure, sup: Cue) -> Plan:
 def _orders(plan: Plan, cues: _Cues) -> bool:
     """'ordered by X', or 'by X' after 'top N'."""
     return "order" in cues.kinds or ("by" in cues.kinds and _by_orders(plan))
+
+
+def _count_then_group(cues: _Cues) -> bool:
+    """'how many per X', 'count for each X': the count names nothing before the grouping cue."""
+    count = next((c for c in cues.pending if c.kind == "count"), None)
+    return count is not None and any(c.kind == "group" and c.start >= count.end for c in cues.pending)
 
 
 def _groups(plan: Plan, cues: _Cues) -> bool:

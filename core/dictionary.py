@@ -38,6 +38,7 @@ ABBREVIATIONS = {
     "cust": "customer",
     "emp": "employee",
     "dept": "department",
+    "temp": "temperature",
     "mgr": "manager",
     "acct": "account",
     "cnt": "count",
@@ -159,6 +160,58 @@ def expanded_words(name: str) -> str:
     return " ".join(words(" ".join(joined), expand=True))
 
 
+# Abbreviations people type that never mean anything else ('dept id', 'mean temp'); the
+# others ('no', 'max', 'info') are words of their own in a question.
+TYPED_SHORT = {
+    w: ABBREVIATIONS[w] for w in ("dept", "temp", "qty", "amt", "addr", "acct", "mgr", "emp", "cust")
+}
+
+# Units a column's name ends with ('Sales_in_Billion', 'Height_in_cm', 'max_speed_mph').
+UNIT_WORDS = frozenset(
+    [
+        "billion",
+        "million",
+        "thousand",
+        "hundred",
+        "percent",
+        "pct",
+        "usd",
+        "dollar",
+        "euro",
+        "cm",
+        "mm",
+        "km",
+        "m",
+        "kg",
+        "g",
+        "lb",
+        "mph",
+        "kmh",
+        "hour",
+        "minute",
+        "second",
+        "day",
+        "year",
+    ]
+)
+
+
+# Ends of a name that are no unit when said bare: Vote_Percent is another figure than Votes,
+# start_day and num_year are the day and the year themselves.
+BARE_UNIT_EXCEPTIONS = frozenset(["percent", "pct", "m", "g", "day", "year", "hour", "minute", "second"])
+
+
+def without_unit(words_: str) -> str:
+    """A column's words without the unit its name ends with: 'sale in billion' → 'sale', so
+    'sales' names Sales_in_Billion. '' when there is no unit, or nothing before it."""
+    parts = words_.split()
+    if len(parts) >= 3 and parts[-2] == "in" and parts[-1] in UNIT_WORDS:
+        return " ".join(parts[:-2])
+    if len(parts) >= 2 and parts[-1] in UNIT_WORDS - BARE_UNIT_EXCEPTIONS:
+        return " ".join(parts[:-1])
+    return ""
+
+
 def name_words(name: str) -> str:
     return " ".join(stem(w) for w in split_identifier(name))
 
@@ -199,6 +252,9 @@ class KeywordDictionary:
                 c_labels = [(c_name, "name"), *((" ".join(words(s)), "synonym") for s in col.synonyms)]
                 if c_expanded != c_name:
                     c_labels.append((c_expanded, "name"))
+                unitless = without_unit(c_name)
+                if unitless and unitless != c_name:
+                    c_labels.append((unitless, "name"))
                 pointer = (table.name, col.name) in pointers
                 for text, via in c_labels:
                     if not text:
@@ -242,7 +298,10 @@ class KeywordDictionary:
 
     def match(self, keyword: str, limit: int = 8, min_score: float = MIN_SCORE) -> list[SchemaMatch]:
         """Tables and columns `keyword` may name, best first (one match per table/column)."""
-        kw_words = [w for w in words(keyword) if w not in STOPWORDS] or words(keyword)
+        typed = [
+            part for w in words(keyword) for part in (TYPED_SHORT[w].split() if w in TYPED_SHORT else [w])
+        ]
+        kw_words = [w for w in typed if w not in STOPWORDS] or typed
         query = " ".join(kw_words)
         if not query:
             return []

@@ -10,7 +10,10 @@ what follows 'who'), '…, with the lot id' (shown, not a condition), 'wines ove
 price, never the year named after the comma), a table's name column spelled a letter differently
 (appellations.Appelation), 'the color of the grape whose wines have the highest average price'
 (the grape ranked, not the colour), 'pilots younger than 34' (an age, never a count), what to show
-after a colon, and a later sentence that names a column by its last word ('? city and count').
+after a colon, a later sentence that names a column by its last word ('? city and count') or a
+figure already asked for ('? show min salary and dept id'), 'female students' where the column
+stores 'F', 'sales' for Sales_in_Billion, and '…, most recent year first' (sorted by the key
+between the end and 'first').
 Each is answered with the rows hand-written SQL gives, or declined — never answered with
 something else."""
 
@@ -309,3 +312,67 @@ def test_a_later_sentence_names_a_column_by_its_last_word(app, tmp_path):
     want = "SELECT d.Headquartered_City, COUNT(*) FROM store s JOIN district d USING (District_ID) GROUP BY 1"
     # 'city' is the headquartered city already asked for, not City_Area
     gives(app, path, "how many stores per headquartered city? city and count", want)
+
+
+PEOPLE = """
+CREATE TABLE Student (StuID INTEGER PRIMARY KEY, LName TEXT, Age INTEGER, Sex TEXT, Major INTEGER);
+INSERT INTO Student VALUES (1, 'Smith', 18, 'F', 600), (2, 'Kim', 22, 'M', 520), (3, 'Lee', 19, 'F', 520),
+    (4, 'Diaz', 24, 'M', 600), (5, 'Ng', 27, 'F', 600);
+"""
+
+
+def test_female_and_male_read_a_one_letter_sex_code(app, tmp_path):
+    path = make_db(tmp_path, "people", PEOPLE)
+    gives(app, path, "avg age of female students?", "SELECT AVG(Age) FROM Student WHERE Sex = 'F'")
+    gives(app, path, "majors of all the male students", "SELECT Major FROM Student WHERE Sex = 'M'")
+    gives(
+        app,
+        path,
+        "number of female students under 25?",
+        "SELECT COUNT(*) FROM Student WHERE Sex = 'F' AND Age < 25",
+    )
+
+
+COMPANY = """
+CREATE TABLE company (Company_ID INTEGER PRIMARY KEY, Name TEXT, Sales_in_Billion REAL, Profits_in_Billion REAL);
+INSERT INTO company VALUES (1, 'Acme', 30.5, 2.1), (2, 'Bolt', 12.0, 3.3), (3, 'Core', 55.2, -1.0);
+"""
+STAFF_PAY = """
+CREATE TABLE departments (DEPARTMENT_ID INTEGER PRIMARY KEY, DEPARTMENT_NAME TEXT);
+CREATE TABLE jobs (JOB_ID TEXT PRIMARY KEY, MIN_SALARY INTEGER);
+CREATE TABLE employees (EMPLOYEE_ID INTEGER PRIMARY KEY, SALARY INTEGER, JOB_ID TEXT REFERENCES jobs (JOB_ID),
+    DEPARTMENT_ID INTEGER REFERENCES departments (DEPARTMENT_ID));
+INSERT INTO departments VALUES (10, 'Sales'), (20, 'IT');
+INSERT INTO jobs VALUES ('CLERK', 2000), ('DEV', 4000);
+INSERT INTO employees VALUES (1, 3000, 'CLERK', 10), (2, 4500, 'DEV', 10), (3, 5200, 'DEV', 20), (4, 6100, 'DEV', 20);
+"""
+
+
+def test_a_column_is_named_without_the_unit_its_name_ends_with(app, tmp_path):
+    path = make_db(tmp_path, "company", COMPANY)
+    outcome = answered(app, path, "list company names sorted by sales, lowest first")
+    assert [r[0] for r in outcome.rows] == ["Bolt", "Acme", "Core"]
+    gives(app, path, "total profits of all companies", "SELECT SUM(Profits_in_Billion) FROM company")
+
+
+def test_typed_abbreviations_and_the_figure_named_again(app, tmp_path):
+    path = make_db(tmp_path, "staff", STAFF_PAY)
+    # 'dept' is the department; 'min salary' in the second sentence is the figure just asked
+    # for, not the column jobs.MIN_SALARY
+    gives(
+        app,
+        path,
+        "what's the lowest salary in each department? show min salary and dept id",
+        "SELECT DEPARTMENT_ID, MIN(SALARY) FROM employees GROUP BY DEPARTMENT_ID",
+    )
+
+
+def test_an_end_then_its_key_then_first_sorts_by_that_key(app, tmp_path):
+    path = make_db(tmp_path, "company", COMPANY)
+    outcome = answered(app, path, "company names, highest profits first")
+    assert [r[0] for r in outcome.rows] == ["Bolt", "Acme", "Core"]
+    outcome = answered(app, path, "company names and sales, largest sales first")
+    assert [r[0] for r in outcome.rows] == ["Core", "Acme", "Bolt"]
+    # 'most X first' may count X: not read as this range
+    outcome = ask(app, path, "company names, most sales first")
+    assert declined(outcome) or [r[0] for r in outcome.rows] == ["Core", "Acme", "Bolt"]

@@ -38,6 +38,13 @@ if TYPE_CHECKING:
     from core.database import Database
 
 SCHEMA_MIN = 0.8  # a name or synonym match below this is noise
+# Words for the sexes a column named sex or gender often stores as one letter.
+SEX_CODES = {
+    **dict.fromkeys(["female", "females", "woman", "women", "girl", "girls"], "F"),
+    **dict.fromkeys(["male", "males", "man", "men", "boy", "boys"], "M"),
+}
+SEX_MEANINGS = {"F": "female", "M": "male"}
+SEX_COLUMNS = frozenset(["sex", "gender", "sex code", "gender code"])
 VALUE_MIN = 0.84  # stored values: below this a fuzzy match misleads more than it helps
 FUZZY_VALUE_MIN = 0.9  # a value neither equal to nor containing the words must be this close
 MEANING_MIN = 0.9  # the catalog's meaning of a code ('active' for 'ACT')
@@ -220,9 +227,21 @@ class Lexicon:
                 sense = _value_sense(folded, ms, quoted)
                 if sense is not None:
                     senses.append(sense)
+        if folded in SEX_CODES and not any(x.score >= 1.0 for x in senses):
+            senses.extend(self._sex_codes(folded))
         senses.sort(key=lambda s: -s.score)
         _put(self._value_cache, key, (time.monotonic(), senses))
         return senses
+
+    def _sex_codes(self, folded: str) -> list[Sense]:
+        """'female students' where Student.Sex stores 'F': the one-letter code of a column named
+        sex or gender, which no spelling of 'female' resembles."""
+        code = SEX_CODES[folded]
+        return [
+            Sense("value", m.table, m.column, m.value, 0.97, "meaning", SEX_MEANINGS[code])
+            for m in self.db.values.lookup(code, k=12, min_score=0.6)
+            if fold(str(m.value)) == code.lower() and m.column.lower().replace("_", " ") in SEX_COLUMNS
+        ]
 
     def table(self, name: str) -> Table | None:
         return self.catalog.table(name)

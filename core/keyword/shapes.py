@@ -267,7 +267,10 @@ _add("dir", "asc", "smallest first", "increasing", "chronologically", "chronolog
 _add("dir", "asc", "fewest to most", "fewest first")  # 'from fewest … to most': _end_to_end
 _add("dir", "desc", "most to fewest")
 _add("dir", "desc", "newest first", "latest first", "most recent first", "most expensive first")
-_add("dir", "asc", "cheapest first", "shortest first", "least common first")
+_add(
+    "dir", "asc", "cheapest first", "shortest first", "least common first", "lightest first", "slowest first"
+)
+_add("dir", "desc", "longest first", "heaviest first", "tallest first", "fastest first", "greatest first")
 _add("dir", "desc", "most common first")
 _add("dir", "asc", "earliest first")
 # in ages: the youngest have the lowest age but the latest birth date (walk: Plan.by_age)
@@ -638,7 +641,7 @@ def read_shape(question: str) -> Shape:
         if _typed_as_code(tokens, i, longest=12):  # 'of type AFTER': a code, not 'after'
             i += 1
             continue
-        ends = _end_to_end(lows, i)
+        ends = _end_to_end(lows, i) or _end_then_first(tokens, lows, i)
         if ends is not None:
             arg = "desc" if ends.desc else "asc"
             # the key between the ends ('from the most recent year to the oldest') or right after
@@ -775,6 +778,25 @@ def _end_to_end(lows: list[str], i: int) -> _Range | None:
         desc = _facing(a, b) if b else None
         if desc is not None:
             return _Range(first_end, j, end, desc, a in COUNTING_ENDS)
+    return None
+
+
+def _end_then_first(tokens: list[Token], lows: list[str], i: int) -> _Range | None:
+    """'…, most recent year first', '…, latest season first', '…, highest total stock first':
+    one end, the key (one to three words), then 'first' closing the clause — read as a range
+    from that end, its key between. Only after a comma or at the start, and never a counting end
+    ('most X first' may count X)."""
+    if i > 0 and tokens[i - 1].text not in (",", ";", "—", "-"):
+        return None
+    a, first_end = _end_at(lows, i)
+    if not a or a in COUNTING_ENDS or (first_end > i + len(a) and lows[i] == "the"):
+        return None
+    for j in range(first_end + 1, min(first_end + 4, len(lows))):
+        if lows[j] == "first" and (j + 1 == len(lows) or tokens[j + 1].kind == "punct"):
+            if any(tokens[k].kind != "word" or lows[k] in STOP for k in range(first_end, j)):
+                return None
+            desc = a in HIGH_ENDS | NEW_ENDS
+            return _Range(first_end, j, j + 1, desc, False)
     return None
 
 

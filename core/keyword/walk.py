@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from core.dictionary import name_words
 from core.keyword.abstain import check_leftover
 from core.keyword.columns import (
     NUMERIC,
@@ -262,11 +263,30 @@ def _named_again(plan: Plan, m: Mention, ends: list[int]) -> bool:
         return False
     said = " ".join(singular(w) for w in m.words.lower().split())
     used = [*plan.query.groups, *plan.query.projection]
-    return any(
+    if any(
         r != Ref(m.sense.table, m.sense.column or "")
         and r.column.lower().replace("_", " ").endswith(f" {said}")
         for r in used
-    )
+    ):
+        return True
+    # '… the lowest salary in each department? show min salary and dept id': the figure already
+    # asked for, not the column jobs.MIN_SALARY that its words also spell
+    head, _, rest = said.partition(" ")
+    func = FIGURE_WORDS.get(head)
+    figures = [(x.func, x.column) for x in plan.query.measures]
+    # ('the lowest salary' is still a ranking here; ranking.superlative makes it MIN later)
+    figures += [
+        ("MAX" if o.desc else "MIN", o.key.column) for o in plan.query.order if isinstance(o.key, Ref)
+    ]
+    return func is not None and any(f == func and c is not None and name_words(c) == rest for f, c in figures)
+
+
+FIGURE_WORDS = {
+    **dict.fromkeys(["min", "minimum", "lowest", "smallest"], "MIN"),
+    **dict.fromkeys(["max", "maximum", "highest", "largest"], "MAX"),
+    **dict.fromkeys(["avg", "average", "mean"], "AVG"),
+    **dict.fromkeys(["total", "sum"], "SUM"),
+}
 
 
 def _only_a_generic_word(

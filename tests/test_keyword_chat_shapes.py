@@ -376,3 +376,23 @@ def test_an_end_then_its_key_then_first_sorts_by_that_key(app, tmp_path):
     # 'most X first' may count X: not read as this range
     outcome = ask(app, path, "company names, most sales first")
     assert declined(outcome) or [r[0] for r in outcome.rows] == ["Core", "Acme", "Bolt"]
+
+
+ALLERGIES = """
+CREATE TABLE Student (StuID INTEGER PRIMARY KEY, Fname TEXT, Major INTEGER);
+CREATE TABLE Allergy_Type (Allergy TEXT PRIMARY KEY, AllergyType TEXT);
+CREATE TABLE Has_Allergy (StuID INTEGER REFERENCES Student (StuID), Allergy TEXT REFERENCES Allergy_Type (Allergy));
+INSERT INTO Student VALUES (1, 'Ann', 600), (2, 'Bo', 520), (3, 'Cy', 540);
+INSERT INTO Allergy_Type VALUES ('Soy', 'food'), ('Cat', 'animal');
+INSERT INTO Has_Allergy VALUES (1, 'Soy'), (1, 'Cat'), (2, 'Cat');
+"""
+
+
+def test_a_negation_over_rows_that_repeat_for_each_one_listed_is_declined(app, tmp_path):
+    path = make_db(tmp_path, "allergies", ALLERGIES)
+    # Ann has a Cat allergy as well: a row that is not Soy must not make her 'not allergic to soy'
+    outcome = ask(app, path, "show me first name and major of every student who isn't allergic to soy")
+    assert declined(outcome) or rows(outcome) == hand(
+        path,
+        "SELECT Fname, Major FROM Student WHERE StuID NOT IN (SELECT StuID FROM Has_Allergy WHERE Allergy = 'Soy')",
+    )

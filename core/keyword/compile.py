@@ -110,6 +110,18 @@ class Compiler:
         aliases = [a for a, t in self.view.aliases.items() if t.lower() == table.lower()]
         return not (len(self.view.grain) == 1 and aliases and self.view.grain[0] in aliases)
 
+    def _at_most_one(self, table: str, other: str) -> bool:
+        """Each row of `table` has at most one row of `other`: the same table, or one reached by
+        following foreign keys out of it (student → advisor, gymnast → people)."""
+        seen, todo = {table.lower()}, [table.lower()]
+        while todo:
+            here = todo.pop()
+            for e in self.lex.db.graph.edges:
+                if e.table.lower() == here and e.ref_table.lower() not in seen:
+                    seen.add(e.ref_table.lower())
+                    todo.append(e.ref_table.lower())
+        return other.lower() in seen
+
     def key(self, table: str) -> list[Ref]:
         return [Ref(table, k) for k in self.lex.key_of(table)]
 
@@ -238,6 +250,16 @@ class Compiler:
 
     def sql(self) -> str:
         plan = self.query
+        subjects = {
+            t.lower()
+            for t in [plan.target or "", *(m.table for m in plan.measures if m.func == "COUNT")]
+            if t
+        }
+        for f in plan.filters:
+            if f.op == "!=" and any(not self._at_most_one(t, f.ref.table) for t in subjects):
+                # 'students who aren't allergic to soy' over Has_Allergy rows keeps every student
+                # with some other allergy: 'not' must hold for all of a student's rows
+                raise CompileError(f"a negation ('{f.words}') over rows that repeat for each one listed")
         where = [self.condition(f) for f in plan.filters] + [self.none_of(a) for a in plan.absent]
         if plan.count_groups:
             return self._count_groups(where).sql(dialect=self.dialect)

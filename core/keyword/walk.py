@@ -54,6 +54,7 @@ from core.keyword.plan import (
 )
 from core.keyword.ranking import AGE_ADJ, IMPLIED
 from core.keyword.shapes import (
+    CUES,
     GLUE,
     MODE_CUES,
     NAME_SUFFIXES,
@@ -272,21 +273,14 @@ def _named_again(plan: Plan, m: Mention, ends: list[int]) -> bool:
     # '… the lowest salary in each department? show min salary and dept id': the figure already
     # asked for, not the column jobs.MIN_SALARY that its words also spell
     head, _, rest = said.partition(" ")
-    func = FIGURE_WORDS.get(head)
+    kind, arg = CUES.get((head,), ("", ""))
+    func = {"agg": arg, "super": "MAX" if arg == "desc" else "MIN"}.get(kind)
     figures = [(x.func, x.column) for x in plan.query.measures]
     # ('the lowest salary' is still a ranking here; ranking.superlative makes it MIN later)
     figures += [
         ("MAX" if o.desc else "MIN", o.key.column) for o in plan.query.order if isinstance(o.key, Ref)
     ]
     return func is not None and any(f == func and c is not None and name_words(c) == rest for f, c in figures)
-
-
-FIGURE_WORDS = {
-    **dict.fromkeys(["min", "minimum", "lowest", "smallest"], "MIN"),
-    **dict.fromkeys(["max", "maximum", "highest", "largest"], "MAX"),
-    **dict.fromkeys(["avg", "average", "mean"], "AVG"),
-    **dict.fromkeys(["total", "sum"], "SUM"),
-}
 
 
 def _only_a_generic_word(

@@ -68,7 +68,7 @@ from core.keyword.shapes import (
     said_after,
     singular_phrase,
 )
-from core.plurals import plural, singular
+from core.plurals import plural
 from core.values import fold
 
 
@@ -262,11 +262,10 @@ def _named_again(plan: Plan, m: Mention, ends: list[int]) -> bool:
     another one the word alone resembles (City_Area)."""
     if m.sense is None or m.sense.kind != "column" or not any(e < m.start for e in ends):
         return False
-    said = " ".join(singular(w) for w in m.words.lower().split())
+    said = name_words(m.words)  # folded, singular: compared with a column's name_words
     used = [*plan.query.groups, *plan.query.projection]
     if any(
-        r != Ref(m.sense.table, m.sense.column or "")
-        and r.column.lower().replace("_", " ").endswith(f" {said}")
+        r != Ref(m.sense.table, m.sense.column or "") and name_words(r.column).endswith(f" {said}")
         for r in used
     ):
         return True

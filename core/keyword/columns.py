@@ -9,10 +9,11 @@ same way.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from rapidfuzz import fuzz
 
-from core.dictionary import stem
+from core.dictionary import name_words, stem
 from core.keyword.match import Lexicon, Mention, Sense
 from core.keyword.plan import Measure, Ref
 
@@ -173,31 +174,25 @@ def measure_columns(lex: Lexicon, table: str) -> list[str]:
     ]
 
 
-# Words in the name of a column that holds money: what '$100' or '€5' is compared with.
+# Words in the name of a column that holds money (singular, as name_words gives them): what
+# '$100' or '€5' is compared with.
 MONEY_WORDS = frozenset(
     [
         "price",
-        "prices",
         "cost",
-        "costs",
         "amount",
         "fee",
-        "fees",
         "fare",
-        "fares",
         "salary",
-        "salaries",
         "budget",
         "revenue",
         "pay",
         "payment",
         "charge",
-        "charges",
         "spend",
         "spending",
         "income",
         "wage",
-        "wages",
     ]
 )
 CURRENCY_SIGNS = ("$", "€", "£", "¥")
@@ -205,8 +200,24 @@ CURRENCY_SIGNS = ("$", "€", "£", "¥")
 
 def money_column(lex: Lexicon, table: str) -> str | None:
     """The one number of `table` that holds money ('wines over $100' → wine.Price), if only one."""
-    money = [c for c in measure_columns(lex, table) if MONEY_WORDS & set(re.split(r"[^a-z]+", c.lower()))]
+    money = [c for c in measure_columns(lex, table) if MONEY_WORDS & set(name_words(c).split())]
     return money[0] if len(money) == 1 else None
+
+
+def parent_levels(lex: Lexicon, table: str) -> Iterator[list[str]]:
+    """The tables `table` points to many-to-one (a foreign key onto a unique key), one hop at a
+    time, each table once: a payment line's payment, then that payment's client."""
+    seen, frontier = {table.lower()}, [table]
+    while frontier:
+        nxt = []
+        for t in frontier:
+            for e in lex.db.graph.edges:
+                if e.table.lower() == t.lower() and e.ref_unique and e.ref_table.lower() not in seen:
+                    seen.add(e.ref_table.lower())
+                    nxt.append(e.ref_table)
+        if nxt:
+            yield nxt
+        frontier = nxt
 
 
 def measure_column(lex: Lexicon, table: str) -> str | None:

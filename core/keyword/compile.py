@@ -24,7 +24,7 @@ from sqlglot import exp
 
 from core.joins import RESERVED, View, ViewColumn, table_expr
 from core.joins.identifiers import identifier
-from core.keyword.columns import column_kind, label_columns, stored_as_text
+from core.keyword.columns import column_kind, label_columns, parent_levels, stored_as_text
 from core.keyword.match import Lexicon
 from core.keyword.plan import Absent, Filter, Measure, OrderKey, Query, Ref
 from core.keyword.time_buckets import MONTH_NAMES, WEEKDAY_NAMES
@@ -113,14 +113,8 @@ class Compiler:
     def _at_most_one(self, table: str, other: str) -> bool:
         """Each row of `table` has at most one row of `other`: the same table, or one reached by
         following foreign keys out of it (student → advisor, gymnast → people)."""
-        seen, todo = {table.lower()}, [table.lower()]
-        while todo:
-            here = todo.pop()
-            for e in self.lex.db.graph.edges:
-                if e.table.lower() == here and e.ref_table.lower() not in seen:
-                    seen.add(e.ref_table.lower())
-                    todo.append(e.ref_table.lower())
-        return other.lower() in seen
+        reached = {t.lower() for level in parent_levels(self.lex, table) for t in level}
+        return other.lower() in reached | {table.lower()}
 
     def key(self, table: str) -> list[Ref]:
         return [Ref(table, k) for k in self.lex.key_of(table)]

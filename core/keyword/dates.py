@@ -25,7 +25,7 @@ import itertools
 
 from dateutil.relativedelta import relativedelta
 
-from core.keyword.columns import NUMERIC, TEMPORAL, column_kind, date_subject
+from core.keyword.columns import NUMERIC, TEMPORAL, column_kind, date_subject, parent_levels
 from core.keyword.match import Lexicon, Mention
 from core.keyword.plan import AmbiguousDate, Context, Decline, Filter, Measure, Op, Plan, Ref
 from core.keyword.shapes import TEMPORAL_ADJ, Cue, Literal_, said_after
@@ -121,19 +121,10 @@ def parent_dates(lex: Lexicon, table: str) -> list[Ref]:
     """The date of the nearest table `table` points to (many-to-one), when it has none itself: a
     payment line is dated by its payment. Only one date: a parent with several (a client's
     signup and birth dates) describes an entity, not the event the row belongs to."""
-    seen = {table.lower()}
-    frontier = [table]
-    for _ in range(PARENT_HOPS):
-        nxt = []
-        for t in frontier:
-            for e in lex.db.graph.edges:
-                if e.table.lower() == t.lower() and e.ref_unique and e.ref_table.lower() not in seen:
-                    seen.add(e.ref_table.lower())
-                    nxt.append(e.ref_table)
-        dates = [d for t in nxt for d in own_dates(lex, t)]
+    for level in itertools.islice(parent_levels(lex, table), PARENT_HOPS):
+        dates = [d for t in level for d in own_dates(lex, t)]
         if dates:
             return dates if len(dates) == 1 else []
-        frontier = nxt
     return []
 
 

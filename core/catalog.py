@@ -327,75 +327,92 @@ def row_estimates(engine: sa.Engine, tables: Iterable[str], schema: str | None =
         elif name == "sqlite":
             for table in tables:
                 quoted = '"' + table.replace('"', '""') + '"'
-                try:
-                    # MAX(rowid) reads one b-tree edge: an estimate that ignores deleted rows.
-                    value = conn.execute(sa.text(f"SELECT MAX(rowid) FROM {quoted}")).scalar()
-                except sa.exc.DBAPIError:  # WITHOUT ROWID tables
-                    value = conn.execute(sa.text(f"SELECT COUNT(*) FROM {quoted}")).scalar()
-                out[table] = int(value or 0)
+                # MAX(rowid) reads one b-tree edge: an estimate that ignores deleted rows. COUNT(*)
+                # serves WITHOUT ROWID tables; a table dropped since it was listed gets no estimate.
+                for count in ("MAX(rowid)", "COUNT(*)"):
+                    try:
+                        out[table] = int(conn.execute(sa.text(f"SELECT {count} FROM {quoted}")).scalar() or 0)
+                        break
+                    except sa.exc.DBAPIError:
+                        continue
     return out
 
 
 def reflect(engine: sa.Engine, database: str, schema: str | None = None) -> Catalog:
-    """Tables, columns, types, keys and row estimates of a live database."""
+    """Tables, columns, types, keys and row estimates of a live database.
+
+    A live database can change while it is read: a table listed first and dropped before its
+    columns are read is left out (and logged) rather than failing the whole catalog, and a foreign
+    key onto it is dropped with it by `_resolve_relationships`.
+    """
     inspector = sa.inspect(engine)
     names = sorted(inspector.get_table_names(schema=schema))
     estimates = row_estimates(engine, names, schema)
     tables: list[Table] = []
     relationships: list[Relationship] = []
     for name in names:
-        pk = tuple(inspector.get_pk_constraint(name, schema=schema).get("constrained_columns") or ())
-        columns = tuple(
-            Column(
-                name=c["name"],
-                type=str(c["type"]),
-                kind=column_kind(c["type"]),
-                nullable=bool(c.get("nullable", True)),
-                primary_key=c["name"] in pk,
-                description=c.get("comment") or "",
-            )
-            for c in inspector.get_columns(name, schema=schema)
-        )
         try:
-            unique = tuple(
-                tuple(u["column_names"]) for u in inspector.get_unique_constraints(name, schema=schema)
-            )
-        except NotImplementedError:
-            unique = ()
-        try:
-            comment = (inspector.get_table_comment(name, schema=schema) or {}).get("text") or ""
-        except NotImplementedError:
-            comment = ""
-        tables.append(
-            Table(
-                name=name,
-                columns=columns,
-                primary_key=pk,
-                unique=unique,
-                row_estimate=estimates.get(name),
-                description=comment,
-                schema=schema,
-            )
-        )
-        for fk in inspector.get_foreign_keys(name, schema=schema):
-            if not fk.get("referred_table") or not fk.get("constrained_columns"):
-                continue
-            ref_cols = tuple(fk.get("referred_columns") or ())
-            relationships.append(
-                Relationship(
-                    table=name,
-                    columns=tuple(fk["constrained_columns"]),
-                    ref_table=fk["referred_table"],
-                    ref_columns=ref_cols,
-                    origin="declared",
-                )
-            )
+            table, keys = _reflect_table(inspector, name, schema, estimates.get(name))
+        except sa.exc.NoSuchTableError:
+            log.warning("table %s skipped: it was dropped while the catalog was read", name)
+            continue
+        tables.append(table)
+        relationships.extend(keys)
     return Catalog(
         database=database,
         dialect=sqlglot_dialect(engine),
         tables=tuple(tables),
         relationships=tuple(_resolve_relationships(tables, relationships)),
     )
+
+
+def _reflect_table(
+    inspector: sa.Inspector, name: str, schema: str | None, row_estimate: int | None
+) -> tuple[Table, list[Relationship]]:
+    """One table and the foreign keys declared on it, as the database reports them."""
+    pk = tuple(inspector.get_pk_constraint(name, schema=schema).get("constrained_columns") or ())
+    columns = tuple(
+        Column(
+            name=c["name"],
+            type=str(c["type"]),
+            kind=column_kind(c["type"]),
+            nullable=bool(c.get("nullable", True)),
+            primary_key=c["name"] in pk,
+            description=c.get("comment") or "",
+        )
+        for c in inspector.get_columns(name, schema=schema)
+    )
+    try:
+        unique = tuple(
+            tuple(u["column_names"]) for u in inspector.get_unique_constraints(name, schema=schema)
+        )
+    except NotImplementedError:
+        unique = ()
+    try:
+        comment = (inspector.get_table_comment(name, schema=schema) or {}).get("text") or ""
+    except NotImplementedError:
+        comment = ""
+    table = Table(
+        name=name,
+        columns=columns,
+        primary_key=pk,
+        unique=unique,
+        row_estimate=row_estimate,
+        description=comment,
+        schema=schema,
+    )
+    keys = [
+        Relationship(
+            table=name,
+            columns=tuple(fk["constrained_columns"]),
+            ref_table=fk["referred_table"],
+            ref_columns=tuple(fk.get("referred_columns") or ()),
+            origin="declared",
+        )
+        for fk in inspector.get_foreign_keys(name, schema=schema)
+        if fk.get("referred_table") and fk.get("constrained_columns")
+    ]
+    return table, keys
 
 
 def _resolve_relationships(tables: list[Table], rels: list[Relationship]) -> list[Relationship]:

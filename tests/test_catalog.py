@@ -153,6 +153,35 @@ def test_sqlite_foreign_keys_in_another_case_or_without_columns_resolve(
     }
 
 
+def test_a_table_dropped_while_the_catalog_is_read_is_left_out(tmp_path: Path, engine_for: Any) -> None:
+    """Other people change a live database while Askbase reads it (in CI, other tests share the server)."""
+    path = sqlite_file(
+        tmp_path / "live.sqlite",
+        """
+        CREATE TABLE keep (id INTEGER PRIMARY KEY, name TEXT);
+        CREATE TABLE scratch (id INTEGER PRIMARY KEY, keep_id INTEGER REFERENCES keep (id));
+        CREATE TABLE notes (id INTEGER PRIMARY KEY, scratch_id INTEGER REFERENCES scratch (id));
+        """,
+    )
+    engine = engine_for(path)
+    statements: list[str] = []
+
+    def drop_once_listed(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        """Drop `scratch` just before the first statement that follows the table list."""
+        listed = any("sqlite_master" in s and "type='table'" in s.replace(" ", "") for s in statements)
+        if listed and not any(s == "DROP" for s in statements):
+            statements.append("DROP")
+            with sqlite3.connect(path) as other:
+                other.execute("DROP TABLE scratch")
+        statements.append(statement)
+
+    sa.event.listen(engine, "before_cursor_execute", drop_once_listed)
+    catalog = reflect(engine, "live")
+    assert "DROP" in statements, "the table list was never read"
+    assert [t.name for t in catalog.tables] == ["keep", "notes"]
+    assert catalog.relationships == ()  # notes.scratch_id pointed at the dropped table
+
+
 @pytest.mark.parametrize(
     ("type_", "kind"),
     [

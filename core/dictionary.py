@@ -51,6 +51,8 @@ ABBREVIATIONS = {
     "lname": "last name",
     "tel": "telephone",
     "yr": "year",
+    "yrs": "years",
+    "hq": "headquarters",
     "cat": "category",
     "prod": "product",
     "txn": "transaction",
@@ -163,7 +165,8 @@ def expanded_words(name: str) -> str:
 # Abbreviations people type that never mean anything else ('dept id', 'mean temp'); the
 # others ('no', 'max', 'info') are words of their own in a question.
 TYPED_SHORT = {
-    w: ABBREVIATIONS[w] for w in ("dept", "temp", "qty", "amt", "addr", "acct", "mgr", "emp", "cust")
+    w: ABBREVIATIONS[w]
+    for w in ("dept", "temp", "qty", "amt", "addr", "acct", "mgr", "emp", "cust", "hq", "yr", "yrs", "dob")
 }
 
 # Units a column's name ends with ('Sales_in_Billion', 'Height_in_cm', 'max_speed_mph').

@@ -77,6 +77,11 @@ def compare(
             # 'more than 2 papers': the number counts the thing that follows it
             having = Having(Measure("COUNT", s.table, words=nxt.words), op, number, f"{words} {nxt.words}")
             return plan.with_role(nxt, "having").adding(having=having)
+        if s.kind == "value":
+            # 'swimmers with more than one win': a count of the rows holding the value, which
+            # still filters them (Result = 'Win')
+            having = Having(Measure("COUNT", s.table, words=nxt.words), op, number, f"{words} {nxt.words}")
+            return plan.adding(having=having)
         if s.kind == "column" and s.column and s.column.lower().endswith("id"):
             # 'at least 4 transactions' matched transaction_id: the number counts them
             measure = Measure("COUNT", s.table, s.column, True, nxt.words)

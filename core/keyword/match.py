@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import sqlalchemy as sa
 
-from core.dictionary import keyword_dictionary, name_words, split_identifier, stem
+from core.dictionary import expanded_words, keyword_dictionary, name_words, split_identifier, stem
 from core.dictionary import words as folded_words
 from core.joins import graph_weights
 from core.keyword.readings import Reading
@@ -597,6 +597,10 @@ def _owner(shape: Shape, mentions: Sequence[Mention], i: int) -> Mention | None:
         k -= 1  # 'its id, name and title': each said of the same thing
     if k >= 0 and tokens[k].low in POSSESSIVES:  # the question's subject: 'which customers … their names'
         return next((m for m in mentions if m.end <= k and m.senses), None)
+    if k > 0 and tokens[k].low == ":":  # 'for each subject: id, name and …': the thing before the colon
+        return next(
+            (m for m in reversed(mentions) if m.end <= k and m.senses and m.senses[0].kind == "table"), None
+        )
     j = i + 1
     while j < len(tokens) and (tokens[j].low in GENERIC_WORDS or tokens[j].low in (",", "and")):
         j += 1
@@ -849,6 +853,9 @@ NAMING_CUES = frozenset(
 )
 
 
+TOTALS = frozenset(["total", "overall"])  # 'total number of' where 'number of …' is a stored count
+
+
 def names_over_cues(shape: Shape, lex: Lexicon) -> Shape:
     """A cue word that is part of a column's name is read as the name: 'minimum connect time' is
     airport.minimum_connect_time, 'amount of orders' is about orders.amount, 'highest point' a
@@ -895,6 +902,12 @@ def names_over_cues(shape: Shape, lex: Lexicon) -> Shape:
         if cue.kind == "count" and _spells_with_next(shape, lex, cue):  # 'number of hosts'
             shape = _uncue(shape, cue, {k: "content" for k in range(cue.start, cue.end)})
             continue
+        if cue.kind == "count" and low.split()[0] in TOTALS and _stored_count(shape, lex, cue):
+            # 'the total number of customers across all banks': the sum of bank.no_of_customers
+            total = Cue("agg", "SUM", cue.start, cue.start + 1, shape.tokens[cue.start].text)
+            shape = _uncue(shape, cue, {k: "content" for k in range(cue.start + 1, cue.end)})
+            shape = replace(shape, cues=tuple(sorted([*shape.cues, total], key=lambda c: c.start)))
+            continue
         if low.startswith("number") and cue.start > 0 and shape.role[cue.start - 1] == "content":
             # 'the phone number of the party': a noun with the word before it, not a count
             shape = _uncue(shape, cue, {cue.start: "content"})
@@ -938,6 +951,25 @@ def names_in_stop_words(shape: Shape, lex: Lexicon) -> Shape:
             )
             return names_in_stop_words(shape, lex)  # and any other such name
     return shape
+
+
+# row nouns a table is often named for ('pilot_record', 'Catalog_Entries')
+TABLE_ROW_NOUNS = frozenset(["record", "records", "entry", "entries"])
+
+
+def row_nouns_naming_a_table(shape: Shape, lex: Lexicon) -> Shape:
+    """'number of records per pilot name' where the database has pilot_record: 'records' is a
+    word for any table's rows, except where exactly one table is named for it, whose rows it
+    then counts (else the pilots themselves were counted)."""
+    roles = list(shape.role)
+    for i, token in enumerate(shape.tokens):
+        if roles[i] != "stop" or token.low not in TABLE_ROW_NOUNS:
+            continue
+        noun = name_words(token.low)
+        named = [t for t in lex.catalog.tables if name_words(t.name).split()[-1:] == [noun]]
+        if len(named) == 1:
+            roles[i] = "content"
+    return replace(shape, role=tuple(roles))
 
 
 def values_over_stop_words(shape: Shape, lex: Lexicon) -> Shape:
@@ -1157,6 +1189,33 @@ def _ends_name(shape: Shape, lex: Lexicon, head: str, at: int, exact: bool = Fal
         phrase = " ".join([*(t.low for t in shape.tokens[start:at]), head])
         if any((_named_column(x) and not exact) or _spelled(x, phrase) for x in lex.schema(phrase)):
             return True
+    return False
+
+
+def _stored_count(shape: Shape, lex: Lexicon, cue: Cue) -> bool:
+    """'total number of customers across all banks': the words after 'total' and up to three
+    content words spell a column, abbreviations spelled out (bank.no_of_customers), and the
+    question names that column's table elsewhere — without it ('the total number of
+    customers') the customers are counted."""
+    end = cue.end
+    while end < len(shape.tokens) and shape.role[end] == "content" and end - cue.end < 3:
+        end += 1
+    for e in range(end, cue.end, -1):
+        said = _said(shape.text(cue.start + 1, e))
+        for x in lex.schema(shape.text(cue.start + 1, e)):
+            if x.kind != "column" or expanded_words(x.column or "") != said:
+                continue
+            named = (
+                k
+                for k, t in enumerate(shape.tokens)
+                if shape.role[k] == "content" and not cue.start <= k < e and t.kind == "word"
+            )
+            if any(
+                y.kind == "table" and y.table == x.table
+                for k in named
+                for y in lex.schema(shape.tokens[k].low)
+            ):
+                return True
     return False
 
 

@@ -212,6 +212,9 @@ def _aggregate_rows(
             order.append(OrderKey(g, False))
         else:
             order.append(OrderKey(q.measures[0], True))
+    elif groups and not order and plan.alpha:
+        # 'product names that are in 2+ events, alphabetical': groups kept by a HAVING, no figure shown
+        order.append(OrderKey(groups[0], bool(plan.order_dir)))
     elif plan.order_dir is not None and order:
         order = [replace(o, desc=_said_direction(plan, ctx, o)) if not o.words else o for o in order]
     if not groups and order and not q.count_groups:

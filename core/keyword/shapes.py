@@ -315,7 +315,7 @@ _add("date_prep", "before", "or earlier", "and earlier")
 # comparisons said after their number ('5 or more', '2011 or later', '1990 onwards')
 POSTFIX = frozenset(
     [
-        *("or more", "or less", "or fewer", "or above", "or higher", "or over", "or greater"),
+        *("+", "or more", "or less", "or fewer", "or above", "or higher", "or over", "or greater"),
         *("or later", "and later", "onwards", "or more recently", "or earlier", "and earlier"),
     ]
 )
@@ -626,6 +626,16 @@ def read_shape(question: str) -> Shape:
     i = 0
     while i < len(tokens):
         if shape.role[i] != "content":
+            i += 1
+            continue
+        if (
+            tokens[i].text == "+"
+            and i > 0
+            and tokens[i - 1].kind == "number"
+            and tokens[i - 1].end == tokens[i].start
+        ):
+            shape.cues.append(Cue("cmp", ">=", i, i + 1, "+"))  # '20+ floors': 20 or more
+            shape.role[i] = "cue"
             i += 1
             continue
         if tokens[i].kind == "punct":

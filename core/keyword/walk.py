@@ -446,7 +446,13 @@ def _attach_literal(
         # 'project ids with at least 2 documents': a number right before a table counts it, so
         # the numeric column named before is not what it compares
         right_before = nxt is not None and all(plan.shape.role[i] == "stop" for i in range(said, nxt.start))
-        counts_next = lit.kind == "number" and table_next and right_before
+        # 'swimmers with more than one win': a stored value right after the number counts the rows
+        # that hold it, not the one number a swimmer has
+        value_next = nxt is not None and nxt.sense is not None and nxt.sense.kind == "value"
+        nxt_adjacent = nxt is not None and nxt.start == said  # not 'wines under 50 from Monterey'
+        counts_next = lit.kind == "number" and (table_next or (value_next and nxt_adjacent)) and right_before
+        if value_next and not nxt_adjacent:
+            nxt = None  # 'wines under 50 from Monterey': the value is not what the number counts
         if nxt is not None and (
             any(c.kind in ("list", "order", "group") and said <= c.start < nxt.start for c in plan.shape.cues)
             or any(t.kind == "punct" for t in plan.shape.tokens[said : nxt.start])

@@ -122,6 +122,8 @@ def test_generic_words_after_a_colon_are_the_things_before_it(app, tmp_path):
         "GROUP BY s.subject_id"
     )
     gives(app, path, "for each subject: id, name, and how many courses it has", want)
+    # the thing grouped by, not the last one named before the colon
+    gives(app, path, "for each subject with courses: id, name and number of courses", want)
 
 
 STORES = """

@@ -878,7 +878,7 @@ CREATE TABLE purchase (member_id INTEGER, branch_id INTEGER REFERENCES branch (b
     total_pounds REAL, PRIMARY KEY (member_id, branch_id, year));
 CREATE TABLE booking (booking_id INTEGER PRIMARY KEY, order_date TEXT, status_code TEXT);
 INSERT INTO branch VALUES (1, 'Alexandre', 2001, 'London', 112), (2, 'Popert', 2009, 'London', 11),
-    (3, 'Stanley', 2013, 'Oxford', 6), (4, 'Zytogorski', 2009, 'Oxford', 1418);
+    (3, 'Stanley', 2013, 'Oxford', 6), (4, 'Zytogorski', 2009, 'Oxford', 1418), (5, 'Taverner', 2013, 'Bath', 40);
 INSERT INTO purchase VALUES (1, 3, 2018, 2013.32), (2, 1, 2018, 321.13), (3, 2, 2017, 988.09), (4, 1, 2016, 20.99);
 INSERT INTO booking VALUES (1, '2016-12-12', 'good'), (2, '1976-08-20', 'stop'), (3, '1975-11-23', 'good');
 """
@@ -888,8 +888,11 @@ def test_a_tie_on_a_column_the_answer_does_not_show_is_declined(app, tmp_path):
     path = make_db(tmp_path, "branches", BRANCHES)
     outcome = answered(app, path, "Which city has the branch with the largest membership amount?")
     assert rows(outcome) == Counter([("Oxford",)])
-    # Popert and Zytogorski both opened in 2009: 'the' latest one is no single branch
+    # 'opened' is the open_year; Stanley and Taverner both opened in 2013: 'the' latest one is
+    # no single branch
     assert declined(ask(app, path, "What is the name of the branch that opened most recently?"))
+    outcome = answered(app, path, "What is the name of the branch that opened earliest?")
+    assert rows(outcome) == Counter([("Alexandre",)])
 
 
 def test_words_that_also_name_a_column(app, tmp_path):

@@ -568,11 +568,24 @@ def _verb_in_name(shape: Shape, lex: Lexicon, mentions: Sequence[Mention], i: in
     right before a phrase, whose base word and that phrase spell a column, is that column."""
     low = shape.tokens[i].low
     nxt = next((m for m in mentions if m.start == i + 1), None)
+    if base_word(low) != low and (nxt is None or shape.role[i + 1] == "cue"):
+        # 'churches opened each year', 'opened in 2010': the date the verb names (Open_Date)
+        dated = [
+            x
+            for noun in DATE_NOUNS
+            for x in lex.schema(f"{base_word(low)} {noun}")
+            if _spelled(x, f"{base_word(low)} {noun}")
+        ]
+        if len({x.where for x in dated}) == 1:
+            return Mention(i, i + 1, shape.tokens[i].text, (dated[0],))
     if nxt is None or base_word(low) == low:
         return None
     phrase = f"{base_word(low)} {nxt.words}"
     senses = tuple(x for x in lex.schema(phrase) if _spelled(x, phrase))
     return Mention(i, nxt.end, shape.text(i, nxt.end), senses) if senses else None
+
+
+DATE_NOUNS = ("date", "year", "time")  # what a verb's date column is called after its base word
 
 
 def base_word(word: str) -> str:
@@ -597,10 +610,13 @@ def _owner(shape: Shape, mentions: Sequence[Mention], i: int) -> Mention | None:
         k -= 1  # 'its id, name and title': each said of the same thing
     if k >= 0 and tokens[k].low in POSSESSIVES:  # the question's subject: 'which customers … their names'
         return next((m for m in mentions if m.end <= k and m.senses), None)
-    if k > 0 and tokens[k].low == ":":  # 'for each subject: id, name and …': the thing before the colon
-        return next(
-            (m for m in reversed(mentions) if m.end <= k and m.senses and m.senses[0].kind == "table"), None
-        )
+    if k > 0 and tokens[k].low == ":":
+        # 'for each subject: id, name and …': the thing grouped by before the colon (not 'bookings'
+        # in 'for each customer with bookings: id, …'), else the last thing named before it
+        things = [m for m in mentions if m.end <= k and m.senses and m.senses[0].kind == "table"]
+        each = [c.end for c in shape.cues if c.kind == "group" and c.end <= k]
+        grouped = [m for m in things if each and m.start >= each[-1]]
+        return grouped[0] if grouped else (things[-1] if things else None)
     j = i + 1
     while j < len(tokens) and (tokens[j].low in GENERIC_WORDS or tokens[j].low in (",", "and")):
         j += 1
@@ -878,8 +894,8 @@ def names_over_cues(shape: Shape, lex: Lexicon) -> Shape:
                 shape = _uncue(shape, cue, {cue.start: "content"})
             continue
         if cue.kind == "order" and len(low.split()) == 1 and _compared(shape, cue.end):
-            if _spells(lex, low):  # 'a review with rank greater than 3'
-                shape = _uncue(shape, cue, {cue.start: "content"})
+            if _spells(lex, low) or _spells(lex, base_word(low)):  # 'a review with rank greater than 3'
+                shape = _uncue(shape, cue, {cue.start: "content"})  # ('… ranked above 3')
             continue
         if cue.kind == "order" and len(low.split()) == 1 and _spells_with_next(shape, lex, cue, tables=True):
             shape = _uncue(shape, cue, {cue.start: "content"})  # 'the order dates', 'order items'

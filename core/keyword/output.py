@@ -267,11 +267,18 @@ def _list_rows(plan: Plan, ctx: Context, listed: list[Mention], explicit: list[R
         }
         # 'show the school and the driver name for each school bus': the school by its name
         things = [m for m in listed if m.sense and m.sense.kind == "table" and m.sense.table != target]
-        explicit = [
-            *_by_name(lex, things),
-            *explicit,
-            *(g for g in groups if g in mentioned and g not in explicit),
-        ]  # '… along with the tax ID'
+        # ('the name of each protein along with the institution': in the order asked for)
+        asked_first = plan.explicit and things and min(m.start for m in plan.explicit) < things[0].start
+        explicit = list(
+            dict.fromkeys(
+                [
+                    *([] if asked_first else _by_name(lex, things)),
+                    *explicit,
+                    *(_by_name(lex, things) if asked_first else []),
+                    *(g for g in groups if g in mentioned and g not in explicit),
+                ]
+            )
+        )  # '… along with the tax ID'
         plan, groups = plan.with_query(target=target), ()
     if groups:
         raise Decline("it groups by something but names nothing to count or compute per group")

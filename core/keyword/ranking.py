@@ -12,12 +12,12 @@ from core.keyword.columns import NUMERIC, age_column, column_kind, date_subject
 from core.keyword.dates import own_dates, pick_date
 from core.keyword.match import Mention
 from core.keyword.plan import Context, Decline, Measure, OrderKey, Plan, Ref
-from core.keyword.shapes import LATER_ADJ, TEMPORAL_ADJ, Cue, is_plural
+from core.keyword.shapes import LATER_ADJ, TEMPORAL_ADJ, Cue, everything_at, is_plural
 
 # Nouns an adjective implies when the question names no column ('longest river' → length).
 IMPLIED = {
     "longest": ("length", "duration", "distance"),
-    "shortest": ("length", "duration", "distance"),
+    "shortest": ("length", "duration", "distance", "height"),
     "largest": ("size", "area", "population", "capacity", "amount"),
     "biggest": ("size", "area", "population", "capacity", "amount"),
     "smallest": ("size", "area", "population", "capacity", "amount"),
@@ -84,12 +84,14 @@ def implied_superlative(plan: Plan, ctx: Context) -> Plan:
         desc = adj in LATER_ADJ
     else:
         desc = cue.arg == "desc"
-        for noun in IMPLIED.get(adj, ()):
+        # the first of the things named that has the column ('the heaviest perpetrator's name':
+        # the people row a perpetrator is, which has the weight)
+        for noun, owner in ((n, o) for o in dict.fromkeys(tables) for n in IMPLIED.get(adj, ())):
             hits = [
-                x for x in ctx.lex.schema(noun) if x.kind == "column" and x.table == table and x.score >= 0.85
+                x for x in ctx.lex.schema(noun) if x.kind == "column" and x.table == owner and x.score >= 0.85
             ]
             if hits:
-                column = hits[0].column
+                table, column = owner, hits[0].column
                 break
     if column is None:
         raise Decline(f"it could not tell which column '{cue.words}' ranks by", [cue.words])
@@ -127,7 +129,13 @@ def superlative(plan: Plan, ctx: Context) -> Plan:
     # 'for each film, show its title and the highest price': per group, the highest is MAX;
     # 'who has the most followers' asks for someone, not the number
     who = bool(plan.shape.tokens) and plan.shape.tokens[0].low == "who"
-    wants_entity = bool(listed) or (bool(plan.explicit) and not plan.query.groups) or who
+    # 'all details of the airport with the most passengers' asks for the airport, every column
+    wants_entity = (
+        bool(listed)
+        or (bool(plan.explicit) and not plan.query.groups)
+        or who
+        or bool(everything_at(plan.shape))
+    )
     if (
         not wants_entity
         and col_mention is not None

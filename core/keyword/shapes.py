@@ -170,8 +170,10 @@ _KIND_OF_GROUP: dict[str, TokenKind] = {
 
 # "who've", "they're", "don't": two words each ('do not' is read as the negation it says)
 _CONTRACTION = re.compile(r"^([^\W\d_]+?)(n['’]t|['’]ve|['’]re|['’]ll|['’]d)$", re.IGNORECASE)
-_EXPANDED = {"n't": "not", "'ve": "have", "'re": "are", "'ll": "will", "'d": "would"}
+_EXPANDED = {"n't": "not", "'ve": "have", "'re": "are", "'ll": "will", "'d": "would", "'s": "is"}
 _NEGATED_HEADS = {"ca": "can", "wo": "will", "sha": "shall"}  # can't, won't, shan't
+# "who's the author …", "what's the total …": 'is' after these; after a noun 's is possessive
+_IS_HEADS = re.compile(r"^(who|what|where|when|how|which|that|there|here|it)(['’]s)$", re.IGNORECASE)
 
 
 def tokenize(question: str) -> list[Token]:
@@ -179,7 +181,7 @@ def tokenize(question: str) -> list[Token]:
     for m in _TOKEN.finditer(question):
         kind = _KIND_OF_GROUP[m.lastgroup or "punct"]
         text = m.group()
-        short = _CONTRACTION.match(text) if kind == "word" else None
+        short = (_CONTRACTION.match(text) or _IS_HEADS.match(text)) if kind == "word" else None
         if short is not None:
             head, tail = short.group(1), _EXPANDED[short.group(2).lower().replace("’", "'")]
             low = _NEGATED_HEADS.get(head.lower(), head.lower()) if tail == "not" else head.lower()

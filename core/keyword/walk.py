@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -90,6 +91,7 @@ def walk(plan: Plan, ctx: Context) -> Plan:
     # see ('names of members from Canada', 'leader name and location of each college') lists it
     list_scope = bool(items) and _starts_with_a_name(plan, items[0])
     chained: Mention | None = None  # the last mention a list cue governed ('X and Y' follow it)
+    owned = False  # chained is the thing the listed column is said of ('the name of each protein')
     counted: Mention | None = None  # the last table counted ('how many X, Y and Z' would count all three)
     bucket: int | None = None  # the token after a time bucket ('per month' | of the signup date)
     repointed: Mention | None = None  # '…? just names': read as the name of what is listed
@@ -131,6 +133,9 @@ def walk(plan: Plan, ctx: Context) -> Plan:
                 # 'the address and staff count of shops', 'injured counts': a column of counts or
                 # a count of rows — the words do not say which
                 raise Decline(f"it could not tell whether '{cue.words}' is a column or a count", [cue.words])
+            elif cue.kind == "top" and _top_of_a_number(plan, ctx, items, n):
+                pending.append(replace(cue, kind="super"))  # 'with the top submission score': the highest
+                list_scope = False
             elif cue.kind == "bucket":
                 _per_period_statistic(pending, cue)
                 plan = plan.but(buckets=(*plan.buckets, (cue, None)))  # placed by time_buckets
@@ -209,7 +214,13 @@ def walk(plan: Plan, ctx: Context) -> Plan:
                 )
             governed = list_scope or any(c.kind == "list" for c in pending)
             if not governed and chained is not None and _chained(plan, chained, m):
-                governed = True
+                # after 'the name of each protein', 'and the institution' is listed, and 'plus the
+                # description'; not a column that points at another thing ('and the winning
+                # aircraft', match.Winning_Aircraft), whose ids would stand for its names
+                pointer = m.sense.kind == "column" and is_pointer(
+                    ctx.lex, Ref(m.sense.table, m.sense.column or "")
+                )
+                governed = not (owned and pointer)
             if not governed and _ranked_own_column(plan, m, last):
                 governed = True  # 'what is the most recently launched program': the program
             if governed and m.sense.kind == "value" and not _qualifies_next(m, items, n):
@@ -248,7 +259,8 @@ def walk(plan: Plan, ctx: Context) -> Plan:
                 plan = _unused_comparisons(plan, ctx, pending)
                 pending = []
                 if not m.names_value:
-                    chained = m if governed else None
+                    owned = not governed and _owner_of(plan, chained, m)
+                    chained = m if governed or owned else None
             last = m
     for cue in pending:
         moded = _mode_after(plan, ctx, cue, None) if cue.kind == "super" else None
@@ -454,7 +466,10 @@ def _attach_literal(
         if value_next and not nxt_adjacent:
             nxt = None  # 'wines under 50 from Monterey': the value is not what the number counts
         if nxt is not None and (
-            any(c.kind in ("list", "order", "group") and said <= c.start < nxt.start for c in plan.shape.cues)
+            any(
+                c.kind in ("list", "order", "group", "and", "or") and said <= c.start < nxt.start
+                for c in plan.shape.cues
+            )
             or any(t.kind == "punct" for t in plan.shape.tokens[said : nxt.start])
         ):
             # 'students under 20 who participate …', 'wines over 100, ordered by year': what the
@@ -640,6 +655,21 @@ def _modifier(plan: Plan, ctx: Context, m: Mention, head: Mention) -> Plan:
 
 
 FLAG_NAME = re.compile(r"(is|has|can|was|did)_")  # is_active, has_children: yes or no
+
+
+def _owner_of(plan: Plan, prev: Mention | None, m: Mention) -> bool:
+    """'the name of each protein': the table the listed column is said of, which a list chained
+    on after it ('… along with the institution') does not end."""
+    return (
+        prev is not None
+        and m.sense is not None
+        and m.sense.kind == "table"
+        and prev.end < m.start
+        and all(t.low in OF_WORDS for t in plan.shape.tokens[prev.end : m.start])
+    )
+
+
+OF_WORDS = frozenset(["of", "each", "every", "all", "the", "a", "an"])
 
 
 def _chained(plan: Plan, prev: Mention, m: Mention) -> bool:
@@ -855,15 +885,27 @@ def _column_mention(plan: Plan, ctx: Context, m: Mention, s: Sense, cues: _Cues,
         return plan
     if sup is not None and sup.words.lower() in MODE_CUES and not is_key(lex, ref):
         # 'the most common status of roller coasters': the status the most rows have
+        beside = [x for x in (*plan.explicit, *plan.listed()) if x.start < m.start and x.sense != m.sense]
+        if beside:
+            # 'catalog entry names with the most common attribute value': the rows that have the
+            # value most rows have, which one ranking of (name, value) pairs does not give
+            raise Decline(
+                f"it asks for the {beside[0].words} that have the {sup.words} {m.words}, which keyword "
+                "mode does not compute",
+                [sup.words],
+            )
         plan = plan.with_role(m, "projection").but(explicit=(*plan.explicit, m))
         return _mode(plan, m, ref, sup)
-    if sup is not None and (is_key(lex, ref) or is_pointer(lex, ref)):
-        if sup.words.lower() in ("most", "least", "fewest"):
-            # 'the customer with the most policies' matched Customer_Policies.Policy_ID: count them
+    counts_with = sup is not None and sup.words.lower() in ("most", "least", "fewest")
+    if sup is not None and (is_key(lex, ref) or is_pointer(lex, ref) or (identifies and counts_with)):
+        if counts_with:
+            # 'the customer with the most policies' matched Customer_Policies.Policy_ID: count them;
+            # 'the account with the most transactions' matched a transaction_id no key declares,
+            # the table's own id all the same: its rows
             measure = (
-                Measure("COUNT", ref.table, words=m.words)
-                if is_key(lex, ref)
-                else Measure("COUNT", ref.table, ref.column, True, m.words)
+                Measure("COUNT", ref.table, ref.column, True, m.words)
+                if is_pointer(lex, ref) and not is_key(lex, ref)
+                else Measure("COUNT", ref.table, words=m.words)
             )
             return _ranked(plan, m, measure, sup)
         raise Decline(
@@ -872,6 +914,16 @@ def _column_mention(plan: Plan, ctx: Context, m: Mention, s: Sense, cues: _Cues,
     if sup is not None and sup.words.lower() in ("most", "least", "fewest") and kind not in NUMERIC:
         # 'the party with the most delegates' matched election.Delegate, a name: count the rows
         return _ranked(plan, m, Measure("COUNT", ref.table, words=m.words), sup)
+    if (
+        sup is not None
+        and kind not in (*NUMERIC, *TEMPORAL)
+        and sup.words.lower() in (IMPLIED.keys() | AGE_ADJ.keys())
+        and ref.column in label_columns(lex, ref.table)
+    ):
+        # 'tallest building name?': the name is listed, the building ranked by the height 'tallest'
+        # implies (ranking.implied_superlative) — never the greatest name
+        plan = plan.with_role(m, "projection").but(explicit=(*plan.explicit, m))
+        return plan.but(entities=(*plan.entities, (m, governed)), superlative=(sup, None))
     if sup is not None:
         return _ranked(plan, m, ref, sup)
     if count and _count_then_group(cues):
@@ -1036,6 +1088,19 @@ def _counts_qualified(plan: Plan, lit: Literal_, nxt: Mention | None) -> bool:
         and after.sense.kind == "table"
         and after.start == nxt.end
     )
+
+
+def _top_of_a_number(plan: Plan, ctx: Context, items: Sequence[_Item], n: int) -> bool:
+    """'top' (no count after it) right before a numeric column, said of one: 'the top score' is
+    the highest score, not the first ten rows that have one."""
+    cue = items[n].cue
+    nxt = items[n + 1] if n + 1 < len(items) else None
+    if cue is None or nxt is None or nxt.mention is None or nxt.mention.start != cue.end:
+        return False
+    s = nxt.mention.sense
+    if s is None or s.kind != "column" or is_plural(nxt.mention.words):
+        return False  # 'top scores' may be the first ten
+    return is_numeric(ctx.lex, Ref(s.table, s.column or ""))
 
 
 def _counted(plan: Plan, table: str) -> Measure | None:

@@ -53,6 +53,11 @@ ABBREVIATIONS = {
     "yr": "year",
     "yrs": "years",
     "hq": "headquarters",
+    "enr": "enrollment",
+    "doc": "document",
+    "docs": "documents",
+    "prof": "professor",
+    "profs": "professors",
     "cat": "category",
     "prod": "product",
     "txn": "transaction",
@@ -166,7 +171,25 @@ def expanded_words(name: str) -> str:
 # others ('no', 'max', 'info') are words of their own in a question.
 TYPED_SHORT = {
     w: ABBREVIATIONS[w]
-    for w in ("dept", "temp", "qty", "amt", "addr", "acct", "mgr", "emp", "cust", "hq", "yr", "yrs", "dob")
+    for w in (
+        *(
+            "dept",
+            "temp",
+            "qty",
+            "amt",
+            "addr",
+            "acct",
+            "mgr",
+            "emp",
+            "cust",
+            "hq",
+            "yr",
+            "yrs",
+            "dob",
+            "org",
+        ),
+        *("doc", "docs", "prof", "profs"),
+    )
 }
 
 # Units a column's name ends with ('Sales_in_Billion', 'Height_in_cm', 'max_speed_mph').

@@ -3,8 +3,9 @@ databases it had never seen: '20+ floors' (20 or more, not exactly 20), 'swimmer
 one win' (a count of the rows holding the value, not the swimmer's one number), 'number of records
 per pilot' where the database has pilot_record (its rows, not the pilots), 'the total number of
 customers across all banks' (the sum of a stored count, bank.no_of_customers), 'for each subject:
-id, name, and …' (the subject's id, not the first table's), 'hq city' (Headquartered_City), and
-'…, alphabetical' after a count that only keeps some groups. Each is answered with the rows
+id, name, and …' (the subject's id, not the first table's), 'hq city' (Headquartered_City),
+'…, alphabetical' after a count that only keeps some groups, '# of people' and 'gymnast count' (a
+count, not a list), and 'store 1' read on inventory.store_id rather than through a join to store. Each is answered with the rows
 hand-written SQL gives, or declined — never answered with something else."""
 
 from __future__ import annotations
@@ -163,3 +164,33 @@ def test_alphabetical_orders_the_groups_a_count_keeps(app, tmp_path):
     path = make_db(tmp_path, "events", EVENTS)
     outcome = answered(app, path, "product names that are in 2+ events, alphabetical")
     assert [r[0] for r in outcome.rows] == ["Apples", "Bath Set", "TV Equipments"]
+
+
+PEOPLE = """
+CREATE TABLE people (people_id INTEGER PRIMARY KEY, name TEXT, country TEXT, hometown TEXT);
+CREATE TABLE gymnast (gymnast_id INTEGER PRIMARY KEY REFERENCES people (people_id), total_points REAL);
+INSERT INTO people VALUES (1, 'Paul', 'Russia', 'Santo Domingo'), (2, 'Lorraine', 'Bulgaria', 'Bonao'),
+    (3, 'Elizabeth', 'Russia', 'Santo Domingo'), (4, 'Marina', 'Russia', 'Santiago');
+INSERT INTO gymnast VALUES (1, 57.4), (3, 57.6), (4, 55.9);
+"""
+
+
+def test_a_count_sign_or_word_after_a_thing_counts_it(app, tmp_path):
+    path = make_db(tmp_path, "people", PEOPLE)
+    gives(app, path, "# of people per country", "SELECT country, COUNT(*) FROM people GROUP BY country")
+    want = "SELECT p.hometown, COUNT(*) FROM gymnast g JOIN people p ON p.people_id = g.gymnast_id GROUP BY p.hometown"
+    gives(app, path, "gymnast count per hometown", want)
+
+
+STORES_AND_STOCK = """
+CREATE TABLE store (store_id INTEGER PRIMARY KEY, address TEXT);
+CREATE TABLE inventory (inventory_id INTEGER PRIMARY KEY, film_id INTEGER, store_id INTEGER REFERENCES store (store_id));
+INSERT INTO inventory VALUES (1, 1, 1), (2, 1, 1), (3, 2, 2), (4, 3, 1);
+"""
+
+
+def test_a_key_named_by_number_is_read_on_the_foreign_key_that_holds_it(app, tmp_path):
+    # the store table was never filled in: its inventory still says store 1
+    path = make_db(tmp_path, "stock", STORES_AND_STOCK)
+    want = "SELECT COUNT(*) FROM inventory WHERE store_id = 1"
+    gives(app, path, "How many inventory items does store 1 have?", want)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 import subprocess
 import sys
 import time
@@ -247,7 +248,7 @@ def test_a_question_keyword_mode_cannot_answer_is_worded_for_people_without_retr
             activity = served.client.activity("What is the meaning of life?")
             served.client.post(activity)
             card = error_card(connector, activity)
-            assert "could not place 'life'" in card.all_text()
+            assert re.search(r"could not place [^(]*'life'", card.all_text())  # the words it could not read
             assert "OPENAI_API_KEY" not in card.all_text()
             assert card.action("Retry") is None and card.submits() == []
             assert audit_rows(tmp_path, "teams")[-1]["error_kind"] == "keyword_abstain"

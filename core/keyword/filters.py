@@ -29,10 +29,19 @@ from core.keyword.shapes import Literal_
 
 
 def compare(
-    plan: Plan, ctx: Context, op: Op, value: float, words: str, last: Mention | None, nxt: Mention | None
+    plan: Plan,
+    ctx: Context,
+    op: Op,
+    value: float,
+    words: str,
+    last: Mention | None,
+    nxt: Mention | None,
+    paid: bool = False,
 ) -> Plan:
     """'rating above 4' (the column before), 'an average rating above 4' (that average),
-    'more than 2 papers' (a count of what follows)."""
+    'more than 2 papers' (a count of what follows); `paid`: said after a verb of pay ('employees
+    making more than 30k'), an amount of money like '$30,000'."""
+    money = paid or any(c in words for c in CURRENCY_SIGNS)
     number = int(value) if float(value).is_integer() else value
     if (
         last is not None
@@ -42,10 +51,8 @@ def compare(
     ):
         last = None  # 'festivals that have at least two …' matched festival_id: no id is 'at least two'
     counted_next = nxt is not None and nxt.sense is not None and nxt.sense.kind == "table"
-    said = _compared_column(ctx, last, counted_next, words)
-    if said is None and (
-        words.split()[0].lower() in ("older", "younger") or any(c in words for c in CURRENCY_SIGNS)
-    ):
+    said = _compared_column(ctx, last, counted_next, words, money)
+    if said is None and (words.split()[0].lower() in ("older", "younger") or money):
         # an age or an amount of money whose column the question does not make plain: never a
         # count of what follows, nor whatever number is named next
         raise Decline(f"it could not tell which column '{words}' compares", [words])
@@ -94,7 +101,9 @@ def compare(
     raise Decline(f"it could not tell what '{words}' applies to", [words])
 
 
-def _compared_column(ctx: Context, last: Mention | None, counted_next: bool, words: str) -> Ref | None:
+def _compared_column(
+    ctx: Context, last: Mention | None, counted_next: bool, words: str, money: bool
+) -> Ref | None:
     """The column a comparison after `last` is about: the column named, or the one number of the
     table named ('orders above 50') unless the number counts the table after it; of people,
     'under 20' and 'over 65' are their age ('students under 20')."""
@@ -107,7 +116,7 @@ def _compared_column(ctx: Context, last: Mention | None, counted_next: bool, wor
     table, first = last.sense.table, words.split()[0].lower()
     if first in ("older", "younger"):
         return age_column(ctx.lex, table)  # 'pilots younger than 34 …': never a count of what follows
-    if any(sign in words for sign in CURRENCY_SIGNS):
+    if money:
         column = money_column(ctx.lex, table)  # 'wines over $100': the price, not the year
         return Ref(table, column) if column is not None else None
     if counted_next:

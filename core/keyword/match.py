@@ -185,9 +185,12 @@ class Lexicon:
         if cached is not None:
             return cached
         out: dict[tuple[str, str | None], Sense] = {}
+        typed = folded_words(phrase)
         for m in self.dictionary.match(phrase, limit=12, min_score=SCHEMA_MIN):
             if m.via == "description":
                 continue
+            if len(typed) == 1 and m.score < 0.9 and not _same_start(typed[0], m.column or m.table):
+                continue  # 'gmail' is no misspelt Email: a typo keeps a word's first letter
             kind: SenseKind = "column" if m.column else "table"
             s = Sense(kind, m.table, m.column, None, m.score, m.via)
             if (m.table, m.column) not in out or out[(m.table, m.column)].score < s.score:
@@ -568,16 +571,19 @@ def _verb_in_name(shape: Shape, lex: Lexicon, mentions: Sequence[Mention], i: in
     right before a phrase, whose base word and that phrase spell a column, is that column."""
     low = shape.tokens[i].low
     nxt = next((m for m in mentions if m.start == i + 1), None)
-    if base_word(low) != low and (nxt is None or shape.role[i + 1] == "cue"):
-        # 'churches opened each year', 'opened in 2010': the date the verb names (Open_Date)
-        dated = [
-            x
-            for noun in DATE_NOUNS
-            for x in lex.schema(f"{base_word(low)} {noun}")
-            if _spelled(x, f"{base_word(low)} {noun}")
-        ]
-        if len({x.where for x in dated}) == 1:
-            return Mention(i, i + 1, shape.tokens[i].text, (dated[0],))
+    base = base_word(low)
+    if base != low and (nxt is None or shape.role[i + 1] == "cue"):
+        # 'churches opened each year', 'opened in 2010': the date the verb names (Open_Date);
+        # 'sorted by year joined' (Year_Join); else the verb's own word: 'wines scoring above 90'
+        for phrases in (
+            [f"{base} {noun}" for noun in DATE_NOUNS] + [f"{noun} {base}" for noun in DATE_NOUNS],
+            [base, f"{base}e"],
+        ):
+            named = [x for p in phrases for x in lex.schema(p) if _spelled(x, p)]
+            if len({x.where for x in named}) == 1:
+                return Mention(i, i + 1, shape.tokens[i].text, (named[0],))
+            if named:
+                break
     if nxt is None or base_word(low) == low:
         return None
     phrase = f"{base_word(low)} {nxt.words}"
@@ -1119,6 +1125,13 @@ def _keyed_elsewhere(lex: Lexicon, before: str, noun: str) -> bool:
     return _names_key(lex, f"{before} {noun}") and not any(
         x.table in named for x in lex.schema(f"{before} {noun} id") if x.kind == "column"
     )
+
+
+def _same_start(word: str, name: str) -> bool:
+    """A word of the name starts with the word's first letter ('adress' and address) or holds
+    the word ('name' in bname)."""
+    said = [*name_words(name).split(), *expanded_words(name).split()]
+    return any(w[:1] == word[:1] or word in w for w in said)
 
 
 def _spells(lex: Lexicon, phrase: str) -> bool:

@@ -29,7 +29,7 @@ from core.keyword.columns import (
     ranking_measure,
 )
 from core.keyword.match import KEY_WORDS, Lexicon, Mention
-from core.keyword.plan import Context, Decline, Measure, OrderKey, Plan, Query, Ref, frozen_map
+from core.keyword.plan import Context, Decline, Filter, Measure, OrderKey, Plan, Query, Ref, frozen_map
 from core.keyword.shapes import CUES, MODE_CUES, ROW_NOUNS, everything_at, singular_phrase
 
 # ---------------------------------------------------------------------------------------------
@@ -568,11 +568,32 @@ def local_keys(q: Query, lex: Lexicon, entity_tables: list[str]) -> Query:
     lake.state_name rather than joining state for state.state_name (the join's own key)."""
     needed = {t.lower() for t in entity_tables}
     needed |= {m.table.lower() for m in q.measures} | {h.measure.table.lower() for h in q.having}
-    needed |= {f.ref.table.lower() for f in q.filters}
     needed |= {o.key.table.lower() for o in q.order if isinstance(o.key, Measure)}
     if q.target:
         needed.add(q.target.lower())  # the view always holds it
     edges = [e for e in lex.db.graph.edges if len(e.columns) == 1 and not e.is_self]
+
+    def held(f: Filter) -> Filter:
+        """'how many inventory items does store 1 have': inventory.store_id = 1, not a join to
+        store (whose row may be missing) — when one foreign key alone links the two tables."""
+        if f.ref.table.lower() in needed:
+            return f
+        links = [
+            (e.table, e.columns[0])
+            for e in edges
+            if e.ref_table.lower() == f.ref.table.lower()
+            and e.ref_columns[0].lower() == f.ref.column.lower()
+            and e.table.lower() in needed
+        ]
+        if len(links) != 1:
+            return f
+        child = links[0][0].lower()
+        if sum(e.table.lower() == child and e.ref_table.lower() == f.ref.table.lower() for e in edges) != 1:
+            return f  # flights from or to airport 5: which foreign key is for the view to say
+        return replace(f, ref=Ref(*links[0]))
+
+    filters = tuple(held(f) for f in q.filters)
+    needed |= {f.ref.table.lower() for f in filters}
 
     def local(ref: Ref) -> Ref:
         if ref.table.lower() in needed:
@@ -593,6 +614,7 @@ def local_keys(q: Query, lex: Lexicon, entity_tables: list[str]) -> Query:
 
     return replace(
         q,
+        filters=filters,
         groups=tuple(dict.fromkeys(local(ref) for ref in q.groups)),
         projection=tuple(dict.fromkeys(local(ref) for ref in q.projection)),
         order=tuple(

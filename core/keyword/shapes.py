@@ -273,7 +273,8 @@ _add(
     "dir", "asc", "cheapest first", "shortest first", "least common first", "lightest first", "slowest first"
 )
 _add("dir", "desc", "longest first", "heaviest first", "tallest first", "fastest first", "greatest first")
-_add("dir", "desc", "most common first")
+_add("dir", "desc", "most common first", "high to low", "from high to low")
+_add("dir", "asc", "least first", "low to high", "from low to high")
 _add("dir", "asc", "earliest first")
 # in ages: the youngest have the lowest age but the latest birth date (walk: Plan.by_age)
 _add("dir", "young", "youngest first", "from youngest to oldest", "youngest to oldest")
@@ -288,7 +289,17 @@ FROM_ONE_END = {
 for _arg, _ends in FROM_ONE_END.items():
     for _end in _ends:
         _add("dir", _arg, f"from {_end}", f"from the {_end}")
-_add("alpha", "", "alphabetically", "in alphabetical order", "alphabetical order", "alphabetical", "a to z")
+# ('a-z' is read word by word: 'a', 'z')
+_add(
+    "alpha",
+    "",
+    "alphabetically",
+    "in alphabetical order",
+    "alphabetical order",
+    "alphabetical",
+    "a to z",
+    "a z",
+)
 _add(
     "alpha",
     "desc",
@@ -296,6 +307,7 @@ _add(
     "reverse alphabetical order",
     "reverse alphabetical",
     "z to a",
+    "z a",
 )
 _add("cmp", ">", "more than", "greater than", "higher than", "larger than", "bigger than", "over", "above")
 _add("cmp", ">", "exceeding", "exceeds", "exceed", "longer than", "older than", "later than")
@@ -640,8 +652,8 @@ def read_shape(question: str) -> Shape:
             shape.role[i] = "cue"
             i += 1
             continue
-        if tokens[i].kind == "punct":
-            shape.role[i] = "stop"
+        if tokens[i].kind == "punct" and not (lows[i] == "#" and _next(lows, i) == "of"):
+            shape.role[i] = "stop"  # ('# of people per country' is a count)
             i += 1
             continue
         if tokens[i].kind == "op":
@@ -937,6 +949,27 @@ RANKING_WORDS = frozenset(
 )
 
 
+_THOUSANDS = re.compile(r"\d+(?:\.\d+)?[kK]")
+# words a typed amount follows ('more than 30k', 'between 10k and 20k', 'salary of 50k')
+_BEFORE_AMOUNT = frozenset(
+    [
+        "than",
+        "over",
+        "under",
+        "above",
+        "below",
+        "least",
+        "most",
+        "between",
+        "and",
+        "of",
+        "exceeding",
+        "to",
+        "$",
+    ]
+)
+
+
 def _find_literals(shape: _Draft, lows: list[str]) -> None:
     tokens = shape.tokens
     i = 0
@@ -959,10 +992,20 @@ def _find_literals(shape: _Draft, lows: list[str]) -> None:
                     and 1900 <= value <= 2100
                     and not (i > 0 and lows[i - 1] in ("top", "first", "bottom", "last"))
                 )
-                if is_year:
+                nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+                if nxt is not None and nxt.start == t.end and nxt.low == "k" and t.text[0] in "$€£":
+                    value *= 1000  # '$30k'
+                    lit = Literal_(
+                        "number", int(value) if value.is_integer() else value, i, i + 2, shape.text(i, i + 2)
+                    )
+                elif is_year:
                     lit = Literal_("year", int(value), i, i + 1, t.text)
                 else:
                     lit = Literal_("number", int(value) if value.is_integer() else value, i, i + 1, t.text)
+        elif t.kind == "word" and _THOUSANDS.fullmatch(t.text) and i > 0 and lows[i - 1] in _BEFORE_AMOUNT:
+            # 'making more than 30k', 'over $50k': thousands (a stored code '10K' is no amount)
+            value = float(t.text.lstrip("$€£")[:-1]) * 1000
+            lit = Literal_("number", int(value) if value.is_integer() else value, i, i + 1, t.text)
         elif t.kind == "word" and (lows[i] in MONTHS or lows[i] == "may"):
             nxt = tokens[i + 1] if i + 1 < len(tokens) else None
             year = int(nxt.text) if nxt and nxt.text.isdigit() and len(nxt.text) == 4 else None

@@ -89,7 +89,9 @@ def walk(plan: Plan, ctx: Context) -> Plan:
     last: Mention | None = None
     # right after a list cue ('what are the X'); a question that starts with what it wants to
     # see ('names of members from Canada', 'leader name and location of each college') lists it
-    list_scope = bool(items) and _starts_with_a_name(plan, items[0])
+    # ('distinct product names a-z': a 'distinct' before the name does not change that)
+    first = next((it for it in items if not (it.cue is not None and it.cue.kind == "distinct")), None)
+    list_scope = first is not None and _starts_with_a_name(plan, first)
     chained: Mention | None = None  # the last mention a list cue governed ('X and Y' follow it)
     owned = False  # chained is the thing the listed column is said of ('the name of each protein')
     counted: Mention | None = None  # the last table counted ('how many X, Y and Z' would count all three)
@@ -327,6 +329,28 @@ def _count_after_column(plan: Plan, cue: Cue) -> bool:
     return before is not None and before.sense is not None and before.sense.kind == "column"
 
 
+# 'employees making more than 30k', 'who earn over 50000': an amount of money (filters.compare)
+PAY_VERBS = frozenset(
+    [
+        "making",
+        "make",
+        "makes",
+        "earning",
+        "earn",
+        "earns",
+        "paid",
+        "pays",
+        "paying",
+        "costing",
+        "cost",
+        "costs",
+    ]
+)
+LEAD_WORDS = frozenset(
+    ["the", "all", "a", "an", "just", "only", "their", "its", "distinct", "unique", "different"]
+)
+
+
 def _starts_with_a_name(plan: Plan, item: _Item) -> bool:
     """The sentence starts with a column or a table ('names of …', 'the leader name and …'):
     what it asks to see. Not after other words ('for manufacturers that …, what's …')."""
@@ -334,7 +358,7 @@ def _starts_with_a_name(plan: Plan, item: _Item) -> bool:
     if m is None or m.sense is None or m.sense.kind not in ("column", "table"):
         return False
     k = m.start - 1
-    while k >= 0 and plan.shape.tokens[k].low in ("the", "all", "a", "an", "just", "only", "their", "its"):
+    while k >= 0 and plan.shape.tokens[k].low in LEAD_WORDS:
         k -= 1  # '…? just the department names'
     return k < 0 or plan.shape.tokens[k].text in SENTENCE_ENDS
 
@@ -390,7 +414,20 @@ def _unused_comparisons(plan: Plan, ctx: Context, pending: list[Cue]) -> Plan:
 
 
 def _items(plan: Plan) -> list[_Item]:
-    items = [_Item(c.start, "cue", cue=c) for c in plan.shape.cues]
+    # 'gymnast count per hometown': a 'count' said after a table counts it, as 'count of gymnasts'
+    tables = {
+        m.end: m.start for m in plan.matching.mentions if m.sense is not None and m.sense.kind == "table"
+    }
+    items = [
+        _Item(
+            tables[c.start]
+            if c.kind == "count" and c.words.lower() in ("count", "counts") and c.start in tables
+            else c.start,
+            "cue",
+            cue=c,
+        )
+        for c in plan.shape.cues
+    ]
     items += [_Item(lit.start, "literal", literal=lit) for lit in plan.shape.literals if lit.kind != "quoted"]
     items += [_Item(m.start, "mention", mention=m) for m in plan.matching.mentions]
     return sorted(items, key=lambda it: (it.pos, it.kind != "cue"))
@@ -487,6 +524,7 @@ def _attach_literal(
             f"{cue.words} {lit.words}",
             None if counts_next else last,
             nxt,
+            paid=cue.start > 0 and tokens[cue.start - 1].low in PAY_VERBS,
         )
         return plan, [c for c in pending if c.kind != "cmp"]
     if lit.kind in ("year", "month", "quarter", "date", "period"):

@@ -1,0 +1,92 @@
+"""Keyword mode on the short words people type in chat, seen on Spider-style databases it had
+never seen: orders said as 'high to low', 'least first', 'a-z'; a question that starts with
+'distinct'; amounts as '30k' or '$30k', and 'making more than …' as an amount of money; 'doc',
+'prof', and a column named with an abbreviation ('enr' for enrollment); a verb that names a column
+('wines scoring above 90'); 'gmail', which is no misspelt 'email'. Each is answered with the rows hand-written SQL gives, or declined —
+never answered with something else."""
+
+from __future__ import annotations
+
+from tests.test_keyword_unseen_shapes import answered, app, ask, declined, gives, hand, make_db, rows
+
+__all__ = ["app"]  # the fixture, used by name
+
+
+STAFF = """
+CREATE TABLE employee (ssn INTEGER PRIMARY KEY, fname TEXT, lname TEXT, salary INTEGER, dno INTEGER, years INTEGER);
+INSERT INTO employee VALUES (1, 'John', 'Smith', 30000, 5, 12), (2, 'Franklin', 'Wong', 40000, 5, 3),
+    (3, 'Alicia', 'Zelaya', 25000, 4, 7), (4, 'Jennifer', 'Wallace', 43000, 4, 20);
+"""
+
+
+def test_orders_said_the_chat_way(app, tmp_path):
+    path = make_db(tmp_path, "staff", STAFF)
+    outcome = answered(app, path, "first names sorted by salary high to low")
+    assert [r[0] for r in outcome.rows] == ["Jennifer", "Franklin", "John", "Alicia"]
+    outcome = answered(app, path, "first names sorted by salary low to high")
+    assert [r[0] for r in outcome.rows] == ["Alicia", "John", "Franklin", "Jennifer"]
+    outcome = answered(app, path, "last names sorted by years, least first")
+    assert [r[0] for r in outcome.rows] == ["Wong", "Zelaya", "Smith", "Wallace"]
+    outcome = answered(app, path, "distinct last names a-z")
+    assert [r[0] for r in outcome.rows] == ["Smith", "Wallace", "Wong", "Zelaya"]
+    gives(app, path, "distinct dno", "SELECT DISTINCT dno FROM employee")
+
+
+def test_thousands_typed_with_a_k_and_pay_verbs(app, tmp_path):
+    path = make_db(tmp_path, "staff", STAFF)
+    want = "SELECT fname, lname FROM employee WHERE salary > 30000"
+    gives(app, path, "first and last names of employees making more than 30k", want)
+    gives(app, path, "first and last names of employees with salary over $30k", want)
+    gives(
+        app,
+        path,
+        "first names of employees with salary under 30k",
+        "SELECT fname FROM employee WHERE salary < 30000",
+    )
+
+
+SCHOOL = """
+CREATE TABLE college (cname TEXT PRIMARY KEY, state TEXT, enr INTEGER);
+CREATE TABLE documents (document_id INTEGER PRIMARY KEY, receipt_date TEXT, document_type_code TEXT);
+INSERT INTO college VALUES ('LSU', 'LA', 18000), ('ASU', 'AZ', 12000), ('OU', 'OK', 22000), ('FSU', 'FL', 19000);
+INSERT INTO documents VALUES (1, '2008-04-21', 'CD'), (2, '1974-05-08', 'Paper'), (3, '2014-12-25', 'Paper');
+"""
+
+
+def test_abbreviations_typed_and_in_column_names(app, tmp_path):
+    path = make_db(tmp_path, "school", SCHOOL)
+    gives(app, path, "colleges with enrollment over 15k", "SELECT cname FROM college WHERE enr > 15000")
+    gives(
+        app,
+        path,
+        "doc ids and receipt dates for all documents",
+        "SELECT document_id, receipt_date FROM documents",
+    )
+
+
+WINES = """
+CREATE TABLE wine (no INTEGER PRIMARY KEY, name TEXT, score INTEGER, price INTEGER);
+INSERT INTO wine VALUES (1, 'Alpha', 93, 40), (2, 'Beta', 88, 70), (3, 'Gamma', 91, 30);
+"""
+
+
+def test_a_verb_that_names_a_column(app, tmp_path):
+    path = make_db(tmp_path, "wines", WINES)
+    gives(app, path, "wines scoring above 90", "SELECT name FROM wine WHERE score > 90")
+
+
+CUSTOMERS = """
+CREATE TABLE customer (customer_id INTEGER PRIMARY KEY, first_name TEXT, email TEXT, address TEXT);
+INSERT INTO customer VALUES (1, 'Luis', 'luisg@embraer.com.br', 'Av. Brigadeiro'), (2, 'Leonie', 'leonekohler@surfeu.de', 'Theodor-Heuss'),
+    (3, 'Frank', 'fharris@google.com', '1600 Amphitheatre'), (4, 'Jack', 'jacksmith@microsoft.com', '1 Microsoft Way');
+"""
+
+
+def test_a_word_is_no_misspelt_column_when_its_first_letter_differs(app, tmp_path):
+    path = make_db(tmp_path, "customers", CUSTOMERS)
+    # 'gmail' is not 'email' mistyped: every customer has an email, none a gmail address
+    outcome = ask(app, path, "how many customers have a gmail address")
+    assert declined(outcome) or rows(outcome) == hand(
+        path, "SELECT COUNT(*) FROM customer WHERE email LIKE '%gmail%'"
+    )
+    gives(app, path, "the adress of Jack", "SELECT address FROM customer WHERE first_name = 'Jack'")

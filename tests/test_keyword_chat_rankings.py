@@ -4,8 +4,9 @@ largest number), 'tallest building name?' (ranked by height, never the greatest 
 author with the top score" (the highest score, not every author with one), 'the account id with
 the most transactions' (a count, though no key is declared), 'the name of each protein along
 with the institution' (both, in the order asked), 'the most common value' beside another column
-(declined), 'ranked above 3' (the rank column) and 'churches opened in 1840' (the date the verb
-names). Each is answered with the rows hand-written SQL gives, or declined — never answered with
+(declined), 'ranked above 3' (the rank column), 'churches opened in 1840' (the date the verb
+names), 'games with no injuries' where injury_accident holds them, what to show after a dash
+('… - name and capacity'), and '? just names' of a thing whose only label is its id. Each is answered with the rows hand-written SQL gives, or declined — never answered with
 something else."""
 
 from __future__ import annotations
@@ -165,3 +166,38 @@ def test_a_verb_names_the_column_spelled_with_its_base_word(app, tmp_path):
     )
     path = make_db(tmp_path, "churches", CHURCHES)
     gives(app, path, "how many churches opened in 1836", "SELECT COUNT(*) FROM church WHERE open_date = 1836")
+
+
+GAMES = """
+CREATE TABLE stadium (id INTEGER PRIMARY KEY, name TEXT, capacity INTEGER);
+CREATE TABLE game (id INTEGER PRIMARY KEY, stadium_id INTEGER REFERENCES stadium (id), season INTEGER);
+CREATE TABLE injury_accident (id INTEGER PRIMARY KEY, game_id INTEGER REFERENCES game (id), player TEXT,
+    injury TEXT);
+INSERT INTO stadium VALUES (1, 'Cowboys Stadium', 80000), (2, 'FedEx Field', 82000), (3, 'Alamo', 65000);
+INSERT INTO game VALUES (1, 1, 2007), (2, 2, 2007), (3, 1, 2008), (4, 3, 2009);
+INSERT INTO injury_accident VALUES (1, 1, 'Davide', 'Clean-up'), (2, 1, 'Dino', 'Sustained'), (3, 3, 'Lee', 'Knee');
+"""
+
+
+def test_no_rows_of_a_table_named_for_the_word_and_a_list_after_a_dash(app, tmp_path):
+    path = make_db(tmp_path, "games", GAMES)
+    # 'injuries' matched injury_accident.injury: the rows of the table named for it
+    want = "SELECT COUNT(*) FROM game WHERE id NOT IN (SELECT game_id FROM injury_accident)"
+    gives(app, path, "how many games had no injuries", want)
+    want = "SELECT name, capacity FROM stadium WHERE capacity > 70000"
+    gives(app, path, "stadiums with capacity over 70k - name and capacity", want)
+
+
+GYMNASTS = """
+CREATE TABLE people (people_id INTEGER PRIMARY KEY, name TEXT, hometown TEXT);
+CREATE TABLE gymnast (gymnast_id INTEGER PRIMARY KEY REFERENCES people (people_id), total_points REAL);
+INSERT INTO people VALUES (1, 'Paul Hamm', 'Santo Domingo'), (2, 'Lorraine Lopez', 'Bonao'), (3, 'Elsa Ortiz', 'Santiago');
+INSERT INTO gymnast VALUES (1, 57.4), (2, 55.9), (3, 56.2);
+"""
+
+
+def test_just_names_of_a_thing_with_no_name_column_are_the_names_it_matched(app, tmp_path):
+    path = make_db(tmp_path, "gymnasts", GYMNASTS)
+    want = "SELECT p.name FROM gymnast g JOIN people p ON p.people_id = g.gymnast_id WHERE p.hometown != 'Santo Domingo'"
+    gives(app, path, "gymnasts not from Santo Domingo - names pls", want)  # not their ids
+    gives(app, path, "gymnasts not from Santo Domingo? just names", want)

@@ -523,7 +523,8 @@ MEASURE_UNITS = _words(
     """
 )
 GLUE = RELATION_VERBS | FILLERS | MEASURE_UNITS
-SENTENCE_ENDS = frozenset([".", "?", "!", ";", ":"])
+# a dash too: "ships with no captain - name and class" asks for what to show after it
+SENTENCE_ENDS = frozenset([".", "?", "!", ";", ":", "-", "–", "—"])
 
 MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
 MONTHS.update({m.lower(): i for i, m in enumerate(calendar.month_abbr) if m})

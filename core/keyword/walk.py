@@ -318,6 +318,8 @@ def _only_a_generic_word(
     labels = label_columns(ctx.lex, table)
     if len(labels) != 1:  # none, or a first and a last name: read the word as matched
         return None
+    if column_kind(ctx.lex, table, labels[0]) != "text":
+        return None  # gymnast's only label is its id: 'names' are the people.Name it matched
     return replace(m, sense=Sense("column", table, labels[0], None, 1.0, "name"))
 
 

@@ -6,7 +6,9 @@ the most transactions' (a count, though no key is declared), 'the name of each p
 with the institution' (both, in the order asked), 'the most common value' beside another column
 (declined), 'ranked above 3' (the rank column), 'churches opened in 1840' (the date the verb
 names), 'games with no injuries' where injury_accident holds them, what to show after a dash
-('… - name and capacity'), and '? just names' of a thing whose only label is its id. Each is answered with the rows hand-written SQL gives, or declined — never answered with
+('… - name and capacity'), '? just names' of a thing whose only label is its id, 'the winning
+aircraft' of a match (by its name, not the id the match holds), and 'whose highest weekly
+precipitation is above 50' (each one's maximum compared). Each is answered with the rows hand-written SQL gives, or declined — never answered with
 something else."""
 
 from __future__ import annotations
@@ -201,3 +203,33 @@ def test_just_names_of_a_thing_with_no_name_column_are_the_names_it_matched(app,
     want = "SELECT p.name FROM gymnast g JOIN people p ON p.people_id = g.gymnast_id WHERE p.hometown != 'Santo Domingo'"
     gives(app, path, "gymnasts not from Santo Domingo - names pls", want)  # not their ids
     gives(app, path, "gymnasts not from Santo Domingo? just names", want)
+
+
+MATCHES = """
+CREATE TABLE aircraft (aircraft_id INTEGER PRIMARY KEY, aircraft TEXT);
+CREATE TABLE "match" (round INTEGER PRIMARY KEY, location TEXT, winning_aircraft INTEGER REFERENCES aircraft (aircraft_id));
+CREATE TABLE station (id INTEGER PRIMARY KEY, network_name TEXT, local_authority TEXT);
+CREATE TABLE weekly_weather (station_id INTEGER REFERENCES station (id), day_of_week TEXT, precipitation REAL,
+    PRIMARY KEY (station_id, day_of_week));
+INSERT INTO aircraft VALUES (1, 'Robinson R-22'), (2, 'Bell 206B3 JetRanger');
+INSERT INTO "match" VALUES (1, 'Mina Zayid , Abu Dhabi', 1), (2, 'Swan River , Perth', 2), (3, 'Flamengo Beach', 2);
+INSERT INTO station VALUES (1, 'Amersham', 'Chiltern'), (2, 'Bushey', 'Watford'), (3, 'Brentwood', 'Brentwood');
+INSERT INTO weekly_weather VALUES (1, 'Monday', 50), (1, 'Tuesday', 90), (2, 'Monday', 40), (2, 'Tuesday', 60),
+    (3, 'Monday', 30), (3, 'Tuesday', 20);
+"""
+
+
+def test_a_key_of_another_thing_is_shown_by_its_name_and_a_highest_compared_is_a_maximum(app, tmp_path):
+    path = make_db(tmp_path, "matches", MATCHES)
+    want = (
+        'SELECT m.location, a.aircraft FROM "match" m JOIN aircraft a ON a.aircraft_id = m.winning_aircraft'
+    )
+    gives(app, path, "location and winning aircraft for each match", want)  # not the aircraft ids
+    want = (
+        "SELECT s.id, s.local_authority FROM weekly_weather w JOIN station s ON s.id = w.station_id "
+        "GROUP BY s.id HAVING MAX(w.precipitation) > 50"
+    )
+    question = (
+        "What are the IDs and local authorities of stations whose highest weekly precipitation is above 50?"
+    )
+    gives(app, path, question, want)  # each station's maximum, not the one station ranked first

@@ -2,7 +2,8 @@
 never seen: orders said as 'high to low', 'least first', 'a-z'; a question that starts with
 'distinct'; amounts as '30k' or '$30k', and 'making more than …' as an amount of money; 'doc',
 'prof', and a column named with an abbreviation ('enr' for enrollment); a verb that names a column
-('wines scoring above 90'); 'gmail', which is no misspelt 'email'. Each is answered with the rows hand-written SQL gives, or declined —
+('wines scoring above 90'); 'gmail', which is no misspelt 'email'; 'lowest paid' (the salary);
+'vote %' (Vote_Percent, where 'rating %' stays Rating_in_percent). Each is answered with the rows hand-written SQL gives, or declined —
 never answered with something else."""
 
 from __future__ import annotations
@@ -90,3 +91,26 @@ def test_a_word_is_no_misspelt_column_when_its_first_letter_differs(app, tmp_pat
         path, "SELECT COUNT(*) FROM customer WHERE email LIKE '%gmail%'"
     )
     gives(app, path, "the adress of Jack", "SELECT address FROM customer WHERE first_name = 'Jack'")
+
+
+ELECTIONS = """
+CREATE TABLE election (election_id INTEGER PRIMARY KEY, date TEXT, votes REAL, vote_percent REAL, seats REAL);
+CREATE TABLE channel (channel_id INTEGER PRIMARY KEY, owner TEXT, rating_in_percent REAL);
+INSERT INTO election VALUES (1, 'July 1942', 9423, 16.2, 6), (2, 'October 1942', 11059, 18.5, 9),
+    (3, 'February 1943', 20412, 29.4, 13);
+INSERT INTO channel VALUES (1, 'CCTV', 1.7), (2, 'HBS', 0.3), (3, 'Hunan', 1.9);
+"""
+
+
+def test_pay_words_and_percent_signs(app, tmp_path):
+    path = make_db(tmp_path, "staff", STAFF)
+    gives(
+        app, path, "3 lowest paid employees first names", "SELECT fname FROM employee ORDER BY salary LIMIT 3"
+    )
+    want = "SELECT fname FROM employee ORDER BY salary DESC LIMIT 1"
+    gives(app, path, "first name of the highest paid employee", want)
+    path = make_db(tmp_path, "elections", ELECTIONS)
+    # 'vote %' is Vote_Percent, not the number of votes; 'rating %' is Rating_in_percent
+    gives(app, path, "date and vote % of every election", "SELECT date, vote_percent FROM election")
+    want = "SELECT owner FROM channel ORDER BY rating_in_percent DESC LIMIT 1"
+    gives(app, path, "who owns the channel with the highest rating %?", want)

@@ -36,6 +36,7 @@ from core.keyword.match import (
     names_across_stop_words,
     names_in_stop_words,
     names_over_cues,
+    percent_signs,
     row_nouns_naming_a_table,
     values_over_stop_words,
 )
@@ -279,7 +280,8 @@ def _tied_at_limit(
 
 def _match(question: str, lex: Lexicon, readings: Sequence[Reading]) -> tuple[Shape, Matching]:
     shape = names_over_cues(read_shape(question), lex)
-    shape = names_across_stop_words(names_in_stop_words(row_nouns_naming_a_table(shape, lex), lex), lex)
+    shape = row_nouns_naming_a_table(percent_signs(shape, lex), lex)
+    shape = names_across_stop_words(names_in_stop_words(shape, lex), lex)
     shape = values_over_stop_words(shape, lex)
     return shape, choose(discover(shape, lex, readings), lex)
 

@@ -994,6 +994,26 @@ def row_nouns_naming_a_table(shape: Shape, lex: Lexicon) -> Shape:
     return replace(shape, role=tuple(roles))
 
 
+def percent_signs(shape: Shape, lex: Lexicon) -> Shape:
+    """'date and vote % of every election': a '%' after a word is the word 'percent' when the
+    two spell a column (Vote_Percent); else it stays a sign ('rating %' is Rating_in_percent,
+    which 'rating' names alone)."""
+    tokens, roles = list(shape.tokens), list(shape.role)
+    for i, t in enumerate(tokens):
+        if (
+            t.text != "%"
+            or i == 0
+            or roles[i - 1] != "content"
+            or t.start - tokens[i - 1].end > 1  # 'vote %' or 'vote%'
+        ):
+            continue
+        phrase = f"{tokens[i - 1].low} percent"
+        if any(_spelled(x, phrase) for x in lex.schema(phrase)):
+            tokens[i] = replace(t, low="percent", kind="word")
+            roles[i] = "content"
+    return replace(shape, tokens=tuple(tokens), role=tuple(roles))
+
+
 def values_over_stop_words(shape: Shape, lex: Lexicon) -> Shape:
     """'orders with status On Road', 'items that are Out of Stock': a stored value that starts
     with stop words. Read without them, 'Road' is only contained in the value (a LIKE filter);

@@ -295,7 +295,7 @@ def _list_rows(plan: Plan, ctx: Context, listed: list[Mention], explicit: list[R
         )
     ):
         explicit = [*named, *explicit]  # 'which cities … and their population': the city first
-    projection = list(explicit or labels)
+    projection = [_named_thing(lex, plan, r) for r in explicit] if explicit else list(labels)
     if not explicit:
         # 'what is the chip model and screen mode of the phone …': each thing listed, by its name
         for m in listed[1:]:
@@ -338,6 +338,31 @@ def _list_rows(plan: Plan, ctx: Context, listed: list[Mention], explicit: list[R
         # 'what product sizes do we have?': the sizes there are, each once
         plan = plan.with_query(distinct=True)
     return plan.with_query(groups=groups, projection=tuple(projection), order=tuple(order))
+
+
+def _named_thing(lex: Lexicon, plan: Plan, ref: Ref) -> Ref:
+    """'location and winning aircraft for each match': match.Winning_Aircraft holds aircraft ids,
+    and the aircraft asked for is shown by its name — unless the words ask for the id or code,
+    or the thing has no name, or two keys of the table point at it (which one is for the view)."""
+    target = pointed_at(lex, ref)
+    said = [
+        m for m in plan.explicit if m.sense and (m.sense.table, m.sense.column) == (ref.table, ref.column)
+    ]
+    if (
+        target is None
+        or not said
+        or set(said[0].words.lower().split()) & (KEY_WORDS | {"code", "number", "no"})
+    ):
+        return ref
+    labels = label_columns(lex, target)
+    if len(labels) != 1 or column_kind(lex, target, labels[0]) != "text" or labels[0] in lex.key_of(target):
+        return ref
+    links = [
+        e
+        for e in lex.db.graph.edges
+        if e.table.lower() == ref.table.lower() and e.ref_table.lower() == target.lower()
+    ]
+    return Ref(target, labels[0]) if len(links) == 1 else ref
 
 
 def _what_there_is(plan: Plan) -> bool:

@@ -36,6 +36,13 @@ IMPLIED = {
     "highest rated": ("rating", "score", "stars"),
     "best rated": ("rating", "score", "stars"),
     "lowest rated": ("rating", "score", "stars"),
+    "highest paid": ("salary", "wage", "pay", "income"),
+    "best paid": ("salary", "wage", "pay", "income"),
+    "top paid": ("salary", "wage", "pay", "income"),
+    "most paid": ("salary", "wage", "pay", "income"),
+    "lowest paid": ("salary", "wage", "pay", "income"),
+    "worst paid": ("salary", "wage", "pay", "income"),
+    "least paid": ("salary", "wage", "pay", "income"),
     "best": ("rating", "score"),
     "worst": ("rating", "score"),
 }

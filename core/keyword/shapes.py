@@ -243,6 +243,8 @@ LATER_ADJ = frozenset(["latest", "newest", "most recent", "most recently", "youn
 RECENT_WORDS = frozenset(["new", "newly", "recent", "recently"])
 _add("super", "desc", "most recent", "most recently", "highest rated", "best rated", "most expensive")
 _add("super", "asc", "least recent", "lowest rated", "least expensive")
+_add("super", "desc", "highest paid", "best paid", "top paid", "most paid")  # ranking.IMPLIED: the salary
+_add("super", "asc", "lowest paid", "worst paid", "least paid")
 # 'the most common status': the value most rows have (walk._column_mention)
 MODE_CUES = frozenset(["most common", "most frequent", "least common", "least frequent"])
 _add("super", "desc", "most common", "most frequent")

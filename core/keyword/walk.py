@@ -135,6 +135,10 @@ def walk(plan: Plan, ctx: Context) -> Plan:
                 # 'the address and staff count of shops', 'injured counts': a column of counts or
                 # a count of rows — the words do not say which
                 raise Decline(f"it could not tell whether '{cue.words}' is a column or a count", [cue.words])
+            elif cue.kind == "super" and _extreme_compared(plan, ctx, items, n):
+                # 'stations whose highest weekly precipitation is above 50': MAX per station, compared
+                pending.append(replace(cue, kind="agg", arg="MAX" if cue.arg == "desc" else "MIN"))
+                list_scope = False
             elif cue.kind == "top" and _top_of_a_number(plan, ctx, items, n):
                 pending.append(replace(cue, kind="super"))  # 'with the top submission score': the highest
                 list_scope = False
@@ -1128,6 +1132,37 @@ def _counts_qualified(plan: Plan, lit: Literal_, nxt: Mention | None) -> bool:
         and after.sense.kind == "table"
         and after.start == nxt.end
     )
+
+
+def _extreme_compared(plan: Plan, ctx: Context, items: Sequence[_Item], n: int) -> bool:
+    """'highest' or 'lowest' right before a numeric column that is then compared with a number
+    ('whose highest weekly precipitation is above 50'): each one's maximum is compared, not the
+    one row ranked first."""
+    cue = items[n].cue
+    nxt = items[n + 1] if n + 1 < len(items) else None
+    after = items[n + 2] if n + 2 < len(items) else None
+    if cue is None or cue.words.lower() not in (
+        "highest",
+        "lowest",
+        "largest",
+        "smallest",
+        "maximum",
+        "minimum",
+    ):
+        return False
+    if (
+        nxt is None
+        or nxt.mention is None
+        or nxt.mention.start != cue.end
+        or after is None
+        or after.cue is None
+    ):
+        return False
+    s = nxt.mention.sense
+    if s is None or s.kind != "column" or not is_numeric(ctx.lex, Ref(s.table, s.column or "")):
+        return False
+    between = plan.shape.tokens[nxt.mention.end : after.cue.start]
+    return after.cue.kind == "cmp" and all(t.low in ("is", "was", "are", "were") for t in between)
 
 
 def _top_of_a_number(plan: Plan, ctx: Context, items: Sequence[_Item], n: int) -> bool:

@@ -423,6 +423,12 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
+# 'employees making more than 30k', 'who earn over 50000': an amount of money (filters.compare)
+PAY_VERBS = _words("making make makes earning earn earns paid pays paying costing cost costs")
+# words before the name a sentence starts with ('distinct product names', '…? just the names')
+LEAD_WORDS = _words("the all a an just only their its distinct unique different")
+
+
 STOP = _words(
     """
     a an the of for to at with from into onto about as is are was were be been being am do does did

@@ -57,8 +57,10 @@ from core.keyword.ranking import AGE_ADJ, IMPLIED
 from core.keyword.shapes import (
     CUES,
     GLUE,
+    LEAD_WORDS,
     MODE_CUES,
     NAME_SUFFIXES,
+    PAY_VERBS,
     ROW_NOUNS,
     SENTENCE_ENDS,
     TEMPORAL_ADJ,
@@ -335,28 +337,6 @@ def _count_after_column(plan: Plan, cue: Cue) -> bool:
     return before is not None and before.sense is not None and before.sense.kind == "column"
 
 
-# 'employees making more than 30k', 'who earn over 50000': an amount of money (filters.compare)
-PAY_VERBS = frozenset(
-    [
-        "making",
-        "make",
-        "makes",
-        "earning",
-        "earn",
-        "earns",
-        "paid",
-        "pays",
-        "paying",
-        "costing",
-        "cost",
-        "costs",
-    ]
-)
-LEAD_WORDS = frozenset(
-    ["the", "all", "a", "an", "just", "only", "their", "its", "distinct", "unique", "different"]
-)
-
-
 def _starts_with_a_name(plan: Plan, item: _Item) -> bool:
     """The sentence starts with a column or a table ('names of …', 'the leader name and …'):
     what it asks to see. Not after other words ('for manufacturers that …, what's …')."""
@@ -421,19 +401,16 @@ def _unused_comparisons(plan: Plan, ctx: Context, pending: list[Cue]) -> Plan:
 
 def _items(plan: Plan) -> list[_Item]:
     # 'gymnast count per hometown': a 'count' said after a table counts it, as 'count of gymnasts'
+    # does, so it is read first
     tables = {
         m.end: m.start for m in plan.matching.mentions if m.sense is not None and m.sense.kind == "table"
     }
-    items = [
-        _Item(
-            tables[c.start]
-            if c.kind == "count" and c.words.lower() in ("count", "counts") and c.start in tables
-            else c.start,
-            "cue",
-            cue=c,
-        )
-        for c in plan.shape.cues
-    ]
+
+    def position(c: Cue) -> int:
+        postfix = c.kind == "count" and c.words.lower() in ("count", "counts")
+        return tables.get(c.start, c.start) if postfix else c.start
+
+    items = [_Item(position(c), "cue", cue=c) for c in plan.shape.cues]
     items += [_Item(lit.start, "literal", literal=lit) for lit in plan.shape.literals if lit.kind != "quoted"]
     items += [_Item(m.start, "mention", mention=m) for m in plan.matching.mentions]
     return sorted(items, key=lambda it: (it.pos, it.kind != "cue"))

@@ -7,8 +7,9 @@ with the institution' (both, in the order asked), 'the most common value' beside
 (declined), 'ranked above 3' (the rank column), 'churches opened in 1840' (the date the verb
 names), 'games with no injuries' where injury_accident holds them, what to show after a dash
 ('… - name and capacity'), '? just names' of a thing whose only label is its id, 'the winning
-aircraft' of a match (by its name, not the id the match holds), and 'whose highest weekly
-precipitation is above 50' (each one's maximum compared). Each is answered with the rows hand-written SQL gives, or declined — never answered with
+aircraft' of a match (by its name, not the id the match holds), 'whose highest weekly
+precipitation is above 50' (each one's maximum compared), and 'which game …' where 'game' matched
+a table whose rows pair a student and a game (declined, never a student id). Each is answered with the rows hand-written SQL gives, or declined — never answered with
 something else."""
 
 from __future__ import annotations
@@ -233,3 +234,25 @@ def test_a_key_of_another_thing_is_shown_by_its_name_and_a_highest_compared_is_a
         "What are the IDs and local authorities of stations whose highest weekly precipitation is above 50?"
     )
     gives(app, path, question, want)  # each station's maximum, not the one station ranked first
+
+
+GAMES_PLAYED = """
+CREATE TABLE student (stuid INTEGER PRIMARY KEY, lname TEXT);
+CREATE TABLE video_games (gameid INTEGER PRIMARY KEY, gname TEXT, gtype TEXT);
+CREATE TABLE plays_games (stuid INTEGER REFERENCES student (stuid), gameid INTEGER REFERENCES video_games (gameid),
+    hours_played INTEGER);
+INSERT INTO student VALUES (1001, 'Smith'), (1002, 'Kim');
+INSERT INTO video_games VALUES (1, 'RNG Stone', 'Collectible card game'), (2, 'Call of Destiny', 'Frist-person shooter');
+INSERT INTO plays_games VALUES (1001, 1, 35), (1001, 2, 15), (1002, 2, 1);
+"""
+
+
+def test_a_row_that_pairs_two_things_names_neither(app, tmp_path):
+    path = make_db(tmp_path, "games", GAMES_PLAYED)
+    # 'game' matched plays_games: never a student id (1001 played the most hours) for the game
+    outcome = ask(app, path, "which game has the most total hours played")
+    want = (
+        "SELECT v.gname FROM plays_games p JOIN video_games v USING (gameid) GROUP BY v.gameid "
+        "ORDER BY SUM(p.hours_played) DESC LIMIT 1"
+    )
+    assert declined(outcome) or rows(outcome) == hand(path, want)

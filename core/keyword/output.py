@@ -138,6 +138,12 @@ def _aggregate_rows(
         entity = listed[0].sense.table if listed and listed[0].sense else target
         if not any(m.func == "COUNT" and m.column is None and m.table == entity for m in measures):
             labels = [Ref(entity, c) for c in label_columns(lex, entity)]
+            if not labels and listed:
+                # 'which game has the most hours played' matched plays_games, whose rows pair a
+                # student and a game and name neither alone
+                raise Decline(
+                    f"it could not tell which column names a '{listed[0].words}'", [listed[0].words]
+                )
             groups = list(dict.fromkeys([*labels, *groups]))
             noun = singular_phrase(listed[0].words) if listed else entity
             names.update({ref: noun for ref in labels})

@@ -100,7 +100,10 @@ def label_columns(lex: Lexicon, table: str) -> list[str]:
     if key:
         return key[:1]
     ids = [c.name for c in t.columns if flat(c.name).endswith("id")]
-    if sum(is_pointer(lex, Ref(table, c)) for c in ids) >= 2:
+    own = [c for c in ids if not is_pointer(lex, Ref(table, c))]  # review.rid beside business_id
+    if own:
+        return own[:1]
+    if len(ids) >= 2:
         return []  # plays_games (StuID, GameID): a row pairs two things and names neither alone
     if ids:
         return ids[:1]

@@ -9,7 +9,8 @@ names), 'games with no injuries' where injury_accident holds them, what to show 
 ('… - name and capacity'), '? just names' of a thing whose only label is its id, 'the winning
 aircraft' of a match (by its name, not the id the match holds), 'whose highest weekly
 precipitation is above 50' (each one's maximum compared), and 'which game …' where 'game' matched
-a table whose rows pair a student and a game (declined, never a student id). Each is answered with the rows hand-written SQL gives, or declined — never answered with
+a table whose rows pair a student and a game (declined, never a student id), and 'race tracks'
+(every track, not only those a race was held on). Each is answered with the rows hand-written SQL gives, or declined — never answered with
 something else."""
 
 from __future__ import annotations
@@ -256,3 +257,25 @@ def test_a_row_that_pairs_two_things_names_neither(app, tmp_path):
         "ORDER BY SUM(p.hours_played) DESC LIMIT 1"
     )
     assert declined(outcome) or rows(outcome) == hand(path, want)
+
+
+TRACKS = """
+CREATE TABLE track (track_id INTEGER PRIMARY KEY, name TEXT, location TEXT, seating REAL);
+CREATE TABLE race (race_id INTEGER PRIMARY KEY, name TEXT, class TEXT, track_id INTEGER REFERENCES track (track_id));
+INSERT INTO track VALUES (1, 'Auto Club Speedway', 'Fontana, CA', 92000), (2, 'Chicagoland Speedway', 'Joliet, IL', 75000),
+    (3, 'Darlington Raceway', 'Darlington, SC', 63000);
+INSERT INTO race VALUES (1, 'Rolex 24', 'DP/GT', 1), (2, 'Gainsco Grand Prix', 'DP', 1);
+"""
+
+
+def test_a_table_before_a_table_names_a_kind_of_its_rows(app, tmp_path):
+    path = make_db(tmp_path, "tracks", TRACKS)
+    # every race track, not only the one a race was held on
+    gives(
+        app,
+        path,
+        "What are the distinct locations of the race tracks?",
+        "SELECT DISTINCT location FROM track",
+    )
+    want = "SELECT COUNT(*) FROM track WHERE seating > 70000"
+    gives(app, path, "how many race tracks have seating over 70000", want)

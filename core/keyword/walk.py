@@ -658,6 +658,10 @@ def _modifier(plan: Plan, ctx: Context, m: Mention, head: Mention) -> Plan:
     amount', budget.budgeted before endowment.amount) says something the query would drop:
     keyword mode declines."""
     assert m.sense is not None and head.sense is not None
+    if m.sense.kind == "table" and head.sense.kind == "table":
+        # 'race tracks', 'dept heads': a kind of the head's rows, not the rows that have one (a
+        # join to race would drop the tracks no race was held on)
+        return plan.with_role(m, "absorbed")
     if m.sense.kind == "table":
         return plan.with_role(m, "entity").but(entities=(*plan.entities, (m, False)))
     table = head.sense.table

@@ -3,7 +3,8 @@ never seen: orders said as 'high to low', 'least first', 'a-z'; a question that 
 'distinct'; amounts as '30k' or '$30k', and 'making more than …' as an amount of money; 'doc',
 'prof', and a column named with an abbreviation ('enr' for enrollment); a verb that names a column
 ('wines scoring above 90'); 'gmail', which is no misspelt 'email'; 'lowest paid' (the salary);
-'vote %' (Vote_Percent, where 'rating %' stays Rating_in_percent). Each is answered with the rows hand-written SQL gives, or declined —
+'vote %' (Vote_Percent, where 'rating %' stays Rating_in_percent); 'customers who ordered a
+food product' (a purchase, not a sort). Each is answered with the rows hand-written SQL gives, or declined —
 never answered with something else."""
 
 from __future__ import annotations
@@ -114,3 +115,27 @@ def test_pay_words_and_percent_signs(app, tmp_path):
     gives(app, path, "date and vote % of every election", "SELECT date, vote_percent FROM election")
     want = "SELECT owner FROM channel ORDER BY rating_in_percent DESC LIMIT 1"
     gives(app, path, "who owns the channel with the highest rating %?", want)
+
+
+ORDERS = """
+CREATE TABLE customers (customer_id INTEGER PRIMARY KEY, customer_name TEXT);
+CREATE TABLE products (product_id INTEGER PRIMARY KEY, product_name TEXT);
+CREATE TABLE orders (order_id INTEGER PRIMARY KEY, customer_id INTEGER REFERENCES customers (customer_id));
+CREATE TABLE order_items (order_item_id INTEGER PRIMARY KEY, order_id INTEGER REFERENCES orders (order_id),
+    product_id INTEGER REFERENCES products (product_id));
+INSERT INTO customers VALUES (1, 'Savannah'), (2, 'George'), (3, 'Alberto');
+INSERT INTO products VALUES (1, 'food'), (2, 'book'), (3, 'clothes');
+INSERT INTO orders VALUES (1, 2), (2, 3), (3, 1), (4, 2);
+INSERT INTO order_items VALUES (1, 1, 1), (2, 2, 2), (3, 3, 1), (4, 4, 3);
+"""
+
+
+def test_ordered_is_a_purchase_after_who_and_a_sort_before_by(app, tmp_path):
+    path = make_db(tmp_path, "orders", ORDERS)
+    want = (
+        "SELECT DISTINCT c.customer_name FROM customers c JOIN orders o USING (customer_id) "
+        "JOIN order_items i USING (order_id) JOIN products p USING (product_id) WHERE p.product_name = 'food'"
+    )
+    gives(app, path, "customers who've ordered a food product", want)  # not sorted by the product
+    outcome = answered(app, path, "customer names ordered alphabetically")
+    assert [r[0] for r in outcome.rows] == ["Alberto", "George", "Savannah"]

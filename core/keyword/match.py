@@ -903,6 +903,9 @@ def names_over_cues(shape: Shape, lex: Lexicon) -> Shape:
             if _spells(lex, low) or _spells(lex, base_word(low)):  # 'a review with rank greater than 3'
                 shape = _uncue(shape, cue, {cue.start: "content"})  # ('… ranked above 3')
             continue
+        if cue.kind == "order" and low in ("ordered", "order") and _places_an_order(shape, cue):
+            shape = _uncue(shape, cue, {cue.start: "stop"})  # 'customers who ordered a food product'
+            continue
         if cue.kind == "order" and len(low.split()) == 1 and _spells_with_next(shape, lex, cue, tables=True):
             shape = _uncue(shape, cue, {cue.start: "content"})  # 'the order dates', 'order items'
             continue
@@ -1239,6 +1242,20 @@ def _ends_name(shape: Shape, lex: Lexicon, head: str, at: int, exact: bool = Fal
         if any((_named_column(x) and not exact) or _spelled(x, phrase) for x in lex.schema(phrase)):
             return True
     return False
+
+
+ORDERING_SUBJECTS = frozenset(["who", "that", "which", "have", "has", "had", "never", "not"])
+# what one orders ('ordered a keyboard'); not 'the': 'Order the results by …' sorts
+ORDERED_OBJECTS = frozenset(["a", "an", "any", "some", "something", "anything", "nothing"])
+
+
+def _places_an_order(shape: Shape, cue: Cue) -> bool:
+    """'customers who ordered a food product', 'who've ordered any', 'that have ordered': the verb
+    to place an order — after a relative word or 'have', or before what was ordered — not a sort."""
+    tokens = shape.tokens
+    before = tokens[cue.start - 1].low if cue.start > 0 else ""
+    after = tokens[cue.end].low if cue.end < len(tokens) else ""
+    return before in ORDERING_SUBJECTS or after in ORDERED_OBJECTS
 
 
 def _stored_count(shape: Shape, lex: Lexicon, cue: Cue) -> bool:

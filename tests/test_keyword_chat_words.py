@@ -4,7 +4,8 @@ never seen: orders said as 'high to low', 'least first', 'a-z'; a question that 
 'prof', and a column named with an abbreviation ('enr' for enrollment); a verb that names a column
 ('wines scoring above 90'); 'gmail', which is no misspelt 'email'; 'lowest paid' (the salary);
 'vote %' (Vote_Percent, where 'rating %' stays Rating_in_percent); 'customers who ordered a
-food product' (a purchase, not a sort). Each is answered with the rows hand-written SQL gives, or declined —
+food product' (a purchase, not a sort); 'statement ids and details' (both the statement's); 'the
+oldest employee' (by birth date, not hire date). Each is answered with the rows hand-written SQL gives, or declined —
 never answered with something else."""
 
 from __future__ import annotations
@@ -139,3 +140,23 @@ def test_ordered_is_a_purchase_after_who_and_a_sort_before_by(app, tmp_path):
     gives(app, path, "customers who've ordered a food product", want)  # not sorted by the product
     outcome = answered(app, path, "customer names ordered alphabetically")
     assert [r[0] for r in outcome.rows] == ["Alberto", "George", "Savannah"]
+
+
+STATEMENTS = """
+CREATE TABLE documents (document_id INTEGER PRIMARY KEY, document_name TEXT, other_details TEXT);
+CREATE TABLE statements (statement_id INTEGER PRIMARY KEY REFERENCES documents (document_id), statement_details TEXT);
+CREATE TABLE employee (emp_num INTEGER PRIMARY KEY, emp_fname TEXT, emp_lname TEXT, emp_hiredate TEXT, emp_dob TEXT);
+INSERT INTO documents VALUES (57, 'Learning English', NULL), (192, 'Noel CV', NULL), (300, 'Chapter 1', 'z');
+INSERT INTO statements VALUES (57, 'Open Project'), (192, 'Private Project');
+INSERT INTO employee VALUES (1, 'Anne', 'Weiss', '1990-08-01', '1962-01-13'), (2, 'Robert', 'Ramsey', '1978-02-14', '1979-10-03'),
+    (3, 'Edward', 'Smith', '1982-03-01', '1955-06-07');
+"""
+
+
+def test_generic_words_after_a_thing_and_oldest_of_people(app, tmp_path):
+    path = make_db(tmp_path, "statements", STATEMENTS)
+    # the statement's details, not documents.other_details
+    gives(app, path, "statement ids and details", "SELECT statement_id, statement_details FROM statements")
+    # the earliest birth date, not the earliest hire date (Robert was hired first)
+    want = "SELECT emp_fname, emp_lname FROM employee ORDER BY emp_dob LIMIT 1"
+    gives(app, path, "What are the first and last name of the oldest employee?", want)

@@ -616,6 +616,9 @@ def _owner(shape: Shape, mentions: Sequence[Mention], i: int) -> Mention | None:
         k -= 1  # 'its id, name and title': each said of the same thing
     if k >= 0 and tokens[k].low in POSSESSIVES:  # the question's subject: 'which customers … their names'
         return next((m for m in mentions if m.end <= k and m.senses), None)
+    said_right_after = next((m for m in mentions if m.end == k + 1 and m.senses), None)
+    if k + 1 < i and said_right_after is not None and said_right_after.senses[0].kind == "table":
+        return said_right_after  # 'statement ids and details': both the statement's
     if k > 0 and tokens[k].low == ":":
         # 'for each subject: id, name and …': the thing grouped by before the colon (not 'bookings'
         # in 'for each customer with bookings: id, …'), else the last thing named before it

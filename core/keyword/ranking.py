@@ -8,6 +8,8 @@ the table's one date), and only when exactly one column fits — otherwise keywo
 
 from __future__ import annotations
 
+import re
+
 from core.keyword.columns import NUMERIC, age_column, column_kind, date_subject
 from core.keyword.dates import own_dates, pick_date
 from core.keyword.match import Mention
@@ -49,6 +51,7 @@ IMPLIED = {
 
 
 AGE_ADJ = {"youngest": False, "oldest": True}  # by an age column: oldest is the highest age
+BIRTH = re.compile(r"birth|born|dob")  # a date of birth ranks people by age, oldest first
 
 
 def implied_superlative(plan: Plan, ctx: Context) -> Plan:
@@ -85,7 +88,10 @@ def implied_superlative(plan: Plan, ctx: Context) -> Plan:
         column, desc = age.column, AGE_ADJ[adj]
     elif adj in TEMPORAL_ADJ:
         dates = own_dates(ctx.lex, table)  # several: the words pick one ('signed up'), or ask
-        if dates:
+        born = [d for d in dates if BIRTH.search(d.column.lower())]
+        if adj in AGE_ADJ and len(born) == 1:
+            column = born[0].column  # 'the oldest employee': the earliest birth date, not hire date
+        elif dates:
             plan, date = pick_date(plan, ctx, cue.words, dates)
             column = date.column
         desc = adj in LATER_ADJ

@@ -5,7 +5,8 @@ never seen: orders said as 'high to low', 'least first', 'a-z'; a question that 
 ('wines scoring above 90'); 'gmail', which is no misspelt 'email'; 'lowest paid' (the salary);
 'vote %' (Vote_Percent, where 'rating %' stays Rating_in_percent); 'customers who ordered a
 food product' (a purchase, not a sort); 'statement ids and details' (both the statement's); 'the
-oldest employee' (by birth date, not hire date). Each is answered with the rows hand-written SQL gives, or declined —
+oldest employee' (by birth date, not hire date); 'the database course' where 'database', a
+filler word, is also a course's name (declined, never every course). Each is answered with the rows hand-written SQL gives, or declined —
 never answered with something else."""
 
 from __future__ import annotations
@@ -160,3 +161,20 @@ def test_generic_words_after_a_thing_and_oldest_of_people(app, tmp_path):
     # the earliest birth date, not the earliest hire date (Robert was hired first)
     want = "SELECT emp_fname, emp_lname FROM employee ORDER BY emp_dob LIMIT 1"
     gives(app, path, "What are the first and last name of the oldest employee?", want)
+
+
+COURSES = """
+CREATE TABLE courses (course_id INTEGER PRIMARY KEY, course_name TEXT, course_description TEXT);
+INSERT INTO courses VALUES (1, 'database', 'relational models'), (2, 'os', 'processes and threads'),
+    (3, 'art history', 'painting'), (4, 'french', 'grammar');
+"""
+
+
+def test_a_filler_word_that_is_a_stored_value_is_not_dropped_in_silence(app, tmp_path):
+    path = make_db(tmp_path, "courses", COURSES)
+    # 'database' is a course's name: never every course's description
+    outcome = ask(app, path, "what's the description of the database course?")
+    want = "SELECT course_description FROM courses WHERE course_name = 'database'"
+    assert declined(outcome) or rows(outcome) == hand(path, want)
+    # said of the data, after 'the', it is no condition
+    gives(app, path, "how many courses are in the database", "SELECT COUNT(*) FROM courses")

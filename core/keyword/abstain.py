@@ -24,6 +24,7 @@ from core.keyword.shapes import (
     MEASURE_UNITS,
     RECENT_WORDS,
     RELATION_VERBS,
+    ROW_NOUNS,
     SENTENCE_ENDS,
     TEMPORAL_ADJ,
     Cue,
@@ -433,6 +434,31 @@ def check_echo(plan: Plan, ctx: Context) -> Plan:
         raise Decline(
             f"its answer would only repeat {words} from the question", [fixed[r].words for r in q.projection]
         )
+    return plan
+
+
+def check_stored_fillers(plan: Plan, ctx: Context) -> Plan:
+    """'ids of done Paper docs', 'the description of the database course': a word read as a filler
+    ('done', 'database') that is also a value stored in a table the answer reads. Dropped in
+    silence, the answer would ignore a condition the person set."""
+    tables = {t.lower() for t in plan.query.tables}
+    roles = plan.shape.role
+    for i, t in enumerate(plan.shape.tokens):
+        if roles[i] != "stop" or t.low not in FILLERS | ROW_NOUNS:
+            continue
+        if i + 1 >= len(roles) or roles[i + 1] not in ("content", "cue"):
+            continue  # said before a noun ('done Paper docs'), not 'the courses in the database'
+        stored = [
+            x
+            for x in ctx.lex.values(t.low)
+            if x.via == "value" and x.score >= 1.0 and x.table.lower() in tables
+        ]
+        if stored:
+            raise Decline(
+                f"'{t.text}' is also a stored {stored[0].column} value, and keyword mode could not tell "
+                "whether it is a condition",
+                [t.text],
+            )
     return plan
 
 

@@ -26,6 +26,7 @@ The passes, in order; each is `(Plan, Context) -> Plan` and raises `Decline` (�
     abstain.check_echo        an answer that would only repeat the question's own value
     filters.merge_filters     several values of one column → IN
     output.joined_tables      the tables the view must join
+    abstain.check_stored_f…   a filler word that is also a stored value ('done' documents)
 
 A question is only asked back (Ambiguity) when its plan is otherwise complete: asking which
 'Frankfurt' is meant, then declining the question anyway, would waste the person's time.
@@ -40,6 +41,7 @@ from core.keyword.abstain import (
     check_cues,
     check_echo,
     check_shared_owner,
+    check_stored_fillers,
     check_understood,
     check_unsupported,
     check_words,
@@ -92,6 +94,7 @@ PASSES: tuple[Pass, ...] = (
     check_echo,
     merge_filters,
     joined_tables,
+    check_stored_fillers,
 )
 
 

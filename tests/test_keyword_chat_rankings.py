@@ -9,8 +9,9 @@ names), 'games with no injuries' where injury_accident holds them, what to show 
 ('… - name and capacity'), '? just names' of a thing whose only label is its id, 'the winning
 aircraft' of a match (by its name, not the id the match holds), 'whose highest weekly
 precipitation is above 50' (each one's maximum compared), and 'which game …' where 'game' matched
-a table whose rows pair a student and a game (declined, never a student id), and 'race tracks'
-(every track, not only those a race was held on). Each is answered with the rows hand-written SQL gives, or declined — never answered with
+a table whose rows pair a student and a game (declined, never a student id), 'race tracks'
+(every track, not only those a race was held on), and '… and what is it' after a ranking (the
+figure is shown). Each is answered with the rows hand-written SQL gives, or declined — never answered with
 something else."""
 
 from __future__ import annotations
@@ -279,3 +280,16 @@ def test_a_table_before_a_table_names_a_kind_of_its_rows(app, tmp_path):
     )
     want = "SELECT COUNT(*) FROM track WHERE seating > 70000"
     gives(app, path, "how many race tracks have seating over 70000", want)
+
+
+CITIES = """
+CREATE TABLE city (city_id INTEGER PRIMARY KEY, city TEXT, gdp REAL, regional_population INTEGER);
+INSERT INTO city VALUES (1, 'Shanghai', 1919.57, 23019148), (2, 'Nanjing', 614.48, 8004680), (3, 'Zhoushan', 77.72, 1121261);
+"""
+
+
+def test_and_what_is_it_after_a_ranking_shows_the_figure(app, tmp_path):
+    path = make_db(tmp_path, "cities", CITIES)
+    want = "SELECT city, gdp FROM city ORDER BY gdp LIMIT 1"
+    gives(app, path, "which city has the lowest gdp and what is it", want)
+    gives(app, path, "which city has the lowest gdp", "SELECT city FROM city ORDER BY gdp LIMIT 1")

@@ -321,7 +321,8 @@ def _list_rows(plan: Plan, ctx: Context, listed: list[Mention], explicit: list[R
     if q.ratio is not None and not explicit:
         projection = []  # 'the ratio of X to Y': the ratio is the answer
     order = list(q.order)
-    if order and not explicit and (listed or plan.top) and not _one_winner(plan):  # 'which county …'
+    shown = not _one_winner(plan) or _asks_the_figure(plan)  # '… and what is it': the figure too
+    if order and not explicit and (listed or plan.top) and shown:  # 'which county …'
         for o in order:
             if isinstance(o.key, Ref) and o.key not in projection:
                 projection.append(o.key)
@@ -407,7 +408,12 @@ def show_what_was_asked(plan: Plan, ctx: Context) -> Plan:
         picking |= {o.key for o in q.order if isinstance(o.key, Measure)}
     hidden = list(q.hidden)
     for m in q.measures:
-        asked = _listed(plan, m.words) or _count_asked(plan, m) or _figure_asked_again(plan, m)
+        asked = (
+            _listed(plan, m.words)
+            or _count_asked(plan, m)
+            or _figure_asked_again(plan, m)
+            or _asks_the_figure(plan)
+        )
         if m in picking and m not in hidden and not asked:
             hidden.append(m)
     plan = plan.with_query(hidden=tuple(hidden))
@@ -415,6 +421,20 @@ def show_what_was_asked(plan: Plan, ctx: Context) -> Plan:
         # 'how many customers are in the most common customer type?': the count, not the type
         plan = plan.with_query(unshown=q.groups)
     return plan
+
+
+PRONOUNS = frozenset(["it", "that", "this", "they", "its", "the", "value", "amount", "figure", "number"])
+
+
+def _asks_the_figure(plan: Plan) -> bool:
+    """'which city has the lowest gdp and what is it': a last clause that asks 'what is' of a
+    pronoun only asks for the figure the ranking used."""
+    tokens, cues = plan.shape.tokens, plan.shape.cues
+    last = next((c for c in reversed(cues) if c.kind == "list"), None)
+    if last is None or last.start == 0 or tokens[last.start - 1].low not in ("and", ","):
+        return False
+    rest = [t for t in tokens[last.end :] if t.kind == "word"]
+    return bool(rest) and all(t.low in PRONOUNS for t in rest)
 
 
 def _counted_in_mode(plan: Plan) -> bool:

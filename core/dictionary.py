@@ -172,23 +172,8 @@ def expanded_words(name: str) -> str:
 TYPED_SHORT = {
     w: ABBREVIATIONS[w]
     for w in (
-        *(
-            "dept",
-            "temp",
-            "qty",
-            "amt",
-            "addr",
-            "acct",
-            "mgr",
-            "emp",
-            "cust",
-            "hq",
-            "yr",
-            "yrs",
-            "dob",
-            "org",
-        ),
-        *("doc", "docs", "prof", "profs"),
+        *("dept", "temp", "qty", "amt", "addr", "acct", "mgr", "emp", "cust", "hq", "yr", "yrs"),
+        *("dob", "org", "doc", "docs", "prof", "profs"),
     )
 }
 

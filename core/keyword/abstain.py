@@ -122,8 +122,7 @@ def _absent(plan: Plan, ctx: Context, cue: Cue) -> Plan | None:
     if sum(1 for i in gap if tokens[i].low not in _BEFORE_THE_THING) > 1:
         return None  # one verb at most ('operate', 'received')
     _, end = _sentence_around(plan, thing.start)
-    more = any(plan.shape.role[i] != "stop" or tokens[i].kind == "word" for i in range(thing.end, end))
-    if more and not _shown_after(plan, owner.sense.table, thing.end, end):
+    if any(plan.shape.role[i] != "stop" or tokens[i].kind == "word" for i in range(thing.end, end)):
         return None
     if x == y or any(m.sense is not None and m.sense.kind == "value" for m in before):
         return None  # 'which Berlin clients have no payments': the listed rows are filtered too
@@ -148,23 +147,6 @@ def _names_rows(ctx: Context, m: Mention) -> bool:
     word = name_words(m.words)
     named_for = len(word.split()) == 1 and word in name_words(s.table).split()
     return s.kind == "table" or ctx.lex.key_of(s.table) == (s.column,) or named_for
-
-
-_LIST_MARKS = frozenset([",", "-", "–", "—", ":", "("])
-
-
-def _shown_after(plan: Plan, table: str, start: int, end: int) -> bool:
-    """'ships with no captain - name and class': after a mark, only columns of the listed thing
-    (what to show), joined by 'and' or commas."""
-    tokens = plan.shape.tokens
-    if start >= end or tokens[start].text not in _LIST_MARKS:
-        return False
-    shown = [m for m in plan.matching.mentions if start <= m.start < end]
-    if not shown or any(m.sense is None or m.sense.kind != "column" or m.sense.table != table for m in shown):
-        return False
-    inside = {k for m in shown for k in range(m.start, m.end)}
-    cues = {k for c in plan.shape.cues if c.kind in ("and", "list") for k in range(c.start, c.end)}
-    return all(k in inside or k in cues or plan.shape.role[k] == "stop" for k in range(start, end))
 
 
 def _referring(ctx: Context, x: str, y: str) -> tuple[str, str, str] | None:

@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from rapidfuzz import fuzz
 
 from core.dictionary import name_words, stem
 from core.keyword.match import Lexicon, Mention, Sense
 from core.keyword.plan import Measure, Ref
+
+if TYPE_CHECKING:
+    from core.graph.multigraph import Edge
 
 NUMERIC = ("integer", "number")
 TEMPORAL = ("date", "datetime")
@@ -138,6 +142,19 @@ def pointed_at(lex: Lexicon, ref: Ref) -> str | None:
         ),
         None,
     )
+
+
+def foreign_keys(lex: Lexicon, table: str, to: str) -> list[Edge]:
+    """The one-column foreign keys of `table` onto `to`: one says which row of `to` a row has;
+    two (a flight's origin and destination airport) do not say which is meant."""
+    return [
+        e
+        for e in lex.db.graph.edges
+        if len(e.columns) == 1
+        and not e.is_self
+        and e.table.lower() == table.lower()
+        and e.ref_table.lower() == to.lower()
+    ]
 
 
 def counts_something(lex: Lexicon, s: Sense) -> bool:

@@ -361,8 +361,8 @@ class Compiler:
             query = query.where(exp.and_(*where))
         if plan.groups:
             # once each: a foreign key grouped by and the key it joins are one column of the view
-            grouped = {self.c(r).sql(): self.c(r) for r in [*plan.groups, *self.entity_keys()]}
-            query = query.group_by(*grouped.values())
+            columns = [self.c(r) for r in [*plan.groups, *self.entity_keys()]]
+            query = query.group_by(*{c.sql(): c for c in columns}.values())
         if plan.having:
             query = query.having(self._having())
         return self._order_and_limit(query, groups)

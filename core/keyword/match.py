@@ -584,9 +584,9 @@ def _verb_in_name(shape: Shape, lex: Lexicon, mentions: Sequence[Mention], i: in
                 return Mention(i, i + 1, shape.tokens[i].text, (named[0],))
             if named:
                 break
-    if nxt is None or base_word(low) == low:
+    if nxt is None or base == low:
         return None
-    phrase = f"{base_word(low)} {nxt.words}"
+    phrase = f"{base} {nxt.words}"
     senses = tuple(x for x in lex.schema(phrase) if _spelled(x, phrase))
     return Mention(i, nxt.end, shape.text(i, nxt.end), senses) if senses else None
 
@@ -1206,11 +1206,18 @@ def _compared(shape: Shape, i: int) -> bool:
     return cue is not None and cue.start == i and cue.kind == "cmp"
 
 
+def _three_after(shape: Shape, start: int) -> int:
+    """The end of the content words at `start`, three at the most: how far a name said after a
+    cue word may reach ('number of' + 'hosts')."""
+    end = start
+    while end < len(shape.tokens) and shape.role[end] == "content" and end - start < 3:
+        end += 1
+    return end
+
+
 def _starts_name(shape: Shape, lex: Lexicon, head: str, nxt: int) -> bool:
     """`head` and up to three content words after it name a column ('minimum connect time')."""
-    end = nxt
-    while end < len(shape.tokens) and shape.role[end] == "content" and end - nxt < 3:
-        end += 1
+    end = _three_after(shape, nxt)
     for e in range(end, nxt, -1):
         phrase = " ".join([head, *(t.low for t in shape.tokens[nxt:e])])
         if any(_named_column(x) for x in lex.schema(phrase)):
@@ -1222,9 +1229,7 @@ def _spells_with_next(shape: Shape, lex: Lexicon, cue: Cue, tables: bool = False
     """The cue's words and up to three content words after it are a column's name word for word
     ('the largest number of hosts' is party.number_of_hosts, a stored count) — or, with `tables`,
     a table's ('how many order items': Order_Items)."""
-    end = cue.end
-    while end < len(shape.tokens) and shape.role[end] == "content" and end - cue.end < 3:
-        end += 1
+    end = _three_after(shape, cue.end)
     return any(
         _spells(lex, shape.text(cue.start, e)) or (tables and _names_table(lex, shape.text(cue.start, e)))
         for e in range(end, cue.end, -1)
@@ -1266,9 +1271,7 @@ def _stored_count(shape: Shape, lex: Lexicon, cue: Cue) -> bool:
     content words spell a column, abbreviations spelled out (bank.no_of_customers), and the
     question names that column's table elsewhere — without it ('the total number of
     customers') the customers are counted."""
-    end = cue.end
-    while end < len(shape.tokens) and shape.role[end] == "content" and end - cue.end < 3:
-        end += 1
+    end = _three_after(shape, cue.end)
     for e in range(end, cue.end, -1):
         said = _said(shape.text(cue.start + 1, e))
         for x in lex.schema(shape.text(cue.start + 1, e)):

@@ -21,6 +21,7 @@ from core.keyword.columns import (
     TEMPORAL,
     age_column,
     column_kind,
+    foreign_keys,
     is_key,
     is_numeric,
     is_pointer,
@@ -274,17 +275,13 @@ def _list_rows(plan: Plan, ctx: Context, listed: list[Mention], explicit: list[R
         # 'show the school and the driver name for each school bus': the school by its name
         things = [m for m in listed if m.sense and m.sense.kind == "table" and m.sense.table != target]
         # ('the name of each protein along with the institution': in the order asked for)
+        named = _by_name(lex, things)
         asked_first = plan.explicit and things and min(m.start for m in plan.explicit) < things[0].start
+        explicit = [*explicit, *named] if asked_first else [*named, *explicit]
+        # '… along with the tax ID'
         explicit = list(
-            dict.fromkeys(
-                [
-                    *([] if asked_first else _by_name(lex, things)),
-                    *explicit,
-                    *(_by_name(lex, things) if asked_first else []),
-                    *(g for g in groups if g in mentioned and g not in explicit),
-                ]
-            )
-        )  # '… along with the tax ID'
+            dict.fromkeys([*explicit, *(g for g in groups if g in mentioned and g not in explicit)])
+        )
         plan, groups = plan.with_query(target=target), ()
     if groups:
         raise Decline("it groups by something but names nothing to count or compute per group")
@@ -364,12 +361,7 @@ def _named_thing(lex: Lexicon, plan: Plan, ref: Ref) -> Ref:
     labels = label_columns(lex, target)
     if len(labels) != 1 or column_kind(lex, target, labels[0]) != "text" or labels[0] in lex.key_of(target):
         return ref
-    links = [
-        e
-        for e in lex.db.graph.edges
-        if e.table.lower() == ref.table.lower() and e.ref_table.lower() == target.lower()
-    ]
-    return Ref(target, labels[0]) if len(links) == 1 else ref
+    return Ref(target, labels[0]) if len(foreign_keys(lex, ref.table, target)) == 1 else ref
 
 
 def _what_there_is(plan: Plan) -> bool:
@@ -407,12 +399,10 @@ def show_what_was_asked(plan: Plan, ctx: Context) -> Plan:
     if _one_winner(plan):  # a top-N list keeps its figures
         picking |= {o.key for o in q.order if isinstance(o.key, Measure)}
     hidden = list(q.hidden)
+    figure_asked = _asks_the_figure(plan)  # '… and what is it'
     for m in q.measures:
         asked = (
-            _listed(plan, m.words)
-            or _count_asked(plan, m)
-            or _figure_asked_again(plan, m)
-            or _asks_the_figure(plan)
+            figure_asked or _listed(plan, m.words) or _count_asked(plan, m) or _figure_asked_again(plan, m)
         )
         if m in picking and m not in hidden and not asked:
             hidden.append(m)
@@ -638,8 +628,7 @@ def local_keys(q: Query, lex: Lexicon, entity_tables: list[str]) -> Query:
         ]
         if len(links) != 1:
             return f
-        child = links[0][0].lower()
-        if sum(e.table.lower() == child and e.ref_table.lower() == f.ref.table.lower() for e in edges) != 1:
+        if len(foreign_keys(lex, links[0][0], f.ref.table)) != 1:
             return f  # flights from or to airport 5: which foreign key is for the view to say
         return replace(f, ref=Ref(*links[0]))
 

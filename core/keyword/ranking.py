@@ -14,7 +14,7 @@ from core.keyword.columns import NUMERIC, age_column, column_kind, date_subject
 from core.keyword.dates import own_dates, pick_date
 from core.keyword.match import Mention
 from core.keyword.plan import Context, Decline, Measure, OrderKey, Plan, Ref
-from core.keyword.shapes import LATER_ADJ, TEMPORAL_ADJ, Cue, everything_at, is_plural
+from core.keyword.shapes import LATER_ADJ, PAID, TEMPORAL_ADJ, Cue, everything_at, is_plural
 
 # Nouns an adjective implies when the question names no column ('longest river' → length).
 IMPLIED = {
@@ -38,13 +38,7 @@ IMPLIED = {
     "highest rated": ("rating", "score", "stars"),
     "best rated": ("rating", "score", "stars"),
     "lowest rated": ("rating", "score", "stars"),
-    "highest paid": ("salary", "wage", "pay", "income"),
-    "best paid": ("salary", "wage", "pay", "income"),
-    "top paid": ("salary", "wage", "pay", "income"),
-    "most paid": ("salary", "wage", "pay", "income"),
-    "lowest paid": ("salary", "wage", "pay", "income"),
-    "worst paid": ("salary", "wage", "pay", "income"),
-    "least paid": ("salary", "wage", "pay", "income"),
+    **dict.fromkeys(PAID, ("salary", "wage", "pay", "income")),
     "best": ("rating", "score"),
     "worst": ("rating", "score"),
 }

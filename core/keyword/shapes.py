@@ -243,8 +243,14 @@ LATER_ADJ = frozenset(["latest", "newest", "most recent", "most recently", "youn
 RECENT_WORDS = frozenset(["new", "newly", "recent", "recently"])
 _add("super", "desc", "most recent", "most recently", "highest rated", "best rated", "most expensive")
 _add("super", "asc", "least recent", "lowest rated", "least expensive")
-_add("super", "desc", "highest paid", "best paid", "top paid", "most paid")  # ranking.IMPLIED: the salary
-_add("super", "asc", "lowest paid", "worst paid", "least paid")
+# 'the lowest paid employees': ranked by the salary (ranking.IMPLIED)
+_PAID_DESC, _PAID_ASC = (
+    ("highest paid", "best paid", "top paid", "most paid"),
+    ("lowest paid", "worst paid", "least paid"),
+)
+PAID = (*_PAID_DESC, *_PAID_ASC)
+_add("super", "desc", *_PAID_DESC)
+_add("super", "asc", *_PAID_ASC)
 # 'the most common status': the value most rows have (walk._column_mention)
 MODE_CUES = frozenset(["most common", "most frequent", "least common", "least frequent"])
 _add("super", "desc", "most common", "most frequent")
@@ -960,23 +966,11 @@ RANKING_WORDS = frozenset(
 
 _THOUSANDS = re.compile(r"\d+(?:\.\d+)?[kK]")
 # words a typed amount follows ('more than 30k', 'between 10k and 20k', 'salary of 50k')
-_BEFORE_AMOUNT = frozenset(
-    [
-        "than",
-        "over",
-        "under",
-        "above",
-        "below",
-        "least",
-        "most",
-        "between",
-        "and",
-        "of",
-        "exceeding",
-        "to",
-        "$",
-    ]
-)
+_BEFORE_AMOUNT = _words("than over under above below least most between and of exceeding to $")
+
+
+def _number(value: float, start: int, end: int, words: str) -> Literal_:
+    return Literal_("number", int(value) if value.is_integer() else value, start, end, words)
 
 
 def _find_literals(shape: _Draft, lows: list[str]) -> None:
@@ -1004,17 +998,14 @@ def _find_literals(shape: _Draft, lows: list[str]) -> None:
                 nxt = tokens[i + 1] if i + 1 < len(tokens) else None
                 if nxt is not None and nxt.start == t.end and nxt.low == "k" and t.text[0] in "$€£":
                     value *= 1000  # '$30k'
-                    lit = Literal_(
-                        "number", int(value) if value.is_integer() else value, i, i + 2, shape.text(i, i + 2)
-                    )
+                    lit = _number(value, i, i + 2, shape.text(i, i + 2))
                 elif is_year:
                     lit = Literal_("year", int(value), i, i + 1, t.text)
                 else:
-                    lit = Literal_("number", int(value) if value.is_integer() else value, i, i + 1, t.text)
+                    lit = _number(value, i, i + 1, t.text)
         elif t.kind == "word" and _THOUSANDS.fullmatch(t.text) and i > 0 and lows[i - 1] in _BEFORE_AMOUNT:
             # 'making more than 30k', 'over $50k': thousands (a stored code '10K' is no amount)
-            value = float(t.text.lstrip("$€£")[:-1]) * 1000
-            lit = Literal_("number", int(value) if value.is_integer() else value, i, i + 1, t.text)
+            lit = _number(float(t.text[:-1]) * 1000, i, i + 1, t.text)
         elif t.kind == "word" and (lows[i] in MONTHS or lows[i] == "may"):
             nxt = tokens[i + 1] if i + 1 < len(tokens) else None
             year = int(nxt.text) if nxt and nxt.text.isdigit() and len(nxt.text) == 4 else None

@@ -1090,15 +1090,7 @@ def _listed_cues(plan: Plan, sup: Cue) -> bool:
 
 def _numeric_next(plan: Plan, ctx: Context, lit: Literal_, nxt: Mention | None) -> bool:
     """A number column named right after the number ('more than 10 bikes available')."""
-    s = nxt.sense if nxt is not None else None
-    return (
-        nxt is not None
-        and s is not None
-        and s.kind == "column"
-        and s.column is not None
-        and plan.adjacent_after(lit, nxt)
-        and is_numeric(ctx.lex, Ref(s.table, s.column))
-    )
+    return nxt is not None and plan.adjacent_after(lit, nxt) and _numeric_column(ctx, nxt)
 
 
 def _counts_qualified(plan: Plan, lit: Literal_, nxt: Mention | None) -> bool:
@@ -1115,48 +1107,48 @@ def _counts_qualified(plan: Plan, lit: Literal_, nxt: Mention | None) -> bool:
     )
 
 
+# superlatives that, compared with a number, are each one's maximum or minimum
+COMPARED_EXTREMES = frozenset(["highest", "lowest", "largest", "smallest", "maximum", "minimum"])
+
+
 def _extreme_compared(plan: Plan, ctx: Context, items: Sequence[_Item], n: int) -> bool:
     """'highest' or 'lowest' right before a numeric column that is then compared with a number
     ('whose highest weekly precipitation is above 50'): each one's maximum is compared, not the
     one row ranked first."""
-    cue = items[n].cue
-    nxt = items[n + 1] if n + 1 < len(items) else None
-    after = items[n + 2] if n + 2 < len(items) else None
-    if cue is None or cue.words.lower() not in (
-        "highest",
-        "lowest",
-        "largest",
-        "smallest",
-        "maximum",
-        "minimum",
-    ):
+    cue, m = items[n].cue, _right_after(items, n)
+    after = items[n + 2].cue if n + 2 < len(items) else None
+    if cue is None or cue.words.lower() not in COMPARED_EXTREMES or m is None or after is None:
         return False
-    if (
-        nxt is None
-        or nxt.mention is None
-        or nxt.mention.start != cue.end
-        or after is None
-        or after.cue is None
-    ):
-        return False
-    s = nxt.mention.sense
-    if s is None or s.kind != "column" or not is_numeric(ctx.lex, Ref(s.table, s.column or "")):
-        return False
-    between = plan.shape.tokens[nxt.mention.end : after.cue.start]
-    return after.cue.kind == "cmp" and all(t.low in ("is", "was", "are", "were") for t in between)
+    between = plan.shape.tokens[m.end : after.start]
+    return (
+        _numeric_column(ctx, m)
+        and after.kind == "cmp"
+        and all(t.low in ("is", "was", "are", "were") for t in between)
+    )
 
 
 def _top_of_a_number(plan: Plan, ctx: Context, items: Sequence[_Item], n: int) -> bool:
     """'top' (no count after it) right before a numeric column, said of one: 'the top score' is
-    the highest score, not the first ten rows that have one."""
+    the highest score, not the first ten rows that have one ('top scores' may be the first ten)."""
+    m = _right_after(items, n)
+    return m is not None and not is_plural(m.words) and _numeric_column(ctx, m)
+
+
+def _right_after(items: Sequence[_Item], n: int) -> Mention | None:
+    """The phrase that starts where the cue at items[n] ends."""
     cue = items[n].cue
-    nxt = items[n + 1] if n + 1 < len(items) else None
-    if cue is None or nxt is None or nxt.mention is None or nxt.mention.start != cue.end:
-        return False
-    s = nxt.mention.sense
-    if s is None or s.kind != "column" or is_plural(nxt.mention.words):
-        return False  # 'top scores' may be the first ten
-    return is_numeric(ctx.lex, Ref(s.table, s.column or ""))
+    m = items[n + 1].mention if n + 1 < len(items) else None
+    return m if cue is not None and m is not None and m.start == cue.end else None
+
+
+def _numeric_column(ctx: Context, m: Mention | None) -> bool:
+    s = m.sense if m is not None else None
+    return (
+        s is not None
+        and s.kind == "column"
+        and s.column is not None
+        and is_numeric(ctx.lex, Ref(s.table, s.column))
+    )
 
 
 def _counted(plan: Plan, table: str) -> Measure | None:

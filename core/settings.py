@@ -141,7 +141,9 @@ class EngineSettings(BaseModel):
     link_llm_min_tables: int = 25  # ask the LLM to link tables only for schemas at least this large
     # LLM mode: the writer sees the whole schema when it fits this many tokens (estimated at 4
     # characters a token); above it the schema is pruned for recall, with an LLM linking call.
-    schema_token_budget: int = 6000
+    # A plain prompt sends every table whatever the size, so pruning a schema a current model
+    # reads whole can only lose to it: the default prunes only past about 60 tables of 15 columns.
+    schema_token_budget: int = 16000
     understand: Literal["folded", "separate"] = "folded"  # separate: an LLM call before retrieval
     recipe_max_tables: int = 4  # join recipes with more table copies are not shown (0: never)
     few_shot_examples: int = 3  # confirmed examples shown to the generator

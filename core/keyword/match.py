@@ -181,6 +181,7 @@ class Lexicon:
         """Tables and columns the phrase names, best first. A phrase of several words that spells
         a column's name word for word is that column first: the dictionary drops 'number' as a
         filler word, so 'train number' alone would name the table train."""
+        phrase = _number_sign(phrase)  # '# of customers' spells no_of_customers
         cached: list[Sense] | None = _get(self._schema_cache, phrase)
         if cached is not None:
             return cached
@@ -1273,8 +1274,9 @@ def _stored_count(shape: Shape, lex: Lexicon, cue: Cue) -> bool:
     customers') the customers are counted."""
     end = _three_after(shape, cue.end)
     for e in range(end, cue.end, -1):
-        said = _said(shape.text(cue.start + 1, e))
-        for x in lex.schema(shape.text(cue.start + 1, e)):
+        phrase = _number_sign(shape.text(cue.start + 1, e))  # 'total # of customers'
+        said = _said(phrase)
+        for x in lex.schema(phrase):
             if x.kind != "column" or expanded_words(x.column or "") != said:
                 continue
             named = (
@@ -1302,6 +1304,14 @@ def _uncue(shape: Shape, cue: Cue, roles: dict[int, str]) -> Shape:
 
 def _named_column(x: Sense) -> bool:
     return x.kind == "column" and x.score >= 0.95 and x.via == "name"
+
+
+NUMBER_SIGN = re.compile(r"#(?=\s*of\b)", re.IGNORECASE)
+
+
+def _number_sign(phrase: str) -> str:
+    """'# of' is 'number of'."""
+    return NUMBER_SIGN.sub("number", phrase)
 
 
 def _said(phrase: str) -> str:

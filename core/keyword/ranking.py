@@ -106,6 +106,27 @@ def implied_superlative(plan: Plan, ctx: Context) -> Plan:
     return plan.noted(f"'{cue.words}' read as {'highest' if desc else 'lowest'} {table} {column}")
 
 
+def _ends_with_its_table(plan: Plan, ctx: Context, mention: Mention) -> bool:
+    """'the most recently formed organization': the column's phrase ends on the noun that names
+    its own table, so the thing is asked for (ranked by the column), not the column's extreme."""
+    if mention.sense is None or mention.sense.column is None or mention.end - mention.start < 2:
+        return False
+    head = plan.shape.tokens[mention.end - 1].low
+    return any(
+        s.kind == "table" and s.table == mention.sense.table and s.score >= 0.9 for s in ctx.lex.schema(head)
+    )
+
+
+def _sorted_by(plan: Plan, cue: Cue) -> bool:
+    """The superlative right after 'ordered by' ('sorted by the highest salary') says which way the
+    order goes, not that one row is wanted."""
+    tokens = plan.shape.tokens
+    j = cue.start
+    while j > 0 and tokens[j - 1].low in ("the", "their", "its", "his", "her"):
+        j -= 1
+    return any(c.kind == "order" and c.end == j for c in plan.shape.cues)
+
+
 def _listed_beside(plan: Plan, cue: Cue) -> bool:
     """'the average age and the youngest age': the superlative is one more figure in a list of
     them ('and' or a comma before it), not the ranking of a thing ('the dorm with the largest
@@ -142,6 +163,7 @@ def superlative(plan: Plan, ctx: Context) -> Plan:
         or (bool(plan.explicit) and not plan.query.groups)
         or who
         or bool(everything_at(plan.shape))
+        or (col_mention is not None and _ends_with_its_table(plan, ctx, col_mention))
     )
     if (
         not wants_entity
@@ -164,6 +186,8 @@ def superlative(plan: Plan, ctx: Context) -> Plan:
             f"it asks for a figure of the one thing '{cue.words}' picks, which keyword mode does not compute",
             [cue.words],
         )
+    if _sorted_by(plan, cue):
+        return plan  # 'station names ordered by the highest dock count': every row, in that order
     noun = listed[0].words if listed else (plan.explicit[0].words if plan.explicit else "")
     if plan.top is not None:
         return plan.with_query(limit=1 if not is_plural(noun) else 10)

@@ -174,6 +174,11 @@ _EXPANDED = {"n't": "not", "'ve": "have", "'re": "are", "'ll": "will", "'d": "wo
 _NEGATED_HEADS = {"ca": "can", "wo": "will", "sha": "shall"}  # can't, won't, shan't
 # "who's the author …", "what's the total …": 'is' after these; after a noun 's is possessive
 _IS_HEADS = re.compile(r"^(who|what|where|when|how|which|that|there|here|it)(['’]s)$", re.IGNORECASE)
+# the same typed without the apostrophe, as people do in chat ('whats the total', 'dont have')
+_BARE = re.compile(
+    r"^(?:(what|who|where|that|how)(s)|(do|does|did|is|are|was|were|have|has|had|ca|wo|could|would|should)(nt))$",
+    re.IGNORECASE,
+)
 
 
 def tokenize(question: str) -> list[Token]:
@@ -182,6 +187,14 @@ def tokenize(question: str) -> list[Token]:
         kind = _KIND_OF_GROUP[m.lastgroup or "punct"]
         text = m.group()
         short = (_CONTRACTION.match(text) or _IS_HEADS.match(text)) if kind == "word" else None
+        bare = _BARE.match(text) if kind == "word" and short is None else None
+        if bare is not None:
+            head = bare.group(1) or bare.group(3)
+            tail = "is" if bare.group(2) else "not"
+            low = _NEGATED_HEADS.get(head.lower(), head.lower())
+            out.append(Token(head, low, m.start(), m.start() + len(head), "word"))
+            out.append(Token(text[len(head) :], tail, m.start() + len(head), m.end(), "word"))
+            continue
         if short is not None:
             head, tail = short.group(1), _EXPANDED[short.group(2).lower().replace("’", "'")]
             low = _NEGATED_HEADS.get(head.lower(), head.lower()) if tail == "not" else head.lower()
@@ -226,7 +239,16 @@ def _add(kind: CueKind, arg: str, *phrases: str) -> None:
 
 _add("count", "", "how many", "number of", "count of", "count", "counts", "no of", "# of", "amount of")
 _add("count", "", "no . of", "nr . of", "num . of")  # 'the no. of students'
-_add("count", "", "total number of", "total count of", "total no of", "overall number of")
+_add(
+    "count",
+    "",
+    "total number of",
+    "total count of",
+    "total no of",
+    "overall number of",
+    "total # of",
+    "overall # of",
+)
 _add("agg", "AVG", "average", "avg", "mean", "average of", "on average")
 _add("agg", "SUM", "total", "sum of", "sum", "total of", "combined", "in total", "how much")
 _add("agg", "MIN", "minimum", "min")
@@ -466,16 +488,31 @@ EVERYTHING = (
 )
 
 
+# 'all course info', 'all the student data': the thing's name is said between. Not 'details',
+# which Spider-style schemas keep as a column ('all customer details' is customer_details).
+# 'info' and 'data' are row nouns (ROW_NOUNS), never matched to a column such as customer_info.
+EVERYTHING_AFTER = frozenset(["info", "information", "data"])
+
+
 def everything_at(shape: Shape) -> frozenset[int]:
     """The token positions of the phrases that ask for every column ('all the details of')."""
     lows = [t.low for t in shape.tokens]
-    return frozenset(
+    at = {
         k
         for p in EVERYTHING
         for i in range(len(lows))
         if tuple(lows[i : i + len(p)]) == p
         for k in range(i, i + len(p))
-    )
+    }
+    for i, low in enumerate(lows):
+        if low != "all":
+            continue
+        start = i + 2 if lows[i + 1 : i + 2] == ["the"] else i + 1
+        for end in (start + 1, start + 2):  # one or two words name the thing
+            between = lows[start:end]
+            if end < len(lows) and lows[end] in EVERYTHING_AFTER and not set(between) & STOP:
+                at |= {*range(i, start), end}
+    return frozenset(at)
 
 
 # Relational verbs: they link the things a question names without restricting them.
@@ -731,9 +768,32 @@ def read_shape(question: str) -> Shape:
             shape.cues.append(Cue("unsupported", "a comparison between things", i, i + 1, tokens[i].text))
             shape.role[i] = "cue"
     shape.cues.sort(key=lambda c: c.start)
+    _each_ones_extreme(shape, lows)
     _find_periods(shape, lows)
     _find_buckets(shape, lows)
     return shape.freeze()
+
+
+# 'cities ordered by their highest station latitude': each city's MAX, what the order is by
+EACH_ONES = {
+    "highest": "MAX",
+    "largest": "MAX",
+    "biggest": "MAX",
+    "greatest": "MAX",
+    "lowest": "MIN",
+    "smallest": "MIN",
+}
+
+
+def _each_ones_extreme(shape: _Draft, lows: list[str]) -> None:
+    """A superlative after 'ordered by their' is each listed thing's own extreme (MAX per city),
+    not the one row that has it."""
+    for n, cue in enumerate(shape.cues):
+        func = EACH_ONES.get(cue.words.lower())
+        if cue.kind != "super" or func is None or cue.start < 2 or lows[cue.start - 1] != "their":
+            continue
+        if any(c.kind == "order" and c.end == cue.start - 1 for c in shape.cues):
+            shape.cues[n] = Cue("agg", func, cue.start, cue.end, cue.words)
 
 
 # the ends of 'from the lowest (price) to the highest': one word or two, each with its direction

@@ -758,6 +758,8 @@ def read_mention(plan: Plan, ctx: Context, m: Mention, pending: list[Cue], gover
             ref = _named_by(plan, ctx, text, s.table)
         elif text is not None and {"name", "names"} & set(text.words.lower().split()):
             ref = _named_by(plan, ctx, text, s.table)
+        elif text is not None and said is not None and said.sense is not None and said.sense.kind == "table":
+            ref = _named_by(plan, ctx, text, s.table)  # 'airlines starting with Orbit': their names
         if m.start in plan.negated:
             if text is not None:
                 raise Decline(f"it could not tell how to match text that is not '{m.words}'", [m.words])

@@ -1,0 +1,102 @@
+"""Keyword mode on more of what people type in chat, seen on Spider-style databases it had never
+seen: 'whats' and 'dont' without the apostrophe; 'all course info' (every column); 'total # of
+customers across all banks' (the stored count, as 'total number of' is); 'airlines starting with
+Orbit' (their names, not a call sign that also starts so); 'the most recently formed
+organization' (the organization, not the latest date); 'cities ordered by their highest
+latitude' (each city's maximum) and 'ordered by the highest dock count' (every row in that
+order, not the first). Each is answered with the rows hand-written SQL gives, or declined."""
+
+from __future__ import annotations
+
+from tests.test_keyword_unseen_shapes import answered, app, ask, declined, gives, hand, make_db
+
+__all__ = ["app"]  # the fixture, used by name
+
+
+COURSES = """
+CREATE TABLE course (cid TEXT PRIMARY KEY, cname TEXT, credits INTEGER, instructor INTEGER);
+CREATE TABLE enrolled (cid TEXT REFERENCES course (cid), student TEXT);
+INSERT INTO course VALUES ('600.101', 'COMPUTER LITERACY', 3, 6112), ('600.103', 'INTRO TO CS', 1, 4230),
+    ('600.107', 'PROGRAMMING', 4, 1193);
+INSERT INTO enrolled VALUES ('600.101', 'Ann'), ('600.101', 'Bo'), ('600.107', 'Cy');
+"""
+
+
+def test_whats_and_dont_typed_without_the_apostrophe(app, tmp_path):
+    path = make_db(tmp_path, "courses", COURSES)
+    gives(app, path, "whats the avg credits of courses", "SELECT AVG(credits) FROM course")
+    outcome = ask(app, path, "which courses dont have enrolled students")
+    # read as the negation it is, which keyword mode declines, not as a word it does not know
+    assert declined(outcome), outcome.rows
+    assert "negation" in outcome.error
+
+
+def test_all_of_a_things_info_is_every_column(app, tmp_path):
+    path = make_db(tmp_path, "courses", COURSES)
+    outcome = answered(app, path, "show me all course info sorted by credits, lowest first")
+    assert outcome.rows == [tuple(r) for r in sorted(hand(path, "SELECT * FROM course"), key=lambda r: r[2])]
+    assert len(outcome.columns) == 4
+
+
+BANKS = """
+CREATE TABLE bank (branch_id INTEGER PRIMARY KEY, bname TEXT, no_of_customers INTEGER, city TEXT);
+CREATE TABLE customer (cust_id INTEGER PRIMARY KEY, cust_name TEXT, branch_id INTEGER REFERENCES bank (branch_id));
+INSERT INTO bank VALUES (1, 'morningside', 203, 'New York City'), (2, 'downtown', 123, 'Salt Lake City'),
+    (3, 'broadway', 453, 'New York City');
+INSERT INTO customer VALUES (1, 'Mary', 2), (2, 'Jack', 1), (3, 'Owen', 3);
+"""
+
+
+def test_total_number_sign_of_a_stored_count(app, tmp_path):
+    path = make_db(tmp_path, "banks", BANKS)
+    gives(app, path, "total # of customers across all banks?", "SELECT SUM(no_of_customers) FROM bank")
+    gives(app, path, "total # of customers", "SELECT COUNT(*) FROM customer")  # no bank named
+
+
+AIRLINES = """
+CREATE TABLE airlines (alid INTEGER PRIMARY KEY, name TEXT, callsign TEXT, country TEXT);
+INSERT INTO airlines VALUES (1, 'Orbit Airlines', 'ORBIT', 'United States'),
+    (2, 'Orbit Express Airlines', 'OREX', 'Turkey'), (3, 'Star Air', 'ORBITER', 'Denmark'),
+    (4, 'Sky Jet', 'SKY', 'Norway');
+"""
+
+
+def test_text_said_of_a_thing_matches_its_name(app, tmp_path):
+    path = make_db(tmp_path, "airlines", AIRLINES)
+    gives(
+        app,
+        path,
+        "what country are the airlines starting with 'Orbit' from?",
+        "SELECT country FROM airlines WHERE name LIKE 'Orbit%'",
+    )
+
+
+ORGANIZATIONS = """
+CREATE TABLE organizations (organization_id INTEGER PRIMARY KEY, date_formed TEXT, organization_name TEXT);
+INSERT INTO organizations VALUES (1, '2016-08-24', 'Labour Party'), (2, '2016-10-01', 'Plaid Cymru'),
+    (3, '2016-10-09', 'Conservative');
+"""
+
+
+def test_most_recently_said_before_the_thing_asks_for_the_thing(app, tmp_path):
+    path = make_db(tmp_path, "organizations", ORGANIZATIONS)
+    outcome = answered(app, path, "most recently formed organization?")
+    assert [r[-1] for r in outcome.rows] == ["Conservative"]
+    gives(app, path, "the latest date formed", "SELECT MAX(date_formed) FROM organizations")
+
+
+STATIONS = """
+CREATE TABLE station (id INTEGER PRIMARY KEY, name TEXT, lat REAL, dock_count INTEGER, city TEXT);
+INSERT INTO station VALUES (1, 'Diridon', 37.33, 27, 'San Jose'), (2, 'Japantown', 37.35, 15, 'San Jose'),
+    (3, 'Redwood', 37.49, 15, 'Redwood City'), (4, 'Market', 37.79, 19, 'San Francisco'),
+    (5, 'Beale', 37.80, 23, 'San Francisco');
+"""
+
+
+def test_ordered_by_a_superlative_orders_every_row(app, tmp_path):
+    path = make_db(tmp_path, "stations", STATIONS)
+    outcome = answered(app, path, "cities ordered by their highest station latitude, desc")
+    assert [r[0] for r in outcome.rows] == ["San Francisco", "Redwood City", "San Jose"]
+    outcome = answered(app, path, "station names ordered by the highest dock count")
+    names = [r[0] for r in outcome.rows]
+    assert names[:3] == ["Diridon", "Beale", "Market"] and set(names[3:]) == {"Japantown", "Redwood"}

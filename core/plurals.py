@@ -22,6 +22,26 @@ KEEP = frozenset({"data", "media", "metadata", "news", "staff"})
 # inflect reads these as plural pronouns ('they' → 'it', 'we' → 'I'); in a question they are glue.
 PRONOUNS = frozenset({"we", "they", "them", "these", "those", "ourselves", "themselves", "yourselves"})
 NOT_PLURAL_ENDINGS = ("ss", "us", "is")  # class, status, campus, analysis: singular already
+# Singulars ending in s that inflect cuts ('lens' → 'len': 'which camera lens …' read as plural)
+SINGULAR_IN_S = frozenset(
+    {
+        "lens",
+        "canvas",
+        "atlas",
+        "bias",
+        "alias",
+        "chaos",
+        "ethos",
+        "kudos",
+        "physics",
+        "mathematics",
+        "economics",
+        "politics",
+        "athletics",
+        "gymnastics",
+        "logistics",
+    }
+)
 
 
 @lru_cache(maxsize=65536)
@@ -31,6 +51,7 @@ def singular(word: str) -> str:
         not word.isalpha()
         or (len(word) <= 3 and word.endswith("s"))  # ids, gas, has, its: no plural to undo
         or word in KEEP
+        or word in SINGULAR_IN_S
         or word in PRONOUNS
         or word.endswith(NOT_PLURAL_ENDINGS)
     ):

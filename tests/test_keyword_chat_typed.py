@@ -4,7 +4,10 @@ customers across all banks' (the stored count, as 'total number of' is); 'airlin
 Orbit' (their names, not a call sign that also starts so); 'the most recently formed
 organization' (the organization, not the latest date); 'cities ordered by their highest
 latitude' (each city's maximum) and 'ordered by the highest dock count' (every row in that
-order, not the first). Each is answered with the rows hand-written SQL gives, or declined."""
+order, not the first); 'which camera lens …' (one lens: 'lens' is no plural); '# of hosts' (the
+stored number_of_hosts, as 'number of hosts'); 'payment method codes' (the codes, not the method's
+description); 'participants - id, type code and details' (the participant's details, not an
+event's). Each is answered with the rows hand-written SQL gives, or declined."""
 
 from __future__ import annotations
 
@@ -100,3 +103,74 @@ def test_ordered_by_a_superlative_orders_every_row(app, tmp_path):
     outcome = answered(app, path, "station names ordered by the highest dock count")
     names = [r[0] for r in outcome.rows]
     assert names[:3] == ["Diridon", "Beale", "Market"] and set(names[3:]) == {"Japantown", "Redwood"}
+
+
+PHOTOS = """
+CREATE TABLE camera_lens (id INTEGER PRIMARY KEY, brand TEXT, name TEXT);
+CREATE TABLE photos (id INTEGER PRIMARY KEY, camera_lens_id INTEGER REFERENCES camera_lens (id), color TEXT);
+INSERT INTO camera_lens VALUES (1, 'Olympus', 'Olympus 15mm'), (2, 'Sigma', 'Sigma 19mm'), (3, 'Panasonic', 'Leica 25mm');
+INSERT INTO photos VALUES (1, 1, 'RBG'), (2, 2, 'RBG'), (3, 2, 'Black/White'), (4, 3, 'RBG'), (5, 2, 'RBG');
+"""
+
+
+def test_a_singular_that_ends_in_s_asks_for_one(app, tmp_path):
+    path = make_db(tmp_path, "photos", PHOTOS)
+    outcome = answered(app, path, "Which camera lens was used to take the most photos? Give its name.")
+    assert [r[0] for r in outcome.rows] == ["Sigma 19mm"]
+
+
+PARTIES = """
+CREATE TABLE party (party_id INTEGER PRIMARY KEY, party_theme TEXT, number_of_hosts INTEGER);
+CREATE TABLE host (host_id INTEGER PRIMARY KEY, name TEXT);
+CREATE TABLE party_host (party_id INTEGER REFERENCES party (party_id), host_id INTEGER REFERENCES host (host_id));
+INSERT INTO party VALUES (1, 'Spring', 5), (2, 'Club Q-BASE', 23), (3, 'Hardcore Resurrection', 4);
+INSERT INTO host VALUES (1, 'Austin'), (2, 'Lloyd');
+INSERT INTO party_host VALUES (1, 1), (2, 2), (3, 1), (3, 2);
+"""
+
+
+def test_number_sign_spells_a_stored_count(app, tmp_path):
+    path = make_db(tmp_path, "parties", PARTIES)
+    outcome = answered(app, path, "party themes ordered by # of hosts, fewest first")
+    assert [r[0] for r in outcome.rows] == ["Hardcore Resurrection", "Spring", "Club Q-BASE"]
+
+
+INVOICES = """
+CREATE TABLE ref_payment_methods (payment_method_code TEXT PRIMARY KEY, payment_method_description TEXT);
+CREATE TABLE invoices (invoice_id INTEGER PRIMARY KEY,
+    payment_method_code TEXT REFERENCES ref_payment_methods (payment_method_code), amount REAL);
+INSERT INTO ref_payment_methods VALUES ('MasterCard', 'credit'), ('Visa', 'Visa'), ('American E', 'Amex');
+INSERT INTO invoices VALUES (1, 'MasterCard', 10), (2, 'MasterCard', 20), (3, 'American E', 30);
+"""
+
+
+def test_codes_said_are_shown_as_codes(app, tmp_path):
+    path = make_db(tmp_path, "invoices", INVOICES)
+    gives(
+        app,
+        path,
+        "What distinct payment method codes appear on invoices?",
+        "SELECT DISTINCT payment_method_code FROM invoices",
+    )
+
+
+EVENTS = """
+CREATE TABLE participants (participant_id INTEGER PRIMARY KEY, participant_type_code TEXT, participant_details TEXT);
+CREATE TABLE events (event_id INTEGER PRIMARY KEY, event_details TEXT);
+CREATE TABLE participants_in_events (event_id INTEGER REFERENCES events (event_id),
+    participant_id INTEGER REFERENCES participants (participant_id));
+INSERT INTO participants VALUES (9, 'Organizer', 'Karlee Batz'), (26, 'Organizer', 'Vilma Schinner'),
+    (28, 'Participant', 'Miss Kaci Lebsack');
+INSERT INTO events VALUES (3, 'Success'), (8, 'Fail');
+INSERT INTO participants_in_events VALUES (3, 26), (8, 26), (8, 28);
+"""
+
+
+def test_a_generic_word_listed_after_a_things_columns_is_its_own(app, tmp_path):
+    path = make_db(tmp_path, "events", EVENTS)
+    gives(
+        app,
+        path,
+        "list all participants - id, type code and details",
+        "SELECT participant_id, participant_type_code, participant_details FROM participants",
+    )

@@ -633,7 +633,10 @@ def _owner(shape: Shape, mentions: Sequence[Mention], i: int) -> Mention | None:
         if tokens[j - 1].low in (",", "and") and j < len(tokens) and shape.role[j] == "content":
             j += 1  # 'the types and details of all premises': both are the premises'
     if j >= len(tokens) or tokens[j].low != "of":
-        return None
+        # 'participants - id, type code and details': listed after a column of a thing, with no
+        # 'of' after it, a generic word is that thing's too (Participant_Details, not Event_Details)
+        listed_after = k + 1 < i and said_right_after is not None and bool(said_right_after.senses[0].column)
+        return said_right_after if listed_after else None
     owner = next((m for m in mentions if m.start > j and m.senses), None)
     if owner is None or (owner.end < len(tokens) and tokens[owner.end].low in ROW_NOUNS):
         return None
@@ -1162,6 +1165,7 @@ def _same_start(word: str, name: str) -> bool:
 
 
 def _spells(lex: Lexicon, phrase: str) -> bool:
+    phrase = _number_sign(phrase)  # '# of hosts' spells number_of_hosts
     return any(_spelled(x, phrase) for x in lex.schema(phrase))
 
 

@@ -355,7 +355,7 @@ def _named_thing(lex: Lexicon, plan: Plan, ref: Ref) -> Ref:
     if (
         target is None
         or not said
-        or set(said[0].words.lower().split()) & (KEY_WORDS | {"code", "number", "no"})
+        or set(said[0].words.lower().split()) & (KEY_WORDS | {"code", "codes", "number", "numbers", "no"})
     ):
         return ref
     labels = label_columns(lex, target)

@@ -802,7 +802,7 @@ def _table_mention(plan: Plan, ctx: Context, m: Mention, s: Sense, cues: _Cues, 
     kinds, agg, count, sup = cues.kinds, cues.agg, cues.count, cues.sup
     # 'the number of hosts' read as one phrase (it spells party.number_of_hosts) that matched the
     # table host: still a count of hosts
-    if m.words.lower().startswith(("number of ", "count of ")):
+    if m.words.lower().startswith(("number of ", "count of ", "# of ")):
         count, m = True, replace(m, words=m.words.split(" ", 2)[2])
     if sup is not None and (count or sup.words.lower() in ("most", "least", "fewest")):
         return _ranked(plan, m, Measure("COUNT", s.table, words=m.words), sup)

@@ -7,11 +7,15 @@ latitude' (each city's maximum) and 'ordered by the highest dock count' (every r
 order, not the first); 'which camera lens …' (one lens: 'lens' is no plural); '# of hosts' (the
 stored number_of_hosts, as 'number of hosts'); 'payment method codes' (the codes, not the method's
 description); 'participants - id, type code and details' (the participant's details, not an
-event's). Each is answered with the rows hand-written SQL gives, or declined."""
+event's); 'shops with nothing in stock' (a negation: declined, never the shops that have
+stock); 'the most recent race name' (the race with the latest date, never the greatest name);
+'airline ID' (the airline's id, never an airline whose code is 'ID'); 'which county has the biggest
+population' (the county's name, not its id). Each is answered with the rows hand-written SQL
+gives, or declined."""
 
 from __future__ import annotations
 
-from tests.test_keyword_unseen_shapes import answered, app, ask, declined, gives, hand, make_db
+from tests.test_keyword_unseen_shapes import answered, app, ask, declined, gives, hand, make_db, rows
 
 __all__ = ["app"]  # the fixture, used by name
 
@@ -174,3 +178,61 @@ def test_a_generic_word_listed_after_a_things_columns_is_its_own(app, tmp_path):
         "list all participants - id, type code and details",
         "SELECT participant_id, participant_type_code, participant_details FROM participants",
     )
+
+
+SHOPS = """
+CREATE TABLE shop (shop_id INTEGER PRIMARY KEY, shop_name TEXT);
+CREATE TABLE stock (shop_id INTEGER REFERENCES shop (shop_id), device_id INTEGER, quantity INTEGER);
+INSERT INTO shop VALUES (1, 'Dinas'), (2, 'Ferndale'), (3, 'Penrhos');
+INSERT INTO stock VALUES (1, 6, 100), (2, 6, 110);
+"""
+
+
+def test_nothing_is_a_negation(app, tmp_path):
+    path = make_db(tmp_path, "shops", SHOPS)
+    outcome = ask(app, path, "Which shops have nothing in stock at all? Give the shop names.")
+    assert declined(outcome), outcome.rows
+    assert "negation" in outcome.error
+
+
+RACES = """
+CREATE TABLE races (raceid INTEGER PRIMARY KEY, year INTEGER, name TEXT, date TEXT);
+INSERT INTO races VALUES (1, 2017, 'Abu Dhabi Grand Prix', '2017-11-26'), (2, 2017, 'Australian Grand Prix', '2017-03-26'),
+    (3, 2016, 'Brazilian Grand Prix', '2016-11-13');
+"""
+
+
+def test_a_time_superlative_before_a_name_ranks_by_the_date(app, tmp_path):
+    path = make_db(tmp_path, "races", RACES)
+    outcome = answered(app, path, "whats the most recent race name")
+    assert [r[0] for r in outcome.rows] == ["Abu Dhabi Grand Prix"]
+
+
+ROUTES = """
+CREATE TABLE airlines (alid INTEGER PRIMARY KEY, name TEXT, iata TEXT);
+CREATE TABLE routes (rid INTEGER PRIMARY KEY, alid INTEGER REFERENCES airlines (alid), airline TEXT);
+INSERT INTO airlines VALUES (1, 'Ryanair', 'FR'), (2, 'Indonesia Air', 'ID'), (3, 'Lufthansa', 'LH');
+INSERT INTO routes VALUES (1, 1, 'FR'), (2, 1, 'FR'), (3, 1, 'FR'), (4, 2, 'ID'), (5, 3, 'LH'), (6, 3, 'LH');
+"""
+
+
+def test_an_id_said_after_a_thing_is_never_a_stored_code(app, tmp_path):
+    path = make_db(tmp_path, "routes", ROUTES)
+    outcome = ask(app, path, "top 2 airlines by # of routes - airline name and airline ID")
+    if outcome.status == "answer":
+        assert rows(outcome) == hand(path, "SELECT name, alid FROM airlines WHERE alid IN (1, 3)")
+    else:  # which 'airline ID' (airlines.alid or the code routes.airline) may be asked back
+        assert outcome.status in ("clarify", "error") and not outcome.rows
+    assert "= 'ID'" not in (outcome.sql or "")
+
+
+COUNTIES = """
+CREATE TABLE county_public_safety (county_id INTEGER PRIMARY KEY, name TEXT, population INTEGER);
+INSERT INTO county_public_safety VALUES (1, 'Abbotsford', 128165), (2, 'Burnaby', 204320), (3, 'Campbell River', 30810);
+"""
+
+
+def test_a_thing_named_by_its_key_column_is_shown_by_its_name(app, tmp_path):
+    path = make_db(tmp_path, "counties", COUNTIES)
+    outcome = answered(app, path, "which county has the biggest population?")
+    assert [r[-1] for r in outcome.rows] == ["Burnaby"]

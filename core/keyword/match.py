@@ -1361,6 +1361,8 @@ def _phrase_senses(shape: Shape, lex: Lexicon, s: int, e: int) -> list[Sense]:
     if e - s == 1 and words[0] in GLUE and not schema:
         return []  # 'made', 'located': never looked up among values
     values = lex.values(shape.text(s, e), quoted=_searched(shape, s, e))
+    if e - s == 1 and words[0] in KEY_WORDS and s > 0 and shape.role[s - 1] == "content":
+        values = []  # 'airline ID' is the airline's id, not an airline whose code is 'ID'
     if schema and values and schema[0].score >= 0.95:
         # a word that names a table or column is read as a value only when that is clearly better
         values = [replace(v, score=v.score * 0.97) for v in values]
@@ -1382,8 +1384,11 @@ def _phrase_senses(shape: Shape, lex: Lexicon, s: int, e: int) -> list[Sense]:
     ):
         # 'festival' matched festival_id best, the key of festival_detail: the word names the thing
         thing = next((x for x in schema if x.kind == "table" and x.table == schema[0].table), None)
-        if thing is None and words[-1] in ROW_NOUNS and _names_key(lex, phrase):
-            # 'catalog entries': the rows whose key is catalog_entry_id (Catalog_Contents)
+        first_word = e - s == 1 and name_words(schema[0].table).split()[:1] == [stem(words[0])]
+        if thing is None and (words[-1] in ROW_NOUNS or first_word) and _names_key(lex, phrase):
+            # 'catalog entries': the rows whose key is catalog_entry_id (Catalog_Contents);
+            # 'which county has …': the rows keyed by County_ID of county_public_safety, the table
+            # its name starts with ('branch' is no bank's row: bank.branch_ID stays a column)
             thing = Sense("table", schema[0].table, None, None, schema[0].score, "name")
         if thing is not None:
             rest = [

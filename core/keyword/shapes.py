@@ -419,7 +419,7 @@ def _across_groups(lows: list[str], i: int) -> bool:
 _UNSUPPORTED = {
     "a ratio": "ratio ratios proportion proportions percentage percentages percent fraction",
     "a difference": "difference differences differ differs minus subtract compared compare versus vs",
-    "a negation": "not no never without except excluding exclude excludes neither nor none nobody "
+    "a negation": "not no never without except excluding exclude excludes neither nor none nobody nothing "
     "don't doesn't didn't isn't aren't wasn't weren't haven't hasn't hadn't won't can't cannot",
     "a median or another statistic": "median variance stddev deviation percentile quartile",
     "a comparison between groups": "both same either respectively another",

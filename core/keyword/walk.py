@@ -944,11 +944,12 @@ def _column_mention(plan: Plan, ctx: Context, m: Mention, s: Sense, cues: _Cues,
     if (
         sup is not None
         and kind not in (*NUMERIC, *TEMPORAL)
-        and sup.words.lower() in (IMPLIED.keys() | AGE_ADJ.keys())
+        and sup.words.lower() in (IMPLIED.keys() | AGE_ADJ.keys() | TEMPORAL_ADJ)
         and ref.column in label_columns(lex, ref.table)
     ):
         # 'tallest building name?': the name is listed, the building ranked by the height 'tallest'
-        # implies (ranking.implied_superlative) — never the greatest name
+        # implies (ranking.implied_superlative) — never the greatest name; 'the most recent race
+        # name': the race ranked by its date
         plan = plan.with_role(m, "projection").but(explicit=(*plan.explicit, m))
         return plan.but(entities=(*plan.entities, (m, governed)), superlative=(sup, None))
     if sup is not None:

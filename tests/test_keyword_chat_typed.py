@@ -10,7 +10,8 @@ description); 'participants - id, type code and details' (the participant's deta
 event's); 'shops with nothing in stock' (a negation: declined, never the shops that have
 stock); 'the most recent race name' (the race with the latest date, never the greatest name);
 'airline ID' (the airline's id, never an airline whose code is 'ID'); 'which county has the biggest
-population' (the county's name, not its id). Each is answered with the rows hand-written SQL
+population' (the county's name, not its id); 'phone # of customers' (their phone numbers, not
+a count). Each is answered with the rows hand-written SQL
 gives, or declined."""
 
 from __future__ import annotations
@@ -236,3 +237,21 @@ def test_a_thing_named_by_its_key_column_is_shown_by_its_name(app, tmp_path):
     path = make_db(tmp_path, "counties", COUNTIES)
     outcome = answered(app, path, "which county has the biggest population?")
     assert [r[-1] for r in outcome.rows] == ["Burnaby"]
+
+
+CUSTOMERS = """
+CREATE TABLE customers (customer_id INTEGER PRIMARY KEY, first_name TEXT, phone_number TEXT);
+CREATE TABLE accounts (account_id INTEGER PRIMARY KEY, customer_id INTEGER REFERENCES customers (customer_id));
+INSERT INTO customers VALUES (1, 'Dee', '241.796'), (2, 'Brennon', '(943)219'), (3, 'Joesph', '(488)524');
+INSERT INTO accounts VALUES (1, 1), (2, 1), (3, 3);
+"""
+
+
+def test_a_number_sign_after_a_noun_is_its_number(app, tmp_path):
+    path = make_db(tmp_path, "customers", CUSTOMERS)
+    gives(
+        app,
+        path,
+        "first name and phone # of customers who have an account (no dupes)",
+        "SELECT DISTINCT c.first_name, c.phone_number FROM customers c JOIN accounts a USING (customer_id)",
+    )

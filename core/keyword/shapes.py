@@ -704,8 +704,15 @@ def read_shape(question: str) -> Shape:
             shape.role[i] = "cue"
             i += 1
             continue
-        if tokens[i].kind == "punct" and not (lows[i] == "#" and _next(lows, i) == "of"):
-            shape.role[i] = "stop"  # ('# of people per country' is a count)
+        # '# of people per country' is a count; 'phone # of customers' their phone numbers
+        after_noun = (
+            i > 0
+            and tokens[i - 1].kind == "word"
+            and shape.role[i - 1] == "content"
+            and lows[i - 1] not in STOP
+        )
+        if tokens[i].kind == "punct" and not (lows[i] == "#" and _next(lows, i) == "of" and not after_noun):
+            shape.role[i] = "stop"
             i += 1
             continue
         if tokens[i].kind == "op":

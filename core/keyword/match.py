@@ -181,7 +181,7 @@ class Lexicon:
         """Tables and columns the phrase names, best first. A phrase of several words that spells
         a column's name word for word is that column first: the dictionary drops 'number' as a
         filler word, so 'train number' alone would name the table train."""
-        phrase = _number_sign(phrase)  # '# of customers' spells no_of_customers
+        phrase = _number_sign(phrase)  # '# of customers' spells no_of_customers (and _said)
         cached: list[Sense] | None = _get(self._schema_cache, phrase)
         if cached is not None:
             return cached
@@ -510,6 +510,8 @@ AFTER_VALUE = frozenset(["the", "a", "an"])  # 'the "Computer Science" departmen
 
 
 KEY_WORDS = frozenset(["id", "ids", "identifier", "identifiers"])
+# words that ask for a row's id or code rather than the row ('festival id', 'payment method codes')
+ID_WORDS = KEY_WORDS | {"code", "codes", "key", "number", "numbers", "no", "nr"}
 GENERIC_WORDS = KEY_WORDS | {"name", "names", "title", "titles", "details", "detail", "description"}
 POSSESSIVES = frozenset(["its", "their", "his", "her"])
 _DETERMINERS = frozenset(["the", "a", "an", "each", "every", "all", "any"])
@@ -874,9 +876,6 @@ def _aliases(shape: Shape, mentions: list[Mention]) -> list[Mention]:
     return [replace(m, senses=(), alias=True) if m.start in drop else m for m in mentions]
 
 
-_ID_WORDS = frozenset(["id", "ids", "code", "codes", "key", "number", "numbers", "no", "nr", "identifier"])
-
-
 NAMING_CUES = frozenset(
     ["amount of", "total", "minimum", "maximum", "average", "highest", "lowest", "max", "min"]
 )
@@ -1165,7 +1164,6 @@ def _same_start(word: str, name: str) -> bool:
 
 
 def _spells(lex: Lexicon, phrase: str) -> bool:
-    phrase = _number_sign(phrase)  # '# of hosts' spells number_of_hosts
     return any(_spelled(x, phrase) for x in lex.schema(phrase))
 
 
@@ -1278,7 +1276,7 @@ def _stored_count(shape: Shape, lex: Lexicon, cue: Cue) -> bool:
     customers') the customers are counted."""
     end = _three_after(shape, cue.end)
     for e in range(end, cue.end, -1):
-        phrase = _number_sign(shape.text(cue.start + 1, e))  # 'total # of customers'
+        phrase = shape.text(cue.start + 1, e)
         said = _said(phrase)
         for x in lex.schema(phrase):
             if x.kind != "column" or expanded_words(x.column or "") != said:
@@ -1319,8 +1317,9 @@ def _number_sign(phrase: str) -> str:
 
 
 def _said(phrase: str) -> str:
-    """A phrase's words as a name's words compare with them: folded and singular."""
-    return " ".join(folded_words(phrase))
+    """A phrase's words as a name's words compare with them: folded and singular ('# of hosts'
+    as 'number of hosts')."""
+    return " ".join(folded_words(_number_sign(phrase)))
 
 
 def _spelled(x: Sense, phrase: str) -> bool:
@@ -1369,7 +1368,7 @@ def _phrase_senses(shape: Shape, lex: Lexicon, s: int, e: int) -> list[Sense]:
     if set(words) <= NAME_WORDS:
         # 'names', 'title': every table's label matches; other *_name columns are less likely
         schema = [x if _label_like(x) else replace(x, score=round(x.score - 0.05, 4)) for x in schema]
-    if schema and schema[0].kind == "table" and schema[0].score >= 0.95 and not set(words) & _ID_WORDS:
+    if schema and schema[0].kind == "table" and schema[0].score >= 0.95 and not set(words) & ID_WORDS:
         # 'program' names the table; program_id columns elsewhere only point at it, and a table
         # whose name merely holds the word ('customers' in Customers_Cards) is not the one named
         schema = [
@@ -1380,7 +1379,7 @@ def _phrase_senses(shape: Shape, lex: Lexicon, s: int, e: int) -> list[Sense]:
         and schema[0].kind == "column"
         and (schema[0].column or "") in lex.key_of(schema[0].table)
         and _id_like(schema[0].column or "")
-        and not set(words) & _ID_WORDS
+        and not set(words) & ID_WORDS
     ):
         # 'festival' matched festival_id best, the key of festival_detail: the word names the thing
         thing = next((x for x in schema if x.kind == "table" and x.table == schema[0].table), None)

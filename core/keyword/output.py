@@ -29,7 +29,7 @@ from core.keyword.columns import (
     pointed_at,
     ranking_measure,
 )
-from core.keyword.match import KEY_WORDS, Lexicon, Mention
+from core.keyword.match import ID_WORDS, KEY_WORDS, Lexicon, Mention
 from core.keyword.plan import Context, Decline, Filter, Measure, OrderKey, Plan, Query, Ref, frozen_map
 from core.keyword.shapes import CUES, MODE_CUES, ROW_NOUNS, everything_at, singular_phrase
 
@@ -352,11 +352,7 @@ def _named_thing(lex: Lexicon, plan: Plan, ref: Ref) -> Ref:
     said = [
         m for m in plan.explicit if m.sense and (m.sense.table, m.sense.column) == (ref.table, ref.column)
     ]
-    if (
-        target is None
-        or not said
-        or set(said[0].words.lower().split()) & (KEY_WORDS | {"code", "codes", "number", "numbers", "no"})
-    ):
+    if target is None or not said or set(said[0].words.lower().split()) & ID_WORDS:
         return ref
     labels = label_columns(lex, target)
     if len(labels) != 1 or column_kind(lex, target, labels[0]) != "text" or labels[0] in lex.key_of(target):

@@ -117,16 +117,6 @@ def _ends_with_its_table(plan: Plan, ctx: Context, mention: Mention) -> bool:
     )
 
 
-def _sorted_by(plan: Plan, cue: Cue) -> bool:
-    """The superlative right after 'ordered by' ('sorted by the highest salary') says which way the
-    order goes, not that one row is wanted."""
-    tokens = plan.shape.tokens
-    j = cue.start
-    while j > 0 and tokens[j - 1].low in ("the", "their", "its", "his", "her"):
-        j -= 1
-    return any(c.kind == "order" and c.end == j for c in plan.shape.cues)
-
-
 def _listed_beside(plan: Plan, cue: Cue) -> bool:
     """'the average age and the youngest age': the superlative is one more figure in a list of
     them ('and' or a comma before it), not the ranking of a thing ('the dorm with the largest
@@ -186,8 +176,9 @@ def superlative(plan: Plan, ctx: Context) -> Plan:
             f"it asks for a figure of the one thing '{cue.words}' picks, which keyword mode does not compute",
             [cue.words],
         )
-    if _sorted_by(plan, cue):
-        return plan  # 'station names ordered by the highest dock count': every row, in that order
+    if plan.shape.after_order_cue(cue.start):
+        # 'station names ordered by the highest dock count': says which way, not one row: every row
+        return plan
     noun = listed[0].words if listed else (plan.explicit[0].words if plan.explicit else "")
     if plan.top is not None:
         return plan.with_query(limit=1 if not is_plural(noun) else 10)

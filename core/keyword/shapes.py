@@ -107,6 +107,14 @@ class _Words:
             return ""
         return self.question[self.tokens[start].start : self.tokens[end - 1].end]
 
+    def after_order_cue(self, start: int) -> bool:
+        """The words at `start` come right after 'ordered by' ('sorted by the highest salary',
+        'ordered by their highest …'), with only an article or a possessive between."""
+        j = start
+        while j > 0 and self.tokens[j - 1].low in ("the", "their", "its", "his", "her"):
+            j -= 1
+        return any(c.kind == "order" and c.end == j for c in self.cues)
+
     def cue_at(self, i: int) -> Cue | None:
         return next((c for c in self.cues if c.start <= i < c.end), None)
 
@@ -181,25 +189,29 @@ _BARE = re.compile(
 )
 
 
+def _contraction(text: str) -> tuple[str, str] | None:
+    """The head as typed and the word the tail stands for: "don't" and 'dont' → ('do', 'not'),
+    "what's" and 'whats' → ('what', 'is')."""
+    short = _CONTRACTION.match(text) or _IS_HEADS.match(text)
+    if short is not None:
+        return short.group(1), _EXPANDED[short.group(2).lower().replace("’", "'")]
+    bare = _BARE.match(text)
+    if bare is None:
+        return None
+    return (bare.group(1), "is") if bare.group(2) else (bare.group(3), "not")
+
+
 def tokenize(question: str) -> list[Token]:
     out: list[Token] = []
     for m in _TOKEN.finditer(question):
         kind = _KIND_OF_GROUP[m.lastgroup or "punct"]
         text = m.group()
-        short = (_CONTRACTION.match(text) or _IS_HEADS.match(text)) if kind == "word" else None
-        bare = _BARE.match(text) if kind == "word" and short is None else None
-        if bare is not None:
-            head = bare.group(1) or bare.group(3)
-            tail = "is" if bare.group(2) else "not"
-            low = _NEGATED_HEADS.get(head.lower(), head.lower())
-            out.append(Token(head, low, m.start(), m.start() + len(head), "word"))
-            out.append(Token(text[len(head) :], tail, m.start() + len(head), m.end(), "word"))
-            continue
-        if short is not None:
-            head, tail = short.group(1), _EXPANDED[short.group(2).lower().replace("’", "'")]
+        split = _contraction(text) if kind == "word" else None
+        if split is not None:
+            head, tail = split
             low = _NEGATED_HEADS.get(head.lower(), head.lower()) if tail == "not" else head.lower()
             out.append(Token(head, low, m.start(), m.start() + len(head), "word"))
-            out.append(Token(short.group(2), tail, m.start() + len(head), m.end(), "word"))
+            out.append(Token(text[len(head) :], tail, m.start() + len(head), m.end(), "word"))
             continue
         if kind == "word" and "-" in text and not any(ch.isdigit() for ch in text):
             # hyphenated words are read word by word ('highest-rated', 'round-trip')
@@ -704,14 +716,7 @@ def read_shape(question: str) -> Shape:
             shape.role[i] = "cue"
             i += 1
             continue
-        # '# of people per country' is a count; 'phone # of customers' their phone numbers
-        after_noun = (
-            i > 0
-            and tokens[i - 1].kind == "word"
-            and shape.role[i - 1] == "content"
-            and lows[i - 1] not in STOP
-        )
-        if tokens[i].kind == "punct" and not (lows[i] == "#" and _next(lows, i) == "of" and not after_noun):
+        if tokens[i].kind == "punct" and not _counting_sign(shape, lows, i):
             shape.role[i] = "stop"
             i += 1
             continue
@@ -797,9 +802,8 @@ def _each_ones_extreme(shape: _Draft, lows: list[str]) -> None:
     not the one row that has it."""
     for n, cue in enumerate(shape.cues):
         func = EACH_ONES.get(cue.words.lower())
-        if cue.kind != "super" or func is None or cue.start < 2 or lows[cue.start - 1] != "their":
-            continue
-        if any(c.kind == "order" and c.end == cue.start - 1 for c in shape.cues):
+        their = cue.start > 0 and lows[cue.start - 1] == "their"
+        if cue.kind == "super" and func is not None and their and shape.after_order_cue(cue.start):
             shape.cues[n] = Cue("agg", func, cue.start, cue.end, cue.words)
 
 
@@ -980,6 +984,14 @@ def _find_periods(shape: _Draft, lows: list[str]) -> None:
 
 QUARTERS = {"q1": 1, "q2": 2, "q3": 3, "q4": 4}
 ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
+
+
+def _counting_sign(shape: _Draft, lows: list[str], i: int) -> bool:
+    """'# of people per country' counts; 'phone # of customers' is their phone numbers."""
+    if lows[i] != "#" or _next(lows, i) != "of":
+        return False
+    after_noun = i > 0 and shape.tokens[i - 1].kind == "word" and shape.role[i - 1] == "content"
+    return not (after_noun and lows[i - 1] not in STOP)
 
 
 def _next(lows: list[str], i: int) -> str:

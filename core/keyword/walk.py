@@ -756,9 +756,10 @@ def read_mention(plan: Plan, ctx: Context, m: Mention, pending: list[Cue], gover
             plan = plan.but(loose_columns=loose).with_role(said, "absorbed")
             assert text is not None
             ref = _named_by(plan, ctx, text, s.table)
-        elif text is not None and {"name", "names"} & set(text.words.lower().split()):
-            ref = _named_by(plan, ctx, text, s.table)
-        elif text is not None and said is not None and said.sense is not None and said.sense.kind == "table":
+        elif text is not None and (
+            {"name", "names"} & set(text.words.lower().split())
+            or (said is not None and said.sense is not None and said.sense.kind == "table")
+        ):
             ref = _named_by(plan, ctx, text, s.table)  # 'airlines starting with Orbit': their names
         if m.start in plan.negated:
             if text is not None:

@@ -23,6 +23,7 @@ from typing import Any
 
 from core.access import Principal, matching_rules
 from core.answer import Mode, Outcome, Reuse, json_value
+from core.guard import RULES_VERSION
 from core.identity import NoDatabaseRole, identity_for
 from core.normalize import normalize_question
 from core.settings import CacheSettings, DatabaseSettings, Settings
@@ -57,8 +58,11 @@ def access_key(settings: Settings, who: Principal, database: str) -> str:
 
 
 def rules_digest(config: DatabaseSettings) -> str:
-    """The database's own rules (denied and masked columns) in a few characters."""
-    return _digest([sorted(config.deny_tables), sorted(config.deny_columns), sorted(config.mask_columns)])
+    """The database's own rules (denied and masked columns) and the guard's rules version, in a few
+    characters: answers and verified queries checked under older rules are checked again."""
+    return _digest(
+        [sorted(config.deny_tables), sorted(config.deny_columns), sorted(config.mask_columns), RULES_VERSION]
+    )
 
 
 def key_for(

@@ -33,7 +33,7 @@ PatternKind = Literal[
     "many_to_many", "lookup", "star", "snowflake", "subtype", "role", "typed_fact", "parallel_path"
 ]
 
-CACHE_VERSION = 1
+CACHE_VERSION = 2  # 2: views and their definitions
 
 
 @dataclass(frozen=True)
@@ -110,6 +110,20 @@ class Pattern:
 
 
 @dataclass(frozen=True)
+class DatabaseView:
+    """A view of the database: not shown to the model, but its definition decides what it exposes.
+
+    A view over a denied or masked column shows that column under the view's name; the access
+    rules follow it there (core/view_rules.py) from this definition.
+    """
+
+    name: str
+    columns: tuple[str, ...]  # in order
+    definition: str  # its SELECT, as the database reports it ("" when it would not say)
+    schema: str | None = None
+
+
+@dataclass(frozen=True)
 class Catalog:
     database: str
     dialect: str  # sqlglot dialect name
@@ -119,6 +133,7 @@ class Catalog:
     description: str = ""
     signature: str = ""
     examples: tuple[str, ...] = ()  # questions people ask of it (suggested prompts, App Home)
+    views: tuple[DatabaseView, ...] = ()
 
     def table(self, name: str) -> Table | None:
         return self.memo("tables_by_name", lambda: {t.name.lower(): t for t in self.tables}).get(name.lower())
@@ -193,6 +208,9 @@ class Catalog:
             description=data.get("description", ""),
             signature=data.get("signature", ""),
             examples=tuple(data.get("examples") or ()),
+            views=tuple(
+                DatabaseView(**{**v, "columns": tuple(v["columns"])}) for v in data.get("views") or ()
+            ),
         )
 
 
@@ -283,6 +301,7 @@ def schema_signature(engine: sa.Engine, schema: str | None = None) -> str:
                 ),
                 {"s": schema or "public"},
             ).all()
+            rows = [*rows, *_view_definitions(conn, schema or "public")]
         elif name in ("mysql", "mariadb"):
             rows = conn.execute(
                 sa.text(
@@ -291,6 +310,7 @@ def schema_signature(engine: sa.Engine, schema: str | None = None) -> str:
                 ),
                 {"s": schema},
             ).all()
+            rows = [*rows, *_view_definitions(conn, schema)]
         else:
             inspector = sa.inspect(conn)
             rows = [(t,) for t in sorted(inspector.get_table_names(schema=schema))]
@@ -298,6 +318,13 @@ def schema_signature(engine: sa.Engine, schema: str | None = None) -> str:
     for row in rows:
         digest.update(repr(tuple(row)).encode())
     return digest.hexdigest()[:16]
+
+
+def _view_definitions(conn: sa.Connection, schema: str | None) -> Sequence[Sequence[Any]]:
+    """Views' definitions, for the signature: a view redefined over other columns is a change."""
+    where = "COALESCE(:s, DATABASE())" if conn.dialect.name in ("mysql", "mariadb") else ":s"
+    query = f"SELECT table_name, view_definition FROM information_schema.views WHERE table_schema = {where} ORDER BY 1"
+    return conn.execute(sa.text(query), {"s": schema}).all()
 
 
 def row_estimates(engine: sa.Engine, tables: Iterable[str], schema: str | None = None) -> dict[str, int]:
@@ -363,7 +390,32 @@ def reflect(engine: sa.Engine, database: str, schema: str | None = None) -> Cata
         dialect=sqlglot_dialect(engine),
         tables=tuple(tables),
         relationships=tuple(_resolve_relationships(tables, relationships)),
+        views=tuple(_reflect_views(inspector, schema)),
     )
+
+
+def _reflect_views(inspector: sa.Inspector, schema: str | None) -> list[DatabaseView]:
+    """Every view with its columns and definition; a view that cannot be read is kept with no
+    definition (the access rules then treat it as reading anything: core/view_rules.py)."""
+    try:
+        names = sorted(inspector.get_view_names(schema=schema))
+    except (NotImplementedError, sa.exc.SQLAlchemyError) as exc:
+        log.info("could not list views: %s", exc)
+        return []
+    views = []
+    for name in names:
+        try:
+            columns = tuple(c["name"] for c in inspector.get_columns(name, schema=schema))
+        except sa.exc.SQLAlchemyError as exc:  # dropped meanwhile, or a view over a dropped table
+            log.warning("view %s skipped: %s", name, exc)
+            continue
+        try:
+            definition = str(inspector.get_view_definition(name, schema=schema) or "")
+        except (NotImplementedError, sa.exc.SQLAlchemyError) as exc:
+            log.warning("could not read the definition of view %s: %s", name, exc)
+            definition = ""
+        views.append(DatabaseView(name=name, columns=columns, definition=definition, schema=schema))
+    return views
 
 
 def _reflect_table(

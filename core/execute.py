@@ -44,9 +44,10 @@ if TYPE_CHECKING:
 
 from core import bounds, identity
 from core.access import DataRules, privilege_problems
+from core.data_rules import mask_plan
 from core.database import Database
 from core.db_errors import driver_text, public_text
-from core.masking import MaskPlan, mask_row, plan_for, scrub_error
+from core.masking import MaskPlan, mask_row, scrub_error
 
 log = logging.getLogger(__name__)
 
@@ -369,7 +370,7 @@ class _Masker:
 
 def execute(db: Database, sql: str, limits: Limits = Limits()) -> ResultSet:
     start = time.perf_counter()
-    masker = _Masker(plan_for(db, sql))
+    masker = _Masker(mask_plan(db, sql))
 
     def attempt() -> tuple[tuple[str, ...], list[tuple[Any, ...]], bool, int]:
         rows: list[tuple[Any, ...]] = []
@@ -383,7 +384,7 @@ def execute(db: Database, sql: str, limits: Limits = Limits()) -> ResultSet:
 
 def export_csv(db: Database, sql: str, path: Path, limits: Limits) -> tuple[int, bool]:
     """Stream a (possibly larger) result straight to a CSV file; (rows written, truncated)."""
-    masker = _Masker(plan_for(db, sql))
+    masker = _Masker(mask_plan(db, sql))
 
     def attempt() -> tuple[int, bool]:
         count = 0

@@ -34,11 +34,8 @@ from sqlglot import exp
 from sqlglot.optimizer.qualify import qualify
 from sqlglot.optimizer.scope import Scope, build_scope
 
-from core.access import DataRules
-
 if TYPE_CHECKING:
     from core.catalog import Catalog
-    from core.database import Database
 
 log = logging.getLogger(__name__)
 
@@ -84,18 +81,6 @@ def mask_value(value: Any) -> Any:
 
 def mask_row(row: Sequence[Any], masks: Sequence[bool]) -> tuple[Any, ...]:
     return tuple(mask_value(v) if m else v for v, m in zip(row, masks, strict=False))
-
-
-def plan_for(db: Database, sql: str) -> MaskPlan:
-    """The mask plan of `sql` on `db` (NOTHING when the database masks no column)."""
-    rules = DataRules.of(db.config)
-    if not rules.mask_columns:
-        return NOTHING
-    try:
-        catalog = db.catalog
-    except Exception as exc:  # no catalog, no lineage: mask
-        return MaskPlan(everything=True, reason=f"no catalog ({type(exc).__name__})")
-    return plan_masks(sql, catalog.dialect, rules.mask_columns, catalog)
 
 
 def plan_masks(

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.answer import ErrorKind, Mode, Outcome
+from core.data_rules import rules_for, schema_of
 from core.database import Database
 from core.execute import Limits, QueryError, ResultSet, execute, export_csv
 from core.expand import ExpandError, expand
@@ -26,16 +27,17 @@ UNWRITABLE = "I could not write a query that runs for this question"
 
 
 def guard_policy(db: Database, settings: EngineSettings) -> GuardPolicy:
+    """The database's rules (followed through its views, core/data_rules.py) and the caps."""
     catalog = db.catalog
+    rules = rules_for(db)
     return GuardPolicy(
         limit=settings.default_limit,
-        deny_tables=frozenset(t.lower() for t in db.config.deny_tables),
-        deny_columns=frozenset(c.lower() for c in db.config.deny_columns),
+        deny_tables=rules.deny_tables,
+        deny_columns=rules.deny_columns,
+        mask_columns=rules.mask_columns,
+        value_cap=settings.byte_cap,
         # the columns in order: the guard resolves column lists (`AS x(a, b)`) with them
-        table_columns=catalog.memo(
-            "guard_table_columns",
-            lambda: {t.name.lower(): tuple(c.name.lower() for c in t.columns) for t in catalog.tables},
-        ),
+        table_columns=catalog.memo("guard_table_columns", lambda: schema_of(catalog)),
     )
 
 

@@ -56,6 +56,8 @@ class SchemaStyle:
     )
 
 
+MASKED_NOTE = "masked: may only be selected or counted, never filtered, joined, sorted or grouped on"
+
 PLAIN = SchemaStyle()
 ASKBASE = SchemaStyle(cell_chars=32, knowledge=True)
 
@@ -243,6 +245,7 @@ def annotated_table(
             refs.setdefault(r.columns[0].lower(), r)
         else:
             multi.append(r)
+    rules = DataRules.of(db.config) if isinstance(db, Database) else None
     lines: list[tuple[str, str]] = []
     for c in keep:
         low = c.name.lower()
@@ -256,6 +259,8 @@ def annotated_table(
         keyish = low in pk or ref is not None or _key_like(c)
         shows = described is None or (table.name.lower(), low) in described
         notes = [_short(c.description)] if c.description and shows and not keyish else []
+        if rules is not None and rules.column_masked(table.name, c.name, table.schema):
+            notes.insert(0, MASKED_NOTE)  # the guard refuses any other use (core/guard/masks.py)
         if c.values:
             codes = ", ".join(
                 f"'{k}' {_short(v, MEANING_CHARS)}" for k, v in list(c.values.items())[:MAX_MEANINGS]

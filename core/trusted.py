@@ -7,7 +7,9 @@ the new question's values already put in its SQL; it runs that SQL through its o
 (access → guard → execute → one audit row), hands the result to `reused`, and `after` keeps the
 final answer in the cache. Near matches come back as few-shot examples for the SQL writer.
 
-Verified SQL is never trusted blindly: it goes through the guard every time, and when it no
+A cached answer is shown again only if its SQL still passes the guard under today's rules (a
+rule added since, or a stricter guard, drops it). Verified SQL is never trusted blindly: it goes
+through the guard every time, and when it no
 longer passes or no longer runs (a schema change, a new deny rule) the query is flagged stale —
 not reused until an analyst fixes it, and its verifier is told (the adapters read the outbox,
 core/state/verified.py) — and the question is answered as if it had never been verified.
@@ -34,6 +36,7 @@ from core.answer import ErrorKind, Outcome, Reuse
 from core.answer_cache import CacheKey, enabled, keepable, key_for, replay, rules_digest
 from core.database import Database
 from core.examples import Example
+from core.run import check_for
 from core.schema_watch import SchemaWatch
 from core.settings import Settings
 from core.state import answer_cache as cache_store
@@ -143,6 +146,9 @@ class Trusted:
                     if refresh
                     else cache_store.get(self.state, key, self.settings.cache.window_s, self._now())
                 )
+                if hit is not None and hit.sql and not check_for(db, hit.sql, self.settings.engine).allowed:
+                    log.info("a cached answer on %s no longer passes the guard; answering afresh", db.name)
+                    hit = None
                 if hit is not None:
                     with trace.stage("cache") as st:
                         st.outputs = {

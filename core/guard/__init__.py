@@ -52,11 +52,19 @@ Decisions the executor, the access rules and the tests rely on:
   PostgreSQL's function notation `t.row_to_json` — any `t.name` that is not a column of t), NATURAL
   JOIN over it, USING it, and the row type of its table or of a denied table (`NULL::payroll`).
   Reasons name the rule, never data values.
+- Masks: a reference whose lineage reaches a `mask_columns` column may stand only as an output
+  column (bare or renamed, through derived tables, CTEs and UNION ALL) or inside COUNT; any other
+  use — a filter, a join, a sort, a group, a function, a comparison by UNION — is denied with the
+  column's name (`masks.py`): a predicate leaks bits of the value, and enough of them leak it all.
+- Sizes: REPEAT, LPAD/RPAD, SPACE, ARRAY_FILL and GENERATE_SERIES in the output build their value
+  whole inside one call, out of reach of the timeout and the caps: their size must be a plain
+  number within `policy.value_cap` (`sizes.py`).
+- MySQL/MariaDB: REGEXP is printed as the operator (MariaDB has no REGEXP_LIKE).
 
 `python -m core.guard check --dialect D` reads one statement per line from stdin and prints one
 `ALLOW` or `DENY <reason>` line per input line (a blank line → DENY "is empty"; a line that is
 not UTF-8 → DENY); exit code 0, or 2 on bad usage such as an unknown dialect. `--deny-table`,
-`--deny-column`, `--allow-table` and `--columns TABLE=COL,COL,...` set the policy. `python -m core.guard
+`--deny-column`, `--mask-column`, `--allow-table` and `--columns TABLE=COL,COL,...` set the policy. `python -m core.guard
 bench` measures speed against a bare sqlglot baseline.
 
 Modules, in the order check() uses them:
@@ -70,6 +78,8 @@ Modules, in the order check() uses them:
   lineage.py    which real table columns each column reference can read
   names.py      when two spellings name the same table, alias or CTE, per database
   columns.py    the column rules applied to that lineage; row types of guarded tables
+  masks.py      the mask rules: a masked column is shown or counted, nothing else
+  sizes.py      values built whole in one call: their size a plain, bounded number
   limit.py      the SQL that runs: regenerated from the tree, LIMIT applied
   verdict.py    Verdict, and Deny — how a check says no
   cli.py        python -m core.guard check | bench
@@ -84,6 +94,7 @@ from core.guard.dialects import DIALECTS, UnknownDialectError, normalize_dialect
 from core.guard.limit import limited_sql
 from core.guard.policy import GuardPolicy, check_policy, real_tables, table_keys
 from core.guard.reading import MAX_NODES, MAX_SQL_CHARS, parse_one
+from core.guard.sizes import check_sizes
 from core.guard.tree import check_tree
 from core.guard.verdict import Deny, Verdict
 
@@ -93,6 +104,7 @@ __all__ = [
     "DIALECTS",
     "MAX_NODES",
     "MAX_SQL_CHARS",
+    "RULES_VERSION",
     "GuardPolicy",
     "UnknownDialectError",
     "Verdict",
@@ -100,6 +112,10 @@ __all__ = [
     "normalize_dialect",
 ]
 
+
+# Raised when the guard starts refusing what it allowed before: cached answers and verified
+# queries stamped with an older version are checked again before reuse (core/answer_cache.py).
+RULES_VERSION = 2  # 2: masked columns may only be shown or counted
 
 _DEFAULT_POLICY = GuardPolicy()  # frozen, so one instance can be every call's default
 
@@ -112,6 +128,7 @@ def check(sql: str, dialect: str, policy: GuardPolicy = _DEFAULT_POLICY) -> Verd
         root = parse_one(sql, name)
         tables = real_tables(check_tree(root, name), name)
         check_policy(root, tables, policy, name)
+        check_sizes(root, policy.value_cap)
         return Verdict(True, limited_sql(root, name, policy.limit), tables=table_keys(tables))
     except Deny as deny:
         return Verdict(False, "", deny.reason, _tables_of(root, name))

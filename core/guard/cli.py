@@ -23,6 +23,7 @@ def _policy_from_args(args: argparse.Namespace) -> GuardPolicy:
         limit=None if args.limit == 0 else args.limit,
         deny_tables=frozenset(t.lower() for t in args.deny_table),
         deny_columns=frozenset(c.lower() for c in args.deny_column),
+        mask_columns=frozenset(c.lower() for c in args.mask_column),
         allowed_tables=frozenset(t.lower() for t in args.allow_table) if args.allow_table else None,
         table_columns=dict(args.columns),
     )
@@ -179,6 +180,13 @@ def main(argv: list[str] | None = None) -> int:
         sub.add_argument("--limit", type=int, default=GuardPolicy.limit, help="LIMIT to apply; 0 = none")
         sub.add_argument("--deny-table", action="append", default=[], metavar="TABLE")
         sub.add_argument("--deny-column", action="append", default=[], metavar="TABLE.COLUMN")
+        sub.add_argument(
+            "--mask-column",
+            action="append",
+            default=[],
+            metavar="TABLE.COLUMN",
+            help="a masked column: DENY any use of it but showing it or counting it",
+        )
         sub.add_argument("--allow-table", action="append", default=[], metavar="TABLE")
         sub.add_argument(
             "--columns",

@@ -82,6 +82,8 @@ class ColumnRules:
             else:
                 tables = [s.table for select in levels[:1] for s in self.lineage.sources(select) if s.table]
         elif isinstance(parent, exp.Select) and star.arg_key == "expressions":
+            if isinstance(parent.parent, exp.Exists):
+                return  # EXISTS (SELECT * ...) reads no column
             tables = [s.table for s in self.lineage.sources(parent) if s.table]
         else:  # COUNT(*) and friends read no column; (c).* is c's whole row, judged as a column
             return

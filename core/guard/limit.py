@@ -1,5 +1,7 @@
 """The SQL that runs: regenerated from the checked tree, printed the way the database reads it, LIMIT applied.
 
+MySQL's REGEXP is printed as the operator, since MariaDB has no REGEXP_LIKE function.
+
 What runs must mean what was checked: where sqlglot cannot print a construct in the dialect it
 would drop it with a warning (SQLite has no column lists on table aliases: `customers AS x(a, b)`
 would run as `customers AS x`, and `x.a` would then be a real column `a`), so such a query is
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 from sqlglot.errors import ErrorLevel, UnsupportedError
+from sqlglot.generator import Generator
 
 from core.guard.dialects import sqlglot_dialect
 from core.guard.policy import is_dual
@@ -24,6 +27,8 @@ def limited_sql(root: exp.Expr, dialect: str, limit: int | None) -> str:
     if limit is not None:
         query = _apply_limit(query, limit)
     generator = sqlglot_dialect(dialect).generator(comments=False, unsupported_level=ErrorLevel.RAISE)
+    if dialect == "mysql":
+        _regexp_as_operator(query, generator)
     try:
         return generator.generate(query, copy=False)  # the tree is ours to spend
     except UnsupportedError as error:
@@ -41,6 +46,20 @@ def _fix_printing(query: exp.Expr, dialect: str) -> None:
         for node in list(query.find_all(exp.CurrentTime)):
             if not node.this:  # printed as CURRENT_TIME(), a syntax error in PostgreSQL
                 node.replace(exp.Var(this="CURRENT_TIME"))
+
+
+def _regexp_as_operator(query: exp.Expr, generator: Generator) -> None:
+    """`a REGEXP b`, which MySQL and MariaDB both read (REGEXP_LIKE is MySQL 8 only).
+
+    sqlglot prints REGEXP as REGEXP_LIKE for MySQL; its generator cannot be extended, so each
+    node's operands are printed by it and the operator is put between them as raw text.
+    """
+    nodes = [n for n in query.find_all(exp.RegexpLike) if n.args.get("flag") is None]
+    for node in reversed(nodes):  # innermost first: an operand may hold a REGEXP of its own
+        text = f"{generator.generate(node.this, copy=False)} REGEXP {generator.generate(node.expression, copy=False)}"
+        node.replace(
+            exp.Var(this=f"({text})" if isinstance(node.parent, exp.Not | exp.Binary | exp.Unary) else text)
+        )
 
 
 def _apply_limit(query: exp.Expr, cap: int) -> exp.Expr:

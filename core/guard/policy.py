@@ -1,7 +1,8 @@
 """Tables and the access policy: which real tables a query reads, and whether the asker may.
 
 CTE names hide a table only where SQL scoping (and the database's rules for names) says they do;
-a denied column is denied wherever a reference could reach it (`core.guard.columns`).
+a denied column is denied wherever a reference could reach it (`core.guard.columns`); a masked
+column may be shown or counted and used nowhere else (`core.guard.masks`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from sqlglot import exp
 
 from core.guard.columns import ColumnRules, check_row_types
 from core.guard.lineage import Lineage, visible_cte
+from core.guard.masks import MaskRules
 from core.guard.verdict import Deny
 
 
@@ -23,7 +25,11 @@ class GuardPolicy:
     limit: int | None = 1000  # LIMIT added when missing; a larger LIMIT is lowered to it
     deny_tables: frozenset[str] = frozenset()  # lowercase "table" or "schema.table"
     deny_columns: frozenset[str] = frozenset()  # lowercase "table.column"
+    mask_columns: frozenset[str] = (
+        frozenset()
+    )  # lowercase "table.column": shown masked or counted, nothing else
     allowed_tables: frozenset[str] | None = None  # when set, every referenced table must be in it
+    value_cap: int | None = 20_000_000  # the largest value a size argument may build (core.guard.sizes)
     # lowercase "table" → its columns in order, from the catalog: which column `AS x(a, b)` renames
     table_columns: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
@@ -72,6 +78,9 @@ def check_policy(root: exp.Expr, real_tables: list[exp.Table], policy: GuardPoli
             raise Deny(f"reads table {_table_key(table)}, which is not among the tables you may query")
     if policy.deny_tables or policy.deny_columns:
         check_row_types(root, policy.deny_tables, policy.deny_columns)
-    if policy.deny_columns:
+    if policy.deny_columns or policy.mask_columns:
         lineage = Lineage(real_tables, dialect, policy.table_columns)
-        ColumnRules(lineage, policy.deny_columns).check(root)
+        if policy.deny_columns:
+            ColumnRules(lineage, policy.deny_columns).check(root)
+        if policy.mask_columns:
+            MaskRules(lineage, policy.mask_columns, dialect).check(root)

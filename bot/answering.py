@@ -301,7 +301,11 @@ def deliver(
         presentation = presented(ctx.askbase, outcome)
     if outcome.status == "error":
         message = render.error_message(
-            failure or failure_of(outcome), outcome.trace.id, question=outcome.question, asked_by=ask.asked_by
+            failure or failure_of(outcome),
+            outcome.trace.id,
+            question=outcome.question,
+            asked_by=ask.asked_by,
+            notes=outcome.notes,
         )
         ts = _post(client, ask, message, broadcast=ask.announce)
         message_with_csv = False

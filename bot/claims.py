@@ -76,7 +76,7 @@ class ClaimKeeper:
                     raise
                 claim = box["claim"]  # it landed just as we stopped waiting
         if claim is not None:
-            self._hold(claim.key)
+            self.hold(claim.key)
         return claim
 
     def answering(self, key: str, *, status_ref: str | None = None, thread_ref: str | None = None) -> None:
@@ -98,11 +98,20 @@ class ClaimKeeper:
         except sa.exc.SQLAlchemyError:
             log.warning("could not mark %s answered", key, exc_info=True)
 
+    def release(self, key: str) -> None:
+        """Stop renewing `key`'s lease without answering it: the question could not be handled
+        here (its turn failed before it began), so once the lease runs out a redelivery or the
+        sweep takes it over, as after a crash."""
+        with self._lock:
+            self._held.discard(key)
+
     def holding(self) -> frozenset[str]:
         with self._lock:
             return frozenset(self._held)
 
-    def _hold(self, key: str) -> None:
+    def hold(self, key: str) -> None:
+        """Renew `key`'s lease from now on: a claim this process made itself, outside `take` (the
+        Teams ack claims on a pool of its own, bot/teams/inflight.py)."""
         with self._lock:
             self._held.add(key)
             if self._heart is None:

@@ -20,6 +20,11 @@ the answers they start. An exception anywhere becomes a plain 500 with the trace
 only. `/healthz` reports whether the state database can be written (core/state/health.py): 200
 with `"state_db": {"ok": true}`, else 503 saying what failed.
 
+Request lines are logged (at DEBUG) by method, path and status only, and the path only as far
+as its first segment when it is not one of ours (`loggable_path`): never a query string, nor the
+rest of a path — a signed link (`/files/<token>`) sent to the wrong server, an OAuth `?code=`, a
+token someone pasted into a URL stay out of the log. Bodies are never logged.
+
 Servers: `gunicorn_server` (production: gunicorn with gthread workers, a listen backlog of 2048,
 `processes` × `threads`, each worker process building its own app after the fork) and
 `threaded_server` (the standard library's threading WSGI server: tests in one process, and the
@@ -51,7 +56,18 @@ log = logging.getLogger("askbase.http")
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 EVENTS_PATH = "/slack/events"
 HEALTH_PATH = "/healthz"
+OAUTH_PATHS = ("/slack/install", "/slack/oauth_redirect")  # bot/slack_app.py, when OAuth is configured
 CHUNK = 64 * 1024
+
+
+def loggable_path(path: str | None, known: Iterable[str] = (EVENTS_PATH, HEALTH_PATH, *OAUTH_PATHS)) -> str:
+    """What of a request's path may be logged: our own routes whole; any other path only up to its
+    first segment (`/files/…`), since the rest may be a signed link's token; never the query."""
+    bare = (path or "").split("?", 1)[0].split("#", 1)[0] or "/"
+    if bare in known:
+        return bare
+    head, _, rest = bare.lstrip("/").partition("/")
+    return f"/{head[:40]}/…" if rest else f"/{head[:40]}"
 
 
 def _respond(
@@ -162,7 +178,7 @@ def guarded(
         try:
             return checked(environ, start_response)
         except Exception:  # a bug here or in Bolt: a plain 500, the traceback in our log only
-            log.exception("request to %s failed", environ.get("PATH_INFO"))
+            log.exception("request to %s failed", loggable_path(environ.get("PATH_INFO")))
             return _respond(start_response, "500 Internal Server Error", "internal error")
 
     def checked(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
@@ -217,8 +233,15 @@ class _ThreadingWSGIServer(ThreadingMixIn, WSGIServer):
 
 
 class _QuietHandler(WSGIRequestHandler):
+    """The standard library logs the whole request line (query string included) and echoes a bad
+    one in its error message; here a request is its method, `loggable_path` and status."""
+
+    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+        log.debug("%s %s %s %s", self.address_string(), self.command, loggable_path(self.path), code)
+
     def log_message(self, format: str, *args: Any) -> None:
-        log.debug("%s " + format, self.address_string(), *args)
+        # only log_error calls this now ("code %d, message %s"): the code, never the line it quotes
+        log.debug("%s refused a request: %s", self.address_string(), args[0] if args else "?")
 
 
 def threaded_server(application: WSGIApp, port: int, host: str = "0.0.0.0") -> WSGIServer:

@@ -345,6 +345,7 @@ def answer_message(
         blocks.append(context(f"<@{asked_by}> asked: {escape(outcome.question)}"))
     sentence = view.sentence
     blocks.append(section(escape(sentence)))
+    blocks.extend(note_blocks(outcome.notes))
     if view.reuse is not None:  # answered from a verified query or the cache, in every style
         blocks.append(context(reuse_line(view.reuse)))
     if view.keyword_reading is not None:
@@ -391,8 +392,19 @@ def answer_message(
     return Message(text=clip(text, MAX_TEXT), blocks=blocks[:MAX_BLOCKS], wants_csv=wants_csv)
 
 
+def note_blocks(notes: Sequence[str]) -> list[dict[str, Any]]:
+    """What the asker is told about their question beside the outcome (`Outcome.notes`: e.g. a
+    secret removed from it), under any kind of reply."""
+    return [context(f":lock: {escape(note)}") for note in notes]
+
+
 def error_message(
-    failure: Failure, trace_id: str, *, question: str = "", asked_by: str | None = None
+    failure: Failure,
+    trace_id: str,
+    *,
+    question: str = "",
+    asked_by: str | None = None,
+    notes: Sequence[str] = (),
 ) -> Message:
     """What went wrong in the asker's terms; Retry only when trying again can help; the trace only
     behind Details. Configuration advice never appears here (bot/failures.py sends it to admins)."""
@@ -400,6 +412,7 @@ def error_message(
     if asked_by and question:
         blocks.append(context(f"<@{asked_by}> asked: {escape(question)}"))
     blocks.append(section(f":warning: {escape(failure.text)}"))
+    blocks.extend(note_blocks(notes))
     elements = []
     if failure.retry:
         elements.append(button("Retry", "retry", trace_id, style="primary"))
@@ -433,6 +446,7 @@ def clarification_message(outcome: Outcome, asked_by: str | None = None) -> Mess
     if asked_by:
         blocks.append(context(f"<@{asked_by}> asked: {escape(outcome.question)}"))
     blocks.append(section(f":thinking_face: {escape(c.question)}"))
+    blocks.extend(note_blocks(outcome.notes))
     options = [
         button(o.label, f"clarify_option_{i}", json.dumps({"c": c.id, "i": i}))
         for i, o in enumerate(c.options[:4])
@@ -457,7 +471,11 @@ def outcome_message(
         return clarification_message(outcome, asked_by)
     if outcome.status == "error":
         return error_message(
-            failure_of(outcome), outcome.trace.id, question=outcome.question, asked_by=asked_by
+            failure_of(outcome),
+            outcome.trace.id,
+            question=outcome.question,
+            asked_by=asked_by,
+            notes=outcome.notes,
         )
     return answer_message(
         outcome,

@@ -3,7 +3,9 @@
 Slack sends message text (events, `/ask`, assistant threads) with `&`, `<` and `>` as `&amp;`,
 `&lt;` and `&gt;`, and with links, channels and broadcasts in angle brackets (`<https://x|x>`,
 `<#C1|general>`, `<!here>`). `incoming` turns that back into what the person typed — "R&D", "> 5"
-— so the question asked is the question typed. Modal inputs arrive as typed (`escaped=False`).
+— so the question asked is the question typed, less any secret in it (a password, an API key,
+a token: core/redact.py `scrub_question`), removed here, before the question is claimed, posted
+back, stored or asked; the engine tells the asker it was. Modal inputs arrive as typed (`escaped=False`).
 `escape` is the other direction: every piece of text we put into mrkdwn (answers, help, empty
 states, names from the database) goes through it, so a `<question>` in help or a value like
 "Bolt & Co <x>" shows as written instead of as markup.
@@ -12,6 +14,8 @@ states, names from the database) goes through it, so a `<question>` in help or a
 from __future__ import annotations
 
 import re
+
+from core.redact import scrub_question
 
 LINK = re.compile(r"<((?:https?|mailto):[^|>]*)(?:\|([^>]*))?>")
 CHANNEL = re.compile(r"<#([CGD][A-Z0-9]+)(?:\|([^>]*))?>")
@@ -39,6 +43,7 @@ def incoming(
 
     `addressed`: the message is an app_mention; when it does not mention the id auth.test gave us,
     the mention it starts with is the bot's own. `escaped=False` for modal inputs (sent as typed).
+    Secrets are replaced by `[secret-removed]` (see the module's docstring).
     """
     if bot_user_id:
         own = re.compile(rf"<@{re.escape(bot_user_id)}(?:\|[^>]*)?>")
@@ -53,7 +58,7 @@ def incoming(
         text = BROADCAST.sub(lambda m: f"@{m.group(1)}", text)
         text = SUBTEAM.sub(lambda m: m.group(2) or f"<!subteam^{m.group(1)}>", text)
         text = unescape(text)
-    return " ".join(text.split())
+    return scrub_question(" ".join(text.split()))[0]
 
 
 def mentions(text: str, user_id: str | None) -> bool:

@@ -1,7 +1,9 @@
 """Who is asking, as the access rules see it: Slack user, channel and the user's user groups.
 
-Rules may name Slack user groups (`usergroups: [S0123ABCD, data-team]`, ids or handles); the
-engine never calls Slack, so the Slack side resolves the asker's groups here. One
+Rules may name Slack user groups (`usergroups: [S0123ABCD, "@data-team"]`, ids or handles); the
+engine never calls Slack, so the Slack side resolves the asker's groups here, each as its id and
+as its `@handle` — two kinds the engine never confuses (core/groups.py), so a group whose handle
+spells another group's id is not that group. One
 `usergroups.list?include_users=true` call answers for the whole workspace; the map is kept for
 `ttl_s` (a change in Slack takes effect within that time, and a busy channel costs one call every
 few minutes). A missing `usergroups:read` scope or any API failure gives no groups — fewer
@@ -24,6 +26,7 @@ from slack_sdk.errors import SlackApiError
 
 from bot.expiring import Expiring
 from core.access import Principal, needs_emails, needs_usergroups
+from core.groups import membership
 from core.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -33,7 +36,7 @@ FAILURE_TTL_S = 30.0  # after a failure, try again this soon
 
 
 class UsergroupDirectory:
-    """user id → the ids and handles of the user groups they belong to, per team, cached."""
+    """user id → the user groups they belong to (`S…` ids and `@handles`), per team, cached."""
 
     def __init__(self, ttl_s: float = TTL_S, clock: Callable[[], float] = time.monotonic) -> None:
         self.ttl_s = ttl_s
@@ -81,7 +84,7 @@ def _fetch(client: WebClient) -> tuple[dict[str, frozenset[str]], bool]:
         return {}, False
     members: dict[str, set[str]] = defaultdict(set)
     for group in response.get("usergroups") or []:
-        keys = {k.lower() for k in (group.get("id"), group.get("handle")) if k}
+        keys = membership(group.get("id"), group.get("handle"))
         for user in group.get("users") or []:
             members[user] |= keys
     return {user: frozenset(keys) for user, keys in members.items()}, True

@@ -9,7 +9,10 @@ only by a chat adapter):
   rule that names only one platform's fields matches nobody on the other. A database that no rule
   names is open to everyone; once rules name it, only what one of them matches may query it.
   `Principal` is who asks and where, on which chat platform; the Slack side resolves the asker's
-  user groups (bot/usergroups.py), the engine never calls a chat.
+  user groups (bot/usergroups.py), the engine never calls a chat. Every id — users, channels,
+  user groups — is compared exactly, as Slack writes it (upper case); a user group named by its
+  handle (`@data-team`) matches only a group with that handle, never one whose id is spelled the
+  same (core/groups.py).
 - Per database (`DatabaseSettings.deny_tables / deny_columns / mask_columns`): denied tables and
   columns are refused by the SQL guard on the parsed query and never enter the value index, the
   view or a prompt; masked columns are shown masked in every result (core/masking.py, applied by
@@ -29,6 +32,7 @@ from typing import Literal
 
 import sqlalchemy as sa
 
+from core.groups import held as held_group
 from core.settings import AccessRule, DatabaseSettings, Settings
 
 log = logging.getLogger(__name__)
@@ -42,7 +46,9 @@ Platform = Literal["slack", "teams"]
 class Principal:
     """Who asks, and where, on which chat platform.
 
-    Slack: `user` and `channel` ids, `usergroups` the asker's user-group ids and/or handles.
+    Slack: `user` and `channel` ids, `usergroups` the asker's user groups, each by its id
+    (`S0123ABCD`) and by its handle (`@data-team`), two kinds that never match each other
+    (core/groups.py).
     Teams: `user` the Entra ID object id, `channel` the Teams channel id (or the chat's id),
     `team` the team id (None outside a team), `usergroups` the teams named as analyst groups
     (`verified.analysts.teams_teams`) the adapter found them a member of.
@@ -68,7 +74,9 @@ class Principal:
         usergroups: Iterable[str] = (),
         email: str | None = None,
     ) -> Principal:
-        groups = frozenset(group_key(g) for g in usergroups)
+        """A Slack asker; `usergroups` as core/groups.py writes them (`S…` ids, `@handles`; any
+        other word is taken for a handle, so it can never pass for an id)."""
+        groups = frozenset(map(held_group, usergroups))
         return cls(user=user, channel=channel, usergroups=groups, email=email)
 
     @classmethod
@@ -83,9 +91,13 @@ class Principal:
         return cls(user=user, channel=channel, team=team, platform="teams", usergroups=frozenset(groups))
 
 
-def group_key(group: str) -> str:
-    """How user groups are compared: an id or a handle, with or without @, in any case."""
-    return group.strip().lstrip("@").lower()
+def in_usergroups(configured: Iterable[str], who: Principal) -> bool:
+    """Is a Slack `who` in one of the `configured` user groups (settings entries, typed when the
+    settings loaded: `S…` ids, `@handles`)? Ids match ids exactly and handles match handles: a
+    group whose handle spells another group's id is not that group."""
+    if who.platform != "slack":
+        return False
+    return not who.usergroups.isdisjoint(held_group(g) for g in configured)
 
 
 def _matches(rule: AccessRule, who: Principal) -> bool:
@@ -101,11 +113,10 @@ def _matches(rule: AccessRule, who: Principal) -> bool:
         )
     if teams_fields and not slack_fields:
         return False
-    groups = {group_key(g) for g in rule.usergroups}
     return (
         (not rule.channels or who.channel in rule.channels)
         and (not rule.users or who.user in rule.users)
-        and (not rule.usergroups or bool(groups & who.usergroups))
+        and (not rule.usergroups or in_usergroups(rule.usergroups, who))
     )
 
 

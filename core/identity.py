@@ -9,8 +9,9 @@ CSV export, a scheduled run — first does, inside its read-only transaction:
   the login account must be a member of those roles (`GRANT sales_eu TO askbase_ro`);
 - `set_config('askbase.user', …, true)`, and likewise `askbase.user_email` (lower case; the
   Slack side looks it up with the `users:read.email` scope), `askbase.channel`,
-  `askbase.usergroups` (comma-separated) and `askbase.source`, when `variables` is on — for
-  policies such as `USING (owner_email = current_setting('askbase.user_email', true))`.
+  `askbase.usergroups` (comma-separated, ids as `S0123ABCD` and handles as `@data-team`) and
+  `askbase.source`, when `variables` is on — for policies such as
+  `USING (owner_email = current_setting('askbase.user_email', true))`.
 
 Both are transaction-local: the executor rolls every query back, so nothing outlives the query or
 leaks to the next user of the pooled connection. A person no rule maps, when `roles` is set and
@@ -32,7 +33,8 @@ from dataclasses import dataclass, field
 
 import sqlalchemy as sa
 
-from core.access import Principal, group_key
+from core.access import Principal
+from core.groups import role_group
 from core.settings import DatabaseSettings
 
 PREFIX = "askbase."
@@ -59,7 +61,8 @@ def identity_for(config: DatabaseSettings, who: Principal, source: str) -> Datab
         return None
     role = None
     if rules.roles:
-        by_group = {group_key(k): v for k, v in rules.roles.items()}
+        # user groups by id (`S…`) or `@handle`, each matching only its own kind (core/groups.py)
+        by_group = {g: v for k, v in rules.roles.items() if (g := role_group(k)) is not None}
         role = (
             rules.roles.get(who.user or "")
             or next((by_group[g] for g in sorted(who.usergroups) if g in by_group), None)

@@ -10,13 +10,16 @@ import json
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 from slack_sdk import WebClient
 
 from bot.usergroups import FAILURE_TTL_S, TTL_S, UsergroupDirectory
 from core.access import Principal, may_query, usable_databases
 from core.askbase import Askbase
+from core.identity import NoDatabaseRole, identity_for
 from core.llm import LLM
 from core.settings import AccessRule, DatabaseSettings, load_settings
+from core.state import verified as verified_store
 from core.state.audit import entries_since, parse_since
 from core.state.channel_settings import may_use
 from tests.fakes import model_replies as mr
@@ -66,10 +69,41 @@ def test_lists_inside_a_rule_all_apply_and_rules_add_up():
 
 def test_user_groups_match_by_id_or_handle():
     settings = rules_settings(AccessRule(databases=["sales"], usergroups=["S0SALES", "@Data-Team"]))
-    assert may_query(settings, Principal.of(INTERN, GENERAL, ["s0sales"]), "sales")
-    assert may_query(settings, Principal.of(INTERN, GENERAL, ["data-team"]), "sales")
+    assert may_query(settings, Principal.of(INTERN, GENERAL, ["S0SALES"]), "sales")
+    assert may_query(settings, Principal.of(INTERN, GENERAL, ["@data-team"]), "sales")
+    assert may_query(settings, Principal.of(INTERN, GENERAL, ["data-team"]), "sales")  # a bare word: a handle
     assert not may_query(settings, Principal.of(INTERN, GENERAL, ["S0OTHER"]), "sales")
     assert not may_query(settings, Principal.of(INTERN, GENERAL), "sales")
+
+
+def test_a_handle_that_spells_a_group_id_is_not_that_group():
+    """Issue 31: a member of a group whose handle is `s0sales` passed for a member of S0SALES."""
+    settings = rules_settings(AccessRule(databases=["sales"], usergroups=["S0SALES"]))
+    impostor = Principal.of(INTERN, GENERAL, ["S0MINE", "@s0sales"])  # their own group's id and handle
+    assert not may_query(settings, impostor, "sales")
+    assert not may_query(settings, Principal.of(INTERN, GENERAL, ["s0sales"]), "sales")  # a handle too
+    assert not may_query(settings, Principal.of(INTERN, GENERAL, ["S0Sales"]), "sales")  # ids are exact
+    assert may_query(settings, Principal.of(INTERN, GENERAL, ["S0SALES", "@sales"]), "sales")
+    # and the other way round: a rule naming the handle is not met by the group with that id
+    by_handle = rules_settings(AccessRule(databases=["sales"], usergroups=["@s0sales"]))
+    assert not may_query(by_handle, Principal.of(INTERN, GENERAL, ["S0SALES", "@sales"]), "sales")
+    assert may_query(by_handle, Principal.of(INTERN, GENERAL, ["S0MINE", "@s0sales"]), "sales")
+
+
+def test_settings_say_which_kind_each_group_is_and_refuse_what_could_be_either():
+    rule = AccessRule(databases=["sales"], usergroups=["S0123ABCD", "@Data-Team", "finance", "@finance"])
+    assert rule.usergroups == ["S0123ABCD", "@data-team", "@finance"]  # typed once, duplicates dropped
+    for ambiguous in ("s0123abcd", "S0123abcd", "U0ALICE1"):  # an id in the wrong case, a person's id
+        with pytest.raises(ValidationError, match="could be an id or a handle"):
+            AccessRule(databases=["sales"], usergroups=[ambiguous])
+    with pytest.raises(ValidationError, match="could be an id or a handle"):
+        load_settings(verified={"analysts": {"usergroups": ["s0analysts"]}})
+    assert load_settings(
+        verified={"analysts": {"usergroups": ["S0ANALYSTS", "analysts"]}}
+    ).verified.analysts.usergroups == [
+        "S0ANALYSTS",
+        "@analysts",
+    ]
 
 
 def test_a_star_rule_governs_every_database_and_the_operator_is_not_a_chat_user():
@@ -204,10 +238,10 @@ def test_groups_are_asked_again_soon_after_a_failure_and_kept_a_while_after_a_su
     now[0] += FAILURE_TTL_S / 2
     assert directory.groups_of(client, "T1", ANALYST) == frozenset()  # the failure is kept briefly
     now[0] += FAILURE_TTL_S
-    assert "data-team" in directory.groups_of(client, "T1", ANALYST)  # then Slack is asked again
+    assert directory.groups_of(client, "T1", ANALYST) == {"S0DATA", "@data-team"}  # Slack is asked again
     slack.groups = []
     now[0] += TTL_S / 2
-    assert "data-team" in directory.groups_of(client, "T1", ANALYST)  # a good answer lasts longer
+    assert "@data-team" in directory.groups_of(client, "T1", ANALYST)  # a good answer lasts longer
     now[0] += TTL_S
     assert directory.groups_of(client, "T1", ANALYST) == frozenset()  # and a change shows after it
     assert len(slack.calls_to("usergroups.list")) == 3
@@ -241,3 +275,84 @@ def test_the_csv_button_checks_whoever_clicks_it(slack_bot, slack):
     note = slack.wait_for(lambda s: s.calls_to("chat.postEphemeral"))[0].args
     assert note["user"] == INTERN and "may not query 'demo'" in note["text"]
     assert len(slack.files_in(GENERAL)) == before
+
+
+# ---------------------------------------------------------------- ids are ids, handles are handles
+
+
+IMPOSTOR = "U0IMPOSTOR"
+ANALYST_GROUPS = [
+    {"id": "S0ANALYSTS", "handle": "analysts", "users": [ANALYST]},
+    # anyone may make a group and pick its handle: this one spells the analysts' group id
+    {"id": "S0MINE", "handle": "s0analysts", "users": [IMPOSTOR]},
+]
+
+
+def test_a_group_whose_handle_spells_the_configured_id_opens_nothing_in_slack(make_bot, slack, plan):
+    """Issue 31, through the real Bolt app: the rule names the group S0ANALYSTS by its id; a
+    member of another group whose handle is `s0analysts` is refused, the real member answered."""
+    slack.groups = ANALYST_GROUPS
+    bot = make_bot(access={"rules": [AccessRule(databases=["demo"], usergroups=["S0ANALYSTS"])]})
+    _, ts = bot.sender.mention("how many clients are there?", user=IMPOSTOR)
+    refused = answered(slack, GENERAL, ts)
+    assert "may not query 'demo'" in refused.all_text() and refused.table() is None
+    _, ts = bot.sender.mention("how many clients are there?", user=ANALYST)
+    assert answered(slack, GENERAL, ts).result() == [["300"]]
+    listing = json.dumps(bot.sender.command("db", user=IMPOSTOR).json())
+    assert "demo" not in listing
+
+
+def test_a_group_whose_handle_spells_the_analysts_id_cannot_verify(make_bot, slack, plan):
+    """The same for analysts (`verified.analysts.usergroups`): the impostor's ✅ Verify is refused
+    and nothing is verified; the real analyst's goes through."""
+    slack.groups = ANALYST_GROUPS
+    bot = make_bot(verified={"analysts": {"usergroups": ["S0ANALYSTS"]}, "schema_check_s": 0})
+    _, ts = bot.sender.mention("how many clients are there?", user=IMPOSTOR)
+    answer = answered(slack, GENERAL, ts)
+    trace_id = answer.button_value("verified_verify")
+    assert trace_id, answer.action_ids()
+
+    def press(user: str) -> None:
+        response = bot.sender.click(
+            "verified_verify", trace_id, channel=GENERAL, message_ts=answer.ts, thread_ts=ts, user=user
+        )
+        assert response.status == 200
+
+    press(IMPOSTOR)
+    note = slack.wait_for(
+        lambda s: [c for c in s.calls_to("chat.postEphemeral") if c.args["user"] == IMPOSTOR]
+    )
+    assert "Only analysts" in note[0].args["text"]
+    assert verified_store.active(bot.state) == []
+    press(ANALYST)
+    slack.wait_for(lambda s: any("verified this answer" in m.text for m in s.thread(GENERAL, ts)))
+    assert len(verified_store.active(bot.state)) == 1
+
+
+def test_database_roles_name_groups_by_id_or_handle_and_never_confuse_them_with_people():
+    """`identity.roles` (row-level security) maps people, groups and channels to database roles:
+    a group's handle spelling a group id, a person's id or a channel's id gets none of their roles."""
+    config = DatabaseSettings(
+        url="postgresql+psycopg://askbase@db.invalid/sales",
+        identity={
+            "variables": True,
+            "roles": {"S0USTEAM": "sales_us", "@eu-team": "sales_eu", "U0ALICE": "alice", "C0FINANCE": "fin"},
+        },
+    )
+
+    def role(*groups: str, user: str = INTERN, channel: str = GENERAL) -> str | None:
+        try:
+            identity = identity_for(config, Principal.of(user, channel, groups), "slack")
+        except NoDatabaseRole:
+            return None
+        return identity.role if identity is not None else None
+
+    assert role("S0USTEAM") == "sales_us" and role("@eu-team") == "sales_eu"
+    assert role("eu-team") == "sales_eu"  # a bare word given by a caller is a handle
+    assert role("@s0usteam") is None  # a handle spelling the id
+    assert role("@u0alice", "@c0finance") is None  # handles spelling a person's and a channel's ids
+    assert role(user="U0ALICE") == "alice" and role(channel="C0FINANCE") == "fin"
+    told = identity_for(config, Principal.of("U0ALICE", GENERAL, ["S0USTEAM", "@eu-team"]), "slack")
+    assert told is not None and told.variables["askbase.usergroups"] == "@eu-team,S0USTEAM"
+    with pytest.raises(ValidationError, match="could be an id or a handle"):
+        DatabaseSettings(url=config.url, identity={"roles": {"s0usteam": "sales_us"}})

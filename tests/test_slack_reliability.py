@@ -12,19 +12,30 @@ from __future__ import annotations
 import http.client
 import json
 import logging
+import os
+import shutil
+import socket
 import sqlite3
+import subprocess
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
+from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
 import sqlalchemy as sa
+from sqlalchemy.engine import make_url
 
+from core.askbase import Askbase
+from core.llm import LLM
 from core.schedules import store
+from core.settings import load_settings
 from core.state.schema import audit, feedback, question_claims, traces, turns
+from tests.servers import admin_engine
 from tests.slack_harness import RunningBot
-from tests.slack_requests import SIGNING_SECRET, signature
+from tests.slack_requests import BOT_TOKEN, SIGNING_SECRET, signature
 
 CHANNEL = "C0001"
 USER = "U0001"
@@ -114,6 +125,29 @@ def test_unsigned_malformed_and_oversized_requests_are_refused_quietly(make_bot,
     # the app is unharmed: a real question is still answered
     _, ts = bot.sender.mention("how many clients are there?")
     slack.wait_for(lambda s: s.answer_in(CHANNEL, ts), timeout=15)
+
+
+def test_request_lines_are_logged_without_tokens_or_query_strings(bot, caplog):
+    """A signed link (`/files/<token>`) sent to this server, a query string, a request line too
+    malformed to parse: the log has the method, the path's first segment and the status."""
+    caplog.set_level(logging.DEBUG)
+    token = "sig-9f8e7d6c5b4a.secret-link-token"
+    for path in (f"/files/{token}", f"/slack/events?token={token}", f"/healthz?{token}"):
+        conn = http.client.HTTPConnection("127.0.0.1", bot.port, timeout=10)
+        try:
+            conn.request("GET", path)
+            conn.getresponse().read()
+        finally:
+            conn.close()
+    with socket.create_connection(("127.0.0.1", bot.port), timeout=10) as raw:
+        raw.sendall(f"GET /files/{token} HTTP/9.9x\r\n\r\n".encode())  # echoed in the error it makes
+        raw.recv(4096)
+    deadline = time.monotonic() + 5
+    while "refused a request: 400" not in caplog.text and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert "GET /files/… 404" in caplog.text and "GET /healthz 200" in caplog.text
+    assert "refused a request: 400" in caplog.text
+    assert "secret-link-token" not in caplog.text and "sig-9f8e7d6c5b4a" not in caplog.text
 
 
 def command_body(text: str, trigger: str = "trigger.replayed") -> bytes:
@@ -231,6 +265,108 @@ def test_a_locked_state_database_gets_the_asker_one_message_within_the_ack(make_
     assert health(bot)[0] == 200
     _, ts2 = bot.sender.mention("how many clients are there?")
     assert slack.wait_for(lambda s: s.answer_in(CHANNEL, ts2), timeout=15).result() == [["300"]]
+
+
+def read_only(path: Path) -> Callable[[], None]:
+    """Make `path` read-only for this process as the operating system sees it — chmod, or, for
+    root (whom a mode does not stop), the immutable flag — and return what undoes it; skip the
+    test where neither can be done."""
+    path.chmod(0o444)
+    if not os.access(path, os.W_OK):
+        return lambda: path.chmod(0o644)
+    path.chmod(0o644)
+    if (
+        shutil.which("chattr")
+        and subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode == 0
+    ):
+        if not os.access(path, os.W_OK):
+            return lambda: subprocess.run(["chattr", "-i", str(path)], check=True)
+        subprocess.run(["chattr", "-i", str(path)], check=True)
+    pytest.skip("this process may write any file here (root without chattr): nothing is read-only")
+
+
+def healthy_after_cache(bot: RunningBot) -> tuple[int, dict]:
+    time.sleep(1.1)  # the probe's result is shared for a second
+    return health(bot)
+
+
+def test_healthz_is_503_once_the_sqlite_state_file_is_made_read_only_under_the_running_bot(bot, tmp_path):
+    """Issue 31: the pool's connections keep writing through file descriptors opened before the
+    file became read-only (and SQLite hands them to new connections), so /healthz said 200; the
+    next process to open the file cannot write a thing."""
+    assert health(bot)[0] == 200
+    undo = read_only(tmp_path / "state.sqlite")
+    try:
+        status, report = healthy_after_cache(bot)
+        assert status == 503 and report["status"] == "unhealthy"
+        assert report["state_db"]["ok"] is False and "read-only" in report["state_db"]["detail"]
+        assert str(tmp_path) not in json.dumps(report)  # what failed, never where
+    finally:
+        undo()
+    assert healthy_after_cache(bot)[0] == 200
+
+
+def test_healthz_is_503_on_a_sqlite_state_database_opened_read_only(
+    slack, llm_settings, demo_var, tmp_path, state_url
+):
+    path = make_url(state_url).database
+    bot = RunningBot(
+        Askbase(
+            load_settings(
+                var_dir=str(demo_var),
+                state_url=f"sqlite:///file:{path}?mode=ro&uri=true",
+                slack={
+                    "bot_token": BOT_TOKEN,
+                    "signing_secret": SIGNING_SECRET,
+                    "api_base_url": slack.base_url,
+                },
+            ),
+            llm=LLM(llm_settings),
+        ),
+        slack,
+    )
+    try:
+        status, report = health(bot)
+        assert status == 503 and "readonly" in report["state_db"]["detail"]
+    finally:
+        bot.close()
+
+
+@pytest.mark.postgres
+def test_healthz_is_503_when_the_postgresql_state_database_turns_read_only(
+    slack, llm_settings, demo_var, postgres_state
+):
+    """`ALTER DATABASE … SET default_transaction_read_only = on` (or a failover to a standby):
+    sessions the pool opened before keep writing, every new one is read-only."""
+    name = make_url(postgres_state).database
+    bot = RunningBot(
+        Askbase(
+            load_settings(
+                var_dir=str(demo_var),
+                state_url=postgres_state,
+                slack={
+                    "bot_token": BOT_TOKEN,
+                    "signing_secret": SIGNING_SECRET,
+                    "api_base_url": slack.base_url,
+                },
+            ),
+            llm=LLM(llm_settings),
+        ),
+        slack,
+    )
+    admin = admin_engine("ASKBASE_TEST_POSTGRES_URL").execution_options(isolation_level="AUTOCOMMIT")
+    try:
+        assert health(bot)[0] == 200
+        with admin.connect() as conn:
+            conn.execute(sa.text(f'ALTER DATABASE "{name}" SET default_transaction_read_only = on'))
+        status, report = healthy_after_cache(bot)
+        assert status == 503 and "read-only transaction" in report["state_db"]["detail"]
+        with admin.connect() as conn:
+            conn.execute(sa.text(f'ALTER DATABASE "{name}" RESET default_transaction_read_only'))
+        assert healthy_after_cache(bot)[0] == 200
+    finally:
+        bot.close()
+        admin.dispose()
 
 
 # ---------------------------------------------------------------- oversize questions

@@ -44,3 +44,27 @@ def test_rules_of_one_platform_never_open_a_database_to_the_other():
     assert may_query(everyone, Principal.teams(user="x"), "sales") and may_query(
         everyone, Principal.of("U"), "sales"
     )
+
+
+def test_object_ids_are_compared_as_guids_and_anything_else_is_refused_at_load():
+    upper = settings({"databases": ["sales"], "teams_users": [ALICE.upper()]})
+    assert may_query(upper, Principal.teams(user=ALICE, channel=FINANCE), "sales")  # not a silent lockout
+    try:
+        settings({"databases": ["sales"], "teams_users": ["alice@example.com"]})
+    except ValueError as exc:
+        assert "not an Entra object id" in str(exc)
+    else:
+        raise AssertionError("a teams_users entry that is no GUID was accepted")
+
+
+def test_analyst_teams_match_by_exact_team_id_and_users_by_canonical_guid():
+    from core.verified.analysts import is_analyst
+
+    s = load_settings(verified={"analysts": {"users": [ALICE.upper()], "teams_teams": [TEAM]}})
+    assert is_analyst(s, Principal.teams(user=ALICE, channel=FINANCE))
+    member = Principal.teams(user="00000000-0000-4000-8000-000000000b0b", channel=FINANCE, groups=[TEAM])
+    assert is_analyst(s, member)
+    lowered = Principal.teams(
+        user="00000000-0000-4000-8000-000000000b0b", channel=FINANCE, groups=[TEAM.upper()]
+    )
+    assert not is_analyst(s, lowered)  # a team id is not a handle: no case folding

@@ -34,7 +34,7 @@ def test_a_schedule_made_in_teams_is_posted_proactively_and_paused_from_its_card
             served.client.post(activity)
             connector.card_in(thread, lambda m: "Scheduled" in m.all_text(), timeout=20)
 
-            for name, value in env.items():
+            for name, value in served.env.items():  # the worker's settings are the server's
                 monkeypatch.setenv(name, value)
             askbase = Askbase(load_settings())
             try:

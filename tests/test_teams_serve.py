@@ -200,6 +200,15 @@ def test_csv_and_chart_links_are_signed_expire_and_rerun_through_the_engine(tmp_
             assert served.get(f"{served.base}/files/{forged}")[0] == 403
             assert served.get(f"{served.base}/files/not-a-token")[0] == 403
             assert len(audit_rows(tmp_path, "csv")) == 1  # refused links reach no database
+
+            # the access log names the downloads without their tokens: a link's token is its secret
+            logged = '"GET /files/… HTTP/1.1" 403'
+            deadline = time.monotonic() + 5
+            while served.output().count(logged) < 2 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            log = served.output()
+            assert log.count('"GET /files/… HTTP/1.1" 200') == 1 and log.count(logged) == 2
+            assert token not in log and forged not in log and "not-a-token" not in log
         finally:
             served.stop()
 

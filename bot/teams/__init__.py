@@ -7,8 +7,11 @@ bot/ (answer_view.py: what an answer shows; stored_answers.py and votes.py: a st
 👎; schedule_runs.py: a scheduled run's flow; failures.py: what a failure tells people) and core/
 (schedules/create.py, clarify/policy.py, state/clarifications.py's expiry sweep):
 
-  config.py     settings → the SDK's configuration; refuse to start without an app id
-  auth.py       incoming JWTs, checked by the SDK's validator (keys from a configurable metadata URL)
+  config.py     settings → the SDK's configuration; refuse to start without an app id, or with a
+                tenant or an allow list of Bot Connector addresses it cannot use
+  auth.py       incoming JWTs (the SDK's validator), then their issuer, audience, caller and tenant,
+                and the activity's serviceUrl and tenant against them: only what the token vouches for
+  outbound.py   the allowed Bot Connector addresses, and the only maker of token-bearing clients
   incoming.py   an activity → who asks, where, about what (pure)
   cards.py      outcomes → Adaptive Cards 1.5, laying out bot/answer_view.py (pure)
   links.py      signed, expiring download links for the CSV and the chart
@@ -20,5 +23,6 @@ bot/ (answer_view.py: what an answer shows; stored_answers.py and votes.py: a st
   schedules.py  schedules made and managed from Teams
   posts.py      the worker's side: a scheduled run posted proactively to its conversation
   app.py        the AgentApplication: routes activities to the above, duplicates answered once
+  inflight.py   claims: made as an activity is acknowledged (briefly), recovered after a crash
   server.py     the aiohttp app (`POST /api/messages`, `GET /files/<token>`, `/healthz`) and `serve`
 """

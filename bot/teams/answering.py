@@ -108,7 +108,7 @@ async def start(runtime: TeamsRuntime, context: TurnContext, question: Question)
     the question's claim, if any, is the caller's to finish)."""
     await context.send_activity(Activity(type=ActivityTypes.typing))
     if question.claim:  # typing shows: a process taking the question over answers it anew
-        await runtime.run(runtime.claims.answering, question.claim)
+        await runtime.book(runtime.claims.answering, question.claim)
     if not runtime.spawn(answer_later(runtime, question)):
         trace = Trace(question=question.text)
         outcome = Outcome.failed(question.text, "busy", BUSY, trace=trace)
@@ -142,7 +142,7 @@ async def answer_later(runtime: TeamsRuntime, question: Question) -> None:
         )
     finally:
         if question.claim:  # answered (or failed for good): redeliveries and recovery leave it alone
-            await runtime.run(runtime.claims.finished, question.claim)
+            await runtime.book(runtime.claims.finished, question.claim)
 
 
 def answer(runtime: TeamsRuntime, question: Question) -> tuple[Outcome, str]:

@@ -6,10 +6,11 @@ clarifying question of its conversation (typed by the asker), or a question. A c
 also come as an `adaptiveCard/action` invoke (Action.Execute clients); it is handled the same way.
 
 Each activity is answered once and none is lost: its id is claimed in the state database first,
-with a lease, the way Slack questions are (bot/claims.py, bot/teams/inflight.py). A redelivery —
-Teams retries a request it thinks timed out — and a second web process behind the load balancer
-leave it alone while it is answered or being answered; if the process answering it dies, the
-redelivery, or any process's recovery sweep, takes it over and answers it once.
+with a lease, the way Slack questions are (bot/claims.py, bot/teams/inflight.py) — a message as
+the server acknowledges it (`inflight.ACKED` says how that went), an invoke by its own turn. A
+redelivery — Teams retries a request it thinks timed out — and a second web process behind the
+load balancer leave it alone while it is answered or being answered; if the process answering it
+dies, the redelivery, or any process's recovery sweep, takes it over and answers it once.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from bot.teams import actions, cards, schedules, verified
 from bot.teams.actions import say
 from bot.teams.answering import Question, database_for, start
 from bot.teams.incoming import Incoming, read
-from bot.teams.inflight import claim_key, finished, take
+from bot.teams.inflight import ACKED, claim_key, finished, take
 from bot.teams.proactive import card_activity
 from bot.teams.runtime import TeamsRuntime
 from core.access import usable_databases
@@ -157,9 +158,12 @@ async def on_db(runtime: TeamsRuntime, context: TurnContext, incoming: Incoming,
         await say(context, f"{incoming.user_name or 'Someone'} set this place to ask about {name}.")
 
 
-async def on_text(runtime: TeamsRuntime, context: TurnContext, incoming: Incoming) -> bool:
+async def on_text(
+    runtime: TeamsRuntime, context: TurnContext, incoming: Incoming, *, claimed: bool = True
+) -> bool:
     """A command, an answer to the open clarifying question, or a question; True when a question
-    is being answered that holds the activity's claim (it marks it answered once the card is out)."""
+    is being answered that holds the activity's claim (it marks it answered once the card is out).
+    `claimed`: this process holds the activity's claim (False: it is handled unclaimed)."""
     text = incoming.text
     word, _, rest = text.partition(" ")
     word = word.lower().rstrip(":")
@@ -181,29 +185,35 @@ async def on_text(runtime: TeamsRuntime, context: TurnContext, incoming: Incomin
     key = incoming.place.conversation_key(await runtime.run(database_for, runtime, incoming.place))
     if await actions.on_typed_reply(runtime, context, incoming, key, base_url(runtime)):
         return False
-    return await start(runtime, context, question_of(runtime, context, incoming, text, claimed=True))
+    question = question_of(runtime, context, incoming, text, claimed=claimed)
+    return await start(runtime, context, question) and claimed
 
 
 async def on_message(runtime: TeamsRuntime, context: TurnContext) -> None:
     incoming = read(context.activity)
-    if not await runtime.run(take, runtime, incoming, context.activity, base_url(runtime)):
+    taken = ACKED.get()  # the server claimed it as it acknowledged it
+    if taken is None:
+        taken = await runtime.book(take, runtime, incoming, context.activity, base_url(runtime))
+    if not taken.handle:
         log.info("activity %s is handled, or being handled; left alone", incoming.activity_id)
         return
-    await handle(runtime, context, incoming)
+    await handle(runtime, context, incoming, claimed=taken.claimed)
 
 
-async def handle(runtime: TeamsRuntime, context: TurnContext, incoming: Incoming) -> None:
-    """A message activity this process holds the claim of: its claim is finished once handled,
-    unless a question now holds it until its answer is out."""
+async def handle(
+    runtime: TeamsRuntime, context: TurnContext, incoming: Incoming, *, claimed: bool = True
+) -> None:
+    """A message activity to handle; when this process holds its claim (`claimed`), the claim is
+    finished once handled, unless a question now holds it until its answer is out."""
     asked = False
     try:
         if incoming.value is not None and cards.ACTION in incoming.value:
             await on_press(runtime, context, incoming, incoming.value)
         elif incoming.text:
-            asked = await on_text(runtime, context, incoming)
+            asked = await on_text(runtime, context, incoming, claimed=claimed)
     finally:
-        if not asked:
-            await runtime.run(finished, runtime, claim_key(incoming))
+        if claimed and not asked:
+            await runtime.book(finished, runtime, claim_key(incoming))
 
 
 async def handle_again(
@@ -217,35 +227,33 @@ async def handle_again(
         REQUEST_BASE.reset(token)
 
 
+# What an Action.Execute press is answered with, at once (server.py): the press is handled after.
+INVOKE_ACK = {
+    "statusCode": 200,
+    "type": "application/vnd.microsoft.activity.message",
+    "value": "Working on it…",
+}
+
+
 async def on_invoke(runtime: TeamsRuntime, context: TurnContext) -> None:
-    """Action.Execute (`adaptiveCard/action`): the same as a press, acknowledged in the response."""
+    """Action.Execute (`adaptiveCard/action`): the same as a press. The request was answered with
+    INVOKE_ACK already; the response sent here only closes the SDK's turn."""
     activity = context.activity
     if activity.name != "adaptiveCard/action":
         return
     value = activity.value if isinstance(activity.value, dict) else {}
     data = (value.get("action") or {}).get("data") if isinstance(value.get("action"), dict) else None
     incoming = read(activity)
-    if (
-        isinstance(data, dict)
-        and cards.ACTION in data
-        and await runtime.run(take, runtime, incoming, activity, base_url(runtime))
-    ):
-        try:
-            await on_press(runtime, context, incoming, data)
-        finally:
-            await runtime.run(finished, runtime, claim_key(incoming))
+    if isinstance(data, dict) and cards.ACTION in data:
+        taken = await runtime.book(take, runtime, incoming, activity, base_url(runtime))
+        if taken.handle:
+            try:
+                await on_press(runtime, context, incoming, data)
+            finally:
+                if taken.claimed:
+                    await runtime.book(finished, runtime, claim_key(incoming))
     await context.send_activity(
-        Activity(
-            type=ActivityTypes.invoke_response,
-            value=InvokeResponse(
-                status=200,
-                body={
-                    "statusCode": 200,
-                    "type": "application/vnd.microsoft.activity.message",
-                    "value": "Working on it…",
-                },
-            ),
-        )
+        Activity(type=ActivityTypes.invoke_response, value=InvokeResponse(status=200, body=INVOKE_ACK))
     )
 
 

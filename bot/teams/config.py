@@ -19,6 +19,8 @@ from typing import Any
 
 from microsoft_agents.activity import load_configuration_from_env
 
+from bot.teams.auth import tenant_problem
+from bot.teams.outbound import ServiceUrls
 from core.settings import Settings
 
 log = logging.getLogger("askbase.teams")
@@ -48,10 +50,19 @@ def app_id(settings: Settings) -> str | None:
 
 
 def startup_problem(settings: Settings) -> str | None:
-    """Why the adapter must not start (None: it may)."""
+    """Why the adapter must not start (None: it may): no app id, a tenant it could not compare
+    activities with, or an allow list of Bot Connector addresses it cannot read (auth.py)."""
     if app_id(settings) is None and not settings.teams.allow_anonymous:
         return MISSING_APP_ID
-    return None
+    try:
+        urls = ServiceUrls.from_settings(settings)
+    except ValueError as exc:
+        return f"teams.service_url_hosts: {exc}. See docs/teams.md."
+    if not urls.origins:
+        return (
+            "teams.service_url_hosts is empty: no Bot Connector address could be answered. See docs/teams.md."
+        )
+    return tenant_problem(settings)
 
 
 def anonymous(settings: Settings) -> bool:

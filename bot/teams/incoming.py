@@ -8,6 +8,11 @@ conversation per database: `db NAME` there moves the chat on to a fresh conversa
 
 Ids go into state columns of 64 characters (audit, conversations, schedules); a personal chat's id
 is longer than that and is never named in an access rule, so long ids are kept as a short hash.
+
+The asker is their Entra object id (`from.aadObjectId`), a GUID, kept in its canonical form
+(lower case; auth.guid) so that access rules and analyst lists compare it as a GUID. When Teams
+sends none, or something that is not a GUID, the asker is the Teams user id (`29:…`) instead —
+which can never equal an object id named in the settings.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from typing import Any, Literal
 
 from microsoft_agents.activity import Activity
 
+from bot.teams.auth import guid
 from core.access import Principal
 
 Kind = Literal["personal", "groupChat", "channel"]
@@ -140,9 +146,16 @@ def timezone_of(activity: Activity) -> str | None:
     return None
 
 
+def user_of(activity: Activity) -> str:
+    """The Entra object id of the sender (canonical), else their Teams user id (module doc)."""
+    sender = activity.from_property
+    object_id = guid(getattr(sender, "aad_object_id", None))
+    return object_id or ((sender.id if sender else "") or "").strip()
+
+
 def read(activity: Activity) -> Incoming:
     sender = activity.from_property
-    user = (getattr(sender, "aad_object_id", None) or (sender.id if sender else "") or "").strip()
+    user = user_of(activity)
     value = activity.value if isinstance(activity.value, dict) else None
     return Incoming(
         activity_id=activity.id or "",

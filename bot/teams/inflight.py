@@ -8,18 +8,33 @@ when the lease runs out, Teams' redelivery of the activity takes the claim over 
 the sweep every process runs at start and every half lease (`recover`) handles the activity again
 in a proactive turn of its conversation — or, when it is older than `teams.recover_within_s`,
 apologises there. A redelivery while the question is answered, or being answered under a live
-lease, is left alone. When the state database does not answer in time the activity is handled
-unclaimed: answering twice beats never.
+lease, is left alone.
+
+The claim is made as the activity arrives, on the claim pool (runtime.py), and the request waits
+for it at most `teams.ack_claim_s` (0.05 s): Teams needs its 202 within seconds, and a burst, or a
+state database that is locked or slow, must not hold it up (`Arrival`). A claim made in time means
+a 202 that survives a crash (the sweep finishes it). One that is late is waited for by the turn,
+after the 202, up to `teams.claim_wait_s`; when the state database still has not answered, the
+activity is handled unclaimed — answering twice beats never — and a claim landing later still is
+marked answered at once, so that no sweep answers it again. What is lost then: an activity whose
+process dies between its 202 and a state database that answers again (Teams does not resend an
+acknowledged activity). Answering 503 instead would have Teams resend it, but only a few times
+within seconds, and a locked database would lose every question instead of a crashed process's.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures as cf
+import contextlib
 import datetime as dt
 import logging
 from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any
 
+import sqlalchemy as sa
 from microsoft_agents.activity import Activity
 from microsoft_agents.hosting.core import TurnContext
 
@@ -28,9 +43,11 @@ from bot.teams.incoming import Incoming, read
 from bot.teams.runtime import TeamsRuntime
 from core.previews import size_of
 from core.request import MAX_QUESTION_CHARS, preview
+from core.state import events
 from core.state.bounded import StateUnavailable
 from core.state.engine import preview_bytes
 from core.state.events import Claim
+from core.state.schema import question_claims
 
 log = logging.getLogger("askbase.teams")
 
@@ -57,20 +74,152 @@ def payload_of(runtime: TeamsRuntime, activity: Activity, base_url: str | None) 
     return {"activity": data, "base_url": base_url}
 
 
-def take(runtime: TeamsRuntime, incoming: Incoming, activity: Activity, base_url: str | None) -> bool:
-    """Claim the activity for this process; False when it is handled, or being handled elsewhere."""
+@dataclass(frozen=True)
+class Taken:
+    """What became of an activity's claim: handle it or leave it alone, and whether this process
+    holds its claim (then it is finished once the activity is handled)."""
+
+    handle: bool
+    claimed: bool
+
+
+LEFT_ALONE = Taken(handle=False, claimed=False)  # answered, or being answered under a live lease
+UNCLAIMED = Taken(handle=True, claimed=False)  # no id to claim, or the state database did not answer
+CLAIMED = Taken(handle=True, claimed=True)
+
+# The claim the server made as it acknowledged the message activity of this turn (server.py);
+# None: the turn was not acknowledged that way, its handler claims for itself (`take`).
+ACKED: ContextVar[Taken | None] = ContextVar("askbase_teams_acked", default=None)
+
+
+def _taken(runtime: TeamsRuntime, claim: Claim | None) -> Taken:
+    if claim is None:
+        return LEFT_ALONE
+    runtime.claims.hold(claim.key)
+    if claim.taken_over:
+        log.info(
+            "taking over activity %s (attempt %d) from a process that stopped", claim.key, claim.attempts
+        )
+    return CLAIMED
+
+
+def take(runtime: TeamsRuntime, incoming: Incoming, activity: Activity, base_url: str | None) -> Taken:
+    """Claim the activity for this process, waiting at most `teams.claim_wait_s` (a turn's own
+    claim, off the request: a card press delivered as an invoke)."""
     if not incoming.activity_id:
-        return True
+        return UNCLAIMED
     try:
         claim = runtime.claims.take(incoming.dedupe_key, payload=payload_of(runtime, activity, base_url))
     except StateUnavailable as exc:
         log.warning("activity %s handled unclaimed: %s", incoming.activity_id, exc)
-        return True
-    if claim is not None and claim.taken_over:
-        log.info(
-            "taking over activity %s (attempt %d) from a process that stopped", claim.key, claim.attempts
+        return UNCLAIMED
+    return _taken(runtime, claim)
+
+
+class Arrival:
+    """A message activity's claim as it is acknowledged (see the module doc): made on the claim
+    pool at once, waited for briefly by the request (`wait`), settled by the turn (`settle`)."""
+
+    def __init__(
+        self, runtime: TeamsRuntime, key: str | None, future: cf.Future[Claim | None] | None
+    ) -> None:
+        self.runtime = runtime
+        self.key = key
+        self.taken: Taken | None = None if future is not None else UNCLAIMED
+        self._future = future
+        self._began = asyncio.get_running_loop().time()
+        self._waiting: asyncio.Future[Claim | None] | None = None
+        if future is not None:
+            self._waiting = asyncio.wrap_future(future)
+            self._waiting.add_done_callback(_retrieved)
+
+    @classmethod
+    def of(
+        cls, runtime: TeamsRuntime, incoming: Incoming, activity: Activity, base_url: str | None
+    ) -> Arrival:
+        """Start claiming `activity` (nothing to claim without an id: handled unclaimed)."""
+        if not incoming.activity_id:
+            return cls(runtime, None, None)
+        keeper = runtime.claims
+        future = runtime.claim_pool.submit(
+            events.claim,
+            keeper.engine,
+            incoming.dedupe_key,
+            keeper.holder,
+            keeper.lease_s,
+            payload=payload_of(runtime, activity, base_url),
         )
-    return claim is not None
+        return cls(runtime, incoming.dedupe_key, future)
+
+    async def wait(self, seconds: float) -> Taken | None:
+        """The claim's outcome, or None when it is not made within `seconds`."""
+        if self.taken is not None or self._waiting is None:
+            return self.taken
+        try:
+            claim = await asyncio.wait_for(asyncio.shield(self._waiting), max(0.0, seconds))
+        except TimeoutError:
+            return None
+        except Exception as exc:  # locked past its busy timeout, read-only, down
+            log.warning(
+                "activity %s handled unclaimed: the state database failed: %s", self.key, type(exc).__name__
+            )
+            self.taken = UNCLAIMED
+            return self.taken
+        self.taken = _taken(self.runtime, claim)
+        return self.taken
+
+    async def settle(self) -> Taken:
+        """The claim's outcome, waiting up to `teams.claim_wait_s` from arrival; then unclaimed."""
+        wait_s = self.runtime.settings.teams.claim_wait_s
+        elapsed = asyncio.get_running_loop().time() - self._began
+        taken = await self.wait(wait_s - elapsed)
+        if taken is None:
+            taken = self.taken = self._give_up(wait_s)
+        return taken
+
+    def _give_up(self, wait_s: float) -> Taken:
+        future = self._future
+        assert future is not None
+        if future.done() and not future.cancelled() and future.exception() is None:
+            return _taken(self.runtime, future.result())  # it landed just now
+        log.warning(
+            "activity %s handled unclaimed: the state database did not answer within %g s", self.key, wait_s
+        )
+        if not future.cancel():  # under way: if it lands, it answers nothing more
+            engine, key, pool = self.runtime.state, self.key or "", self.runtime.claim_pool
+
+            def late(done: cf.Future[Claim | None]) -> None:
+                if done.cancelled() or done.exception() is not None or done.result() is None:
+                    return
+                with contextlib.suppress(RuntimeError):  # shutting down: the sweep sees to it
+                    pool.submit(events.answered, engine, key)
+
+            future.add_done_callback(late)
+        return UNCLAIMED
+
+
+def _retrieved(waiting: asyncio.Future[Any]) -> None:
+    """A claim nobody waits for any more may still fail: its error is logged where it is met."""
+    if not waiting.cancelled():
+        waiting.exception()
+
+
+def let_go(runtime: TeamsRuntime, key: str) -> bool:
+    """After a turn failed (say MSAL could not give the outbound token): when nothing began
+    handling the activity — its claim is neither answered nor showing progress — stop renewing
+    the claim, so that it lapses and is taken over as after a crash (recovery, below). True when
+    it was let go. A claim a question holds is left to that question, which finishes it."""
+    try:
+        with runtime.state.connect() as conn:
+            state = conn.execute(
+                sa.select(question_claims.c.state).where(question_claims.c.key == key)
+            ).scalar_one_or_none()
+    except sa.exc.SQLAlchemyError:
+        state = events.RECEIVED  # unknown: letting it lapse risks an answer twice, holding it never
+    if state != events.RECEIVED:
+        return False
+    runtime.claims.release(key)
+    return True
 
 
 def claim_key(incoming: Incoming) -> str | None:
@@ -120,7 +269,7 @@ async def _again(runtime: TeamsRuntime, activity: Activity, base_url: str | None
         await runtime.sender.within(activity.get_conversation_reference(), work)
     except Exception:
         log.exception("could not handle activity %s again", incoming.dedupe_key)
-        await runtime.run(finished, runtime, claim_key(incoming))
+        await runtime.book(finished, runtime, claim_key(incoming))
 
 
 async def _apologise(runtime: TeamsRuntime, activity: Activity) -> None:

@@ -20,13 +20,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from microsoft_agents.authentication.msal import MsalConnectionManager
-from microsoft_agents.hosting.aiohttp import CloudAdapter
 
 from bot.charts import chart_spec
 from bot.schedule_runs import Undelivered, explain, next_try, schedule_line, utcnow
 from bot.teams import cards, links
 from bot.teams.config import app_id, sdk_configuration, startup_problem
 from bot.teams.incoming import conversation_key
+from bot.teams.outbound import ServiceUrls, cloud_adapter
 from bot.teams.proactive import Sender, reference_from
 from bot.teams.schedules import when_text
 from core.access import Principal
@@ -96,7 +96,9 @@ def teams_runner(
     sender = None
     if startup_problem(settings) is None:
         connections = MsalConnectionManager(**sdk_configuration(settings))
-        sender = Sender(CloudAdapter(connection_manager=connections), app_id(settings))
+        # posts go only to allowed Bot Connector addresses (outbound.py), whatever a stored reference says
+        urls = ServiceUrls.from_settings(settings)
+        sender = Sender(cloud_adapter(settings, connections), app_id(settings), urls)
     return TeamsRunner(
         askbase=askbase,
         sender=sender,

@@ -6,6 +6,10 @@ is acknowledged at once and the answer goes out through the SDK's proactive path
 the worker posts a scheduled run with the reference stored with the schedule. The SDK's connector
 client does the sending (POST {serviceUrl}/v3/conversations/{id}/activities), with a token from
 MSAL — or none in anonymous mode.
+
+A reference's `serviceUrl` is where that token goes, so the sender refuses one off the allowed Bot
+Connector addresses before the SDK is even asked (it would fetch tokens first), and the SDK's
+connector-client factory refuses it again (outbound.py).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from microsoft_agents.hosting.core import ChannelServiceAdapter, TurnContext
 from microsoft_agents.hosting.core.authorization import AuthenticationConstants, ClaimsIdentity
 
 from bot.teams import cards
+from bot.teams.outbound import OutboundRefused, ServiceUrls
 
 Callback = Callable[[TurnContext], Awaitable[Any]]
 
@@ -51,6 +56,7 @@ class Sender:
 
     adapter: ChannelServiceAdapter
     app_id: str | None  # None: anonymous mode (no token on outgoing requests)
+    service_urls: ServiceUrls  # where a turn may be started (teams.service_url_hosts)
 
     async def within(
         self,
@@ -58,6 +64,10 @@ class Sender:
         callback: Callback,
         identity: ClaimsIdentity | None = None,
     ) -> None:
+        """Run `callback` in a turn of `reference`'s conversation; OutboundRefused when its
+        serviceUrl is not an allowed Bot Connector address."""
+        if not self.service_urls.admits(reference.service_url):
+            raise OutboundRefused("the conversation's service URL is not an allowed Bot Connector address")
         continuation = reference.get_continuation_activity()
         if reference.activity_id:  # replies go under the message being answered
             continuation.id = reference.activity_id

@@ -1,9 +1,18 @@
-"""What every Teams handler receives: the engine, the settings, the sender, and the work queue.
+"""What every Teams handler receives: the engine, the settings, the sender, and the work queues.
 
-Questions are answered off the request (Teams wants an answer to its POST within seconds): the
-handler queues a coroutine here and returns. At most `teams.workers` questions run at once (each
-on a thread of the executor, since the engine is synchronous); up to eight times as many wait;
-beyond that the person is told to try again in a minute instead of queueing without bound.
+Nothing a person asked for runs inside the request: `POST /api/messages` is acknowledged once the
+activity is verified and claimed (server.py, inflight.py), and its turn runs after, as a task
+(`start_turn`). Three kinds of work, kept apart so that none waits behind another:
+
+- answering (`run`, the `executor`): the engine and the state reads and writes of a handler. At
+  most `teams.workers` questions run at once; up to eight times as many wait; beyond that the
+  person is told to try again in a minute instead of queueing without bound.
+- claiming (`book`, the `claim_pool`): an activity's claim and its bookkeeping, on a small pool of
+  its own, so the ack never waits behind slow answers (with four slow questions in flight, a
+  `help` once waited 8.6 s for its 202).
+- turns (`start_turn`): the activities acknowledged and being handled, at most MAX_TURNS at once;
+  beyond that the request is answered 503 before it is claimed, and the Bot Connector sends it
+  again.
 """
 
 from __future__ import annotations
@@ -27,6 +36,9 @@ log = logging.getLogger("askbase.teams")
 
 T = TypeVar("T")
 
+CLAIM_THREADS = 4  # one short write per claim, and the state database takes one writer at a time
+MAX_TURNS = 1000  # activities acknowledged and not yet handled, per process
+
 
 @dataclass
 class TeamsRuntime:
@@ -36,7 +48,11 @@ class TeamsRuntime:
     link_key: bytes
     executor: ThreadPoolExecutor
     claims: ClaimKeeper  # this process's claims on the activities it handles (bot/teams/inflight.py)
+    claim_pool: ThreadPoolExecutor = field(
+        default_factory=lambda: ThreadPoolExecutor(CLAIM_THREADS, thread_name_prefix="askbase-teams-claim")
+    )
     tasks: set[asyncio.Task[Any]] = field(default_factory=set)
+    turns: set[asyncio.Task[Any]] = field(default_factory=set)  # acknowledged activities being handled
     waiting: int = 0
     base_url: str | None = None  # the bot's public address, for download links (else the request's)
     members: TeamMembers = field(default_factory=TeamMembers)  # analyst teams' members (verified.py)
@@ -61,6 +77,26 @@ class TeamsRuntime:
         """`function(*args)` on a worker thread (the engine and the state database block)."""
         return await asyncio.get_running_loop().run_in_executor(self.executor, function, *args)
 
+    async def book(self, function: Callable[..., T], *args: Any) -> T:
+        """`function(*args)` on the claim pool: claims and their bookkeeping, never behind answers."""
+        return await asyncio.get_running_loop().run_in_executor(self.claim_pool, function, *args)
+
+    @property
+    def turns_full(self) -> bool:
+        return len(self.turns) >= MAX_TURNS
+
+    def start_turn(self, work: Coroutine[Any, Any, Any]) -> None:
+        """Handle an acknowledged activity after its request is answered."""
+        task = asyncio.get_running_loop().create_task(work)
+        self.turns.add(task)
+
+        def done(finished: asyncio.Task[Any]) -> None:
+            self.turns.discard(finished)
+            if not finished.cancelled() and finished.exception() is not None:
+                log.error("handling an activity failed", exc_info=finished.exception())
+
+        task.add_done_callback(done)
+
     def spawn(self, work: Coroutine[Any, Any, Any]) -> bool:
         """Queue background work; False (and nothing queued) when too much is waiting already."""
         if self.busy:
@@ -80,6 +116,10 @@ class TeamsRuntime:
         return True
 
     async def drain(self, timeout_s: float) -> None:
-        """Let queued answers finish (on SIGTERM), up to `timeout_s`."""
-        if self.tasks:
-            await asyncio.wait(list(self.tasks), timeout=timeout_s)
+        """Let acknowledged activities and queued answers finish (on SIGTERM), up to `timeout_s`."""
+        deadline = asyncio.get_running_loop().time() + timeout_s
+        if self.turns:  # a turn may still queue an answer: wait for turns first
+            await asyncio.wait(list(self.turns), timeout=timeout_s)
+        left = deadline - asyncio.get_running_loop().time()
+        if self.tasks and left > 0:
+            await asyncio.wait(list(self.tasks), timeout=left)

@@ -11,6 +11,7 @@ BENCHMARKS = {
     "ask": "execution accuracy of whole questions: keyword, LLM or the plain-prompt baseline",
     "clarify": "accuracy after 0-4 clarification rounds with a scripted user",
     "slack-load": "a burst of signed Slack events against serve --http: resets, ack latency, answered once",
+    "teams-load": "a burst of activities against serve --teams, and a locked state DB: ack latency, answered once",
     "keyword_joins": "keyword mode's join rules against Spider gold joins (what they decline)",
     "verified": "verified-query reuse on a paraphrase set: precision, recall, match latency",
 }

@@ -17,6 +17,8 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
+from core.redact import scrub_question
+
 FEEDBACK = "feedback"  # kind of an exchange that carries what the person said after 👎
 SIMILAR = 90  # rapidfuzz ratio from which two clarifying questions count as the same question
 PARAPHRASE = 80  # ... and the token-set ratio from which they do, when they offer the same options
@@ -89,6 +91,15 @@ class Transcript:
 
     def assuming(self, value: str) -> Transcript:
         return replace(self, assumed=(*self.assumed, value))
+
+    def without_secrets(self) -> tuple[Transcript, bool]:
+        """This transcript with secrets removed from what the person wrote in their own words (an
+        "Other…" answer, a comment after 👎: core/redact.py), and whether any was there."""
+        scrubbed = [scrub_question(e.answer) for e in self.exchanges]
+        exchanges = tuple(
+            replace(e, answer=answer) for e, (answer, _) in zip(self.exchanges, scrubbed, strict=True)
+        )
+        return replace(self, exchanges=exchanges), any(removed for _, removed in scrubbed)
 
     def rejecting(self, sql: str) -> Transcript:
         if not sql or sql in self.rejected_sql:

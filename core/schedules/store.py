@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 import sqlalchemy as sa
 
+from core.redact import scrub_question
 from core.schedules.conditions import Condition
 from core.schedules.results import Snapshot
 from core.schedules.triggers import TriggerSpec, as_utc
@@ -123,7 +124,7 @@ def create(
         "team": team,
         "channel": channel,
         "owner": owner,
-        "question": question,
+        "question": scrub_question(question)[0],  # stored without secrets, whoever hands it over
         "sql": sql,
         "database": database,
         "trigger": trigger.anchored(now).to_json(),

@@ -23,6 +23,7 @@ import sqlalchemy as sa
 
 from core.answer import Clarification, Option
 from core.clarify.transcript import Exchange, Transcript, options_key
+from core.redact import scrub_question
 from core.state.rows import all_rows, first_row, stored_utc, utcnow
 from core.state.schema import clarifications
 
@@ -138,11 +139,11 @@ def record(
                 id=cid,
                 conversation_id=conversation_id,
                 database=database,
-                question=question,
+                question=scrub_question(question)[0],
                 kind=clarification.kind,
                 prompt=clarification.question,
                 options=[{"label": o.label, "value": o.value} for o in clarification.options],
-                transcript=(transcript or Transcript()).to_json(),
+                transcript=(transcript or Transcript()).without_secrets()[0].to_json(),
                 asker=asker,
                 team=team,
                 channel=channel,
@@ -207,7 +208,7 @@ def answer(engine: sa.Engine, clarification_id: str, exchange: Exchange, user: s
             .where(clarifications.c.id == clarification_id, clarifications.c.status == OPEN)
             .values(
                 status=ANSWERED,
-                answer=exchange.answer,
+                answer=scrub_question(exchange.answer)[0],  # the person's own words, maybe
                 answer_value=exchange.value,
                 answered_by=user,
                 answered_at=_now(),

@@ -19,6 +19,7 @@ import sqlalchemy as sa
 from core.answer import Mode, Outcome, Status
 from core.conversation import MAX_TURNS, Turn
 from core.previews import cut_text, json_preview
+from core.redact import scrub_question
 from core.state.engine import preview_bytes
 from core.state.schema import conversations, traces, turns
 
@@ -138,7 +139,8 @@ def record_turn(engine: sa.Engine, conversation_id: str, outcome: Outcome, user:
                 conversation_id=conversation_id,
                 trace_id=outcome.trace.id,
                 user=user,
-                question=cut_text(outcome.question, budget),
+                # an adapter stores turns of its own failures too, with the question as it came
+                question=cut_text(scrub_question(outcome.question)[0], budget),
                 status=outcome.status,
                 mode=outcome.mode,
                 answer=cut_text(outcome.answer or outcome.error, budget),

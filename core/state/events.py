@@ -22,6 +22,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 
+from core.redact import scrub_all
 from core.state.schema import events, question_claims
 
 KEEP = dt.timedelta(days=2)  # Slack retries within minutes and signatures expire in five; two days is plenty
@@ -102,8 +103,11 @@ def claim(
 
     None when the question is answered, or being answered under a live lease, or when `delivery`
     (a Slack event id) was seen before on no claimed question. `payload` is stored with a new
-    claim so that whoever takes it over can answer it; a takeover returns the stored one.
+    claim so that whoever takes it over can answer it; a takeover returns the stored one. It is
+    stored without secrets (core/redact.py `scrub_all`): an adapter claims a question before the
+    engine, which would remove them, has seen it.
     """
+    payload = scrub_all(dict(payload)) if payload is not None else None
     now = _now(now)
     lease = now + dt.timedelta(seconds=lease_s)
     with engine.begin() as conn:
@@ -120,7 +124,7 @@ def claim(
                 "holder": holder,
                 "lease_until": lease,
                 "attempts": 1,
-                "payload": dict(payload) if payload is not None else None,
+                "payload": payload,
                 "received_at": now,
                 "updated_at": now,
             }

@@ -8,6 +8,7 @@ import sqlalchemy as sa
 
 from core.examples import Example
 from core.previews import cut_text
+from core.redact import scrub_question
 from core.state.engine import preview_bytes
 from core.state.schema import examples, feedback
 
@@ -25,8 +26,9 @@ def record_feedback(
                 trace_id=trace_id,
                 user=user,
                 verdict=verdict,
-                # chat inputs are capped by the chat; a crafted request is not
-                comment=cut_text(comment, preview_bytes(engine)),
+                # chat inputs are capped by the chat; a crafted request is not. Free text, so
+                # stored without secrets like a question (core/redact.py)
+                comment=cut_text(scrub_question(comment)[0], preview_bytes(engine)),
                 created_at=dt.datetime.now(dt.UTC),
             )
         )

@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-from core.access import Principal
+from core.access import Principal, in_usergroups
 from core.settings import Settings
-
-
-def _key(group: str) -> str:
-    return group.strip().lstrip("@").lower()
 
 
 def configured(settings: Settings) -> bool:
@@ -35,4 +31,6 @@ def is_analyst(settings: Settings, who: Principal) -> bool:
         return True
     if who.user and who.user in settings.verified.analysts.users:
         return True
-    return bool({_key(g) for g in groups_for(settings, who)} & {_key(g) for g in who.usergroups})
+    if who.platform == "slack":  # ids match ids, handles handles (core/groups.py)
+        return in_usergroups(settings.verified.analysts.usergroups, who)
+    return bool({g.strip() for g in groups_for(settings, who)} & set(who.usergroups))  # team ids, exactly

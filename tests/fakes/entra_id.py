@@ -64,24 +64,27 @@ class FakeEntra(LocalServer):
         self,
         audience: str,
         *,
-        service_url: str = "",
+        service_url: str | None = None,
         issuer: str = BOT_FRAMEWORK_ISSUER,
         lifetime_s: int = 3600,
         key: rsa.RSAPrivateKey | None = None,
         kid: str | None = None,
         issued_at: float | None = None,
+        **claims: Any,
     ) -> str:
-        """A Bot Connector-style token: RS256, our kid, aud = the bot's app id."""
+        """A Bot Connector-style token: RS256, our kid, aud = the bot's app id; `serviceurl` when
+        `service_url` is given (None: no such claim), and any other `claims` (tid, appid, ver…)."""
         now = int(issued_at if issued_at is not None else time.time())
-        claims = {
+        body: dict[str, Any] = {
             "iss": issuer,
             "aud": audience,
             "iat": now,
             "nbf": now,
             "exp": now + lifetime_s,
-            "serviceurl": service_url,
+            **({"serviceurl": service_url} if service_url is not None else {}),
+            **claims,
         }
-        return jwt.encode(claims, key or self.key, algorithm="RS256", headers={"kid": kid or self.kid})
+        return jwt.encode(body, key or self.key, algorithm="RS256", headers={"kid": kid or self.kid})
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         fake = self

@@ -21,6 +21,7 @@ from bot.failures import interpretation_for_people
 from core.answer import Outcome, Reuse
 from core.askbase import Askbase
 from core.catalog import Catalog
+from core.definitions.model import using_text
 from core.result_shape import result_shape
 from core.summary import NO_ROWS, Presentation, present
 
@@ -62,6 +63,16 @@ class AnswerView:
     def reuse(self) -> Reuse | None:
         """Where the answer came from when no SQL was written for it (verified, or the cache)."""
         return self.outcome.reuse
+
+    @property
+    def using(self) -> str:
+        """'Using: loss ratio (defined by @ana, 3 Nov)': the business definitions the answer used."""
+        return using_text(self.outcome.using)
+
+    @property
+    def assumptions(self) -> tuple[str, ...]:
+        """Readings no definition fixed, said out loud ("Read 'existing' as status = 'Operational'")."""
+        return self.outcome.assumptions
 
     @property
     def has_table(self) -> bool:

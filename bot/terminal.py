@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from core.answer import Outcome, Reuse
+from core.definitions.model import using_text
 from core.summary import display
 
 MAX_CELL = 40
@@ -51,6 +52,9 @@ def render(outcome: Outcome, *, show_sql: bool = True, show_trace: bool = False)
             parts.append(outcome.interpretation)
         if outcome.reuse is not None:  # answered without new SQL (core/trusted.py)
             parts.append(reuse_text(outcome.reuse))
+        if outcome.using:  # business definitions (core/definitions)
+            parts.append(using_text(outcome.using))
+        parts.extend(f"Assumed: {a}" for a in outcome.assumptions)
         if outcome.columns:
             parts.append("")
             parts.append(table(outcome.columns, outcome.rows))

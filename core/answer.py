@@ -9,6 +9,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from core.definitions.model import Definition
 from core.trace import Trace
 
 Status = Literal["answer", "clarify", "error"]
@@ -126,6 +127,14 @@ class Outcome:
     trace: Trace = field(default_factory=Trace)
     exported_rows: int | None = None  # rows streamed to a CSV file (Askbase.rerun with csv_path)
     reuse: Reuse | None = None  # answered from a verified query or the answer cache, not by new SQL
+    # what the asker is told about their question beside the outcome, whatever its status (e.g. a
+    # secret removed from it before it was stored or sent anywhere: core/redact.py SECRET_NOTE)
+    notes: tuple[str, ...] = ()
+    # the business definitions the answer used (core/definitions/used.py), said under it
+    using: tuple[Definition, ...] = ()
+    # readings the answer relied on that no definition fixed, in words ("'existing' read as
+    # status = 'Operational'"), said under it with a way to correct them (core/definitions)
+    assumptions: tuple[str, ...] = ()
 
     @classmethod
     def failed(
@@ -174,6 +183,9 @@ class Outcome:
             "clarification": None,
             "error": self.error or None,
             "reuse": self.reuse.to_json() if self.reuse else None,
+            "notes": list(self.notes),
+            "using": [{"name": d.name, "kind": d.kind, "credit": d.credit()} for d in self.using],
+            "assumptions": list(self.assumptions),
         }
         if self.clarification:
             c = self.clarification

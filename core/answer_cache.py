@@ -66,13 +66,20 @@ def rules_digest(config: DatabaseSettings) -> str:
 
 
 def key_for(
-    settings: Settings, who: Principal, database: str, config: DatabaseSettings, question: str, signature: str
+    settings: Settings,
+    who: Principal,
+    database: str,
+    config: DatabaseSettings,
+    question: str,
+    signature: str,
+    meaning: str = "",
 ) -> CacheKey:
+    """`meaning`: the fingerprint of the business definitions in force for the asker."""
     return CacheKey(
         database,
         normalize_question(question),
         signature,
-        rules_digest(config),
+        rules_digest(config) + (f"/{meaning}" if meaning else ""),
         access_key(settings, who, database) + identity_key(config, who),
     )
 

@@ -7,13 +7,16 @@ for SQL written before (a CSV export, a schedule, a verified query's check). Not
 how a question is answered (core/pipeline.py does; a verified query or the answer cache may answer
 first, core/trusted.py); whether the asker may query the database at all is decided
 here, before anything runs (core/access.py), and every call leaves an audit row, so no adapter
-can forget either.
+can forget either. It is also the door secrets typed into a question stop at (core/redact.py
+`scrub_question`): what follows — the answer cache, the SQL writer's prompt, the outcome the
+adapter stores as a turn — only ever sees the question without them, and the asker is told.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import replace
 from functools import cached_property
 from pathlib import Path
 from typing import Literal
@@ -26,10 +29,11 @@ from core.answer import ErrorKind, Outcome
 from core.clarify.transcript import Transcript
 from core.conversation import Turn
 from core.database import Database, Databases, UnknownDatabase, not_configured
+from core.definitions import Definitions, in_force
 from core.identity import DatabaseIdentity, NoDatabaseRole, acting_as, identity_for
 from core.llm import LLM
 from core.pipeline import answer
-from core.redact import know_secrets
+from core.redact import SECRET_NOTE, know_secrets, scrub_question
 from core.request import MAX_QUESTION_CHARS, Request, StageCallback, is_preview, preview
 from core.run import outcome_of, run_stored
 from core.settings import Settings
@@ -40,7 +44,7 @@ from core.trusted import NOTHING, Plan, Trusted
 log = logging.getLogger(__name__)
 
 # Why SQL that was written before runs again; recorded as the audit row's source.
-Purpose = Literal["csv", "schedule", "schedule_run", "rerun", "verified_check"]
+Purpose = Literal["csv", "schedule", "schedule_run", "rerun", "verified_check", "preview"]
 
 
 class Askbase:
@@ -92,7 +96,13 @@ class Askbase:
         the outcome is a clarifying question about it, or an error that nothing is left to ask.
         A fresh question (no history, no clarification) is first tried against the answer cache
         (unless `refresh`) and the verified queries (core/trusted.py).
+        Secrets in the question (and in the person's own words in `transcript`) are removed before
+        anything else happens; the outcome then carries a note saying so.
         """
+        question, scrubbed = scrub_question(question)
+        if transcript is not None:
+            transcript, scrubbed_too = transcript.without_secrets()
+            scrubbed = scrubbed or scrubbed_too
         who = principal or _principal(source, user, channel)
         database = db if isinstance(db, Database) else self.database(db)
         as_who = _identity(database, who, source)  # told to the database for row-level security
@@ -120,7 +130,12 @@ class Askbase:
         else:
             clarified = transcript is not None and bool(transcript.exchanges or transcript.rejected_sql)
             fresh = not history and not clarified and not after_rejection
-            plan = self.trusted.before(question, database, who, refresh=refresh) if fresh else NOTHING
+            defined = self._definitions(database, who)
+            plan = (
+                self.trusted.before(question, database, who, refresh=refresh, meaning=defined.fingerprint())
+                if fresh
+                else NOTHING
+            )
             trusted = plan.cached or self._reuse(plan, database.name, who, question)
             if trusted is not None:
                 outcome = trusted
@@ -132,12 +147,24 @@ class Askbase:
                     on_stage=on_stage,
                     transcript=transcript or Transcript(),
                     after_rejection=after_rejection,
+                    definitions=defined,
                 )
                 with deadline.within(self.settings.engine.question_deadline_s), acting_as(as_who):
                     outcome = answer(database, request, self.settings.engine, self.llm)
             self.trusted.after(plan, outcome)
+        if scrubbed:  # after the cache took the outcome: a note to this asker, not part of the answer
+            outcome = replace(outcome, notes=(*outcome.notes, SECRET_NOTE))
         self.audit(outcome, source=source, principal=who)
         return outcome
+
+    def _definitions(self, db: Database, who: Principal) -> Definitions:
+        """The business definitions in force for `who` on `db` (none when the database is down:
+        the pipeline says so itself)."""
+        try:
+            return in_force(db, self.state, who)
+        except (sa.exc.SQLAlchemyError, OSError, ValueError) as exc:
+            log.info("no definitions for %s: %s", db.name, exc)
+            return Definitions()
 
     def _reuse(self, plan: Plan, database: str, who: Principal, question: str) -> Outcome | None:
         """Answer from a verified query (its SQL with the question's values) like stored SQL:

@@ -60,6 +60,7 @@ class Draft:
     plan: str = ""
     question: str = ""  # the question as a standalone one, when it followed up on earlier turns
     cut: bool = False  # a candidate was cut off at the token limit and dropped
+    assumed: str = ""  # a reading of the question's words that nothing fixed, in the writer's words
 
 
 @dataclass(frozen=True)
@@ -75,6 +76,7 @@ class Context:
     dialect: str = "sqlite"
     today: dt.date | None = None
     clarifications: str = ""  # rejected SQL and answers to clarifying questions (core/clarify)
+    definitions: str = ""  # the business definitions the question needs (core/definitions/prompt.py)
 
 
 def _recipe_section(ctx: Context) -> str:
@@ -103,6 +105,7 @@ def _common(question: str, ctx: Context) -> dict[str, str]:
         "schema": ctx.schema,
         "recipe": _recipe_section(ctx),
         "values": f"\n{ctx.values}" if ctx.values else "",
+        "definitions": ctx.definitions,
         "dates": DATES.get(ctx.dialect, "Use the dialect's date functions."),
         "today": (ctx.today or dt.date.today()).isoformat(),
         "question": question,
@@ -166,6 +169,7 @@ def read_draft(completion: Completion, follow_up: bool = False) -> Draft:
         plan=_field(head, "plan"),
         question=_field(head, r"(?:standalone\s+)?question") if follow_up else "",
         cut=cut,
+        assumed=_assumed(_field(head, "assumed")),
     )
 
 
@@ -216,6 +220,14 @@ def _reading(text: str) -> str:
 
 def _same_sql(a: str, b: str) -> bool:
     return " ".join(a.lower().split()) == " ".join(b.lower().split())
+
+
+def _assumed(text: str) -> str:
+    """The writer's 'Assumed:' line, unless it says there was nothing to assume."""
+    said = text.strip().rstrip(".")
+    if not said or said.lower() in ("none", "n/a", "nothing", "-", "no") or said.startswith("<"):
+        return ""
+    return said[:200]
 
 
 def _field(text: str, name: str) -> str:

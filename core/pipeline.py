@@ -45,6 +45,11 @@ from core.clarify.transcript import Transcript, describe, with_answers
 from core.conversation import Turn
 from core.database import Database
 from core.db_errors import public_error
+from core.definitions.expand import definition_sql
+from core.definitions.model import Definition, Definitions
+from core.definitions.prompt import definitions_text
+from core.definitions.retrieve import pick
+from core.definitions.used import used
 from core.examples import most_similar
 from core.execute import ResultSet
 from core.generate import Candidate, Context, generate, revise
@@ -206,6 +211,7 @@ def _with_llm(db: Database, llm: LLM, request: Request, settings: EngineSettings
             ],
             "not_hinted": list(hints.dropped),
         }
+    picked = _picked(question, request, trace)
     clarification = before_generating(
         question,
         transcript,
@@ -231,6 +237,7 @@ def _with_llm(db: Database, llm: LLM, request: Request, settings: EngineSettings
         dialect=catalog.dialect,
         today=request.today,
         clarifications=describe(transcript.exchanges, transcript.rejected_sql),
+        definitions=definitions_text(picked),
     )
     notify("generate")
     with trace.stage("generate") as st:
@@ -244,7 +251,10 @@ def _with_llm(db: Database, llm: LLM, request: Request, settings: EngineSettings
             st.outputs["question"] = draft.question
         if draft.cut:
             st.outputs["cut"] = "a candidate cut off at the token limit was dropped"
-    tried = [Tried(c, run_over_view(db, c.sql, recipe, settings, trace, notify)) for c in draft.candidates]
+    defined = request.definitions
+    tried = [
+        Tried(c, run_over_view(db, c.sql, recipe, settings, trace, notify, defined)) for c in draft.candidates
+    ]
     with trace.stage("select") as st:
         selection = select(tried)
         st.outputs = selection.trace()
@@ -255,9 +265,65 @@ def _with_llm(db: Database, llm: LLM, request: Request, settings: EngineSettings
             return _asking(db, question, settled, "llm", trace)
         chosen = settled
     elif selection.decision in ("failed", "vacuous"):
-        chosen = _revised(db, question, ctx, recipe, selection, settings, llm, trace, notify)
+        chosen = _revised(db, question, ctx, recipe, selection, settings, llm, trace, notify, defined)
     run = chosen.run if chosen is not None else tried[0].run
-    return outcome_of(run, question=question, database=db.name, trace=trace, mode="llm", task=draft.task)
+    outcome = outcome_of(run, question=question, database=db.name, trace=trace, mode="llm", task=draft.task)
+    if outcome.status == "answer":
+        outcome = replace(outcome, assumptions=_assumptions(draft.assumed, tried, chosen))
+    return _with_definitions(outcome, run, picked, catalog.dialect)
+
+
+def _assumptions(assumed: str, tried: Sequence[Tried], chosen: Tried | None) -> tuple[str, ...]:
+    """What the answer took for granted, said out loud: the writer's own 'Assumed:' line, and
+    when the other candidate read the question otherwise, what that reading gives (when it is one
+    figure, cheap to show)."""
+    out = [f"Read {assumed}"] if assumed else []
+    others = [t for t in tried if t.answers and t is not chosen and t.candidate.reading]
+    if chosen is not None and others:
+        result = others[0].run.result
+        if result is not None and len(result.rows) == 1 and len(result.columns) == 1:
+            value = result.rows[0][0]
+            shown = (
+                f"{value:,}" if isinstance(value, int | float) and not isinstance(value, bool) else str(value)
+            )
+            out.append(f"Reading it as {others[0].candidate.reading} gives {shown}")
+    return tuple(out)
+
+
+def _picked(question: str, request: Request, trace: Trace) -> tuple[Definition, ...]:
+    """The definitions the question needs (never all of them), recorded in the trace."""
+    if not request.definitions:
+        return ()
+    picks = pick(question, request.definitions)
+    if picks:
+        with trace.stage("definitions") as st:
+            st.outputs = {"picked": [f"{p.definition.kind} '{p.definition.name}': {p.why}" for p in picks]}
+    return tuple(p.definition for p in picks)
+
+
+def _with_definitions(outcome: Outcome, run: Run, picked: Sequence[Definition], dialect: str) -> Outcome:
+    """The answer says which definitions it used; Details shows their SQL (the trace)."""
+    if outcome.status != "answer" or not (picked or run.expanded):
+        return outcome
+    using = used(run.sql, picked, run.expanded, dialect)
+    if using:
+        with outcome.trace.stage("used definitions") as st:
+            st.outputs = {d.name: _definition_shown(d) for d in using}
+    return replace(outcome, using=using)
+
+
+def _definition_shown(d: Definition) -> str:
+    if d.named_like_table:
+        return definition_sql(d)
+    if d.kind == "instruction":
+        return d.text
+    if d.ratio:
+        return f"{d.numerator} / {d.denominator}"
+    return (
+        d.sql
+        if d.kind != "metric"
+        else f"{d.sql} FROM {d.table}" + (f" WHERE {d.filter}" if d.filter else "")
+    )
 
 
 def _own_words(question: str, history: Sequence[Turn]) -> Keywords:
@@ -341,6 +407,7 @@ def _revised(
     llm: LLM,
     trace: Trace,
     notify: StageCallback,
+    definitions: Definitions | None = None,
 ) -> Tried:
     """No candidate answered: revise with every candidate's problem, a round at a time."""
     best = selection.chosen or selection.tried[-1]
@@ -353,7 +420,7 @@ def _revised(
         with trace.stage("revise") as st:
             revised = revise(question, ctx, failures, llm)
             st.outputs = {"round": round_no + 1, "problems": [p for _, p in failures], "sql": revised.sql}
-        attempt = Tried(revised, run_over_view(db, revised.sql, recipe, settings, trace, notify))
+        attempt = Tried(revised, run_over_view(db, revised.sql, recipe, settings, trace, notify, definitions))
         if attempt.answers:
             return attempt
         if attempt.ran and any(_same_sql(revised.sql, c.sql) for c, _ in failures):

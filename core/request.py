@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from core.clarify.transcript import Transcript
 from core.conversation import Turn
+from core.definitions.model import Definitions
 from core.examples import Example
 
 MAX_QUESTION_CHARS = 2000  # longer questions are refused, and dropped: only `preview` is kept
@@ -52,3 +53,6 @@ class Request:
     # The person rejected the last answer (its SQL ends `transcript.rejected_sql`): ask one
     # clarifying question about it instead of answering — in keyword mode about near readings too.
     after_rejection: bool = False
+    # the business definitions in force for this asker here (core/definitions.in_force): the
+    # pipeline picks the ones the question needs
+    definitions: Definitions = field(default_factory=Definitions)

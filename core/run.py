@@ -9,12 +9,15 @@ execute), and one mapping (`outcome_of`) turns every kind of run into the Outcom
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from core.answer import ErrorKind, Mode, Outcome
 from core.data_rules import rules_for, schema_of
 from core.database import Database
+from core.definitions.expand import ExpansionError
+from core.definitions.expand import expand as expand_definitions
+from core.definitions.model import Definition, Definitions
 from core.execute import Limits, QueryError, ResultSet, execute, export_csv
 from core.expand import ExpandError, expand
 from core.guard import GuardPolicy, Verdict, check
@@ -72,6 +75,7 @@ class Run:
     error: QueryError | None = None  # the database refused or failed it
     refused: str = ""  # the guard's reason ("writes data (DELETE)")
     unfit: str = ""  # it does not fit the view (unknown column, unparsable)
+    expanded: tuple[Definition, ...] = ()  # business definitions it named like tables (core/definitions)
 
 
 def run_over_view(
@@ -81,17 +85,24 @@ def run_over_view(
     settings: EngineSettings,
     trace: Trace,
     notify: Callable[[str], None] | None = None,
+    definitions: Definitions | None = None,
 ) -> Run:
-    """expand → guard → execute SQL written over base tables and/or `view` (the join recipe,
-    whose name is expanded where used), one trace stage each."""
+    """expand → guard → execute SQL written over base tables, `view` (the join recipe) and the
+    business definitions named like tables (each name expanded where used), one trace stage each."""
+    named: tuple[Definition, ...] = ()
     with trace.stage("expand") as st:
         try:
+            if definitions:
+                real = db.catalog.memo("table_names", lambda: {t.name.lower() for t in db.catalog.tables})
+                sql, named = expand_definitions(sql, definitions, real, db.catalog.dialect)
             expanded = expand(sql, view, db.catalog.dialect)
             st.outputs = {"sql": expanded}
-        except ExpandError as exc:
+            if named:
+                st.outputs["definitions"] = [d.name for d in named]
+        except (ExpandError, ExpansionError) as exc:
             st.outputs = {"error": str(exc)}
             return Run(sql=sql, unfit=str(exc))
-    return _guarded(db, expanded, settings, trace, notify)
+    return replace(_guarded(db, expanded, settings, trace, notify), expanded=named)
 
 
 def run_stored(

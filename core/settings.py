@@ -16,13 +16,14 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
+import uuid
 from functools import cache, lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
 import platformdirs
-from pydantic import BaseModel, Field, SecretStr, model_validator
+from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -30,6 +31,7 @@ from pydantic_settings import (
     YamlConfigSettingsSource,
 )
 
+from core import groups
 from core.previews import PREVIEW_BYTES
 
 ROOT = Path(__file__).resolve().parent.parent  # the checkout, or site-packages when installed
@@ -80,8 +82,18 @@ class IdentitySettings(BaseModel):
 
     # set_config('askbase.user' | 'askbase.user_email' | 'askbase.channel' | 'askbase.usergroups' | 'askbase.source')
     variables: bool = True
-    roles: dict[str, str] = {}  # Slack/Teams user id, user group, or channel → database role (SET LOCAL ROLE)
+    # Slack/Teams user id, user group (S… id or @handle: core/groups.py), or channel → the database
+    # role to SET LOCAL ROLE to
+    roles: dict[str, str] = {}
     default_role: str | None = None  # for askers `roles` does not name; none: they are refused
+
+    @field_validator("roles")
+    @classmethod
+    def _group_keys_are_typed(cls, roles: dict[str, str]) -> dict[str, str]:
+        """A key that could be a group id or a handle is refused now, not guessed at per question."""
+        for key in roles:
+            groups.role_group(key)
+        return roles
 
 
 class DatabaseSettings(BaseModel):
@@ -89,6 +101,7 @@ class DatabaseSettings(BaseModel):
 
     url: str
     catalog: str | None = None  # YAML catalog overlay (descriptions, synonyms, relationships, patterns)
+    definitions: list[str] = []  # more files of business definitions (docs/definitions.md)
     description: str = ""
     schema_name: str | None = Field(default=None, alias="schema")  # reflect this schema only
     row_cap: int | None = None  # overrides engine.row_cap
@@ -191,6 +204,18 @@ class SlackSettings(BaseModel):
     thread_followups: bool = False
 
 
+# Where Teams and the Bot Framework channels send activities from (their serviceUrl hosts): the
+# public cloud, then Teams GCC, GCC High and DoD, then the US Government Bot Framework channels.
+TEAMS_SERVICE_URL_HOSTS = (
+    "smba.trafficmanager.net",
+    "*.botframework.com",
+    "smba.infra.gcc.teams.microsoft.com",
+    "smba.infra.gov.teams.microsoft.us",
+    "smba.infra.dod.teams.microsoft.us",
+    "*.botframework.azure.us",
+)
+
+
 class TeamsSettings(BaseModel):
     """The Microsoft Teams adapter (bot/teams/, `python -m bot serve --teams`).
 
@@ -223,6 +248,12 @@ class TeamsSettings(BaseModel):
     recover_within_s: float = (
         600.0  # questions left in flight younger than this are finished, older apologised for
     )
+    # The only addresses replies (and the bot's outbound token) may go to: an activity whose
+    # serviceUrl is elsewhere is refused with 401 (bot/teams/outbound.py). `host` or `*.domain`
+    # (https, port 443, any path), or a URL prefix `scheme://host[:port][/path]`. Replaces the
+    # defaults when set: list them again to add one.
+    service_url_hosts: list[str] = Field(default_factory=lambda: list(TEAMS_SERVICE_URL_HOSTS))
+    ack_claim_s: float = 0.05  # longest the 202 waits for the activity's claim (then it is claimed after)
 
 
 class AccessRule(BaseModel):
@@ -236,10 +267,30 @@ class AccessRule(BaseModel):
     databases: list[str]
     channels: list[str] = []  # Slack channel ids
     users: list[str] = []  # Slack user ids
-    usergroups: list[str] = []  # Slack user group ids or @handles
+    usergroups: list[str] = []  # Slack user group ids (S0123ABCD, exact) or @handles (core/groups.py)
     teams_users: list[str] = []  # Entra ID (AAD) object ids of Teams users
     teams_teams: list[str] = []  # Teams team ids (the team's General channel id, 19:…@thread.tacv2)
     teams_channels: list[str] = []  # Teams channel ids, or group chat ids (19:…@thread.v2)
+
+    @field_validator("usergroups")
+    @classmethod
+    def _typed_usergroups(cls, entries: list[str]) -> list[str]:
+        """Each entry read once, here, as an `S…` id or an `@handle` (core/groups.py)."""
+        return groups.configured_all(entries)
+
+    @field_validator("teams_users")
+    @classmethod
+    def _object_ids(cls, entries: list[str]) -> list[str]:
+        """Entra object ids, in the one form the Teams adapter reports them (lower-case GUIDs):
+        an upper-case entry would otherwise never match anyone, a silent lockout."""
+        return [_guid(e, "access.rules[].teams_users") for e in entries]
+
+
+def _guid(text: str, where: str) -> str:
+    try:
+        return str(uuid.UUID(text.strip()))
+    except ValueError:
+        raise ValueError(f"{where}: {text!r} is not an Entra object id (a GUID such as 3f2b…-…)") from None
 
 
 class AccessSettings(BaseModel):
@@ -258,10 +309,28 @@ class AnalystSettings(BaseModel):
     """Who may verify answers (and unverify them). Empty: nobody, and no Verify button is shown."""
 
     users: list[str] = []  # Slack user ids (U…), Teams users' Entra ID object ids
-    usergroups: list[str] = []  # Slack user-group ids or handles (the adapter resolves membership)
+    usergroups: list[str] = []  # Slack user-group ids (S0123ABCD) or @handles (the adapter resolves them)
     # Teams teams whose members are analysts: team ids (19:…@thread.tacv2, as access.rules'
     # teams_teams); the Teams adapter asks the Bot Connector whether the person is a member
     teams_teams: list[str] = []
+
+    @field_validator("usergroups")
+    @classmethod
+    def _typed_usergroups(cls, entries: list[str]) -> list[str]:
+        """Each entry read once, here, as an `S…` id or an `@handle` (core/groups.py)."""
+        return groups.configured_all(entries)
+
+    @field_validator("users")
+    @classmethod
+    def _user_ids(cls, entries: list[str]) -> list[str]:
+        """Slack ids as written; Teams object ids as lower-case GUIDs, the form the adapter reports."""
+        out = []
+        for entry in entries:
+            try:
+                out.append(str(uuid.UUID(entry.strip())))
+            except ValueError:
+                out.append(entry.strip())
+        return out
 
 
 class VerifiedSettings(BaseModel):

@@ -125,8 +125,12 @@ class Trusted:
 
     # ------------------------------------------------------------------ answering
 
-    def before(self, question: str, db: Database, who: Principal, *, refresh: bool = False) -> Plan:
-        """The cached answer, or the verified query to answer from; `refresh`: skip the cache."""
+    def before(
+        self, question: str, db: Database, who: Principal, *, refresh: bool = False, meaning: str = ""
+    ) -> Plan:
+        """The cached answer, or the verified query to answer from; `refresh`: skip the cache.
+        `meaning`: the fingerprint of the definitions in force, part of the cache's key (a
+        definition changed since is another answer)."""
         if not question.strip() or len(question) > MAX_QUESTION_CHARS:
             return NOTHING
         try:
@@ -140,7 +144,7 @@ class Trusted:
         key = None
         try:
             if enabled(self.settings.cache, db.name):
-                key = key_for(self.settings, who, db.name, db.config, question, signature)
+                key = key_for(self.settings, who, db.name, db.config, question, signature, meaning)
                 hit = (
                     None
                     if refresh

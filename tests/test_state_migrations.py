@@ -12,7 +12,7 @@ with the same rows, on SQLite and on real PostgreSQL:
 
 Whatever the start, the result has exactly the schema a new database gets, which is main's (the
 c06b5bd DDL) upgraded by the revisions after it (0003: private results; 0004: Teams clarification
-addresses and verifier names), plus the version table.
+addresses and verifier names; 0005: business definitions), plus the version table.
 """
 
 from __future__ import annotations
@@ -391,7 +391,7 @@ def test_a_database_of_an_earlier_release_upgrades_in_place_and_keeps_every_row(
 
     engine = open_state(state_url)  # what every command does first
     try:
-        assert current(engine) == head() == "0004"
+        assert current(engine) == head() == "0005"
         assert snapshot(engine, [*seeded, "apscheduler_jobs"], had) == before
         assert {t: len(r) for t, r in before.items()} == {**seeded, "apscheduler_jobs": 0}
         # the code reads and writes the old rows as before
@@ -568,7 +568,7 @@ def test_0004_adds_teams_card_addresses_and_verifier_names_keeping_every_row(sta
         seed(engine, MAIN)
         tables = sorted({*rows_of_every_kind(), *rows_of_mains_features()})
         before = snapshot(engine, tables)
-        assert upgrade(engine) == head() == "0004"
+        assert upgrade(engine, "0004") == "0004"
         kept = {t: [c for c in cols if c != added.get(t)] for t, cols in columns_of(engine).items()}
         assert snapshot(engine, tables, kept) == before  # every row, as it was
         q = verified_store.get(engine, 1)
@@ -589,13 +589,34 @@ def test_0004_adds_teams_card_addresses_and_verifier_names_keeping_every_row(sta
     upgrade(main, "0003")
     try:  # what 0004 changes of the schema at 0003, and nothing else
         old, new = shape(main), shape(reference)
-        assert {t for t in new if new[t] != old[t]} == set(added)
+        assert {t for t in old if new[t] != old[t]} == set(added)
         for table, column in added.items():
             names = [c[0] for c in new[table]["columns"]]
             assert [c[0] for c in old[table]["columns"]] + [column] == names
     finally:
         main.dispose()
         reference.dispose()
+
+
+@pytest.mark.parametrize("state_url", BACKENDS, indirect=True)
+def test_0005_adds_the_definitions_table_keeping_every_row(state_url):
+    """0005 adds `definitions` (taught, learned and imported business definitions); every other
+    table keeps its rows, and downgrading drops only the new table."""
+    engine = state_engine(state_url)
+    try:
+        assert upgrade(engine, "0004") == "0004"
+        seed(engine, MAIN)
+        tables = sorted({*rows_of_every_kind(), *rows_of_mains_features()})
+        before = snapshot(engine, tables)
+        assert upgrade(engine) == head() == "0005"
+        assert snapshot(engine, tables) == before
+        assert "definitions" in columns_of(engine)
+        with engine.begin() as conn:
+            command.downgrade(alembic_config(conn), "0004")
+        assert "definitions" not in columns_of(engine)
+        assert snapshot(engine, tables) == before
+    finally:
+        engine.dispose()
 
 
 @pytest.mark.parametrize("state_url", BACKENDS, indirect=True)
@@ -698,5 +719,6 @@ def test_the_revisions_ship_as_package_data():
         "migrations/versions/v0002_teams_trusted_claims.py",
         "migrations/versions/v0003_private_results.py",
         "migrations/versions/v0004_teams_clarify_verify.py",
+        "migrations/versions/v0005_definitions.py",
     } <= set(files)
     assert all(any(fnmatch.fnmatch(f, pat) for pat in patterns) for f in files), files

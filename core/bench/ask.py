@@ -1,12 +1,20 @@
 """Whole-question benchmark: execution accuracy of keyword mode, the LLM pipeline, or the plain prompt.
 
-    python -m core.bench ask --dataset DIR|demo [--mode keyword|llm|plain] [--compare MODE]
-                             [--sample N [--seed S]] [--limit N] [--db DB_ID] [--category NAME]
-                             [--details FILE] [--json] [--quiet]
+    python -m core.bench ask --dataset DIR|demo|insurance [--mode MODE] [--compare MODE]
+                             [--definitions FILE] [--sample N [--seed S]] [--limit N]
+                             [--db DB_ID] [--category NAME] [--details FILE] [--json] [--quiet]
 
 DIR holds `questions.json` (a list of {"db_id", "question", "gold_sql"} and optionally
 "category", "instructions", "gold_alternatives") and `database/<db_id>/<db_id>.sqlite`.
-`--dataset demo` runs the built-in questions on the bundled demo database (DEMO_QUESTIONS).
+`--dataset demo` runs the built-in questions on the bundled demo database (DEMO_QUESTIONS);
+`--dataset insurance` the business questions of tests/data/insurance_business_questions.json on
+the insurance demo, with its catalog and business definitions (config/insurance_*.yaml).
+
+Business definitions (core/definitions): a database's catalog and definitions may sit beside it,
+`database/<db_id>/<db_id>.catalog.yaml` and `<db_id>.definitions.yaml`, or `--definitions FILE`
+gives one file for every database. keyword and llm mode use them; `keyword-bare` and `llm-bare`
+are the same modes with the definitions withheld (the catalog stays), so `--mode llm --compare
+llm-bare` measures what the definitions are worth in one run. plain mode never sees them.
 
 A question is *correct* when the rows of the engine's query equal the rows of the gold query or
 of any listed alternative: compared as a multiset of rows, in order only when the gold query has
@@ -59,13 +67,14 @@ from core.bench.candidates import text as candidates_text
 from core.bench.plain import TASK as PLAIN_TASK
 from core.bench.plain import answer_plain
 from core.database import Database, Databases
+from core.definitions import Definitions, of_database
 from core.demo import ensure_demo
 from core.llm import LLM
 from core.pipeline import answer
 from core.request import Request
 from core.results import same_rows
 from core.schema_text import schema_text
-from core.settings import LLMSettings, load_settings
+from core.settings import ROOT, DatabaseSettings, LLMSettings, load_settings
 from core.trace import Trace
 
 Row = tuple[Any, ...]
@@ -338,6 +347,35 @@ def db_path(dataset: Path, db_id: str) -> Path:
     return dataset / "database" / db_id / f"{db_id}.sqlite"
 
 
+def insurance_dataset(var_dir: Path) -> Path:
+    """`--dataset insurance` as a dataset folder: the insurance demo beside its catalog and
+    definitions, and the business questions (written blind to the code: their README says how)."""
+    from core.insurance_demo import CATALOG_PATH, ensure_insurance
+
+    folder = var_dir / "bench" / INSURANCE
+    home = folder / "database" / INSURANCE
+    home.mkdir(parents=True, exist_ok=True)
+    built = ensure_insurance(home)
+    if built.name != f"{INSURANCE}.sqlite":
+        (home / f"{INSURANCE}.sqlite").write_bytes(built.read_bytes())
+    (home / f"{INSURANCE}.catalog.yaml").write_text(Path(str(CATALOG_PATH)).read_text())
+    (home / f"{INSURANCE}.definitions.yaml").write_text(
+        (ROOT / "config" / "insurance_definitions.yaml").read_text()
+    )
+    raw = json.loads(INSURANCE_QUESTIONS.read_text())
+    questions = [
+        {
+            "db_id": INSURANCE,
+            "question": q["question"],
+            "gold_sql": q["gold_sql"],
+            "category": ",".join(q.get("uses") or []) or "plain",
+        }
+        for q in raw
+    ]
+    (folder / "questions.json").write_text(json.dumps(questions, indent=1))
+    return folder
+
+
 def run_gold(path: Path, sql: str) -> Gold:
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     try:
@@ -418,8 +456,11 @@ def same_result(pred: Sequence[Row], gold: Gold, *, order_asked: bool = True) ->
 # ---------------------------------------------------------------------------------------------
 # running
 
-MODES = ("keyword", "llm", "plain")
-LLM_MODES = ("llm", "plain")
+MODES = ("keyword", "llm", "plain", "keyword-bare", "llm-bare")
+LLM_MODES = ("llm", "plain", "llm-bare")
+BARE = "-bare"  # a mode without the business definitions
+INSURANCE = "insurance"
+INSURANCE_QUESTIONS = ROOT / "tests" / "data" / "insurance_business_questions.json"
 MARKS = {"abstain": "·", "clarify": "?"}
 BENCH_LIMIT = 1_000_000  # rows: the guard's LIMIT and the row cap, so no result is cut short
 
@@ -456,9 +497,11 @@ class Harness:
     """What a run shares across its questions and modes: settings, open databases, the LLM
     client, the gold results and the plain prompt's schema text (both made once per database)."""
 
-    def __init__(self, dataset: Path, modes: Sequence[str]) -> None:
+    def __init__(self, dataset: Path, modes: Sequence[str], definitions: Path | None = None) -> None:
         settings = load_settings()
         self.dataset = dataset
+        self.definitions_file = definitions
+        self._opened: dict[str, Database] = {}
         # no keyword-mode confidence threshold here: calibration.thresholded applies it afterwards,
         # so the readings below it are still checked for the reliability table
         self.engine = settings.engine.model_copy(
@@ -484,11 +527,29 @@ class Harness:
     def database(self, q: Question) -> Database:
         if str(self.dataset) == DEMO:
             return self.databases.get(DEMO)  # the demo with its catalog
-        return self.databases.get(str(db_path(self.dataset, q.db_id)))
+        path = db_path(self.dataset, q.db_id)
+        beside = {kind: path.with_name(f"{q.db_id}.{kind}.yaml") for kind in ("catalog", "definitions")}
+        if not (beside["catalog"].is_file() or beside["definitions"].is_file() or self.definitions_file):
+            return self.databases.get(str(path))
+        if q.db_id not in self._opened:
+            files = [self.definitions_file] if self.definitions_file else [beside["definitions"]]
+            config = DatabaseSettings(
+                url=f"sqlite:///{path}",
+                catalog=str(beside["catalog"]) if beside["catalog"].is_file() else None,
+                definitions=[str(f) for f in files if f.is_file()],
+            )
+            self._opened[q.db_id] = Database(
+                name=q.db_id, config=config, var_dir=Path(load_settings().var_dir)
+            )
+        return self._opened[q.db_id]
 
     def ask(self, q: Question, mode: str) -> Result:
         db = self.database(q)
-        text = q.question if mode == "keyword" or not q.instructions else f"{q.question}\n{q.instructions}"
+        text = (
+            q.question
+            if mode.startswith("keyword") or not q.instructions
+            else f"{q.question}\n{q.instructions}"
+        )
         schema = self.plain_schema(q.db_id, db) if mode == "plain" else ""  # once per database, untimed
         start = time.perf_counter()
         got = self._plain(db, text, schema) if mode == "plain" else self._engine(db, text, mode)
@@ -509,8 +570,10 @@ class Harness:
             mode=mode,
             columns=tuple(got.columns),
             rows=list(got.rows),
-            confidence=calibration.confidence_of(got.trace) if mode == "keyword" else None,
-            candidates=record_of(got.trace, lambda sql: self.right(q, sql)) if mode == "llm" else None,
+            confidence=calibration.confidence_of(got.trace) if mode.startswith("keyword") else None,
+            candidates=record_of(got.trace, lambda sql: self.right(q, sql))
+            if mode.startswith("llm")
+            else None,
         )
 
     def right(self, q: Question, sql: str) -> bool:
@@ -522,8 +585,11 @@ class Harness:
         return self.judge(q, rows)[0]
 
     def _engine(self, db: Database, text: str, mode: str) -> Got:
-        """Askbase itself, in keyword mode (no LLM) or LLM mode (no keyword fallback)."""
-        outcome = answer(db, Request(text), self.engine, self.llm if mode == "llm" else None)
+        """Askbase itself, in keyword mode (no LLM) or LLM mode (no keyword fallback); with the
+        database's business definitions unless the mode is a bare one."""
+        definitions = Definitions() if mode.endswith(BARE) else of_database(db, None)
+        llm = self.llm if mode.removesuffix(BARE) == "llm" else None
+        outcome = answer(db, Request(text, definitions=definitions), self.engine, llm)
         status: str = outcome.status
         if status == "error" and outcome.error_kind == "keyword_abstain":
             status = "abstain"
@@ -568,6 +634,8 @@ class Harness:
 
     def close(self) -> None:
         self.databases.close()
+        for db in self._opened.values():
+            db.dispose()
 
 
 def run_modes(
@@ -576,6 +644,7 @@ def run_modes(
     modes: Sequence[str],
     progress: bool = True,
     workers: int = 1,
+    definitions: Path | None = None,
 ) -> dict[str, list[Result]]:
     """Every question in each mode, one mode after the other, sharing databases and the LLM client.
 
@@ -584,7 +653,7 @@ def run_modes(
     `workers` questions of a mode are in flight at once: with several agents behind the relay a
     run takes 1/workers of the time; results keep the questions' order whatever finishes first.
     """
-    harness = Harness(dataset, modes)
+    harness = Harness(dataset, modes, definitions)
     out: dict[str, list[Result]] = {}
     try:
         for mode in modes:
@@ -918,6 +987,9 @@ def main(argv: list[str]) -> int:
     )
     parser.add_argument("--compare", choices=MODES, help="also run this mode on the same questions")
     parser.add_argument(
+        "--definitions", type=Path, help="business definitions (YAML or OSI) for every database of the run"
+    )
+    parser.add_argument(
         "--sample", type=int, metavar="N", help="N questions stratified over databases (see below)"
     )
     parser.add_argument("--seed", type=int, default=0, help="the seed that names a sample (default 0)")
@@ -943,6 +1015,8 @@ def main(argv: list[str]) -> int:
         parser.error("--compare needs a mode other than --mode")
     if args.sample is not None and args.sample < 1:
         parser.error("--sample needs a positive number")
+    if str(args.dataset) == INSURANCE:
+        args.dataset = insurance_dataset(Path(load_settings().var_dir))
     if str(args.dataset) == DEMO:
         questions = demo_questions()
     elif (args.dataset / "questions.json").is_file():
@@ -959,13 +1033,21 @@ def main(argv: list[str]) -> int:
     if args.limit:
         questions = questions[: args.limit]
     modes = [args.mode, *([args.compare] if args.compare else [])]
-    results = run_modes(questions, args.dataset, modes, progress=not args.quiet, workers=args.workers)
+    results = run_modes(
+        questions,
+        args.dataset,
+        modes,
+        progress=not args.quiet,
+        workers=args.workers,
+        definitions=args.definitions,
+    )
     threshold = load_settings().engine.keyword_min_confidence
     if args.min_confidence is not None:
         threshold = args.min_confidence
     readings = results.get("keyword", [])
-    if "keyword" in results:  # keyword mode as it answers at the threshold
-        results["keyword"] = calibration.thresholded(readings, threshold)
+    for m in modes:  # keyword mode as it answers at the threshold
+        if m.startswith("keyword"):
+            results[m] = calibration.thresholded(results[m], threshold)
     gold_ms = gold_baseline_ms(questions, args.dataset)
     summaries = {m: summarize(results[m], gold_ms, m, args.dataset) for m in modes}
     summary = summaries[args.mode]

@@ -270,6 +270,33 @@ verified_queries = sa.Table(
     sa.Column("verifier_name", sa.String(200)),
 )
 
+# Business definitions taught in chat, learned from clarifications, or imported from dbt / OSI
+# (core/state/definitions.py; the YAML ones live in the catalog file). Every change is a new row:
+# a new version `replaces` the one it follows, which is retired, so each change can be undone (0005).
+definitions = sa.Table(
+    "definitions",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("database", sa.String(200), nullable=False, index=True),
+    sa.Column("kind", sa.String(16), nullable=False),
+    sa.Column("name", sa.String(200), nullable=False),
+    sa.Column("ref", sa.String(200), nullable=False, index=True),
+    sa.Column("body", sa.JSON, nullable=False),  # core.definitions.model.Definition.to_json()
+    sa.Column("scope_channel", sa.String(64)),
+    sa.Column("scope_team", sa.String(64)),
+    sa.Column("scope_user", sa.String(64)),
+    sa.Column("source", sa.String(16), nullable=False),  # yaml | dbt | osi | taught | learned
+    sa.Column("status", sa.String(16), nullable=False),  # proposed | active | retired | rejected
+    sa.Column("version", sa.Integer, nullable=False),
+    sa.Column("replaces", sa.Integer),  # the row this version follows
+    sa.Column("proposed_by", sa.String(64)),
+    sa.Column("proposed_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("decided_by", sa.String(64)),
+    sa.Column("decided_at", sa.DateTime(timezone=True)),
+    sa.Column("trace_id", sa.String(32)),  # the answer it was taught or learned from
+    sa.Column("note", sa.Text),  # the words it was taught with, or why it was rejected
+)
+
 # Answers to repeated questions (core/state/answer_cache.py, core/answer_cache.py): keyed by the
 # database, the normalized question, the schema signature and who may see what; bounded in rows,
 # bytes and entries, and read only within the configured window.

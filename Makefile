@@ -4,7 +4,7 @@ PYTHON ?= python3
 PY      = $(VENV)/bin/python
 QUESTION ?= How many clients are there?
 
-.PHONY: demo test test-fast lint console install check-wheel
+.PHONY: demo test test-fast lint console install check-wheel fakesnow
 
 demo: $(VENV)/.installed
 	$(PY) -m bot ask "$(QUESTION)"
@@ -41,6 +41,17 @@ console: $(VENV)/.installed
 	$(PY) -m bot console
 
 install: $(VENV)/.installed
+
+# fakesnow (Snowflake emulated on DuckDB) in a virtualenv of its own: it pins sqlglot and
+# snowflake-connector-python versions Askbase does not use. tests/test_snowflake.py runs it as a
+# server on 127.0.0.1 and skips without it; .ci/run makes it.
+FAKESNOW = .venv-fakesnow
+fakesnow: $(FAKESNOW)/.installed
+
+$(FAKESNOW)/.installed:
+	$(PYTHON) -m venv $(FAKESNOW)
+	$(FAKESNOW)/bin/pip install --quiet 'fakesnow[server]==0.12.1' 'snowflake-connector-python>=4,<5'
+	touch $@
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)

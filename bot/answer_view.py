@@ -13,6 +13,7 @@ both. No SQL here, and nothing of Slack's or Teams'.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +25,7 @@ from core.catalog import Catalog
 from core.definitions.model import using_text
 from core.result_shape import result_shape
 from core.summary import NO_ROWS, Presentation, present
+from core.teaching import assumed_word
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +43,35 @@ def presented(askbase: Askbase, outcome: Outcome) -> Presentation:
     """The answer's rows as people read them, with its database's catalog (headers, units)."""
     catalog = catalog_of(askbase, outcome.database)
     return present(outcome, result_shape(outcome.sql, outcome.columns, catalog))
+
+
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+@dataclass(frozen=True)
+class Credit:
+    """One definition an answer used, as the "Using:" line names it; each chat writes `owner`
+    its own way (Slack: a mention of a user id; Teams: the name, or nothing for an object id)."""
+
+    name: str
+    owner: str  # who wrote or approved it: a chat user id, a name, a dbt owner ("" when unknown)
+    date: str  # "3 Nov"
+    source: str  # yaml, dbt, osi, taught, learned
+
+
+@dataclass(frozen=True)
+class Assumption:
+    """A reading the answer relied on that nothing fixed, with the word its Correct button offers
+    to define ("" when the line names none: the form then asks for it)."""
+
+    line: str
+    word: str
+
+
+def short_date(iso: str) -> str:
+    """'2026-11-03' → '3 Nov'."""
+    m = re.fullmatch(r"(\d{4})-(\d{2})-(\d{2}).*", iso or "")
+    return f"{int(m.group(3))} {_MONTHS[int(m.group(2)) - 1]}" if m and 1 <= int(m.group(2)) <= 12 else ""
 
 
 @dataclass(frozen=True)
@@ -73,6 +104,20 @@ class AnswerView:
     def assumptions(self) -> tuple[str, ...]:
         """Readings no definition fixed, said out loud ("Read 'existing' as status = 'Operational'")."""
         return self.outcome.assumptions
+
+    @property
+    def credits(self) -> tuple[Credit, ...]:
+        """The definitions of the "Using:" line, for chats that write names and people themselves
+        (never as markup: a definition's name is data, escaped by the chat)."""
+        return tuple(
+            Credit(d.name, d.provenance.owner, short_date(d.provenance.date), d.provenance.source)
+            for d in self.outcome.using
+        )
+
+    @property
+    def corrections(self) -> tuple[Assumption, ...]:
+        """Each assumption line with the word its Correct button offers to define."""
+        return tuple(Assumption(line, assumed_word(line)) for line in self.outcome.assumptions)
 
     @property
     def has_table(self) -> bool:

@@ -1,33 +1,153 @@
-"""`python -m bot catalog show [--db NAME] [--yaml]`: the join patterns of a database, for its admin.
+"""`python -m bot catalog show|import|export|check`: what a database's admin and data team run.
 
-Prints what decides the joins — subtypes, role tables and their codes, typed facts, parallel
-paths, bridges, lookups, inferred joins — whether the catalog YAML declares them or Askbase
-detected them, then (with --yaml, or always at the end) the same patterns as a block to paste
-under `patterns:` in the database's catalog YAML to confirm or correct them.
+- `show [--db NAME] [--yaml]`: the join patterns of a database — subtypes, role tables and their
+  codes, typed facts, parallel paths, bridges, lookups, inferred joins — whether the catalog YAML
+  declares them or Askbase detected them, then the same patterns as a block to paste under
+  `patterns:` in the database's catalog YAML to confirm or correct them.
+- `import dbt PATH [--db NAME]`: the definitions of a dbt project (its dir or its target dir:
+  manifest.json, semantic_manifest.json; core/definitions/dbt.py); `import osi FILE`: those of
+  an Open Semantic Interchange file (core/definitions/osi.py). Each is checked against the
+  schema and the database's access rules first; what fits is stored in the state database,
+  replacing the previous import from that source (versioned, so it can be reverted); what was
+  skipped is listed with the reason.
+- `export --format yaml|osi [--db NAME]`: every definition in force on the database, as the
+  definitions YAML (core/definitions/load.py, reads back as the same definitions) or as OSI.
+- `check [--db NAME]`: every definition of the database — its files and the state database —
+  against its schema; each problem on a line, exit 1 if there is any.
+
+Why through Askbase: the database is opened, its access decided, and its state database found
+the one way every question goes (core/askbase.py); these commands read the database's catalog
+(its schema), never its rows.
 """
 
 from __future__ import annotations
 
 import argparse
+import getpass
 import sys
+from pathlib import Path
+from typing import TextIO
 
-from core.database import Databases
+from core.access import Principal
+from core.askbase import Askbase
+from core.data_rules import rules_policy
+from core.database import Database
+from core.definitions import dbt, of_database, osi
+from core.definitions.check import check
+from core.definitions.importing import Imported, fitting
+from core.definitions.load import DefinitionError, dump_yaml, load_file
+from core.definitions.model import Definition, Definitions
 from core.graph.report import graph_report, patterns_yaml
 from core.settings import Settings
+from core.state import definitions as store
 
 
 def run_catalog(args: argparse.Namespace, settings: Settings) -> int:
-    databases = Databases(settings)
+    app = Askbase(settings)
     try:
-        db = databases.get(args.db)
-        graph = db.graph
-        if not args.yaml:
-            print("\n".join(graph_report(graph)))
-            where = db.config.catalog or "a catalog YAML (the database's `catalog:` setting)"
-            print(f"\nTo confirm or correct these, edit the `patterns:` of {where}; `ignore: true` turns a")
-            print("detected pattern off (config/README.md, 'Catalog overlays'). As YAML:\n")
-        print(patterns_yaml(graph), end="")
+        db = app.database(args.db)
+        if not app.may_query(Principal.local(), db.name):  # the operator; kept for when it is not
+            print(f"You may not use the database '{db.name}'.", file=sys.stderr)
+            return 2
+        action = {"show": _show, "import": _import, "export": _export, "check": _check}[args.action]
+        return action(app, db, args)
     finally:
-        databases.close()
-    sys.stdout.flush()
+        app.close()
+        sys.stdout.flush()
+
+
+def _show(app: Askbase, db: Database, args: argparse.Namespace) -> int:
+    graph = db.graph
+    if not args.yaml:
+        print("\n".join(graph_report(graph)))
+        where = db.config.catalog or "a catalog YAML (the database's `catalog:` setting)"
+        print(f"\nTo confirm or correct these, edit the `patterns:` of {where}; `ignore: true` turns a")
+        print("detected pattern off (config/README.md, 'Catalog overlays'). As YAML:\n")
+    print(patterns_yaml(graph), end="")
     return 0
+
+
+def _import(app: Askbase, db: Database, args: argparse.Namespace) -> int:
+    source = args.source
+    try:
+        read: Imported = (
+            dbt.read_project(args.path, db.catalog)
+            if source == "dbt"
+            else osi.read(args.path, db.catalog.dialect)
+        )
+    except DefinitionError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    # checked beside the database's other definitions: an import may name them, and they it
+    others = [d for d in _files(db)[0] + store.active(app.state, db.name) if d.provenance.source != source]
+    fit = fitting(read, db.catalog, rules_policy(db), others)
+    if not fit.definitions:
+        print(f"Nothing imported from {args.path} into {db.name}: no definition fits.", file=sys.stderr)
+        _print_skipped(fit, sys.stderr)
+        return 1
+    store.replace_imported(app.state, db.name, source, list(fit.definitions), by=_operator())
+    print(f"Imported {fit.summary()} from {source} ({args.path}) into {db.name}.")
+    for d in fit.definitions:
+        print(f"  {d.kind} '{d.name}'" + (f" ({d.provenance.origin})" if d.provenance.origin else ""))
+    _print_skipped(fit, sys.stdout)
+    return 0
+
+
+def _print_skipped(imported: Imported, stream: TextIO) -> None:
+    if imported.skipped:
+        print(f"Skipped {len(imported.skipped)}:", file=stream)
+        for s in imported.skipped:
+            print(f"  {s}", file=stream)
+
+
+def _export(app: Askbase, db: Database, args: argparse.Namespace) -> int:
+    definitions = list(of_database(db, app.state))
+    if args.format == "osi":
+        description = db.config.description or db.catalog.description
+        print(osi.dump_yaml(definitions, name=db.name, description=description, catalog=db.catalog), end="")
+    else:
+        print(dump_yaml(definitions), end="")
+    return 0
+
+
+def _check(app: Askbase, db: Database, args: argparse.Namespace) -> int:
+    definitions, problems = _files(db)
+    definitions += store.active(app.state, db.name)
+    problems += check(Definitions(tuple(definitions)), db.catalog, rules_policy(db))
+    for problem in problems:
+        print(problem)
+    if problems:
+        print(f"{len(problems)} problem(s) in the definitions of {db.name}.", file=sys.stderr)
+        return 1
+    print(f"All {len(definitions)} definitions of {db.name} fit its schema.")
+    return 0
+
+
+def _files(db: Database) -> tuple[list[Definition], list[str]]:
+    """The definitions of the database's files, and what could not be read from them (a file
+    that does not parse, an OSI element a definition cannot say)."""
+    definitions: list[Definition] = []
+    problems: list[str] = []
+    for path in (db.config.catalog, *db.config.definitions):
+        if not path or not Path(path).is_file():
+            if path:
+                problems.append(f"{path}: no such file")
+            continue
+        try:
+            if osi.is_osi(path):
+                read = osi.read(path, db.catalog.dialect)
+                definitions.extend(read.definitions)
+                problems.extend(f"{path}: {s}" for s in read.skipped)
+            else:
+                definitions.extend(load_file(path))
+        except DefinitionError as exc:
+            problems.append(str(exc))
+    return definitions, problems
+
+
+def _operator() -> str:
+    """Who ran the import: the approver of what it stored (its owner when dbt names none)."""
+    try:
+        return getpass.getuser()
+    except (OSError, KeyError):
+        return "cli"

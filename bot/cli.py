@@ -68,11 +68,23 @@ def _parser() -> argparse.ArgumentParser:
     db.add_argument("action", choices=["upgrade", "current"])
 
     catalog = sub.add_parser(
-        "catalog", help="show the join patterns of a database (to correct in its catalog YAML)"
+        "catalog", help="a database's join patterns and business definitions: show, import, export, check"
     )
-    catalog.add_argument("action", choices=["show"])
-    catalog.add_argument("--db")
-    catalog.add_argument("--yaml", action="store_true", help="print only the patterns as catalog YAML")
+    actions = catalog.add_subparsers(dest="action", required=True)
+    show = actions.add_parser("show", help="the join patterns of a database (to correct in its catalog YAML)")
+    show.add_argument("--db")
+    show.add_argument("--yaml", action="store_true", help="print only the patterns as catalog YAML")
+    imports = actions.add_parser(
+        "import", help="store the definitions of a dbt project or an OSI file (replacing its last import)"
+    )
+    imports.add_argument("source", choices=["dbt", "osi"])
+    imports.add_argument("path", help="dbt: the project dir or its target dir; osi: the OSI YAML file")
+    imports.add_argument("--db")
+    export = actions.add_parser("export", help="print the definitions in force on a database")
+    export.add_argument("--format", choices=["yaml", "osi"], default="yaml")
+    export.add_argument("--db")
+    check = actions.add_parser("check", help="check every definition of a database against its schema")
+    check.add_argument("--db")
 
     audit = sub.add_parser("audit", help="print the audit log")
     audit.add_argument("--since", default="1d", help="e.g. 30m, 12h, 7d")

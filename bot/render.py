@@ -18,11 +18,12 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from bot.answer_view import answer_view, stage_lines, trace_numbers
+from bot.answer_view import AnswerView, Credit, answer_view, stage_lines, trace_numbers
 from bot.failures import BUSY as BUSY
 from bot.failures import INTERNAL, Failure, failure_of
 from bot.progress import step_for
@@ -237,7 +238,7 @@ def announcement(question: str, user: str | None) -> Message:
     """The root of a thread started for a question nobody can see otherwise (/ask, Ask again)."""
     who = f"<@{user}> asked" if user else "Asked"
     text = f":speech_balloon: {who}: *{escape(question)}*"
-    return Message(text=clip(f"{who}: {question}", MAX_TEXT), blocks=[section(text)])
+    return Message(text=clip(f"{who}: {escape(question)}", MAX_TEXT), blocks=[section(text)])
 
 
 def status_message(question: str, stage: str | None = None, asked_by: str | None = None) -> Message:
@@ -328,6 +329,44 @@ def reuse_line(reuse: Reuse) -> str:
     return " · ".join(parts)
 
 
+SLACK_USER = re.compile(r"[UW][A-Z0-9]{2,}")
+CORRECT = "teach_correct"  # the Correct this button under an assumption (bot/listeners/teaching.py)
+
+
+def person(owner: str) -> str:
+    """Who wrote or approved a definition: a Slack user id as a mention, anything else as text."""
+    return f"<@{owner}>" if SLACK_USER.fullmatch(owner or "") else escape(owner)
+
+
+def credit_text(c: Credit) -> str:
+    """'*loss ratio* (defined by <@U1>, 3 Nov)': a definition's name is data, so it is escaped."""
+    said = [f"from {c.source}"] if c.source in ("dbt", "osi") else []
+    if c.owner:
+        said.append(f"defined by {person(c.owner)}")
+    if c.date:
+        said.append(c.date)
+    return f"*{escape(c.name)}*" + (f" ({', '.join(said)})" if said else "")
+
+
+def using_line(credits: Sequence[Credit]) -> str:
+    return ":book: Using: " + ", ".join(credit_text(c) for c in credits) if credits else ""
+
+
+def teaching_blocks(view: AnswerView, trace_id: str) -> list[dict[str, Any]]:
+    """Under the sentence: the definitions the answer used, and each reading it assumed with a
+    *Correct this* button that opens the define form prefilled with the word."""
+    blocks: list[dict[str, Any]] = []
+    credits = view.credits
+    if credits:
+        blocks.append(context(using_line(credits), block_id=f"using:{trace_id}"))
+    for i, a in enumerate(view.corrections[:3]):
+        block = section(f":thought_balloon: Assumed: {escape(a.line)}", block_id=f"assumed:{trace_id}:{i}")
+        value = json.dumps({"t": trace_id, "w": a.word[:200]})
+        block["accessory"] = button("Correct this", CORRECT, value)
+        blocks.append(block)
+    return blocks
+
+
 def answer_message(
     outcome: Outcome,
     *,
@@ -351,6 +390,7 @@ def answer_message(
     if view.keyword_reading is not None:
         reading = view.keyword_reading
         blocks.append(context(f":mag: *Keyword mode*{': ' + escape(reading) if reading else ''}"))
+    blocks.extend(teaching_blocks(view, outcome.trace.id))
     shown = 0
     hidden_columns = view.hidden_columns(MAX_TABLE_COLUMNS)
     table = view.shows_table
@@ -388,7 +428,7 @@ def answer_message(
     )
     if style.feedback == "context_actions":
         blocks.append(feedback_block(outcome.trace.id))
-    text = f"<@{asked_by}> {sentence}" if asked_by else sentence
+    text = f"<@{asked_by}> {escape(sentence)}" if asked_by else escape(sentence)  # what notifications show
     return Message(text=clip(text, MAX_TEXT), blocks=blocks[:MAX_BLOCKS], wants_csv=wants_csv)
 
 
@@ -418,7 +458,8 @@ def error_message(
         elements.append(button("Retry", "retry", trace_id, style="primary"))
     elements.append(button("Details", "show_details", trace_id))
     blocks.append(actions(f"error:{trace_id}", *elements))
-    text = f"<@{asked_by}> {failure.text}" if asked_by else failure.text
+    said = escape(failure.text)
+    text = f"<@{asked_by}> {said}" if asked_by else said
     return Message(text=clip(f"Sorry — {text}", MAX_TEXT), blocks=blocks)
 
 
@@ -453,7 +494,7 @@ def clarification_message(outcome: Outcome, asked_by: str | None = None) -> Mess
     ]
     options.append(button("Other…", "clarify_other", json.dumps({"c": c.id})))
     blocks.append(actions(f"clarify:{c.id}", *options))
-    text = f"<@{asked_by}> {c.question}" if asked_by else c.question
+    text = f"<@{asked_by}> {escape(c.question)}" if asked_by else escape(c.question)
     return Message(text=clip(text, MAX_TEXT), blocks=blocks)
 
 
@@ -501,6 +542,9 @@ def help_message(databases: Sequence[str], current: str, command: str = "/ask") 
         f"• `{command} schedule every weekday at 9:00 {example}` posts fresh results on time; "
         f"`{command} schedules` lists this channel's schedules.\n"
         f"• ✅ marks an answer given from a query an analyst verified; `{command} verified` lists them.\n"
+        "• `@Askbase define active client as status = 'ACT'` (or "
+        f"`{command} define …`) teaches me what words mean; an analyst approves it. *Correct this* under "
+        "an answer's assumption does the same.\n"
         f"• `{command} private on` (workspace admins): answers in this channel only for the asker; "
         f"`{command} private off` shares them again, `{command} private` says which it is.\n"
         f"This channel asks about `{escape(current)}`. Databases here: {names}."
@@ -519,7 +563,8 @@ def database_list_message(usable: Sequence[str], current: str, command: str = "/
 
 
 def plain(text: str) -> Message:
-    return Message(text=clip(text, MAX_TEXT), blocks=[section(escape(text))])
+    """`text` as written (escaped), in the notification and the message alike."""
+    return Message(text=clip(escape(text), MAX_TEXT), blocks=[section(escape(text))])
 
 
 # ---------------------------------------------------------------- modals

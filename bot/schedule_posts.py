@@ -207,7 +207,7 @@ def post_result(runner: Runner, client: WebClient, s: Schedule, result: Result) 
     outcome = result.outcome
     table_rows = max(1, min(runner.askbase.settings.slack.table_rows, 99))
     message = render.answer_message(outcome, table_rows=table_rows)
-    text = render.clip(f"{s.question} — {message.text}", render.MAX_TEXT)
+    text = render.clip(f"{render.escape(s.question)} — {message.text}", render.MAX_TEXT)  # both escaped
 
     def blocks(message: render.Message) -> list[dict[str, Any]]:
         return run_blocks(s, message, result.changes, result.missed, result.manual_by)

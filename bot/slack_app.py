@@ -42,7 +42,7 @@ from bot import http_server as web
 from bot import private_results
 from bot.claims import ClaimKeeper, Recovery
 from bot.inflight import STATE_TROUBLE, recovery
-from bot.listeners import actions, assistant, clarify, home, questions, schedules, verified
+from bot.listeners import actions, assistant, clarify, home, questions, schedules, teaching, verified
 from bot.slack_clients import api_base_url, oauth_configured, web_client
 from bot.slack_clients import secret as _secret
 from bot.slack_context import BotContext
@@ -219,7 +219,7 @@ class SlackBot:
 
 
 # A feature with listeners adds its module here (one line).
-LISTENERS = (questions, assistant, actions, schedules, home, clarify, verified)
+LISTENERS = (questions, assistant, actions, schedules, home, clarify, verified, teaching)
 
 
 def create_bot(

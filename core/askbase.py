@@ -14,18 +14,20 @@ adapter stores as a turn — only ever sees the question without them, and the a
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections.abc import Sequence
 from dataclasses import replace
 from functools import cached_property
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import sqlalchemy as sa
 
 from core import deadline
 from core.access import LOCAL_SOURCES, Principal, may_query, refusal
 from core.answer import ErrorKind, Outcome
+from core.attribution import Asker, asking
 from core.clarify.transcript import Transcript
 from core.conversation import Turn
 from core.database import Database, Databases, UnknownDatabase, not_configured
@@ -37,7 +39,7 @@ from core.redact import SECRET_NOTE, know_secrets, scrub_question
 from core.request import MAX_QUESTION_CHARS, Request, StageCallback, is_preview, preview
 from core.run import outcome_of, run_stored
 from core.settings import Settings
-from core.state import audit, feedback, open_state
+from core.state import audit, channel_settings, clarifications, conversations, events, feedback, open_state
 from core.trace import Trace
 from core.trusted import NOTHING, Plan, Trusted
 
@@ -149,7 +151,11 @@ class Askbase:
                     after_rejection=after_rejection,
                     definitions=defined,
                 )
-                with deadline.within(self.settings.engine.question_deadline_s), acting_as(as_who):
+                with (
+                    deadline.within(self.settings.engine.question_deadline_s),
+                    acting_as(as_who),
+                    asking(Asker(user=who.user or "", source=source)),  # named on warehouse statements
+                ):
                     outcome = answer(database, request, self.settings.engine, self.llm)
             self.trusted.after(plan, outcome)
         if scrubbed:  # after the cache took the outcome: a note to this asker, not part of the answer
@@ -221,7 +227,8 @@ class Askbase:
         as_who = _identity(db, principal, "rerun")
         if as_who is False:
             return failed("access", refusal(database))
-        with acting_as(as_who):  # the stored SQL sees what this person may see, as a fresh question would
+        # the stored SQL sees what this person may see, as a fresh question would
+        with acting_as(as_who), asking(Asker(user=principal.user or "", source="rerun")):
             run = run_stored(db, sql, self.settings.engine, trace, csv_path)
         return outcome_of(run, question=question, database=db.name, trace=trace, stored=True)
 
@@ -242,6 +249,45 @@ class Askbase:
         except sa.exc.SQLAlchemyError:  # the answer matters more than its audit row; the log line stays
             log.exception("could not write the audit row for trace %s", outcome.trace.id)
 
+    # ------------------------------------------------------------------ what chats keep
+    # The chat adapters keep no state of their own: what they must remember about a place, a
+    # message or a conversation is asked of these (the state database behind them).
+
+    def once(self, key: str) -> bool:
+        """True the first time `key` is seen (keys are kept two days): a greeting, a setup note
+        to the admins, sent once across every process."""
+        return events.first_delivery(self.state, key)
+
+    def place_database(self, team: str, place: str) -> str | None:
+        """The database a place was pointed at (a channel's `/ask db`, what a person's DM follows)."""
+        return channel_settings.channel_database(self.state, team, place) or None
+
+    def point_place(self, team: str, place: str, database: str | None, user: str | None) -> None:
+        """Point a place at `database`; None: back to the default."""
+        channel_settings.set_channel_database(self.state, team, place, database or "", user)
+
+    def follows_up(self, conversation_id: str, user: str) -> bool:
+        """Whether a message by `user` in this conversation continues it: they started it, or a
+        clarifying question asked there waits for their answer."""
+        info = conversations.conversation_info(self.state, conversation_id)
+        if info is not None and info.user == user:
+            return True
+        pending = clarifications.open_in(self.state, conversation_id)
+        return pending is not None and not pending.expired() and pending.asker == user
+
+    def keep(self, kind: str, key: str, data: dict[str, Any]) -> None:
+        """Keep a small JSON document under (`kind`, `key`) — which answer a chat message is, the
+        card an answer was posted as — next to the answers' traces (never under a trace's id)."""
+        with self.state.begin() as conn:
+            conversations.save_trace(conn, _kept_id(kind, key), {"kept": kind, **data})
+
+    def kept(self, kind: str, key: str) -> dict[str, Any] | None:
+        """What `keep` stored under (`kind`, `key`); None when nothing was, or it was cut."""
+        data = conversations.load_trace(self.state, _kept_id(kind, key))
+        if data is None or data.get("kept") != kind or data.get("preview"):
+            return None
+        return data
+
     @cached_property
     def secrets(self) -> frozenset[str]:
         """Configured secret values; never written to the audit log (core/state/audit.py)."""
@@ -251,6 +297,11 @@ class Askbase:
         self.databases.close()
         if "state" in self.__dict__:
             self.state.dispose()
+
+
+def _kept_id(kind: str, key: str) -> str:
+    """A traces-table id no trace takes (trace ids are hex): '~' and a digest of kind and key."""
+    return "~" + hashlib.sha256(f"{kind}\0{key}".encode()).hexdigest()[:31]
 
 
 def _identity(db: Database, who: Principal, source: str) -> DatabaseIdentity | Literal[False] | None:

@@ -2,8 +2,12 @@
 
 Read-only is enforced by the database session itself, not by the SQL we send:
 SQLite opens the file with `mode=ro` and `PRAGMA query_only`; PostgreSQL sessions start with
-`default_transaction_read_only`; MySQL/MariaDB sessions are `TRANSACTION READ ONLY`. The executor
-adds a read-only transaction and a statement timeout per query on top (see core/execute.py).
+`default_transaction_read_only`; MySQL/MariaDB sessions are `TRANSACTION READ ONLY`; DuckDB
+files open `read_only` with file access off and a locked configuration, and `files:///dir`
+reads exactly its own files (core/warehouse/duckdb.py); warehouses get their connect arguments
+from core/warehouse/sessions.py (there, the account's grants are what makes it read-only). The
+executor adds a read-only transaction and a statement timeout per query on top (see
+core/execute.py).
 """
 
 from __future__ import annotations
@@ -14,6 +18,11 @@ from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
+
+from core.settings import WarehouseSettings
+from core.warehouse import EXTRAS
+from core.warehouse.duckdb import duckdb_engine, files_engine
+from core.warehouse.sessions import warehouse_engine
 
 POOL_SIZE = 5
 MAX_OVERFLOW = 5
@@ -27,7 +36,7 @@ def redact(url: str | sa.URL) -> str:
         return "<database url>"
 
 
-def readonly_engine(url: str) -> sa.Engine:
+def readonly_engine(url: str, settings: WarehouseSettings | None = None) -> sa.Engine:
     parsed = make_url(url)
     backend = parsed.get_backend_name()
     if backend == "sqlite":
@@ -61,8 +70,13 @@ def readonly_engine(url: str) -> sa.Engine:
                 cur.execute("SET SESSION TRANSACTION READ ONLY")
 
         return engine
-    # Other dialects (Snowflake, BigQuery, Trino...): the per-query read-only transaction and the
-    # guard still apply; grant the configured user read-only rights on the warehouse side.
+    if backend == "duckdb":
+        return duckdb_engine(parsed)
+    if backend == "files":
+        return files_engine(url)
+    if backend in EXTRAS:
+        return warehouse_engine(parsed, settings or WarehouseSettings())
+    # Other dialects: the guard still applies; grant the configured user read-only rights.
     return sa.create_engine(parsed, pool_size=POOL_SIZE, max_overflow=MAX_OVERFLOW, pool_pre_ping=True)
 
 

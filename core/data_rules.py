@@ -30,6 +30,7 @@ from sqlglot import exp
 from core.access import DataRules
 from core.catalog import Catalog, DatabaseView
 from core.database import Database
+from core.guard import GuardPolicy
 from core.masking import NOTHING, MaskPlan, plan_masks
 
 
@@ -42,6 +43,22 @@ def rules_for(db: Database) -> DataRules:
     if not catalog.views:
         return rules
     return catalog.memo(("view_rules", rules), lambda: through_views(rules, catalog))
+
+
+def rules_policy(db: Database) -> GuardPolicy:
+    """The guard's policy of these rules alone (no LIMIT, no size cap): what any SQL — a query, a
+    definition — may read here. core/run.py adds the engine's caps for what runs."""
+    catalog = db.catalog
+    rules = rules_for(db)
+    return GuardPolicy(
+        limit=None,
+        deny_tables=rules.deny_tables,
+        deny_columns=rules.deny_columns,
+        mask_columns=rules.mask_columns,
+        value_cap=None,
+        # the columns in order: the guard resolves column lists (`AS x(a, b)`) with them
+        table_columns=catalog.memo("guard_table_columns", lambda: schema_of(catalog)),
+    )
 
 
 def mask_plan(db: Database, sql: str) -> MaskPlan:

@@ -7,19 +7,23 @@ catalog, the relationship graph and the value index are built once and shared by
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
-from core.catalog import Catalog, load_catalog
+from core.catalog import Catalog, load_catalog, schema_signature, sqlglot_dialect
 from core.connect import readonly_engine, redact
 from core.demo import demo_settings
 from core.graph import RelationshipGraph, build_graph
 from core.settings import DEMO_DB, DatabaseSettings, Settings
 from core.values import ValueIndex, open_index
+from core.warehouse import BULK_REFLECTED
+from core.warehouse import reflect as warehouse_reflect
 
 
 class UnknownDatabase(LookupError):
@@ -45,7 +49,7 @@ class Database:
 
     @cached_property
     def engine(self) -> sa.Engine:
-        return readonly_engine(self.config.url)
+        return readonly_engine(self.config.url, self.config.warehouse)
 
     @property
     def backend(self) -> str:
@@ -66,9 +70,31 @@ class Database:
                     overlay_path=self.config.catalog,
                     schema=self.config.schema_name,
                     cache_dir=self.cache_dir,
+                    **self._bulk(),
                 )
             catalog: Catalog = self.__dict__["_catalog"]
             return catalog
+
+    def _bulk(self) -> dict[str, Callable[[], Any]]:
+        """Warehouses and DuckDB are read in bulk from INFORMATION_SCHEMA (core/warehouse/reflect.py)."""
+        if self.backend not in BULK_REFLECTED:
+            return {}
+        configured = self.config.schemas or ([self.config.schema_name] if self.config.schema_name else [])
+        schemas = warehouse_reflect.default_schemas(self.engine, configured)
+        qualify = bool(configured)
+        dialect = sqlglot_dialect(self.engine)
+        return {
+            "reflector": lambda: warehouse_reflect.bulk_reflect(
+                self.engine, self.name, schemas, dialect, qualify, views_are_tables=self.backend == "files"
+            ),
+            "signer": lambda: warehouse_reflect.signature(self.engine, schemas),
+        }
+
+    def schema_signature(self) -> str:
+        """The cheap fingerprint of the schema as it is now (one query; core/schema_watch.py)."""
+        bulk = self._bulk()
+        signer = bulk.get("signer")
+        return str(signer()) if signer is not None else schema_signature(self.engine, self.config.schema_name)
 
     def refresh(self) -> bool:
         """Reload the catalog if the schema changed; True when it did."""

@@ -767,6 +767,28 @@ def ensure_demo(var_dir: Path) -> Path:
     return demo_file.ensure(Path(var_dir) / DEMO_PATH_NAME, DEMO_VERSION, build_demo)
 
 
+def ensure_demo_duckdb(var_dir: Path) -> Path:
+    """A DuckDB copy of the demo (core/warehouse/duckdb.py `copy_sqlite`), made again whenever the
+    SQLite demo is newer: the same data on DuckDB, for the engine tests and `--engine duckdb`."""
+    from core.warehouse.duckdb import copy_sqlite
+
+    source = ensure_demo(var_dir)
+    target = Path(var_dir) / f"demo-v{DEMO_VERSION}.duckdb"
+    with demo_file.build_lock(target):
+        if not target.is_file() or target.stat().st_mtime < source.stat().st_mtime:
+            copy_sqlite(source, target)
+    return target
+
+
+def demo_duckdb_settings(var_dir: Path) -> DatabaseSettings:
+    """The demo on DuckDB, with the demo's catalog."""
+    return DatabaseSettings(
+        url=f"duckdb:///{ensure_demo_duckdb(var_dir)}",
+        catalog=str(CATALOG_PATH),
+        description=DEMO_DESCRIPTION,
+    )
+
+
 def demo_settings(var_dir: Path) -> DatabaseSettings:
     path = ensure_demo(var_dir)
     return DatabaseSettings(

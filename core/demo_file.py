@@ -113,6 +113,12 @@ _build_locks: dict[Path, threading.Lock] = {}
 _build_locks_guard = threading.Lock()
 
 
+def build_lock(path: Path) -> threading.Lock:
+    """One lock per file built in this process: two threads never build the same file at once."""
+    with _build_locks_guard:
+        return _build_locks.setdefault(Path(path).resolve(), threading.Lock())
+
+
 def ensure(path: Path, version: int, build_file: Callable[[Path], object]) -> Path:
     """The file at `path`, built first with `build_file` if it is missing, damaged or from
     another version."""

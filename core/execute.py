@@ -16,6 +16,13 @@ What the database itself refuses, whatever SQL reaches this module (docs/securit
   VACUUM INTO, temp tables), and refuses the database's denied tables and columns.
 - MySQL/MariaDB send one statement (no multi-statement flag); the session is set read-only again
   after every query, in case the query changed it.
+- DuckDB (a file or a files:// folder) runs only what its own parser reads as one SELECT, on a
+  connection with file access off and its configuration locked, interrupted by a timer at the
+  timeout (core/warehouse/duckdb.py).
+- Warehouses (Snowflake, BigQuery, Databricks, Trino, Redshift) are sent only what sqlglot reads
+  as one query in their dialect, after the statements of core/warehouse/sessions.py: the timeout
+  and who the query runs for (core/attribution.py); BigQuery prices the query with a dry run
+  first and refuses it over `warehouse.max_bytes_billed` (core/warehouse/bigquery.py).
 - File functions (pg_read_file, COPY TO PROGRAM, LOAD_FILE, INTO OUTFILE) are refused only by a
   least-privileged database account; `privilege_problems` warns once per database when the
   configured account is more than that.
@@ -31,7 +38,7 @@ import logging
 import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
@@ -42,12 +49,15 @@ if TYPE_CHECKING:
     import psycopg
     from sqlalchemy.dialects.mysql.base import MySQLDialect
 
-from core import bounds, identity
+from core import attribution, bounds, identity
 from core.access import DataRules, privilege_problems
 from core.data_rules import mask_plan
 from core.database import Database
 from core.db_errors import driver_text, public_text
 from core.masking import MaskPlan, mask_row, scrub_error
+from core.warehouse import DUCKDB_BACKENDS, bigquery
+from core.warehouse.duckdb import interrupt_after, one_select
+from core.warehouse.sessions import SESSION_BACKENDS, before_query, only_a_query, tag_connection
 
 log = logging.getLogger(__name__)
 
@@ -184,7 +194,7 @@ def _sqlite_authorizer(
 def _readonly_transaction(db: Database, limits: Limits) -> Iterator[sa.Connection]:
     backend = db.backend
     timeout_s = limits.timeout_s
-    with db.engine.connect() as conn:
+    with db.engine.connect() as conn, ExitStack() as stack:
         deadline = time.monotonic() + timeout_s
         raw = conn.connection.dbapi_connection
         mysql = backend in ("mysql", "mariadb")
@@ -206,6 +216,13 @@ def _readonly_transaction(db: Database, limits: Limits) -> Iterator[sa.Connectio
                 else:
                     conn.exec_driver_sql(f"SET SESSION max_execution_time = {max(1, int(timeout_s * 1000))}")
                 conn.exec_driver_sql("START TRANSACTION READ ONLY")
+            elif backend in DUCKDB_BACKENDS:  # no server-side timeout: a timer interrupts the query
+                stack.enter_context(interrupt_after(raw, timeout_s))
+            elif backend in SESSION_BACKENDS:  # the query's timeout and who it runs for
+                who = _attribution(db)
+                tag_connection(backend, raw, who)
+                for statement in before_query(backend, timeout_s, who, db.name):
+                    conn.exec_driver_sql(statement)
             yield conn
         finally:
             if backend == "sqlite" and isinstance(raw, sqlite3.Connection):
@@ -237,6 +254,16 @@ def _stream(
         types: list[int] | None = None
         names: tuple[str, ...] = ()
         run_sql, batch = sql, 1
+        if db.backend in DUCKDB_BACKENDS:
+            refused = one_select(conn.connection.dbapi_connection, sql)
+            if refused is not None:
+                raise QueryError("readonly", f"DuckDB refused it: {refused}")
+        if db.backend in SESSION_BACKENDS or db.backend == "bigquery":
+            refused = only_a_query(sql, db.catalog.dialect)
+            if refused is not None:
+                raise QueryError("readonly", f"Askbase refused it: {refused}")
+        if db.backend == "bigquery":
+            return _stream_bigquery(db, conn, sql, limits, on_row, on_columns)
         if db.backend == "postgresql":
             described = _describe_postgres(conn, sql)
             if described:
@@ -244,7 +271,7 @@ def _stream(
                 run_sql, _ = bounds.postgres_bounded(sql, types, limits.cell_cap)
                 batch = bounds.fetch_rows(bounds.postgres_widths(types, limits.cell_cap))
         result = conn.execution_options(stream_results=True, max_row_buffer=batch).exec_driver_sql(
-            run_sql.replace("%", "%%") if db.backend in ("postgresql", "mysql", "mariadb") else run_sql
+            run_sql.replace("%", "%%") if conn.dialect.paramstyle in ("format", "pyformat") else run_sql
         )
         if not result.returns_rows:
             result.close()
@@ -271,6 +298,49 @@ def _stream(
                     count += 1
         finally:
             result.close()
+
+
+def _attribution(db: Database) -> attribution.Attribution:
+    """Who the statement runs for, unless the database's settings say to name nobody."""
+    return attribution.current() if db.config.warehouse.query_tag else attribution.Attribution("", "", "")
+
+
+def _stream_bigquery(
+    db: Database,
+    conn: sa.Connection,
+    sql: str,
+    limits: Limits,
+    on_row: Callable[[tuple[Any, ...]], None],
+    on_columns: Callable[[tuple[str, ...]], None] | None,
+) -> tuple[tuple[str, ...], bool, int]:
+    """BigQuery: a dry run first (refused over the cap, saying the estimate), then one job with
+    `maximum_bytes_billed`, labels and a timeout (core/warehouse/bigquery.py)."""
+    cap = db.config.warehouse.max_bytes_billed
+    try:
+        columns, rows = bigquery.run(
+            conn.connection.dbapi_connection,
+            sql,
+            cap=cap,
+            timeout_s=limits.timeout_s,
+            labels=_attribution(db).labels(),
+            page_size=bounds.fetch_rows([limits.value_limit]),
+            default_dataset=bigquery.default_dataset(conn.dialect),
+        )
+    except bigquery.OverCap as over:
+        raise QueryError("too_large", over.message) from None
+    if on_columns is not None:
+        on_columns(columns)
+    used_bytes = cut = 0
+    for count, raw_row in enumerate(rows):
+        if count >= limits.row_cap:
+            return columns, True, cut
+        row, row_cut = _bounded(raw_row, None, limits.cell_cap)
+        cut += row_cut
+        used_bytes += sum(bounds.value_size(v) + 1 for v in row)
+        if used_bytes > limits.byte_cap and count > 0:
+            return columns, True, cut
+        on_row(row)
+    return columns, False, cut
 
 
 def _describe_postgres(conn: sa.Connection, sql: str) -> list[tuple[str, int]]:

@@ -27,17 +27,48 @@ from core.examples import Example
 from core.llm import LLM, Completion, LLMBadReply, LLMRefused
 from core.replies import SQL_START, RefusalError, ReplyError, extract_sql, strip_reasoning
 
-DIALECT_NAMES = {"sqlite": "SQLite", "postgres": "PostgreSQL", "mysql": "MySQL"}
+DIALECT_NAMES = {
+    "sqlite": "SQLite",
+    "postgres": "PostgreSQL",
+    "mysql": "MySQL",
+    "duckdb": "DuckDB",
+    "snowflake": "Snowflake",
+    "bigquery": "BigQuery (GoogleSQL)",
+    "databricks": "Databricks SQL",
+    "trino": "Trino",
+    "redshift": "Amazon Redshift",
+}
 DATES = {
     "sqlite": "Dates are ISO text: use date(), strftime('%Y', col), julianday(), and compare 'YYYY-MM-DD' strings.",
     "postgres": "Dates: DATE_TRUNC, EXTRACT, CURRENT_DATE - INTERVAL '1 month'.",
     "mysql": "Dates: YEAR(), DATE_FORMAT(), DATE_SUB(CURDATE(), INTERVAL 1 MONTH).",
+    "duckdb": "Dates: date_trunc('month', col), extract(year FROM col), strftime(col, '%Y-%m'), current_date - INTERVAL 1 MONTH.",
+    "snowflake": "Dates: DATE_TRUNC('MONTH', col), YEAR(col), DATEADD(month, -1, CURRENT_DATE()).",
+    "bigquery": "Dates: DATE_TRUNC(col, MONTH), EXTRACT(YEAR FROM col), DATE_SUB(CURRENT_DATE(), INTERVAL 1 MONTH).",
+    "databricks": "Dates: date_trunc('MONTH', col), year(col), add_months(current_date(), -1).",
+    "trino": "Dates: date_trunc('month', col), year(col), current_date - INTERVAL '1' MONTH.",
+    "redshift": "Dates: DATE_TRUNC('month', col), EXTRACT(YEAR FROM col), DATEADD(month, -1, CURRENT_DATE).",
 }
 PRIMARY, ALTERNATIVE, REVISED = "primary", "alternative", "revised"
 MAX_NOTE = 2000
 
 _BLOCK = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)(```|\Z)", re.S)
-_SQL_LANGS = {"sql", "sqlite", "postgresql", "postgres", "mysql", "psql"}
+_SQL_LANGS = {
+    "sql",
+    "sqlite",
+    "postgresql",
+    "postgres",
+    "mysql",
+    "psql",
+    "duckdb",
+    "snowflake",
+    "bigquery",
+    "googlesql",
+    "databricks",
+    "sparksql",
+    "trino",
+    "redshift",
+}
 _LABEL = re.compile(r"^\s*(?:--|#)\s*(.*)$")
 _READING = re.compile(r"other\s+reading\s*[:\-—]\s*(.+)$", re.I)
 _FIELD = r"^[\s>*_#-]*{name}[\s*_]*:[\s*_]*(.+?)\s*$"

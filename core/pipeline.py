@@ -45,10 +45,11 @@ from core.clarify.transcript import Transcript, describe, with_answers
 from core.conversation import Turn
 from core.database import Database
 from core.db_errors import public_error
-from core.definitions.expand import definition_sql
+from core.definitions.expand import shown_sql
 from core.definitions.model import Definition, Definitions
 from core.definitions.prompt import definitions_text
 from core.definitions.retrieve import pick
+from core.definitions.teach import learned_reading
 from core.definitions.used import used
 from core.examples import most_similar
 from core.execute import ResultSet
@@ -108,8 +109,10 @@ def answer(db: Database, request: Request, settings: EngineSettings, llm: LLM | 
         return failed(
             "dialect",
             f"Askbase cannot check SQL for the '{db.catalog.dialect}' dialect yet, so it runs no query on "
-            f"'{db.name}'. Supported: SQLite, PostgreSQL, MySQL/MariaDB.",
+            f"'{db.name}'. Supported: SQLite, PostgreSQL, MySQL/MariaDB, DuckDB, Snowflake, BigQuery, "
+            "Databricks, Trino, Redshift.",
         )
+    request = _with_learned_readings(request, trace)
     transcript = request.transcript
     if transcript.exchanges or transcript.rejected_sql:
         with trace.stage("clarified") as st:  # read back when this answer gets a 👎 (core/clarify)
@@ -290,6 +293,29 @@ def _assumptions(assumed: str, tried: Sequence[Tried], chosen: Tried | None) -> 
     return tuple(out)
 
 
+def _with_learned_readings(request: Request, trace: Trace) -> Request:
+    """Readings remembered from clarifications ("Always read 'Singapore' as the city") that the
+    question says, pinned as if chosen again: retrieval and keyword mode read the word that way and
+    nothing asks about it. A choice made in this question's own transcript wins."""
+    if not request.definitions:
+        return request
+    chosen = {r.words.casefold() for r in decode_all(request.transcript.choices)}
+    learned = [
+        r
+        for p in pick(request.question, request.definitions)
+        if p.why.startswith("said") and (r := learned_reading(p.definition)) is not None
+        if r.words.casefold() not in chosen
+    ]
+    if not learned:
+        return request
+    with trace.stage("remembered readings") as st:
+        st.outputs = {"pinned": [f"'{r.words}' → {r.table}.{r.column} = {r.value!r}" for r in learned]}
+    transcript = request.transcript
+    for r in learned:
+        transcript = transcript.assuming(r.encode())
+    return replace(request, transcript=transcript)
+
+
 def _picked(question: str, request: Request, trace: Trace) -> tuple[Definition, ...]:
     """The definitions the question needs (never all of them), recorded in the trace."""
     if not request.definitions:
@@ -308,22 +334,8 @@ def _with_definitions(outcome: Outcome, run: Run, picked: Sequence[Definition], 
     using = used(run.sql, picked, run.expanded, dialect)
     if using:
         with outcome.trace.stage("used definitions") as st:
-            st.outputs = {d.name: _definition_shown(d) for d in using}
+            st.outputs = {d.name: shown_sql(d) for d in using}
     return replace(outcome, using=using)
-
-
-def _definition_shown(d: Definition) -> str:
-    if d.named_like_table:
-        return definition_sql(d)
-    if d.kind == "instruction":
-        return d.text
-    if d.ratio:
-        return f"{d.numerator} / {d.denominator}"
-    return (
-        d.sql
-        if d.kind != "metric"
-        else f"{d.sql} FROM {d.table}" + (f" WHERE {d.filter}" if d.filter else "")
-    )
 
 
 def _own_words(question: str, history: Sequence[Turn]) -> Keywords:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from core.answer import ErrorKind, Mode, Outcome
-from core.data_rules import rules_for, schema_of
+from core.data_rules import rules_policy
 from core.database import Database
 from core.definitions.expand import ExpansionError
 from core.definitions.expand import expand as expand_definitions
@@ -31,17 +31,7 @@ UNWRITABLE = "I could not write a query that runs for this question"
 
 def guard_policy(db: Database, settings: EngineSettings) -> GuardPolicy:
     """The database's rules (followed through its views, core/data_rules.py) and the caps."""
-    catalog = db.catalog
-    rules = rules_for(db)
-    return GuardPolicy(
-        limit=settings.default_limit,
-        deny_tables=rules.deny_tables,
-        deny_columns=rules.deny_columns,
-        mask_columns=rules.mask_columns,
-        value_cap=settings.byte_cap,
-        # the columns in order: the guard resolves column lists (`AS x(a, b)`) with them
-        table_columns=catalog.memo("guard_table_columns", lambda: schema_of(catalog)),
-    )
+    return replace(rules_policy(db), limit=settings.default_limit, value_cap=settings.byte_cap)
 
 
 def limits_for(db: Database, settings: EngineSettings) -> Limits:

@@ -3,7 +3,7 @@
 A `Database` reads its catalog once (core/database.py); a column renamed afterwards would go
 unnoticed until a restart — and answers cached or verified against the old schema would be served
 as if nothing had changed. The watch re-reads the cheap schema fingerprint
-(core/catalog.py `schema_signature`, one query) at most every `every_s` seconds per database, and
+(`Database.schema_signature`, one query) at most every `every_s` seconds per database, and
 reloads the catalog when it moved. The catalog's own `signature` is then what the answer cache
 keys on and what a verified query is stamped with.
 """
@@ -15,7 +15,6 @@ import threading
 import time
 from collections.abc import Callable
 
-from core.catalog import schema_signature
 from core.database import Database
 
 log = logging.getLogger(__name__)
@@ -39,7 +38,7 @@ class SchemaWatch:
                 self._seen[db.name] = (now, seen[1] if seen else "")
         if not due:
             return catalog.signature
-        raw = schema_signature(db.engine, db.config.schema_name)
+        raw = db.schema_signature()
         with self._lock:
             self._seen[db.name] = (now, raw)
         if seen is None or not seen[1]:

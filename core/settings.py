@@ -96,6 +96,24 @@ class IdentitySettings(BaseModel):
         return roles
 
 
+class WarehouseSettings(BaseModel):
+    """Cost and time caps and attribution for warehouses (docs/warehouses.md)."""
+
+    # BigQuery: a query whose dry run would process more is refused before it runs; every job is
+    # billed at most this (maximum_bytes_billed). 10 GiB.
+    max_bytes_billed: int = 10 * 1024**3
+    # the value index reads at most this many rows of a column (TABLESAMPLE / LIMIT) ...
+    sample_rows: int = 10_000
+    # ... and at most this many columns per build, so one build costs a bounded number of scans
+    max_index_columns: int = 200
+    role: str | None = None  # Snowflake: the role to use (grant it SELECT only)
+    warehouse: str | None = None  # Snowflake: the virtual warehouse to run on
+    query_tag: bool = True  # name Askbase, the asker and the trace id on every statement
+    # more connect arguments for the driver (a private-link host, a port, an authenticator); the
+    # Snowflake dialect takes host/port/protocol only here, not from the URL
+    connect: dict[str, str | int | float | bool] = {}
+
+
 class DatabaseSettings(BaseModel):
     """One database people may ask about."""
 
@@ -104,6 +122,8 @@ class DatabaseSettings(BaseModel):
     definitions: list[str] = []  # more files of business definitions (docs/definitions.md)
     description: str = ""
     schema_name: str | None = Field(default=None, alias="schema")  # reflect this schema only
+    schemas: list[str] = []  # warehouses: several schemas (datasets) of one database, in this order
+    warehouse: WarehouseSettings = WarehouseSettings()  # warehouses: cost, time, attribution
     row_cap: int | None = None  # overrides engine.row_cap
     statement_timeout_s: float | None = None  # overrides engine.statement_timeout_s
     deny_tables: list[str] = []  # never queried, never indexed, never shown to the LLM
@@ -202,6 +222,15 @@ class SlackSettings(BaseModel):
     # Replies in the bot's channel threads without a mention are follow-ups (needs the message.channels /
     # message.groups events and the history scopes; off: mention the bot, DM it, or use the assistant panel)
     thread_followups: bool = False
+    # The app's messaging experience (docs/slack.md): "agent_view" — what Slack gives new apps: a
+    # DM opened is app_home_opened with tab "messages", app_context_changed says what the person
+    # views, each DM message starts a thread — or "assistant_view", for apps installed earlier with
+    # the assistant panel (assistant_thread_started / assistant_thread_context_changed)
+    experience: Literal["agent_view", "assistant_view"] = "agent_view"
+    # Slack user ids told by DM, at most once a day per problem, when the setup makes questions fail
+    # (a rejected or missing LLM key, a database account without a grant); an OAuth install's
+    # installer is told too. None named and no installer known: the workspace's owners
+    admins: list[str] = []
 
 
 # Where Teams and the Bot Framework channels send activities from (their serviceUrl hosts): the
@@ -235,7 +264,7 @@ class TeamsSettings(BaseModel):
         None  # https://host the bot is reached at (download links); else the request's host
     )
     link_secret: SecretStr | None = None  # signs download links; else derived from app_password / var/
-    link_ttl_s: int = 3600  # a CSV or chart link works this long
+    link_ttl_s: int = 3600  # a CSV link works this long (a chart's lives as long as its answer)
     port: int = 3978  # ASKBASE_TEAMS__PORT, or --port
     workers: int = 4  # questions answered at once per process
     table_rows: int = 10  # rows shown in the card's table (the CSV has the rest)

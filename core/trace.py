@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from core.attribution import tracing
 from core.redact import redact_all
 
 
@@ -71,7 +72,8 @@ class Trace:
         token = _current.set(record)
         start = time.perf_counter()
         try:
-            yield record
+            with tracing(self.id):  # statements sent to a warehouse name the trace (core/attribution.py)
+                yield record
         except BaseException as exc:
             record.error = f"{type(exc).__name__}: {exc}"[:500]
             raise

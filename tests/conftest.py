@@ -120,10 +120,41 @@ def llm_settings(fake_llm) -> LLMSettings:
     )
 
 
-@pytest.fixture
-def demo_db(settings):
-    from core.database import Databases
+# The engines the engine suite runs on in every run: the demo on SQLite, and the same data copied
+# into DuckDB (core/demo.py ensure_demo_duckdb). PostgreSQL and MariaDB tests need their servers.
+ENGINES = ["sqlite", "duckdb"]
 
+
+@pytest.fixture(params=ENGINES)
+def engine(request) -> str:
+    """The embedded engine a test runs on; tests that take `demo_db` run once per engine."""
+    return str(request.param)
+
+
+@pytest.fixture(scope="session")
+def demo_duckdb(demo_var) -> Path:
+    """The DuckDB copy of the session's demo, made once."""
+    from core.demo import ensure_demo_duckdb
+
+    return ensure_demo_duckdb(demo_var)
+
+
+@pytest.fixture
+def demo_db(settings, engine, request):
+    """The demo database, on each engine of ENGINES (the DuckDB one keeps its caches apart)."""
+    from core.database import Database, Databases
+    from core.demo import demo_duckdb_settings
+
+    if engine == "duckdb":
+        request.getfixturevalue("demo_duckdb")
+        db = Database(
+            name="demo",
+            config=demo_duckdb_settings(Path(settings.var_dir)),
+            var_dir=Path(settings.var_dir) / "duckdb",
+        )
+        yield db
+        db.dispose()
+        return
     dbs = Databases(settings)
     db = dbs.get("demo")
     yield db

@@ -252,3 +252,93 @@ def test_a_changed_definition_is_a_cache_miss(engine_with, fake_llm):
     )
     again = engine_with.ask("How many active policies are there?", principal=ALICE)
     assert again.reuse is None  # the meaning changed: answered afresh
+
+
+# ---------------------------------------------------------------- taught and learned
+
+
+def test_a_correction_teaches_the_definitions_that_fit_and_drops_the_rest(catalog, fake_llm, llm_settings):
+    from core.definitions.learn import from_correction
+
+    fake_llm.script(
+        "learn",
+        mr.json_fenced(
+            {
+                "definitions": [
+                    {
+                        "kind": "filter",
+                        "name": "active policy",
+                        "table": "policy",
+                        "sql": "policy_status = 'in force'",
+                        "description": "A policy that covers today.",
+                    },
+                    {
+                        "kind": "metric",
+                        "name": "premium volume",
+                        "table": "policy_amount",
+                        "sql": "SUM(amount_eur)",
+                    },
+                    {"kind": "metric", "name": "claim volume", "table": "claim", "sql": "COUNT(*)"},
+                ]
+            }
+        ),
+    )
+    learned = from_correction(
+        "How many active policies are there?",
+        "SELECT COUNT(*) FROM agreement WHERE agreement_status = 'active'",
+        "SELECT COUNT(*) FROM policy WHERE policy_status = 'in force'",
+        catalog,
+        Definitions(),
+        LLM(llm_settings),
+        schema_text="CREATE TABLE policy (...)",
+    )
+    assert [d.name for d in learned.proposed] == ["active policy", "claim volume"]
+    assert learned.dropped and "unknown column amount_eur" in learned.dropped[0]
+    assert all(d.provenance.source == "learned" for d in learned.proposed)
+    prompt = fake_llm.calls("learn")[0].messages[1]["content"]
+    assert "agreement_status = 'active'" in prompt and "policy_status = 'in force'" in prompt
+
+
+def test_teaching_without_an_llm_reads_conditions_and_ratios_and_an_analyst_approves(
+    insurance, tmp_path, state_url
+):
+    from core.teaching import Teacher
+
+    settings = load_settings(
+        var_dir=str(tmp_path / "var"),
+        state_url=state_url,
+        default_db="insurance",
+        verified={"analysts": {"users": ["U0ANALYST"]}},
+        databases={
+            "insurance": DatabaseSettings(
+                url=f"sqlite:///{insurance}", catalog=str(CATALOG_PATH), definitions=[str(DEFINITIONS)]
+            )
+        },
+    )
+    askbase = Askbase(settings)
+    try:
+        teacher = Teacher(askbase)
+        analyst = Principal.of(user="U0ANALYST", channel="C1")
+        proposal = teacher.propose(
+            "insurance", "define storm claims as claim.catastrophe_id IS NOT NULL", ALICE
+        )
+        assert proposal.stored and not proposal.may_approve
+        assert proposal.definition is not None and proposal.definition.kind == "filter"
+        assert proposal.preview == "40 of 263 claim rows"  # run through the engine's door
+        assert teacher.approve(proposal.id, ALICE) is None  # only analysts approve
+        assert "storm claims" not in {d.name for d in teacher.all_of("insurance")}
+        approved = teacher.approve(proposal.id, analyst)
+        assert approved is not None and approved.status == "active"
+        assert "storm claims" in {d.name for d in teacher.all_of("insurance")}
+
+        ratio = teacher.propose(
+            "insurance", "define payout ratio as paid loss divided by written premium", analyst
+        )
+        assert ratio.definition is not None and ratio.definition.ratio and ratio.may_approve
+        assert ratio.preview.startswith("over all the data: ")
+        broken = teacher.propose("insurance", "define big claims as claim_size > 10000", analyst)
+        assert not broken.stored and broken.problem  # no LLM and no such column: nothing stored
+        assert teacher.revert(approved.id, analyst) is None  # it replaced nothing: it is simply gone
+        assert "storm claims" not in {d.name for d in teacher.all_of("insurance")}
+    finally:
+        askbase.close()

@@ -39,20 +39,34 @@ def sqlite_db(tmp_path):
     db.dispose()
 
 
-def test_rows_and_columns(sqlite_db):
-    result = execute(sqlite_db, "SELECT id, name FROM item WHERE id <= 3 ORDER BY id")
+@pytest.fixture
+def item_db(engine, sqlite_db, tmp_path):
+    """The item table on each embedded engine (tests/conftest.py ENGINES): SQLite, and a DuckDB copy."""
+    if engine == "sqlite":
+        yield sqlite_db
+        return
+    from core.warehouse.duckdb import copy_sqlite
+
+    path = copy_sqlite(tmp_path / "t.sqlite", tmp_path / "t.duckdb")
+    db = make_db(f"duckdb:///{path}", tmp_path)
+    yield db
+    db.dispose()
+
+
+def test_rows_and_columns(item_db):
+    result = execute(item_db, "SELECT id, name FROM item WHERE id <= 3 ORDER BY id")
     assert result.columns == ("id", "name")
     assert result.rows == [(1, "item 1"), (2, "item 2"), (3, "item 3")]
     assert not result.truncated
 
 
-def test_row_cap_truncates(sqlite_db):
-    result = execute(sqlite_db, "SELECT * FROM item", Limits(row_cap=100))
+def test_row_cap_truncates(item_db):
+    result = execute(item_db, "SELECT * FROM item", Limits(row_cap=100))
     assert result.row_count == 100 and result.truncated
 
 
-def test_byte_cap_truncates(sqlite_db):
-    result = execute(sqlite_db, "SELECT * FROM item", Limits(byte_cap=2000))
+def test_byte_cap_truncates(item_db):
+    result = execute(item_db, "SELECT * FROM item", Limits(byte_cap=2000))
     assert 0 < result.row_count < 2000 and result.truncated
 
 
@@ -73,16 +87,16 @@ def test_sqlite_runaway_query_is_stopped_by_the_timeout(sqlite_db):
     assert execute(sqlite_db, "SELECT 1").rows == [(1,)]  # the pooled connection still works
 
 
-def test_syntax_error_is_classified(sqlite_db):
+def test_syntax_error_is_classified(item_db):
     with pytest.raises(QueryError) as info:
-        execute(sqlite_db, "SELECT nope FROM item")
+        execute(item_db, "SELECT nope FROM item")
     assert info.value.kind in ("syntax", "other") and "nope" in info.value.message
 
 
-def test_csv_export_streams_with_header(sqlite_db, tmp_path):
+def test_csv_export_streams_with_header(item_db, tmp_path):
     path = tmp_path / "out.csv"
     count, truncated = export_csv(
-        sqlite_db, "SELECT id, name FROM item ORDER BY id", path, Limits(row_cap=1500)
+        item_db, "SELECT id, name FROM item ORDER BY id", path, Limits(row_cap=1500)
     )
     lines = path.read_text().splitlines()
     assert (count, truncated) == (1500, True)

@@ -84,12 +84,20 @@ ALL_ATTACKS = ATTACKS + [(d, variant) for d, sql in ATTACKS for variant in obfus
 # --------------------------------------------------------------------------------------------
 
 
+# The warehouse dialects (core/warehouse/): each with its own attacks in the corpora.
+WAREHOUSE_DIALECTS = ["duckdb", "snowflake", "bigquery", "databricks", "trino", "redshift"]
+ALL_DIALECTS = ["sqlite", "postgres", "mysql", *WAREHOUSE_DIALECTS]
+
+
 def test_attack_corpus_is_large_and_covers_every_dialect() -> None:
     by_dialect = defaultdict(int)
     for dialect, _ in ATTACKS:
         by_dialect[dialect] += 1
     assert len(ATTACKS) >= 200
     assert all(by_dialect[d] >= 50 for d in ("sqlite", "postgres", "mysql")), dict(by_dialect)
+    assert all(by_dialect[d] >= 30 for d in WAREHOUSE_DIALECTS), dict(by_dialect)
+    legit = {d for d, _ in LEGIT}
+    assert set(WAREHOUSE_DIALECTS) <= legit
 
 
 @pytest.mark.parametrize(("dialect", "sql"), ALL_ATTACKS)
@@ -100,9 +108,9 @@ def test_attack_is_denied_with_a_reason(dialect: str, sql: str) -> None:
     assert verdict.reason and "\n" not in verdict.reason
 
 
-@pytest.mark.parametrize("dialect", ["sqlite", "postgres", "mysql"], ids=lambda d: f"{d}-functions")
+@pytest.mark.parametrize("dialect", ALL_DIALECTS, ids=lambda d: f"{d}-functions")
 def test_every_known_dangerous_function_is_denied_however_it_is_called(dialect: str) -> None:
-    quote = "`" if dialect == "mysql" else '"'
+    quote = "`" if dialect in ("mysql", "bigquery", "databricks") else '"'
     allowed = []
     for name in DANGEROUS_FUNCTIONS:
         for sql in (
@@ -138,7 +146,7 @@ def run_cli(dialect: str, lines: list[str], *extra: str) -> subprocess.Completed
 
 
 # ids are not bare dialect names: conftest skips tests keyworded "postgres"/"mysql" without a server.
-@pytest.mark.parametrize("dialect", ["sqlite", "postgres", "mysql"], ids=lambda d: f"{d}-corpus")
+@pytest.mark.parametrize("dialect", ALL_DIALECTS, ids=lambda d: f"{d}-corpus")
 def test_cli_denies_every_attack_and_allows_every_legit_query(dialect: str) -> None:
     attacks = [sql for d, sql in ALL_ATTACKS if d == dialect and "\n" not in sql and "\r" not in sql]
     legit = [sql for d, sql in LEGIT if d == dialect]
@@ -197,6 +205,27 @@ def test_guarded_spider_queries_return_the_same_rows_as_the_originals() -> None:
     for connection in connections.values():
         connection.close()
     assert not differences, differences[:5]
+
+
+@pytest.mark.skipif(
+    not DEFOG_QUESTIONS.exists(), reason=f"needs ../shared/bench: {DEFOG_QUESTIONS} is missing"
+)
+@pytest.mark.parametrize("dialect", WAREHOUSE_DIALECTS)
+def test_every_defog_gold_query_transpiled_to_a_warehouse_dialect_is_allowed(dialect: str) -> None:
+    """The defog gold queries (PostgreSQL), read as the guard reads them and written in each
+    warehouse's dialect by sqlglot, are legitimate there too."""
+    from core.guard.reading import parse_one
+
+    denied, count = [], 0
+    for question in json.loads(DEFOG_QUESTIONS.read_text(encoding="utf-8")):
+        for sql in [question["gold_sql"], *(question.get("gold_alternatives") or [])]:
+            transpiled = parse_one(sql, "postgres").sql(dialect=dialect)
+            count += 1
+            verdict = check(transpiled, dialect)
+            if not verdict.allowed:
+                denied.append((transpiled, verdict.reason))
+    assert count > 500
+    assert not denied, denied[:5]
 
 
 @pytest.mark.skipif(

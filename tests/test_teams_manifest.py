@@ -46,7 +46,7 @@ def test_the_bot_is_in_personal_team_and_group_chats_with_a_placeholder_id_and_i
         for command in command_list["commands"]:
             assert 0 < len(command["title"]) <= 32 and 0 < len(command["description"]) <= 128
     titles = {c["title"] for cl in bot["commandLists"] for c in cl["commands"]}
-    assert titles == {"help", "db", "verified", "schedules", "schedule"}
+    assert titles == {"help", "db", "verified", "schedules", "schedule", "define", "definitions"}
     app = (ROOT / "bot" / "teams" / "app.py").read_text()
     for title in titles:  # every listed command is one the adapter handles
         assert f'"{title}"' in app

@@ -7,4 +7,5 @@ schedules — the Schedule button and modal, `/ask schedule(s)`, the schedule bu
 home      — the App Home tab: how to ask, databases with example questions, recent questions, schedules
 clarify   — clarifying questions: option buttons, "Other…", replies in the thread, 👎 rounds
 verified  — Verify / Unverify / Recheck, `/ask verified`, Refresh under a cached answer, stale notes
+teaching  — "define X as Y", Approve / Reject / Undo, Correct this, "Always read …?", the Home queue
 """

@@ -23,6 +23,8 @@ from bot import render, votes
 from bot.answer_view import catalog_of
 from bot.answering import Ask, start, usergroup_directory
 from bot.ephemeral import clicking_user, tell
+from bot.listeners.teaching import teacher
+from bot.listeners.verified import principal_for
 from bot.private_results import direct_thread, is_private
 from bot.slack_context import BotContext
 from bot.slack_files import slug
@@ -85,7 +87,7 @@ def send_csv(
         if export.status != "answer" or export.exported_rows is None:
             log.warning("trace %s: export failed (%s): %s", trace_id, export.error_kind, export.error)
             if export.error_kind == "access":  # whoever clicks must be allowed too
-                text = f"You may not query '{turn.database}' here."
+                text = f"You may not query '{render.escape(turn.database)}' here."
             elif export.error_kind in ("guard", "database", "unknown_database"):
                 text = "I can't export this result any more; ask the question again."
             else:
@@ -130,14 +132,18 @@ def acknowledge_vote(client: WebClient, body: dict[str, Any], trace_id: str, not
         return False
 
 
-def vote_up(ctx: BotContext, client: WebClient, body: dict[str, Any], trace_id: str) -> None:
+def vote_up(ctx: BotContext, client: WebClient, body: dict[str, Any], trace_id: str) -> str:
+    """👍: an analyst's teaches (an example); anyone else's is feedback the analysts review.
+    Returns what it did (for logs and tests)."""
     channel, _, thread_ts = _where(body)
     user = clicking_user(body)
-    turn = conversations.turn_by_trace(ctx.state, trace_id)
-    note = votes.thumbs_up(ctx.state, trace_id, user)
-    if turn is not None and turn.answered:
-        acknowledge_vote(client, body, trace_id, f":thumbsup: <@{user}> confirmed this answer.")
+    team = (body.get("team") or {}).get("id") or ""
+    who = principal_for(ctx, client, team, channel or None, user or "")
+    vote, note = votes.thumbs_up(teacher(ctx), trace_id, who)
+    if vote.status != "nothing":
+        acknowledge_vote(client, body, trace_id, votes.vote_note(vote, f"<@{user}>"))  # no data in it
     tell(client, channel, user, thread_ts=thread_ts, text=note)
+    return vote.status
 
 
 def vote_down(ctx: BotContext, client: WebClient, body: dict[str, Any], trace_id: str) -> None:

@@ -98,7 +98,7 @@ def greeting(database: str | None, looking_at: str | None) -> render.Message:
         f"Hi! Ask me about `{render.escape(database)}`{where} in plain English. I answer with the SQL I "
         "ran, a table and a CSV; :thumbsup: teaches me a query is right."
     )
-    return render.Message(text=f"Hi! Ask me about {database}.", blocks=[render.section(text)])
+    return render.Message(text=f"Hi! Ask me about {render.escape(database)}.", blocks=[render.section(text)])
 
 
 def on_thread_started(

@@ -25,6 +25,7 @@ from slack_sdk.errors import SlackApiError
 from bot import render
 from bot.answering import CONVERSATION_PREFIX, Ask, start, usergroup_directory
 from bot.ephemeral import clicking_user, tell
+from bot.failures import failure_of
 from bot.private_results import is_private, post_ephemeral
 from bot.slack_context import BotContext
 from bot.slack_text import incoming
@@ -58,14 +59,15 @@ def answered_message(pending: store.Pending, user: str | None, exchange: Exchang
     else:
         note = f":white_check_mark: {who} chose *{render.escape(exchange.answer)}*"
     return render.Message(
-        text=f"{pending.clarification.question} — {exchange.answer}",
+        text=render.escape(f"{pending.clarification.question} — {exchange.answer}"),
         blocks=[*question_blocks(pending), render.context(note)],
     )
 
 
 def closed_message(pending: store.Pending, note: str) -> render.Message:
     return render.Message(
-        text=pending.clarification.question, blocks=[*question_blocks(pending), render.context(note)]
+        text=render.escape(pending.clarification.question),
+        blocks=[*question_blocks(pending), render.context(note)],
     )
 
 
@@ -238,7 +240,7 @@ def refusal(ctx: BotContext, pending: store.Pending | None, user: str | None) ->
         return "I no longer have this question. Please ask again."
     if pending.status == store.ANSWERED:
         who = f"<@{pending.answered_by}>" if pending.answered_by else "Someone"
-        return f"{who} already answered this question: {pending.answer}."
+        return f"{who} already answered this question: {render.escape(pending.answer or '')}."
     if pending.status == store.REPLACED:
         return "A newer question in this thread replaced this one; please answer that one."
     if pending.status == store.EXPIRED or pending.expired():
@@ -265,6 +267,20 @@ def settle_answer(
         return False
     _update(client, answered, answered_message(answered, user, exchange), message_ts)
     continue_session(ctx, client, answered, reply_ts)
+    for hook in ctx.extras.get("clarified_hooks", ()):  # e.g. "Always read …?" (listeners/teaching.py)
+        try:
+            hook(
+                ctx,
+                client,
+                clarification=answered.clarification,
+                database=answered.database,
+                channel=answered.channel,
+                thread_ts=answered.thread_ts,
+                user=user,
+                exchange=exchange,
+            )
+        except Exception:  # an offer must never stop the answer
+            log.exception("a clarification hook failed on %s", answered.id)
     return True
 
 
@@ -445,7 +461,8 @@ def _ask_after_rejection(
         after_rejection=True,
     )
     if outcome.status != "clarify" or outcome.clarification is None:
-        tell(client, channel, user, thread_ts=thread_ts, text=outcome.error or "Thanks — noted.")
+        said = failure_of(outcome).text if outcome.status == "error" else "Thanks — noted."
+        tell(client, channel, user, thread_ts=thread_ts, text=render.escape(said))
         return
     conversations.record_turn(ctx.state, conversation, outcome, user=user)
     pending = store.record(

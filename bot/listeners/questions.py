@@ -113,6 +113,8 @@ def _answer(ctx: BotContext, client: WebClient, ask: Ask) -> None:
     """Help, or the question answered; either way the claim ends with the one reply."""
     if wants_help(ask.question):
         reply_help(ctx, client, ask)
+    elif any(hook(ctx, client, ask) for hook in ctx.extras.get("ask_hooks", ())):
+        return  # e.g. "define X as Y" (bot/listeners/teaching.py), which ends the claim itself
     elif start(ctx, client, ask):
         return  # the answer ends the claim (bot/answering.py)
     if ask.claim:
@@ -151,18 +153,23 @@ def db_command(
         message = render.database_list_message(usable, current, COMMAND)
         ack(response_type="ephemeral", text=message.text, blocks=message.blocks)
     elif name not in names:
+        known = render.escape(", ".join(usable))
         ack(
             response_type="ephemeral",
-            text=f"There is no database named '{render.escape(name)}'. Known here: {', '.join(usable)}.",
+            text=f"There is no database named '{render.escape(name)}'. Known here: {known}.",
         )
     elif name not in usable:
+        known = render.escape(", ".join(usable))
         ack(
             response_type="ephemeral",
-            text=f"This channel may not use '{render.escape(name)}'. It may use: {', '.join(usable)}.",
+            text=f"This channel may not use '{render.escape(name)}'. It may use: {known}.",
         )
     else:
         set_channel_database(ctx.state, team, channel, name, user)
-        ack(response_type="in_channel", text=f"<@{user}> set this channel to ask about `{name}`.")
+        ack(
+            response_type="in_channel",
+            text=f"<@{user}> set this channel to ask about `{render.escape(name)}`.",
+        )
 
 
 def help_command(ctx: BotContext, *, ack: Any, command: dict[str, Any], client: WebClient, **_: Any) -> None:

@@ -155,7 +155,7 @@ def confirmation(s: Schedule) -> render.Message:
         f":repeat: <@{s.owner}> scheduled *{render.escape(s.question)}* — "
         f"{render.escape(schedule_line(s))}.{when} Manage it with `/ask schedules`."
     )
-    return render.Message(text=f"Scheduled: {s.question}", blocks=[render.section(text)])
+    return render.Message(text=f"Scheduled: {render.escape(s.question)}", blocks=[render.section(text)])
 
 
 def schedule_command(
@@ -637,7 +637,7 @@ def on_modal_submitted(
         wanted = Wanted(question, turn.sql, turn.database, spec, condition, meta.get("t"))
         created = create_schedule(ctx, client, wanted, team=team, channel=channel, owner=user)
     except ScheduleError as exc:
-        tell(client, meta.get("c") or channel, user, f"I didn't schedule it: {exc}")
+        tell(client, meta.get("c") or channel, user, render.escape(f"I didn't schedule it: {exc}"))
         return
     note = confirmation(created)
     thread = meta.get("th") if channel == meta.get("c") and meta.get("th") else None

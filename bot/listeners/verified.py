@@ -84,8 +84,8 @@ def on_verify(ctx: BotContext, client: WebClient, body: dict[str, Any], trace_id
     refused = {
         "not an analyst": NOT_ANALYST,
         "no query": "There is no query to verify on this message.",
-        "access": f"You may not query `{done.database}` here.",
-        "database": f"The database `{done.database}` is not configured any more.",
+        "access": f"You may not query `{render.escape(done.database)}` here.",
+        "database": f"The database `{render.escape(done.database)}` is not configured any more.",
     }.get(done.status)
     if refused is not None or done.verification is None:
         tell(

@@ -20,7 +20,7 @@ from typing import Any
 from microsoft_agents.hosting.core import TurnContext
 
 from bot.stored_answers import asker_of
-from bot.teams import cards, clarify, links
+from bot.teams import cards, clarify, links, teaching
 from bot.teams.answering import Question, remember, start
 from bot.teams.incoming import Incoming
 from bot.teams.proactive import card_activity
@@ -30,6 +30,7 @@ from core.clarify.policy import exchange_for, exchange_for_reply
 from core.clarify.transcript import Exchange
 from core.state import clarifications as pending_store
 from core.state import conversations, feedback
+from core.teaching import stated_rule
 
 log = logging.getLogger("askbase.teams")
 
@@ -88,6 +89,9 @@ async def on_thumbs_down(
     """Record the 👎 (and what was wrong); then, for the asker, one more clarification round."""
     comment = " ".join(comment.split())[:MAX_OWN_WORDS]
     await runtime.run(feedback.record_feedback, runtime.state, trace_id, incoming.user, "down", comment)
+    rule = stated_rule(comment)
+    if rule is not None:  # "X means Y": proposed, queued for the analysts like any proposal
+        await teaching.propose_stated_rule(runtime, context, incoming, trace_id, rule)
     turn = await runtime.run(conversations.turn_by_trace, runtime.state, trace_id)
     if runtime.settings.engine.clarify == "off" or turn is None or not turn.answered:
         await say(context, "Thanks — noted that this answer is wrong.")
@@ -225,6 +229,10 @@ async def settle(
         return False
     result = clarify.answered_note(exchange.answer, bool(exchange.own_words), incoming.user_name)
     await clarify.close_card(context, answered, result, incoming.reply_to)
+    if not exchange.own_words:  # "Always read …?" (teaching.py)
+        await teaching.offer_to_remember(
+            runtime, context, answered.clarification, exchange.value, answered.database
+        )
     await start(
         runtime,
         context,

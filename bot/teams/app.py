@@ -1,7 +1,8 @@
 """The SDK's AgentApplication for Askbase: every activity Teams sends, routed to its handler.
 
 A message is, in order: a press on one of our cards (`value` carries `askbase`), a command
-(`help`, `db`, `db NAME`, `verified`, `schedules`, `schedule WHEN … QUESTION`), an answer to the open
+(`help`, `db`, `db NAME`, `verified`, `schedules`, `schedule WHEN … QUESTION`, `definitions`,
+`define WORDS as MEANING`: teaching.py), an answer to the open
 clarifying question of its conversation (typed by the asker), or a question. A card press may
 also come as an `adaptiveCard/action` invoke (Action.Execute clients); it is handled the same way.
 
@@ -23,7 +24,7 @@ from microsoft_agents.activity import Activity, ActivityTypes, InvokeResponse
 from microsoft_agents.hosting.core import AgentApplication, Connections, MemoryStorage, TurnContext, TurnState
 
 from bot import votes
-from bot.teams import actions, cards, schedules, verified
+from bot.teams import actions, cards, schedules, teaching, verified
 from bot.teams.actions import say
 from bot.teams.answering import Question, database_for, start
 from bot.teams.incoming import Incoming, read
@@ -34,6 +35,7 @@ from core.access import usable_databases
 from core.schedules import parse
 from core.state import conversations
 from core.state.channel_settings import set_channel_database
+from core.teaching import chat_teaching
 
 log = logging.getLogger("askbase.teams")
 
@@ -50,7 +52,10 @@ HELP = (
     "- db lists the databases this place may use; db NAME picks one.\n"
     "- schedule every weekday at 9:00 QUESTION posts fresh results on time; schedules lists this place's.\n"
     "- ✅ marks an answer given from a query an analyst verified; verified lists them (analysts: ✅ Verify "
-    "on an answer, Unverify in the list)."
+    "on an answer, Unverify in the list).\n"
+    "- define active client as status = 'ACT' teaches me what words mean; an analyst approves it "
+    "(Correct this under an answer's assumption does the same). definitions lists the proposals "
+    "waiting for analysts and the readings you asked me to remember."
 )
 
 
@@ -86,6 +91,8 @@ async def on_press(
         await verified.on_verify(runtime, context, incoming, trace_id)
     elif verb == "unverify":
         await verified.on_unverify(runtime, context, incoming, _number(value.get("q")))
+    elif verb.startswith("teach_"):
+        await teaching.on_press(runtime, context, incoming, verb, value)
     elif verb == "retry":
         await retry(runtime, context, incoming, trace_id)
     elif verb == "schedule":
@@ -178,6 +185,13 @@ async def on_text(
         return False
     if word == "schedules" and not rest:
         await schedules.on_list(runtime, context, incoming)
+        return False
+    if word == "definitions" and not rest:
+        await teaching.on_list(runtime, context, incoming)
+        return False
+    taught = chat_teaching(text) if word in ("define", "please") else None
+    if taught is not None:  # "define X as Y" is taught, not asked
+        await teaching.on_define(runtime, context, incoming, taught)
         return False
     if word == "schedule" and parse.looks_like_schedule(rest):
         await schedules.on_command(runtime, context, incoming, rest, base_url(runtime))

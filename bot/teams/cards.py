@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from bot.answer_view import AnswerView, answer_view, stage_lines, trace_numbers
+from bot.answer_view import AnswerView, Credit, answer_view, stage_lines, trace_numbers
 from bot.failures import Failure
 from core.answer import Clarification, Outcome, Reuse
 from core.summary import Presentation
@@ -200,6 +200,51 @@ def verify_action(trace_id: str) -> dict[str, Any]:
     return {"type": "ActionSet", "actions": [submit("✅ Verify", "verify", trace=trace_id)]}
 
 
+_ID = re.compile(r"^(29:|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$)", re.I)
+CORRECT = "teach_correct"  # the verb of "Correct this" under an assumption (bot/teams/teaching.py)
+
+
+def credit_text(c: Credit) -> str:
+    """'**loss ratio** (defined by Ana, 3 Nov)'. Teams names people by object ids the card cannot
+    turn into names, so an id is left out ("taught in chat" says where it came from)."""
+    said = [f"from {c.source}"] if c.source in ("dbt", "osi") else []
+    if c.owner and not _ID.match(c.owner):
+        said.append(f"defined by {escape(c.owner)}")
+    elif c.source in ("taught", "learned"):
+        said.append("taught in chat" if c.source == "taught" else "remembered in chat")
+    if c.date:
+        said.append(c.date)
+    return f"**{escape(c.name)}**" + (f" ({', '.join(said)})" if said else "")
+
+
+def teaching_items(view: AnswerView, trace_id: str) -> list[dict[str, Any]]:
+    """Under the sentence: the definitions the answer used, and each reading it assumed with
+    **Correct this** (a form, prefilled with the word, that proposes what it should mean)."""
+    items: list[dict[str, Any]] = []
+    if view.credits:
+        items.append(note("📖 Using: " + ", ".join(credit_text(c) for c in view.credits)))
+    for i, a in enumerate(view.corrections[:3]):
+        items.append(note(f"💭 Assumed: {escape(a.line)}"))
+        form = [
+            text_input(f"word_{i}", "The word", value=a.word[:80], maxLength=80, isRequired=True),
+            text_input(
+                f"meaning_{i}",
+                "What it should mean",
+                "status = 'Operational'",
+                isMultiline=True,
+                maxLength=500,
+                isRequired=True,
+            ),
+        ]
+        items.append(
+            {
+                "type": "ActionSet",
+                "actions": [show_card("Correct this", form, submit("Propose", CORRECT, trace=trace_id, i=i))],
+            }
+        )
+    return items
+
+
 def answer_body(
     view: AnswerView,
     *,
@@ -218,6 +263,7 @@ def answer_body(
         body.append(note(f"🔎 **Keyword mode** (no LLM){reading}"))
     if view.reuse is not None:  # from a verified query or the answer cache (core/trusted.py)
         body.append(note(reuse_line(view.reuse)))
+    body.extend(teaching_items(view, outcome.trace.id))
     shown = outcome.row_count  # a single value: the sentence says it, a 1 × 1 table would repeat it
     if view.shows_table:
         shown = min(max(1, table_rows), outcome.row_count)

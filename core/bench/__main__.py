@@ -14,6 +14,8 @@ BENCHMARKS = {
     "teams-load": "a burst of activities against serve --teams, and a locked state DB: ack latency, answered once",
     "keyword_joins": "keyword mode's join rules against Spider gold joins (what they decline)",
     "verified": "verified-query reuse on a paraphrase set: precision, recall, match latency",
+    "reflect": "a 10,000-table schema in DuckDB: bulk reflection and cache re-read against table by table",
+    "learn": "definitions learned from corrections on half a question set, measured on the other half",
 }
 
 

@@ -1,6 +1,6 @@
 """Whole-question benchmark: execution accuracy of keyword mode, the LLM pipeline, or the plain prompt.
 
-    python -m core.bench ask --dataset DIR|demo|insurance [--mode MODE] [--compare MODE]
+    python -m core.bench ask --dataset DIR|demo|insurance [--mode MODE] [--compare MODE] [--engine duckdb]
                              [--definitions FILE] [--sample N [--seed S]] [--limit N]
                              [--db DB_ID] [--category NAME] [--details FILE] [--json] [--quiet]
 
@@ -61,7 +61,7 @@ import sqlglot
 from sqlglot import exp
 
 from core.answer import json_value
-from core.bench import calibration
+from core.bench import calibration, engines
 from core.bench.candidates import CandidateRecord, record_of, tally
 from core.bench.candidates import text as candidates_text
 from core.bench.plain import TASK as PLAIN_TASK
@@ -497,9 +497,12 @@ class Harness:
     """What a run shares across its questions and modes: settings, open databases, the LLM
     client, the gold results and the plain prompt's schema text (both made once per database)."""
 
-    def __init__(self, dataset: Path, modes: Sequence[str], definitions: Path | None = None) -> None:
+    def __init__(
+        self, dataset: Path, modes: Sequence[str], definitions: Path | None = None, engine: str = "sqlite"
+    ) -> None:
         settings = load_settings()
         self.dataset = dataset
+        self.engine_name = engine  # where Askbase answers (core/bench/engines.py); gold runs on SQLite
         self.definitions_file = definitions
         self._opened: dict[str, Database] = {}
         # no keyword-mode confidence threshold here: calibration.thresholded applies it afterwards,
@@ -525,16 +528,24 @@ class Harness:
         self._schemas: dict[str, str] = {}
 
     def database(self, q: Question) -> Database:
+        var_dir = Path(load_settings().var_dir)
+        if str(self.dataset) == DEMO and self.engine_name == "duckdb":
+            if DEMO not in self._opened:
+                self._opened[DEMO] = Database(
+                    name=DEMO, config=engines.demo_for("duckdb", var_dir), var_dir=var_dir
+                )
+            return self._opened[DEMO]
         if str(self.dataset) == DEMO:
             return self.databases.get(DEMO)  # the demo with its catalog
         path = db_path(self.dataset, q.db_id)
         beside = {kind: path.with_name(f"{q.db_id}.{kind}.yaml") for kind in ("catalog", "definitions")}
+        url = engines.url_for(self.engine_name, path, var_dir)
         if not (beside["catalog"].is_file() or beside["definitions"].is_file() or self.definitions_file):
-            return self.databases.get(str(path))
+            return self.databases.get(url if self.engine_name != "sqlite" else str(path))
         if q.db_id not in self._opened:
             files = [self.definitions_file] if self.definitions_file else [beside["definitions"]]
             config = DatabaseSettings(
-                url=f"sqlite:///{path}",
+                url=url,
                 catalog=str(beside["catalog"]) if beside["catalog"].is_file() else None,
                 definitions=[str(f) for f in files if f.is_file()],
             )
@@ -645,6 +656,7 @@ def run_modes(
     progress: bool = True,
     workers: int = 1,
     definitions: Path | None = None,
+    engine: str = "sqlite",
 ) -> dict[str, list[Result]]:
     """Every question in each mode, one mode after the other, sharing databases and the LLM client.
 
@@ -653,7 +665,7 @@ def run_modes(
     `workers` questions of a mode are in flight at once: with several agents behind the relay a
     run takes 1/workers of the time; results keep the questions' order whatever finishes first.
     """
-    harness = Harness(dataset, modes, definitions)
+    harness = Harness(dataset, modes, definitions, engine)
     out: dict[str, list[Result]] = {}
     try:
         for mode in modes:
@@ -985,9 +997,21 @@ def main(argv: list[str]) -> int:
         default="keyword",
         help="keyword: no LLM; llm: Askbase's pipeline; plain: the one-call whole-schema baseline",
     )
-    parser.add_argument("--compare", choices=MODES, help="also run this mode on the same questions")
+    parser.add_argument(
+        "--compare",
+        choices=MODES,
+        action="append",
+        default=[],
+        help="also run this mode on the same questions (may be given twice, e.g. llm-bare and plain)",
+    )
     parser.add_argument(
         "--definitions", type=Path, help="business definitions (YAML or OSI) for every database of the run"
+    )
+    parser.add_argument(
+        "--engine",
+        choices=engines.ENGINES,
+        default="sqlite",
+        help="where Askbase answers: the SQLite files, or DuckDB copies of them (gold always runs on SQLite)",
     )
     parser.add_argument(
         "--sample", type=int, metavar="N", help="N questions stratified over databases (see below)"
@@ -1011,8 +1035,8 @@ def main(argv: list[str]) -> int:
         help="questions in flight at once (for an endpoint served by several agents, e.g. the relay)",
     )
     args = parser.parse_args(argv)
-    if args.compare == args.mode:
-        parser.error("--compare needs a mode other than --mode")
+    if args.mode in args.compare or len(set(args.compare)) != len(args.compare):
+        parser.error("--compare needs modes other than --mode, each once")
     if args.sample is not None and args.sample < 1:
         parser.error("--sample needs a positive number")
     if str(args.dataset) == INSURANCE:
@@ -1032,7 +1056,7 @@ def main(argv: list[str]) -> int:
         questions = stratified_sample(questions, args.sample, args.seed)
     if args.limit:
         questions = questions[: args.limit]
-    modes = [args.mode, *([args.compare] if args.compare else [])]
+    modes = [args.mode, *args.compare]
     results = run_modes(
         questions,
         args.dataset,
@@ -1040,6 +1064,7 @@ def main(argv: list[str]) -> int:
         progress=not args.quiet,
         workers=args.workers,
         definitions=args.definitions,
+        engine=args.engine,
     )
     threshold = load_settings().engine.keyword_min_confidence
     if args.min_confidence is not None:
@@ -1051,6 +1076,7 @@ def main(argv: list[str]) -> int:
     gold_ms = gold_baseline_ms(questions, args.dataset)
     summaries = {m: summarize(results[m], gold_ms, m, args.dataset) for m in modes}
     summary = summaries[args.mode]
+    summary["engine"] = args.engine
     if args.mode == "keyword":
         summary["calibration"] = calibration.summary(readings, threshold)
     if args.sample:
@@ -1073,11 +1099,17 @@ def main(argv: list[str]) -> int:
         print(report(summaries[m]), file=out)
         if m == "keyword":
             print(calibration.report(readings, threshold), file=out)
-    if args.compare:
-        comparison = compare(results[args.mode], results[args.compare])
-        print("\n" + comparison_report(summary, summaries[args.compare], comparison), file=out)
-        summary["compare"] = summaries[args.compare]
-        summary["comparison"] = comparison.to_json(len(questions))
+    for i, other in enumerate(args.compare):
+        comparison = compare(results[args.mode], results[other])
+        print("\n" + comparison_report(summary, summaries[other], comparison), file=out)
+        if i == 0:
+            summary["compare"] = summaries[other]
+            summary["comparison"] = comparison.to_json(len(questions))
+        else:
+            summary.setdefault("also", {})[other] = {
+                "summary": summaries[other],
+                "comparison": comparison.to_json(len(questions)),
+            }
     if args.json:
         print(json.dumps(summary, ensure_ascii=False))
     return 0

@@ -31,12 +31,12 @@ from pathlib import Path
 import sqlalchemy as sa
 
 from core.access import Principal
-from core.data_rules import rules_for, schema_of
+from core.data_rules import rules_policy
 from core.database import Database
+from core.definitions import osi
 from core.definitions.check import check
 from core.definitions.load import DefinitionError, load_file
 from core.definitions.model import Definition, Definitions
-from core.guard import GuardPolicy
 from core.state import definitions as store
 
 log = logging.getLogger(__name__)
@@ -45,14 +45,21 @@ __all__ = ["Definition", "DefinitionError", "Definitions", "declared", "in_force
 
 
 def declared(db: Database) -> tuple[Definition, ...]:
-    """The definitions of the database's files (catalog YAML, `definitions:` files), as written."""
+    """The definitions of the database's files (catalog YAML, `definitions:` files in Askbase's
+    YAML or OSI, told apart by content), as written."""
     paths = [p for p in (db.config.catalog, *db.config.definitions) if p]
     out: list[Definition] = []
     for path in paths:
         if not Path(path).is_file():
             continue
         try:
-            out.extend(load_file(path))
+            if osi.is_osi(path):
+                read = osi.read(path, db.catalog.dialect)
+                out.extend(read.definitions)
+                for skipped in read.skipped:
+                    log.warning("OSI definition of %s not read from %s: %s", db.name, path, skipped)
+            else:
+                out.extend(load_file(path))
         except DefinitionError as exc:
             log.warning("definitions of %s not loaded: %s", db.name, exc)
     return tuple(out)
@@ -73,14 +80,7 @@ def of_database(db: Database, state: sa.Engine | None) -> Definitions:
 
 
 def _fitting(db: Database, definitions: Definitions) -> Definitions:
-    rules = rules_for(db)
-    policy = GuardPolicy(
-        deny_tables=rules.deny_tables,
-        deny_columns=rules.deny_columns,
-        mask_columns=rules.mask_columns,
-        table_columns=schema_of(db.catalog),
-    )
-    problems = check(definitions, db.catalog, policy)
+    problems = check(definitions, db.catalog, rules_policy(db))
     if not problems:
         return definitions
     bad = set()

@@ -41,6 +41,24 @@ def definition_sql(d: Definition) -> str:
     raise ExpansionError(f"the {d.kind} '{d.name}' cannot be selected from like a table")
 
 
+def shown_sql(d: Definition) -> str:
+    """What a definition stands for, as SQL a person reads (Details under an answer, a proposal)."""
+    if d.named_like_table:
+        return definition_sql(d)
+    if d.kind == "instruction":
+        return d.text
+    if d.ratio:
+        return f"{d.numerator} / {d.denominator}"
+    where = f" WHERE {d.filter}" if d.filter else ""
+    if d.kind == "metric":
+        return f"SELECT {d.sql} AS {d.ref} FROM {d.table}{where}"
+    if d.kind == "filter":
+        return f"SELECT * FROM {d.table} WHERE {d.sql}"
+    if d.kind == "entity":
+        return f"SELECT * FROM {d.table}{where}"
+    return f"{d.table} JOIN {d.to} ON {d.sql}"
+
+
 def table_refs(tree: exp.Expr, definitions: Definitions, real_tables: Collection[str]) -> list[Definition]:
     """The definitions `tree` names like tables, in the order they first appear."""
     real = {t.lower() for t in real_tables}

@@ -30,7 +30,7 @@ definition, so a typo never silently drops meaning.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
@@ -64,7 +64,9 @@ def load_file(path: str | Path, source: Source = "yaml") -> tuple[Definition, ..
         raise DefinitionError(f"{path}: cannot read definitions: {exc}") from exc
     if not isinstance(data, Mapping):
         raise DefinitionError(f"{path}: expected a mapping with a 'definitions:' section")
-    section = data.get("definitions", data if set(data) & set(SECTIONS) else {})
+    # a catalog file holds its definitions under `definitions:`; a file of definitions alone may
+    # hold the sections at the top (a catalog's own `relationships:` is not one of them)
+    section = data.get("definitions", data if data and set(data) <= set(SECTIONS) else {})
     return parse(section or {}, str(path), source)
 
 
@@ -154,3 +156,31 @@ def _scope(value: Any, label: str) -> Scope:
 
 def _text(value: Any) -> str:
     return value.isoformat() if isinstance(value, dt.date) else str(value)
+
+
+def dump(definitions: Iterable[Definition]) -> dict[str, Any]:
+    """The `definitions:` section that `parse` reads back as the same definitions (export, files
+    written by the learning bench): each kind's fields that are set, with scope and provenance."""
+    sections: dict[str, list[dict[str, Any]]] = {}
+    kinds = {kind: section for section, kind in SECTIONS.items()}
+    for d in definitions:
+        body: dict[str, Any] = {"name": d.name} if d.kind != "instruction" or d.name != d.text[:60] else {}
+        for key in sorted(_FIELDS):
+            value = getattr(d, key)
+            if key == "values" and value:
+                body[key] = dict(value)
+            elif value not in ("", ()):
+                body[key] = list(value) if isinstance(value, tuple) else value
+        if not d.scope.everywhere:
+            body["scope"] = {k: v for k, v in vars(d.scope).items() if v}
+        for key in ("owner", "date"):
+            if getattr(d.provenance, key):
+                body[key] = getattr(d.provenance, key)
+        if d.provenance.version != 1:
+            body["version"] = d.provenance.version
+        sections.setdefault(kinds[d.kind], []).append(body)
+    return {section: sections[section] for section in SECTIONS if section in sections}
+
+
+def dump_yaml(definitions: Iterable[Definition]) -> str:
+    return yaml.safe_dump({"definitions": dump(definitions)}, sort_keys=False, allow_unicode=True, width=100)

@@ -14,64 +14,36 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from importlib import resources
 
+import yaml
 from rapidfuzz import fuzz
 
 from core.definitions.model import Definition, Definitions
+from core.dictionary import words
 
 MAX_PICKED = 12
 NAME_SCORE = 90  # rapidfuzz ratio of a name against the question's words of the same length
-_WORD = re.compile(r"[a-z0-9%]+")
-_STOP = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "of",
-        "in",
-        "on",
-        "for",
-        "to",
-        "by",
-        "with",
-        "and",
-        "or",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "what",
-        "which",
-        "who",
-        "how",
-        "many",
-        "much",
-        "per",
-        "each",
-        "all",
-        "any",
-        "show",
-        "list",
-        "give",
-        "me",
-        "my",
-        "our",
-        "their",
-        "its",
-        "this",
-        "that",
-        "these",
-        "those",
-        "from",
-        "as",
-        "at",
-        "it",
-        "do",
-        "does",
-        "did",
-    ]
-)
+_LETTERS_DIGITS = re.compile(r"(?<=[a-z])(?=[0-9])|(?<=[0-9])(?=[a-z])")
+NEAR = 3  # words a name's words may lie apart and still be the name
+
+
+def _load_words() -> tuple[frozenset[str], frozenset[str]]:
+    """The stop and generic words of words.yaml (its header says what each list is for)."""
+    data = yaml.safe_load(resources.files("core.definitions").joinpath("words.yaml").read_text())
+    if not isinstance(data, dict) or set(data) != {"stop", "generic"}:
+        raise ValueError("core/definitions/words.yaml must hold exactly the lists 'stop' and 'generic'")
+    lists = []
+    for key in ("stop", "generic"):
+        if not isinstance(data[key], list) or not all(
+            isinstance(w, str) and w == w.lower() for w in data[key]
+        ):
+            raise ValueError(f"core/definitions/words.yaml: '{key}' must be a list of lower-case words")
+        lists.append(frozenset(w for word in data[key] for w in words(word)))
+    return lists[0], lists[1]
+
+
+_STOP, _GENERIC = _load_words()
 
 
 @dataclass(frozen=True)
@@ -81,19 +53,24 @@ class Pick:
 
 
 def _words(text: str) -> list[str]:
-    return [_singular(w) for w in _WORD.findall(text.lower())]
+    """The keyword dictionary's words (folded, singular, abbreviations spelled out: 'avg' is
+    'average'), with letters and digits apart ('FY24' is 'fy 24', as 'FY 2024' is)."""
+    return words(_LETTERS_DIGITS.sub(" ", text.lower()), expand=True)
 
 
-def _singular(word: str) -> str:
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
+def _root(word: str) -> str:
+    """'collected', 'collecting' → 'collect': a name said as a verb ('premium we collected')."""
+    if len(word) > 6 and word.endswith("ing"):
+        return word[:-3]
+    if len(word) > 5 and word.endswith("ed"):
+        return word[:-2]
     return word
 
 
 def said(phrase: str, question_words: list[str]) -> bool:
-    """Does the question say `phrase` (whole words, plurals and one-letter typos forgiven)?"""
+    """Does the question say `phrase`: its words in a row (one-letter typos forgiven), or, for a
+    name of several words, all of them close together in any order ('premium did we collect'
+    says 'premium collected')?"""
     target = _words(phrase)
     if not target:
         return False
@@ -103,13 +80,19 @@ def said(phrase: str, question_words: list[str]) -> bool:
         window = " ".join(question_words[i : i + n])
         if window == joined or (len(joined) >= 6 and fuzz.ratio(window, joined) >= NAME_SCORE):
             return True
-    return False
+    if n < 2:
+        return False
+    roots = {_root(w) for w in target}
+    said_roots = [_root(w) for w in question_words]
+    return any(
+        said_roots[i] in roots and roots <= set(said_roots[i : i + n + NEAR]) for i in range(len(said_roots))
+    )
 
 
 def pick(question: str, definitions: Definitions, limit: int = MAX_PICKED) -> list[Pick]:
     """The definitions `question` needs, best first, with why each was picked."""
-    words = _words(question)
-    content = {w for w in words if w not in _STOP} & _distinctive(definitions)
+    said_words = _words(question)
+    content = {w for w in said_words if w not in _STOP} & _distinctive(definitions)
     picked: dict[str, Pick] = {}
 
     def add(d: Definition, why: str) -> None:
@@ -120,13 +103,13 @@ def pick(question: str, definitions: Definitions, limit: int = MAX_PICKED) -> li
     for d in definitions:
         if d.kind == "instruction":
             continue
-        hit = next((w for w in d.words if said(w, words)), None)
+        hit = next((w for w in d.words if said(w, said_words)), None)
         if hit is not None:
             add(d, f"said '{hit}'")
     for d in definitions:
         if d.kind == "instruction":
             overlap = content & set(_words(" ".join((d.text, *d.words))))
-            if overlap:
+            if overlap - _GENERIC:
                 add(d, f"mentions {', '.join(sorted(overlap)[:3])}")
         elif d.description and f"{d.kind}:{d.ref}:{d.text}" not in picked:
             overlap = content & {w for w in _words(d.description) if len(w) > 3}
@@ -151,7 +134,7 @@ def _distinctive(definitions: Definitions) -> set[str]:
         for w in set(_words(text)) - _STOP:
             counts[w] = counts.get(w, 0) + 1
     limit = max(2, len(definitions) // 10)
-    return {w for w, n in counts.items() if n <= limit and len(w) > 2}
+    return {w for w, n in counts.items() if n <= limit and len(w) > 1 and not w.isdigit()}  # not years
 
 
 def _tables(picked: dict[str, Pick]) -> set[str]:

@@ -26,6 +26,7 @@ from sqlglot.optimizer.qualify import qualify
 
 from core.catalog import Catalog
 from core.definitions.model import Definition, Definitions, Kind, Provenance, Scope, Source
+from core.keyword.readings import Reading
 from core.llm import LLM, LLMError
 from core.prompts import render
 
@@ -38,6 +39,9 @@ TEACHING = re.compile(
     re.I | re.X | re.S,
 )
 _RATIO = re.compile(r"^(?P<a>.+?)\s+(?:divided\s+by|over|per|/)\s+(?P<b>.+?)$", re.I)
+_NULLS = re.compile(r"^(not\s+)?null$", re.I)  # `x IS NOT NULL` is SQL, not the value 'NOT NULL'
+# "city = 'Singapore'": a remembered clarification choice's condition
+_EQUALS = re.compile(r"^\s*(?P<column>[A-Za-z_]\w*)\s*=\s*'(?P<value>(?:[^']|'')*)'\s*$")
 _IS_VALUE = re.compile(
     r"^(?P<column>[A-Za-z_][\w ]*?)\s+(?:is|=|equals)\s+['\"]?(?P<value>[^'\"]+?)['\"]?$", re.I
 )
@@ -107,12 +111,11 @@ def draft(
             "I could not read that as a condition, an aggregate or a ratio of defined metrics, and no"
             " language model is configured to draft it. Try e.g. `define operational as status = 'Operational'`.",
         )
-    existing = "\n".join(f'- {d.kind} "{d.name}" (`{d.ref}`)' for d in definitions if d.kind != "instruction")
     messages = render(
         "define",
         dialect=catalog.dialect,
         schema=schema_text,
-        existing=f"\n### Existing definitions\n{existing}\n" if existing else "",
+        existing=existing_text(definitions),
         name=teaching.name,
         meaning=teaching.meaning,
     )
@@ -120,16 +123,26 @@ def draft(
         reply = llm.json("define", messages, DraftReply)
     except LLMError as exc:
         return Draft(None, f"The language model could not draft it: {exc}", by_llm=True)
-    if reply.kind not in ("entity", "metric", "filter", "instruction"):
+    d = from_reply(reply, teaching.name, teaching.meaning, scope or Scope(), provenance)
+    if d is None:
         return Draft(
             None, reply.description or "That cannot be defined over this database's data.", by_llm=True
         )
+    return Draft(d, by_llm=True)
+
+
+def from_reply(
+    reply: DraftReply, name: str, meaning: str, scope: Scope, provenance: Provenance
+) -> Definition | None:
+    """The model's structured reply as a Definition (None when it said it cannot be one)."""
+    if reply.kind not in ("entity", "metric", "filter", "instruction"):
+        return None
     kind: Kind = reply.kind  # type: ignore[assignment]  # checked just above
-    d = Definition(
+    return Definition(
         kind=kind,
-        name=teaching.name,
+        name=name or reply.name,
         description=reply.description,
-        synonyms=tuple(s for s in reply.synonyms if s and s.lower() != teaching.name.lower())[:8],
+        synonyms=tuple(s for s in reply.synonyms if s and s.lower() != (name or reply.name).lower())[:8],
         table=reply.table,
         sql=reply.sql,
         filter=reply.filter,
@@ -137,11 +150,16 @@ def draft(
         numerator=reply.numerator,
         denominator=reply.denominator,
         unit=reply.unit,
-        text=reply.text or (teaching.meaning if kind == "instruction" else ""),
-        scope=scope or Scope(),
+        text=reply.text or (meaning if kind == "instruction" else ""),
+        scope=scope,
         provenance=provenance,
     )
-    return Draft(d, by_llm=True)
+
+
+def existing_text(definitions: Definitions) -> str:
+    """The definitions in force, one line each, for a prompt that may build on them."""
+    lines = [f'- {d.kind} "{d.name}" (`{d.ref}`)' for d in definitions if d.kind != "instruction"]
+    return "\n### Existing definitions\n" + "\n".join(lines) + "\n" if lines else ""
 
 
 def by_keywords(teaching: Teaching, catalog: Catalog, definitions: Definitions) -> Definition | None:
@@ -159,7 +177,7 @@ def by_keywords(teaching: Teaching, catalog: Catalog, definitions: Definitions) 
                 denominator=b.name,
             )
     said = _IS_VALUE.match(meaning)
-    if said and not re.search(r"[<>=()]", said.group("column")):
+    if said and not re.search(r"[<>=()]", said.group("column")) and not _NULLS.match(said.group("value")):
         column = _column_named(said.group("column"), catalog)
         if column is not None:
             table, name = column
@@ -228,3 +246,15 @@ def described(d: Definition) -> str:
     if d.kind == "entity":
         return f"entity *{d.name}* = " + (d.sql or f"{d.table}" + (f" WHERE {d.filter}" if d.filter else ""))
     return f"relationship *{d.name}*: {d.table} JOIN {d.to} ON {d.sql}"
+
+
+def learned_reading(d: Definition) -> Reading | None:
+    """A reading remembered from a clarification ("'Singapore' read as the city": a learned filter
+    `city = 'Singapore'`) as the reading that clarification pinned, so the word is read that way
+    again without asking (core/pipeline.py adds it to the transcript's `assumed`)."""
+    if d.kind != "filter" or d.provenance.source != "learned":
+        return None
+    match = _EQUALS.match(d.sql)
+    if match is None:
+        return None
+    return Reading(d.name, d.table, match.group("column"), match.group("value").replace("''", "'"))

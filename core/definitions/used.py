@@ -18,7 +18,7 @@ from collections.abc import Sequence
 import sqlglot
 from sqlglot import exp
 
-from core.definitions.model import Definition
+from core.definitions.model import Definition, ref_of
 
 
 def used(
@@ -43,7 +43,7 @@ def used(
         ):
             found[d.ref] = d
     for d in candidates:
-        if d.ratio and d.numerator and d.denominator and {d.numerator, d.denominator} <= set(found):
+        if d.ratio and {ref_of(d.numerator), ref_of(d.denominator)} <= set(found):
             found[d.ref] = d
     order = {d.ref: i for i, d in enumerate(candidates)}
     return tuple(sorted(found.values(), key=lambda d: order.get(d.ref, -1)))

@@ -24,7 +24,20 @@ Decisions the executor, the access rules and the tests rely on:
   `pg_*`, `sqlite_*` or `pragma_*` table. The bot answers questions about business data, the schema
   it needs comes from its own catalog, and these views leak other users, sessions and settings.
 - Other databases are denied: three-part names everywhere, `db.table` in MySQL, attached schemas in
-  SQLite (only `main.` is accepted). PostgreSQL `schema.table` is fine.
+  SQLite (only `main.` is accepted). `schema.table` is fine in PostgreSQL and the warehouse
+  dialects (a BigQuery dataset, a Trino or Databricks schema).
+- Warehouse dialects (`duckdb` — also for `files://` —, `snowflake`, `bigquery`, `databricks` or
+  `spark`, `trino` or `presto`, `redshift`): parsed and regenerated in the engine's own dialect,
+  with its own ways to reach outside the data denied — functions that read files or other
+  systems (`read_*`, `parquet_*`, `iceberg_*`, `delta_*`, `glob` in DuckDB, `*_scan`, `query()`,
+  `EXTERNAL_QUERY`, `read_files`, `reflect`, `http_request`), reveal the session (`getenv`,
+  `CURRENT_ROLE()`, `secret()`) or another query's result (`RESULT_SCAN`), Snowflake's `SYSTEM$`
+  functions and `@stage`s, DuckDB tables named like a file or URL (`FROM 'x.csv'`), Databricks'
+  files by path (`csv.`/path``), BigQuery's `INFORMATION_SCHEMA`, `__TABLES__`, `@@` variables and
+  wildcard tables, Trino's `system` catalog and `$` metadata tables, Redshift's `STL_`/`STV_`/
+  `SVL_`/`SVV_`/`SYS_` tables, `duckdb_*` system functions. Their statements (`COPY`, `PUT`,
+  `EXPORT DATA`, `ATTACH`, `INSTALL`, `LOAD`, `CALL`, `EXECUTE IMMEDIATE`, scripting, `SET
+  SESSION`, `UNLOAD` ...) are not SELECTs. Names compare as each engine compares them (`names.py`).
 - MySQL user variables (`@x`, `:=`) and system variables (`@@x`) are denied; so are PostgreSQL's bare
   `user`, `current_role`... (quote a column of that name).
 - Executable comments (`/*! */`, `/*M! */`), optimizer hints (`/*+ */`, e.g. MySQL SET_VAR), comments
@@ -69,7 +82,7 @@ bench` measures speed against a bare sqlglot baseline.
 
 Modules, in the order check() uses them:
 
-  dialects.py   the dialects the guard knows (DIALECTS, normalize_dialect)
+  dialects.py   the dialects the guard knows (DIALECTS, normalize_dialect, SCHEMA_DIALECTS)
   reading.py    checks on the raw text, then exactly one statement parsed (uses lexing.py)
   lexing.py     how each database reads quotes and comments: code, strings and comments apart
   tree.py       every node read-only, every function allowed, no system or foreign tables
@@ -115,7 +128,7 @@ __all__ = [
 
 # Raised when the guard starts refusing what it allowed before: cached answers and verified
 # queries stamped with an older version are checked again before reuse (core/answer_cache.py).
-RULES_VERSION = 2  # 2: masked columns may only be shown or counted
+RULES_VERSION = 3  # 2: masked columns may only be shown or counted; 3: warehouse dialects' denials
 
 _DEFAULT_POLICY = GuardPolicy()  # frozen, so one instance can be every call's default
 

@@ -231,7 +231,49 @@ DANGEROUS_FUNCTIONS: dict[str, str] = {
         "reads server or session information",
     ),
     **dict.fromkeys(_words("zeroblob randomblob"), "allocates large blobs"),
+    # DuckDB, Snowflake, BigQuery, Databricks, Trino (the prefixes below catch their families too)
+    **dict.fromkeys(
+        _words("""sniff_csv parquet_scan iceberg_scan delta_scan st_read input_file_name
+        cloud_files list_files directory get_presigned_url build_scoped_file_url build_stage_file_url
+        get_stage_location get_relative_path get_absolute_path infer_schema"""),
+        "reads files",
+    ),
+    **dict.fromkeys(
+        _words("""sqlite_scan sqlite_attach postgres_scan postgres_scan_pushdown postgres_attach
+        postgres_query postgres_execute mysql_scan mysql_query mysql_execute external_query
+        http_request http_get http_post remote ai_query"""),
+        "reaches another database or service",
+    ),
+    **dict.fromkeys(
+        _words("""query query_table execute_immediate system_execute result_scan"""),
+        "runs SQL given as a string, or reads another query's result",
+    ),
+    **dict.fromkeys(
+        _words("""getenv getvariable which_secret checkpoint force_checkpoint get_ddl last_query_id
+        current_role current_account current_warehouse current_region current_session
+        current_statement current_ip_address current_client current_version current_metastore
+        current_groups is_role_in_session invoker_role invoker_share session_user secret
+        is_account_group_member is_member current_available_roles current_secondary_roles"""),
+        "reads server or session information",
+    ),
+    **dict.fromkeys(_words("reflect java_method try_reflect"), "calls Java code"),
 }
+
+# Names that are harmless in some dialects and dangerous in one: SQLite's GLOB(pattern, text)
+# matches a string, DuckDB's glob('*') lists files.
+DIALECT_DANGEROUS_FUNCTIONS: dict[str, dict[str, str]] = {"duckdb": {"glob": "lists files"}}
+
+# Name prefixes of whole families of dangerous functions (DuckDB's file readers and system
+# table functions, Snowflake's SYSTEM$ functions ...), checked after DANGEROUS_FUNCTIONS.
+DANGEROUS_PREFIXES: tuple[tuple[str, str], ...] = (
+    ("read_", "reads files"),
+    ("parquet_", "reads files"),
+    ("iceberg_", "reads files"),
+    ("delta_", "reads files"),
+    ("duckdb_", "reads the system catalog"),
+    ("pragma_", "reads the system catalog"),
+    ("system$", "calls a Snowflake system function"),
+)
 
 # PostgreSQL's function notation: `c.f` is `f(c)` when c has no column f. Without the schema these
 # are the names taken for a function of c's whole row (functions of any row: record, anyelement,
@@ -242,11 +284,19 @@ ROW_FUNCTIONS = frozenset(
     record_out record_send hstore num_nulls num_nonnulls any_value""")
 )
 
-SYSTEM_SCHEMAS = frozenset(_words("pg_catalog information_schema pg_toast mysql performance_schema sys"))
+SYSTEM_SCHEMAS = frozenset(
+    _words("pg_catalog information_schema pg_toast mysql performance_schema sys system account_usage")
+)
+SYSTEM_TABLE_PREFIXES_BY_DIALECT = {
+    "duckdb": ("duckdb_",),
+    "redshift": ("stl_", "stv_", "svl_", "svv_", "sys_"),
+}
+# Databricks (Spark SQL) reads a file by path when the "schema" is a file format: csv.`/tmp/x`.
+FILE_FORMAT_SCHEMAS = frozenset(_words("csv json parquet orc avro text delta binaryfile jdbc cloud_files"))
 SYSTEM_TABLE_PREFIXES = ("pg_", "sqlite_", "pragma_")  # pragma_*: SQLite's table-valued PRAGMAs
 SYSTEM_TABLES = frozenset({"dbstat"})
 
-# PostgreSQL reads these bare words as functions (`SELECT user` is the current role); a column with
+# PostgreSQL (and Redshift, DuckDB, Trino, Snowflake, Databricks) read these bare words as functions (`SELECT user` is the current role); a column with
 # such a name has to be quoted there.
 POSTGRES_SESSION_WORDS = frozenset(
     _words("user current_user session_user current_role system_user current_catalog current_schema")

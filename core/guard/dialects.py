@@ -1,4 +1,10 @@
-"""The dialects the guard knows the rules of, and sqlglot's dialect objects for them."""
+"""The dialects the guard knows the rules of, and sqlglot's dialect objects for them.
+
+SQLite, PostgreSQL and MySQL/MariaDB, and the warehouses of core/warehouse/: DuckDB (`files://`
+folders are DuckDB too), Snowflake, BigQuery, Databricks (Spark SQL), Trino (Presto) and Redshift.
+Each is parsed and regenerated in its own sqlglot dialect: a query checked in one dialect and run
+in another could mean something else.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +19,21 @@ DIALECTS = {
     "postgresql": "postgres",
     "mysql": "mysql",
     "mariadb": "mysql",
+    "duckdb": "duckdb",
+    "files": "duckdb",  # a folder of Parquet/CSV files, read by DuckDB
+    "snowflake": "snowflake",
+    "bigquery": "bigquery",
+    "databricks": "databricks",
+    "spark": "databricks",
+    "trino": "trino",
+    "presto": "trino",
+    "redshift": "redshift",
 }
+
+# Dialects whose `schema.table` names a schema of the same database (MySQL's names a database).
+SCHEMA_DIALECTS = frozenset(
+    {"postgres", "duckdb", "snowflake", "bigquery", "databricks", "trino", "redshift"}
+)
 
 
 class UnknownDialectError(ValueError):

@@ -24,6 +24,7 @@ class Lexing:
     dollar_quotes: bool  # $tag$...$tag$ (PostgreSQL)
     e_strings: bool  # E'...' strings always take backslash escapes (PostgreSQL)
     bracket_identifiers: bool  # [name] (SQLite)
+    slash_comments: bool = False  # '//' starts a comment (Snowflake)
 
 
 # The way each database reads text by default, then the way it reads it under another server mode
@@ -47,10 +48,24 @@ _MYSQL = replace(
     dash_needs_space=True,
     bracket_identifiers=False,
 )
+# DuckDB and Trino read strings the standard way only; Snowflake always takes backslash escapes
+# and `//` comments; BigQuery and Databricks (Spark SQL) read "..." as strings, with backslash
+# escapes, and BigQuery `#` comments; Redshift takes backslash escapes (sqlglot writes `\'`), and is
+# read the standard way too.
+_STANDARD = replace(_SQLITE, bracket_identifiers=False)
+_SNOWFLAKE = replace(_POSTGRES, backslash_escapes=True, e_strings=False, slash_comments=True)
+_BIGQUERY = replace(_MYSQL, dash_needs_space=False)
+_DATABRICKS = replace(_MYSQL, hash_comments=False, dash_needs_space=False)
 LEXINGS: dict[str, tuple[Lexing, ...]] = {
     "sqlite": (_SQLITE,),
     "postgres": (_POSTGRES, replace(_POSTGRES, backslash_escapes=True)),
     "mysql": (_MYSQL, replace(_MYSQL, backslash_escapes=False)),
+    "duckdb": (_POSTGRES,),
+    "snowflake": (_SNOWFLAKE,),
+    "bigquery": (_BIGQUERY,),
+    "databricks": (_DATABRICKS,),
+    "trino": (_STANDARD,),
+    "redshift": (replace(_POSTGRES, backslash_escapes=True), _POSTGRES),
 }
 _SPECIAL = re.compile(r"""['"`#$/\-\[]""")
 _DOLLAR_TAG = re.compile(r"\$([A-Za-z_\u0080-\uffff][A-Za-z0-9_\u0080-\uffff]*)?\$")
@@ -83,10 +98,14 @@ def code_skeleton(text: str, lx: Lexing) -> tuple[str, list[str], bool]:
             end = _string_end(text, j, close, False)
             out.append(text[j:end])
             i = end
-        elif (char == "#" and lx.hash_comments) or (
-            char == "-"
-            and text.startswith("--", j)
-            and (not lx.dash_needs_space or j + 2 >= n or text[j + 2] in " \t\r\n")
+        elif (
+            (char == "#" and lx.hash_comments)
+            or (char == "/" and lx.slash_comments and text.startswith("//", j))
+            or (
+                char == "-"
+                and text.startswith("--", j)
+                and (not lx.dash_needs_space or j + 2 >= n or text[j + 2] in " \t\r\n")
+            )
         ):
             i = _line_comment(text, j, out, comments)
         elif char == "/" and text.startswith("/*", j):

@@ -11,6 +11,10 @@ Each database has its own rules:
 - MySQL/MariaDB compare table aliases as written on Linux (`lower_case_table_names = 0`) and
   without case elsewhere (1, 2), a server setting the guard cannot see; CTE names (MariaDB) and
   column names never depend on case.
+- Snowflake folds unquoted names to upper case and keeps quoted ones; DuckDB, Trino and Databricks
+  ignore case, quoted or not; Redshift folds like PostgreSQL and also ignores quoted case unless
+  `enable_case_sensitive_identifier` is on, and BigQuery keeps table names' case and ignores
+  aliases' — both read both ways, like MySQL.
 
 Two answers per pair of names, so every use can pick its safe side: `same` when the database
 certainly reads them as one name (then a CTE hides a table, a match ends the search for a
@@ -22,17 +26,21 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+# DuckDB, Trino and Databricks compare names without case, quoted or not.
+_CASELESS = frozenset({"sqlite", "duckdb", "trino", "databricks"})
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
 def key(name: exp.Identifier, dialect: str) -> str:
     """The name as the database certainly looks it up."""
     text = name.this if isinstance(name.this, str) else name.name
-    if dialect == "postgres":
+    if dialect in ("postgres", "redshift"):  # Redshift may keep quoted case (a setting): the strict reading
         return text if name.quoted else text.translate(_ASCII_LOWER)
-    if dialect == "sqlite":
-        return text.translate(_ASCII_LOWER)
-    return text  # mysql: as written (the strict setting)
+    if dialect == "snowflake":  # unquoted names are upper case there
+        return text if name.quoted else text.upper()
+    if dialect in _CASELESS:
+        return text.lower()
+    return text  # mysql, bigquery: as written (the strict reading)
 
 
 def same(a: exp.Identifier, b: exp.Identifier, dialect: str) -> bool:
@@ -42,7 +50,9 @@ def same(a: exp.Identifier, b: exp.Identifier, dialect: str) -> bool:
 
 def may_be_same(a: exp.Identifier, b: exp.Identifier, dialect: str) -> bool:
     """The database reads `a` and `b` as one name under some setting (MySQL's case rules)."""
-    return same(a, b, dialect) or (dialect == "mysql" and a.name.lower() == b.name.lower())
+    return same(a, b, dialect) or (
+        dialect in ("mysql", "bigquery", "redshift") and a.name.lower() == b.name.lower()
+    )
 
 
 def column_key(name: str) -> str:

@@ -60,6 +60,7 @@ def _parse_statements(text: str, dialect: str) -> list[exp.Expr | None]:
 _LIMIT_END = frozenset(
     {
         TokenType.OFFSET,
+        TokenType.LIMIT,  # OFFSET may come first (PostgreSQL, Trino)
         TokenType.FETCH,
         TokenType.FOR,
         TokenType.UNION,
@@ -150,7 +151,7 @@ def _check_lexing(text: str, dialect: str) -> None:
     (backslash escapes on/off) would read the strings differently, that reading must be harmless
     too: either not SQL at all, or a query that passes the same checks.
     """
-    if not any(mark in text for mark in ("/*", "--", "#", "\\")):
+    if not any(mark in text for mark in ("/*", "--", "#", "\\", "//")):
         return
     primary, *alternates = LEXINGS[dialect]
     skeleton = _check_reading(text, primary)

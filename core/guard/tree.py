@@ -6,19 +6,26 @@ free, every table an ordinary one of this database; a recursive CTE needs someth
 
 from __future__ import annotations
 
+import re
+
 from sqlglot import exp
 
 from core.guard.allowlist import (
     ALLOWED_FUNCTIONS,
     ALLOWED_NODES,
     DANGEROUS_FUNCTIONS,
+    DANGEROUS_PREFIXES,
     DENIED_FUNCTION_CLASSES,
+    DIALECT_DANGEROUS_FUNCTIONS,
+    FILE_FORMAT_SCHEMAS,
     POSTGRES_SESSION_WORDS,
     REASON_BY_CLASS,
     SYSTEM_SCHEMAS,
     SYSTEM_TABLE_PREFIXES,
+    SYSTEM_TABLE_PREFIXES_BY_DIALECT,
     SYSTEM_TABLES,
 )
+from core.guard.dialects import SCHEMA_DIALECTS
 from core.guard.verdict import Deny
 
 
@@ -33,7 +40,7 @@ def check_tree(root: exp.Expr, dialect: str) -> list[exp.Table]:
     for node in root.walk():
         kind = type(node)
         if isinstance(node, exp.Func):
-            _check_function(node)
+            _check_function(node, dialect)
         elif kind not in ALLOWED_NODES:
             raise Deny(_node_reason(node))
         elif type(node) is exp.Table:
@@ -43,13 +50,22 @@ def check_tree(root: exp.Expr, dialect: str) -> list[exp.Table]:
             raise Deny(f"calls a schema-qualified function ({node.sql(dialect)[:80]})")
         elif kind is exp.Parameter and dialect == "mysql":
             raise Deny("reads or writes user variables (@...)")
-        elif type(node) is exp.Column and dialect == "postgres" and _is_session_keyword(node):
+        elif kind is exp.Parameter and dialect == "bigquery":  # @@project_id, @@session_id ...
+            raise Deny("reads system variables or query parameters (@...)")
+        elif type(node) is exp.Column and dialect in _SESSION_WORD_DIALECTS and _is_session_keyword(node):
             raise Deny(f"reads server or session information ({node.name.upper()})")
         elif type(node) is exp.With and node.args.get("recursive"):
             _check_recursion(node)
         elif kind is exp.Select and not node.expressions:
             raise Deny("selects no columns")
     return tables
+
+
+# Dialects that read `user`, `current_role`... without parentheses as the session's functions.
+_SESSION_WORD_DIALECTS = frozenset({"postgres", "redshift", "duckdb", "trino", "snowflake", "databricks"})
+
+# A DuckDB table name that looks like a path or URL is read as a file (a "replacement scan").
+_PATH_LIKE = re.compile(r"[./\\:*?\[\]{}~]")
 
 
 def unwrap(node: exp.Expr) -> exp.Expr:
@@ -76,7 +92,11 @@ def _statement_reason(root: exp.Expr) -> str:
     known = _known_reason(root)
     if known:
         return known
-    return f"is not a SELECT query ({root.sql().split(' ', 1)[0].upper()[:30]})"
+    try:
+        first = root.sql().split(" ", 1)[0]
+    except ValueError:  # a node sqlglot parses but cannot print in the default dialect (UNDROP)
+        first = type(root).__name__
+    return f"is not a SELECT query ({first.upper()[:30]})"
 
 
 def _node_reason(node: exp.Expr) -> str:
@@ -99,10 +119,14 @@ def _function_name(node: exp.Func) -> str:
     return node.sql_name().lower()
 
 
-def _check_function(node: exp.Func) -> None:
+def _check_function(node: exp.Func, dialect: str) -> None:
     name = _function_name(node)
-    if name in DANGEROUS_FUNCTIONS:  # also catches a future sqlglot that models, say, SLEEP
-        raise Deny(f"calls {name}(), which {DANGEROUS_FUNCTIONS[name]}")
+    dangerous = DANGEROUS_FUNCTIONS.get(name) or DIALECT_DANGEROUS_FUNCTIONS.get(dialect, {}).get(name)
+    if dangerous:  # also catches a future sqlglot that models, say, SLEEP
+        raise Deny(f"calls {name}(), which {dangerous}")
+    for prefix, reason in DANGEROUS_PREFIXES:
+        if name.startswith(prefix):
+            raise Deny(f"calls {name}(), which {reason}")
     if isinstance(node, (exp.Anonymous, exp.AnonymousAggFunc)):
         if name not in ALLOWED_FUNCTIONS:
             if name.startswith("pg_"):
@@ -125,14 +149,25 @@ def _check_table(table: exp.Table, dialect: str) -> None:
         return
     if catalog:
         raise Deny(f"reads another database ({shown})")
+    if dialect == "duckdb" and _PATH_LIKE.search(name):
+        raise Deny(f"reads a file or URL ({shown})")
+    if "*" in name or (dialect == "trino" and "$" in name):  # BigQuery wildcards, Trino metadata tables
+        raise Deny(f"reads tables by pattern or hidden metadata ({shown})")
+    if dialect == "bigquery" and (
+        "information_schema" in name or (name.startswith("__") and name.endswith("__"))
+    ):
+        # sqlglot reads `ds.INFORMATION_SCHEMA.TABLES` as the table "INFORMATION_SCHEMA.TABLES"
+        raise Deny(f"reads a system catalog ({shown})")
+    if dialect == "databricks" and db in FILE_FORMAT_SCHEMAS:
+        raise Deny(f"reads files by path ({shown})")
     if (
         db in SYSTEM_SCHEMAS
         or db.startswith(("pg_temp", "pg_toast"))
-        or name.startswith(SYSTEM_TABLE_PREFIXES)
+        or name.startswith(SYSTEM_TABLE_PREFIXES + SYSTEM_TABLE_PREFIXES_BY_DIALECT.get(dialect, ()))
         or name in SYSTEM_TABLES
     ):
         raise Deny(f"reads a system catalog ({shown})")
-    if db and dialect == "mysql":
+    if db and dialect not in SCHEMA_DIALECTS and dialect != "sqlite":
         raise Deny(f"reads another database ({shown})")
     if db and dialect == "sqlite" and db != "main":
         raise Deny(f"reads an attached database ({shown})")

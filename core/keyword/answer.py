@@ -22,6 +22,7 @@ from core.joins import View
 from core.keyword.abstain import understood_words
 from core.keyword.compile import CompileError, compile_query, order_outputs
 from core.keyword.confidence import assess
+from core.keyword.definitions import answer_defined, said_definitions, unplaced_definitions_text
 from core.keyword.explain import abstain_text, describe, doubt_text, follow_up_text, sense_label
 from core.keyword.followup import FollowUp, apply, looks_like_follow_up, self_contained
 from core.keyword.interpret import make_plan
@@ -78,6 +79,13 @@ def _answer(db: Database, request: Request, settings: EngineSettings, trace: Tra
     notify("keyword")
     readings = decode_all(request.transcript.choices)
     lex = lexicon(db)
+    if request.definitions and not readings and not request.after_rejection:
+        defined = answer_defined(db, request, lex, settings, trace)  # metrics, named filters, entities
+        if defined is not None:
+            return defined
+        named = said_definitions(request.question, request.definitions)
+        if named:  # the reading below knows no definitions: it would answer with its own meaning
+            return _failed(db, request, trace, "keyword_abstain", unplaced_definitions_text(named))
     today = request.today or dt.date.today()
     ctx = Context(lex, today, tuple(readings))
     with trace.stage("retrieve") as st:

@@ -16,6 +16,8 @@ from core.definitions.model import Definition, Provenance, Scope, Status
 from core.state.rows import all_rows, first_row, new_id, stored_utc, utcnow
 from core.state.schema import definitions as table
 
+IMPORTED = ("dbt", "osi")  # sources whose definitions name their own owner
+
 
 def _definition(row: Any) -> Definition:
     body = dict(row.body or {})
@@ -32,7 +34,11 @@ def _definition(row: Any) -> Definition:
             ),
             "provenance": Provenance(
                 source=row.source,
-                owner=row.decided_by or row.proposed_by or "",
+                # an import keeps its owner (dbt's meta.owner); the rest, who proposed or decided
+                owner=(d.provenance.owner if row.source in IMPORTED else "")
+                or row.decided_by
+                or row.proposed_by
+                or "",
                 date=when.date().isoformat() if when else "",
                 version=int(row.version),
                 origin=d.provenance.origin or (f"trace {row.trace_id}" if row.trace_id else ""),
@@ -46,8 +52,9 @@ def _body(d: Definition) -> dict[str, Any]:
     for key in ("id", "status", "scope", "kind", "name"):
         data.pop(key, None)
     provenance = data.pop("provenance", {}) or {}
-    if provenance.get("origin"):
-        data["provenance"] = {"origin": provenance["origin"]}
+    kept = {k: provenance[k] for k in ("origin", "owner") if provenance.get(k)}
+    if kept:
+        data["provenance"] = kept
     return data
 
 

@@ -73,3 +73,29 @@ def feedback_for(engine: sa.Engine, trace_id: str) -> list[dict[str, object]]:
             sa.select(feedback).where(feedback.c.trace_id == trace_id).order_by(feedback.c.id)
         ).all()
     return [dict(r._mapping) for r in rows]
+
+
+def recent_votes(engine: sa.Engine, limit: int = 50) -> list[dict[str, object]]:
+    """The latest votes, newest first, each with the trace it is about (what the analysts review)."""
+    with engine.connect() as conn:
+        rows = conn.execute(
+            sa.select(
+                feedback.c.trace_id,
+                feedback.c.user,
+                feedback.c.verdict,
+                feedback.c.comment,
+                feedback.c.created_at,
+            )
+            .order_by(feedback.c.id.desc())
+            .limit(limit)
+        ).all()
+    return [dict(r._mapping) for r in rows]
+
+
+def is_example(engine: sa.Engine, database: str, question: str, sql: str) -> bool:
+    """Whether `question` is a confirmed example on `database` with this very SQL."""
+    with engine.connect() as conn:
+        found = conn.execute(
+            sa.select(examples.c.sql).where(examples.c.database == database, examples.c.question == question)
+        ).scalar()
+    return found is not None and found == sql

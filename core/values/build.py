@@ -19,6 +19,7 @@ from core.values.columns import ColumnChoice, plan_columns
 from core.values.progress import Progress, ProgressFn, no_progress
 from core.values.source import Source
 from core.values.store import MAX_VALUE_CHARS, folder_bytes, index_path, stored_columns, write_index
+from core.warehouse.sampling import SAMPLED, sampled_distinct
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +72,11 @@ def _update(db: Source, progress: ProgressFn | None, *, reuse: bool) -> IndexSta
     choices = plan_columns(db, progress)
     stats.skipped = {c.key: c.reason for c in choices if not c.index}
     chosen = [c for c in choices if c.index]
+    warehouse = db.engine.dialect.name in SAMPLED
+    if warehouse and len(chosen) > db.config.warehouse.max_index_columns:  # a cost cap per build
+        cap = db.config.warehouse.max_index_columns
+        stats.skipped.update({c.key: "over warehouse.max_index_columns" for c in chosen[cap:]})
+        chosen = chosen[:cap]
     catalog = db.catalog
     total_rows = sum(min(_row_estimate(catalog, c.table), SAMPLE_READ_ROWS) for c in chosen)
     columns: list[dict[str, Any]] = []
@@ -95,7 +101,15 @@ def _update(db: Source, progress: ProgressFn | None, *, reuse: bool) -> IndexSta
                 def column_progress(p: Progress, offset: int = offset) -> None:
                     progress(Progress(p.phase, offset + p.done, total_rows or None, p.detail))
 
-                column_values = _read_values(conn, db.engine, table, choice, column_progress, total_rows)
+                column_values = _read_values(
+                    conn,
+                    db.engine,
+                    table,
+                    choice,
+                    column_progress,
+                    total_rows,
+                    db.config.warehouse.sample_rows if warehouse else None,
+                )
                 stats.read_columns.append(choice.key)
                 if prev is None or set(read_old(prev)) != set(column_values):
                     changed.add(choice.key)
@@ -151,8 +165,28 @@ def _read_values(
     choice: ColumnChoice,
     progress: ProgressFn,
     total: int,
+    warehouse_rows: int | None = None,
 ) -> list[str]:
-    query = _select_column(engine, table, choice.column, SAMPLE_READ_ROWS if choice.sample_rows else None)
+    """The column's distinct values; on a warehouse from a sample of `warehouse_rows` rows."""
+    query: sa.Executable = _select_column(
+        engine, table, choice.column, SAMPLE_READ_ROWS if choice.sample_rows else None
+    )
+    if warehouse_rows is not None:
+        name = sa.table(table.name, schema=table.schema)
+        table_sql = (
+            str(sa.select(sa.literal_column("1")).select_from(name).compile(engine))
+            .split("FROM", 1)[1]
+            .strip()
+        )
+        query = sa.text(
+            sampled_distinct(
+                engine.dialect.name,
+                table_sql,
+                _quoted(engine, choice.column),
+                warehouse_rows,
+                table.row_estimate,
+            )
+        )
     out: list[str] = []
     result = conn.execution_options(stream_results=True, yield_per=20_000).execute(query)
     for part in result.scalars().partitions(20_000):

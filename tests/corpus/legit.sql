@@ -165,3 +165,67 @@ mysql	SELECT * FROM orders USE INDEX (idx_created) WHERE created_at > '2024-01-0
 mysql	SELECT name FROM users UNION ALL SELECT name FROM admins ORDER BY name LIMIT 100
 mysql	SELECT name FROM customers WHERE name = 'O\'Brien'
 mysql	SELECT 1 FROM DUAL WHERE EXISTS (SELECT 1 FROM users WHERE banned)
+
+-- DuckDB
+duckdb	SELECT city, count(*) AS n FROM members GROUP BY ALL ORDER BY n DESC
+duckdb	SELECT date_trunc('month', ordered_at) AS month, sum(total) FROM orders GROUP BY 1 ORDER BY 1
+duckdb	SELECT strftime(ordered_at, '%Y-%m') AS month, count(*) FROM orders GROUP BY month
+duckdb	SELECT name, list(total ORDER BY total DESC)[1] AS biggest FROM members JOIN orders ON orders.member_id = members.id GROUP BY name
+duckdb	SELECT member_id, total, rank() OVER (PARTITION BY member_id ORDER BY total DESC) AS r FROM orders QUALIFY r <= 3
+duckdb	SELECT name FROM members WHERE name ILIKE '%ann%'
+duckdb	SELECT extract(year FROM ordered_at) AS y, median(total), quantile_cont(total, 0.9) FROM orders GROUP BY y
+duckdb	SELECT count(DISTINCT member_id) FILTER (WHERE total > 100) FROM orders
+duckdb	FROM orders SELECT member_id, sum(total) GROUP BY member_id
+duckdb	SELECT name, email FROM members ORDER BY name LIMIT 10
+
+-- Snowflake
+snowflake	SELECT city, COUNT(*) AS n FROM members GROUP BY city ORDER BY n DESC
+snowflake	SELECT DATE_TRUNC('MONTH', ordered_at) AS month, SUM(total) FROM orders GROUP BY 1 ORDER BY 1
+snowflake	SELECT member_id, total FROM orders QUALIFY ROW_NUMBER() OVER (PARTITION BY member_id ORDER BY total DESC) = 1
+snowflake	SELECT DATEADD(month, -1, CURRENT_DATE()) AS since, COUNT(*) FROM orders WHERE ordered_at >= DATEADD(month, -1, CURRENT_DATE())
+snowflake	SELECT IFF(total > 100, 'big', 'small') AS size, COUNT(*) FROM orders GROUP BY size
+snowflake	SELECT name, LISTAGG(DISTINCT city, ', ') WITHIN GROUP (ORDER BY city) FROM members GROUP BY name
+snowflake	SELECT DATEDIFF(day, MIN(ordered_at), MAX(ordered_at)) FROM orders
+snowflake	SELECT name FROM members WHERE name ILIKE '%ann%' ORDER BY name LIMIT 10
+snowflake	SELECT YEAR(ordered_at) AS y, MEDIAN(total) FROM orders GROUP BY y
+
+-- BigQuery
+bigquery	SELECT city, COUNT(*) AS n FROM members GROUP BY city ORDER BY n DESC
+bigquery	SELECT DATE_TRUNC(ordered_at, MONTH) AS month, SUM(total) FROM orders GROUP BY month ORDER BY month
+bigquery	SELECT EXTRACT(YEAR FROM ordered_at) AS y, COUNTIF(total > 100) FROM orders GROUP BY y
+bigquery	SELECT FORMAT_DATE('%Y-%m', ordered_at) AS month, COUNT(*) FROM orders GROUP BY month
+bigquery	SELECT member_id, total FROM orders QUALIFY ROW_NUMBER() OVER (PARTITION BY member_id ORDER BY total DESC) = 1
+bigquery	SELECT SAFE_DIVIDE(SUM(total), COUNT(DISTINCT member_id)) FROM orders
+bigquery	SELECT name FROM members WHERE LOWER(name) LIKE '%ann%' ORDER BY name LIMIT 10
+bigquery	SELECT DATE_DIFF(MAX(ordered_at), MIN(ordered_at), DAY) FROM orders
+bigquery	SELECT m.name, SUM(o.total) FROM sales.members AS m JOIN sales.orders AS o ON o.member_id = m.id GROUP BY m.name
+
+-- Databricks SQL
+databricks	SELECT city, count(*) AS n FROM members GROUP BY city ORDER BY n DESC
+databricks	SELECT date_trunc('MONTH', ordered_at) AS month, sum(total) FROM orders GROUP BY 1 ORDER BY 1
+databricks	SELECT year(ordered_at) AS y, percentile_approx(total, 0.5) FROM orders GROUP BY y
+databricks	SELECT member_id, total FROM orders QUALIFY row_number() OVER (PARTITION BY member_id ORDER BY total DESC) = 1
+databricks	SELECT datediff(max(ordered_at), min(ordered_at)) FROM orders
+databricks	SELECT name, collect_list(city) FROM members GROUP BY name
+databricks	SELECT name FROM members WHERE name ILIKE '%ann%' ORDER BY name LIMIT 10
+databricks	SELECT m.name, sum(o.total) FROM sales.members AS m JOIN sales.orders AS o ON o.member_id = m.id GROUP BY m.name
+
+-- Trino
+trino	SELECT city, count(*) AS n FROM members GROUP BY city ORDER BY n DESC
+trino	SELECT date_trunc('month', ordered_at) AS month, sum(total) FROM orders GROUP BY 1 ORDER BY 1
+trino	SELECT year(ordered_at) AS y, approx_percentile(total, 0.5) FROM orders GROUP BY year(ordered_at)
+trino	SELECT count_if(total > 100), count(DISTINCT member_id) FROM orders
+trino	SELECT date_diff('day', min(ordered_at), max(ordered_at)) FROM orders
+trino	SELECT name FROM members WHERE lower(name) LIKE '%ann%' ORDER BY name LIMIT 10
+trino	SELECT m.name, sum(o.total) FROM sales.members AS m JOIN sales.orders AS o ON o.member_id = m.id GROUP BY m.name
+trino	SELECT member_id, total, rank() OVER (PARTITION BY member_id ORDER BY total DESC) FROM orders
+
+-- Redshift
+redshift	SELECT city, COUNT(*) AS n FROM members GROUP BY city ORDER BY n DESC
+redshift	SELECT DATE_TRUNC('month', ordered_at) AS month, SUM(total) FROM orders GROUP BY 1 ORDER BY 1
+redshift	SELECT DATEADD(month, -1, GETDATE()), COUNT(*) FROM orders WHERE ordered_at >= DATEADD(month, -1, GETDATE())
+redshift	SELECT DATEDIFF(day, MIN(ordered_at), MAX(ordered_at)) FROM orders
+redshift	SELECT name, LISTAGG(city, ', ') WITHIN GROUP (ORDER BY city) FROM members GROUP BY name
+redshift	SELECT NVL(email, 'none') FROM members ORDER BY name LIMIT 10
+redshift	SELECT m.name, SUM(o.total) FROM sales.members AS m JOIN sales.orders AS o ON o.member_id = m.id GROUP BY m.name
+redshift	SELECT EXTRACT(YEAR FROM ordered_at) AS y, MEDIAN(total) FROM orders GROUP BY 1

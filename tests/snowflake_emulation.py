@@ -1,0 +1,99 @@
+"""fakesnow, Snowflake's emulation on DuckDB, as a server on 127.0.0.1 the real connector talks to.
+
+fakesnow lives in its own virtualenv, `.venv-fakesnow` (it pins sqlglot and connector versions
+Askbase does not use; `make fakesnow` and .ci/run create it): tests start
+tests/fakes/fakesnow_server.py there, one server per test session, and connect with the
+project's own snowflake-connector-python and snowflake-sqlalchemy. Without the virtualenv the
+Snowflake tests skip, saying so; in CI it is always there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+# The connector's Rust core looks for an AWS region in the EC2 metadata service at 169.254.169.254;
+# tests reach 127.0.0.1 only.
+os.environ.setdefault("AWS_EC2_METADATA_DISABLED", "true")
+PYTHON = ROOT / ".venv-fakesnow" / "bin" / "python"
+SERVER = ROOT / "tests" / "fakes" / "fakesnow_server.py"
+
+
+@dataclass(frozen=True)
+class Emulation:
+    port: int
+    log: Path
+
+    def url(self, database: str, schema: str) -> str:
+        return f"snowflake://fake:snow@fakesnow/{database}/{schema}"
+
+    @property
+    def connect_args(self) -> dict[str, str | int | float | bool]:
+        """What `warehouse.connect` holds for a database on the emulation."""
+        return {"host": "127.0.0.1", "port": self.port, "protocol": "http", "request_timeout": 10}
+
+    def connect(self, **kwargs: Any) -> Any:
+        """A plain connector connection (for setting tests up)."""
+        import snowflake.connector
+
+        return snowflake.connector.connect(
+            user="fake",
+            password="snow",
+            account="fakesnow",
+            host="127.0.0.1",
+            port=self.port,
+            protocol="http",
+            request_timeout=10,
+            platform_detection_timeout_seconds=0,
+            **kwargs,
+        )
+
+    def sent(self) -> list[dict[str, Any]]:
+        """Everything the connector sent so far: {"sql": ...} or {"login": {session parameters}}."""
+        if not self.log.exists():
+            return []
+        return [json.loads(line) for line in self.log.read_text().splitlines() if line.strip()]
+
+
+def _free_port() -> int:
+    with closing(socket.socket()) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def emulation(folder: Path) -> Iterator[Emulation]:
+    port = _free_port()
+    log = folder / "sent.jsonl"
+    process = subprocess.Popen(
+        [str(PYTHON), str(SERVER), "--port", str(port), "--log", str(log)],
+        stdout=subprocess.DEVNULL,
+        stderr=(folder / "server.log").open("w"),
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                raise RuntimeError(f"fakesnow server stopped: {(folder / 'server.log').read_text()[-2000:]}")
+            with closing(socket.socket()) as sock:
+                if sock.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.1)
+        else:
+            raise RuntimeError("fakesnow server did not start within 60 s")
+        yield Emulation(port=port, log=log)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()

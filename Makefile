@@ -57,4 +57,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
 	$(VENV)/bin/pip install --quiet -e '.[dev]'
+	# dbt, for tests/test_definitions_import.py only, in a venv of its own (its pins clash with mypy's)
+	$(PYTHON) -m venv .venv-dbt
+	.venv-dbt/bin/pip install --quiet 'dbt-core~=1.10.0' dbt-postgres
 	touch $@

@@ -202,9 +202,14 @@ metrics:
 
 
 def _dbt() -> list[str] | None:
-    """dbt as installed beside this Python (the dev extra), else a dbt on PATH (a venv of its
-    own: dbt-core pins pathspec below what newer mypy needs); None when there is neither."""
-    found = shutil.which("dbt", path=str(Path(sys.executable).parent)) or shutil.which("dbt")
+    """dbt in the venv of its own `make install` makes (.venv-dbt: dbt-core pins pathspec below
+    what current mypy needs), else beside this Python, else on PATH; None when there is none."""
+    own = ROOT / ".venv-dbt" / "bin" / "dbt"
+    found = (
+        (str(own) if own.is_file() else None)
+        or shutil.which("dbt", path=str(Path(sys.executable).parent))
+        or shutil.which("dbt")
+    )
     return [found] if found else None
 
 
@@ -213,7 +218,7 @@ def shop(tmp_path_factory) -> Iterator[tuple[Path, str]]:
     """(the dbt project dir, the URL of the database `dbt build` built it into)."""
     dbt = _dbt()
     if dbt is None:
-        pytest.skip("dbt is not installed (pip install -e '.[dev]')")
+        pytest.skip("dbt is not installed (make install puts it in .venv-dbt)")
     if not os.environ.get("ASKBASE_TEST_POSTGRES_URL"):
         pytest.skip("ASKBASE_TEST_POSTGRES_URL is not set")
     name = f"askbase_dbt_{uuid.uuid4().hex[:8]}"
@@ -243,6 +248,7 @@ def shop(tmp_path_factory) -> Iterator[tuple[Path, str]]:
             **os.environ,
             "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
             "DO_NOT_TRACK": "1",
+            "DBT_VERSION_CHECK": "false",  # nothing reaches the internet in tests
             "DBT_PROFILES_DIR": str(project),
         }
         built = subprocess.run(
@@ -252,6 +258,7 @@ def shop(tmp_path_factory) -> Iterator[tuple[Path, str]]:
                 "--project-dir",
                 str(project),
                 "--no-send-anonymous-usage-stats",
+                "--no-version-check",
                 "--no-use-colors",
             ],
             env=env,
@@ -392,6 +399,15 @@ def test_a_dbt_project_imports_with_its_metrics_and_a_metric_question_uses_them(
         assert {d.name for d in ratio.using} == {"average order value", "revenue", "order count"}
     finally:
         askbase.close()
+
+    # the same metric question in keyword mode (no LLM): the imported metric's name is a word it places
+    keyword = Askbase(settings)
+    try:
+        out = keyword.ask("total revenue", principal=ANA)
+        assert out.status == "answer" and out.mode == "keyword", out.error
+        assert out.rows == [(Decimal("370.00"),)] and [d.name for d in out.using] == ["revenue"]
+    finally:
+        keyword.close()
 
 
 @pytest.mark.postgres

@@ -140,6 +140,19 @@ def demo_duckdb(demo_var) -> Path:
 
 
 @pytest.fixture
+def engine_settings(settings, engine, request):
+    """The settings with the demo on each engine of ENGINES: what an Askbase built from them
+    answers from (the scripted-model LLM tests run on both)."""
+    if engine != "duckdb":
+        return settings
+    from core.demo import demo_duckdb_settings
+
+    request.getfixturevalue("demo_duckdb")
+    databases = {**settings.databases, "demo": demo_duckdb_settings(Path(settings.var_dir))}
+    return settings.model_copy(update={"databases": databases, "default_db": "demo"})
+
+
+@pytest.fixture
 def demo_db(settings, engine, request):
     """The demo database, on each engine of ENGINES (the DuckDB one keeps its caches apart)."""
     from core.database import Database, Databases

@@ -34,8 +34,8 @@ def got(outcome) -> list[list[object]]:
 
 
 @pytest.fixture
-def app(settings, llm_settings):
-    app = Askbase(settings, llm=LLM(llm_settings))
+def app(engine_settings, llm_settings):
+    app = Askbase(engine_settings, llm=LLM(llm_settings))
     yield app
     app.close()
 

@@ -1,11 +1,13 @@
 """Configuration problems go to the people who can fix them, not to the channel that asked.
 
-When a question fails because of the setup — the LLM endpoint rejects the key, a database cannot
-be opened, the database account lacks a grant — the asker is told what went wrong in their terms
-(bot/failures.py); the advice ("check OPENAI_API_KEY") goes to the log every time, and to the
-admins: a DM to whoever installed the app (known for OAuth installs), at most once a day per
-problem and workspace across all processes (claimed in the state database), and on the App Home
-of workspace admins (`home_notes`, read from the audit log, so it survives restarts).
+When a question fails because of the setup — the LLM endpoint rejects the key (or none is set,
+and keyword mode declines), a database cannot be opened, the database account lacks a grant —
+the asker is told what went wrong in their terms ("answers are limited right now", bot/failures.py);
+the advice ("check OPENAI_API_KEY") goes to the log every time, and to the admins: a DM, at most
+once a day per problem and workspace across all processes (claimed in the state database), to the
+people named in `slack.admins` and whoever installed the app (OAuth installs) — with a single bot
+token and nobody named, to the workspace's owners (`users.list`, scope `users:read`) — and on the
+App Home of workspace admins (`home_notes`, read from the audit log, so it survives restarts).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from collections import Counter
+from typing import Any
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
@@ -21,12 +24,13 @@ from bot.failures import Failure
 from bot.slack_clients import oauth_configured
 from bot.slack_context import BotContext
 from bot.slack_text import escape
-from core.state import events
 from core.state.audit import entries_since
 
 log = logging.getLogger(__name__)
 
 SINCE = dt.timedelta(days=1)
+MAX_OWNERS = 3  # with nobody named, the workspace owners told (the primary owner first)
+MAX_PAGES = 5  # of users.list, 200 people each, looked through for them
 # What the admins should look at, per kind of failure the audit log records.
 ADVICE: dict[str, str] = {
     "llm": "the language model endpoint failed or refused the key: check OPENAI_API_KEY, OPENAI_BASE_URL and llm.model",
@@ -54,34 +58,69 @@ def installer_of(ctx: BotContext, team: str) -> str | None:
     return installation.user_id if installation is not None else None
 
 
+def owners_of(client: WebClient) -> list[str]:
+    """The workspace's owners (primary owner first), people only: who runs a single-token install."""
+    members: list[Any] = []
+    cursor = None
+    try:
+        for _ in range(MAX_PAGES):
+            page = client.users_list(limit=200, cursor=cursor)
+            members.extend(page.get("members") or [])
+            cursor = (page.get("response_metadata") or {}).get("next_cursor")
+            if not cursor:
+                break
+    except SlackApiError as exc:
+        log.info("could not list the workspace's owners: %s", exc.response.get("error"))
+    owners = [
+        m
+        for m in members
+        if isinstance(m, dict)
+        and (m.get("is_owner") or m.get("is_primary_owner"))
+        and not (m.get("is_bot") or m.get("deleted"))
+    ]
+    owners.sort(key=lambda m: not m.get("is_primary_owner"))
+    return [str(m["id"]) for m in owners[:MAX_OWNERS] if m.get("id")]
+
+
+def admins_to_tell(ctx: BotContext, client: WebClient, team: str) -> list[str]:
+    """`slack.admins` and the installer; with neither, the workspace's owners."""
+    named = list(dict.fromkeys([*ctx.settings.slack.admins, installer_of(ctx, team) or ""]))
+    named = [u for u in named if u]
+    return named or owners_of(client)
+
+
 def tell_admins(ctx: BotContext, client: WebClient, team: str, failure: Failure, trace_id: str) -> None:
-    """Log the advice; DM the installer once a day per problem (never the channel that asked)."""
+    """Log the advice; DM the admins once a day per problem (never the channel that asked)."""
     if not failure.admin_note:
         return
     log.warning("trace %s: for the admins (%s): %s", trace_id, failure.kind, failure.admin_note)
-    installer = installer_of(ctx, team)
-    if not installer:
-        return
     day = dt.datetime.now(dt.UTC).date().isoformat()
     try:
-        first = events.first_delivery(ctx.state, f"admin-note:{team}:{failure.kind}:{day}")
+        first = ctx.askbase.once(f"admin-note:{team}:{failure.kind}:{day}")
     except Exception:
         log.exception("could not claim the admin note for %s", team)
         return
     if not first:
         return
-    text = (
-        f":wrench: A question in your workspace failed because of Askbase's setup: {escape(failure.admin_note)}\n"
-        f"Trace `{trace_id}` in the log has the details. Your App Home lists what failed in the last day."
+    limited = failure.kind in ("llm", "keyword_abstain")
+    what = (
+        "answers are limited right now (keyword mode only) because of Askbase's setup"
+        if limited
+        else "a question in your workspace failed because of Askbase's setup"
     )
-    try:
-        client.chat_postMessage(
-            channel=installer,
-            text=text,
-            blocks=[{"type": "section", "text": {"type": "mrkdwn", "text": text[:3000]}}],
-        )
-    except SlackApiError as exc:
-        log.info("could not DM the installer %s: %s", installer, exc.response.get("error"))
+    text = (
+        f":wrench: {what[:1].upper()}{what[1:]}. What to fix: {escape(failure.admin_note)}\n"
+        f"Trace `{trace_id}` in the log has the details; your App Home lists what failed in the last day."
+    )
+    for admin in admins_to_tell(ctx, client, team):
+        try:
+            client.chat_postMessage(
+                channel=admin,
+                text=text,
+                blocks=[{"type": "section", "text": {"type": "mrkdwn", "text": text[:3000]}}],
+            )
+        except SlackApiError as exc:
+            log.info("could not DM the admin %s: %s", admin, exc.response.get("error"))
 
 
 def home_notes(ctx: BotContext) -> list[str]:

@@ -7,23 +7,28 @@ per column by core/summary.py, with the catalog's headers and units when the dat
 keyword mode's reading as people should read it (without the LLM failure logged in front of it),
 whether a table adds anything to the sentence, and the note under the table (how many rows, how
 many shown, what was cut). Details — the stored trace behind an answer — reads the same way in
-both. No SQL here, and nothing of Slack's or Teams'.
+both, and so do the readings a clarifying question offers: in words ("customers in Lyon",
+"suppliers in Lyon"), with what each means to the database kept for Details. No SQL here, and
+nothing of Slack's or Teams'.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bot.failures import interpretation_for_people
-from core.answer import Outcome, Reuse
+from bot.failures import interpretation_for_people, limited_now
+from core.answer import Clarification, Option, Outcome, Reuse
 from core.askbase import Askbase
 from core.catalog import Catalog
 from core.definitions.model import using_text
+from core.plurals import plural
 from core.result_shape import result_shape
+from core.suggestions import example_questions
 from core.summary import NO_ROWS, Presentation, present
 from core.teaching import assumed_word
 
@@ -37,6 +42,13 @@ def catalog_of(askbase: Askbase, database: str) -> Catalog | None:
     except Exception:  # a result still reads fine without the catalog's headers and units
         log.debug("no catalog for %s", database, exc_info=True)
         return None
+
+
+def example_question(askbase: Askbase, database: str) -> str:
+    """A question that works on `database` (its catalog's first example), for a decline to offer."""
+    catalog = catalog_of(askbase, database)
+    found = example_questions(catalog, limit=1) if catalog is not None else []
+    return found[0] if found else ""
 
 
 def presented(askbase: Askbase, outcome: Outcome) -> Presentation:
@@ -89,6 +101,11 @@ class AnswerView:
     def keyword_reading(self) -> str | None:
         """Keyword mode's reading of the question ("" when it has none); None outside keyword mode."""
         return interpretation_for_people(self.outcome) if self.outcome.mode == "keyword" else None
+
+    @property
+    def limited(self) -> bool:
+        """Keyword mode answered because the LLM's setup failed: answers are limited right now."""
+        return limited_now(self.outcome)
 
     @property
     def reuse(self) -> Reuse | None:
@@ -192,3 +209,122 @@ def stage_lines(stage: Mapping[str, Any], *, width: int, items: int, indent: str
         else:
             lines.append(f"{indent}{key}: {' '.join(str(value).split())[:width]}")
     return lines
+
+
+# ---------------------------------------------------------------- the readings of a clarifying question
+
+_READING = "reading:"  # how keyword mode encodes a reading in an option's value (core/keyword/readings.py)
+_SQL = "sql:"  # how the LLM's two readings carry their queries (core/clarify/choice.py)
+_PLACES = ("city", "town", "country", "region", "state", "province", "county", "location", "place", "area")
+_MEANING = re.compile(r"=\s*'[^']*'\s*\((?P<meaning>[^)]+)\)\s*$")
+_SQLISH = re.compile(
+    r"^(?P<table>[\w ]+?) (?P<column>[\w ]+?) = '(?P<value>[^']*)'(?: \((?P<meaning>[^)]+)\))?$"
+)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One reading a clarifying question offers: in words on its button, and what it means to
+    the database (a column and value, or the query) behind Details."""
+
+    label: str
+    meaning: str
+
+
+def _reading(value: str) -> dict[str, str] | None:
+    if not value.startswith(_READING):
+        return None
+    try:
+        data = json.loads(value[len(_READING) :])
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or not data.get("table"):
+        return None
+    return {k: str(v) for k, v in data.items() if v is not None}
+
+
+def _name(identifier: str) -> str:
+    return identifier.replace("_", " ").strip()
+
+
+def _value_words(reading: dict[str, str], label: str) -> str:
+    match = _MEANING.search(label)
+    value = reading.get("value", "")
+    return f"{value} ({match.group('meaning')})" if match else value
+
+
+def _in_words(reading: dict[str, str], label: str, *, tables_differ: bool, columns_differ: bool) -> str:
+    """A reading as people say it, naming what tells it apart from the others."""
+    table = plural(_name(reading["table"]))
+    column = _name(reading.get("column", ""))
+    if "value" not in reading:  # the words name a column (or a table)
+        if not column:
+            return table
+        return f"{column} of the {table}" if tables_differ else column
+    value = _value_words(reading, label)
+    contains = reading.get("op") == "contains"
+    place = column.split()[-1:] and column.split()[-1] in _PLACES
+    if contains:
+        said = f"whose {column} contains “{value}”" if column else f"containing “{value}”"
+        return f"{table} {said}" if tables_differ or not columns_differ else said
+    if tables_differ and not columns_differ:
+        return f"{table} in {value}" if place else f"{table} whose {column} is {value}"
+    if columns_differ and not tables_differ:
+        return f"the {column} of {value}" if place else f"{column} {value}"
+    return f"{table} whose {column} is {value}"
+
+
+def _technical(option: Option, reading: dict[str, str] | None) -> str:
+    if reading is not None:
+        where = ".".join(p for p in (reading["table"], reading.get("column")) if p)
+        if "value" in reading:
+            op = "contains" if reading.get("op") == "contains" else "="
+            return f"{where} {op} '{reading['value']}'"
+        return where
+    if option.value.startswith(_SQL):
+        return option.value[len(_SQL) :].strip()
+    return option.label
+
+
+def choices(clarification: Clarification) -> tuple[Choice, ...]:
+    """The readings of a clarifying question in words ("customers in Lyon", "suppliers in Lyon"),
+    each with what it means to the database; labels that are words already stay as they are."""
+    options: Sequence[Option] = clarification.options
+    readings = [_reading(o.value) for o in options]
+    known = [r for r in readings if r is not None]
+    tables_differ = len({r["table"] for r in known}) > 1
+    columns_differ = len({r.get("column", "") for r in known}) > 1
+    out = []
+    for option, reading in zip(options, readings, strict=True):
+        if reading is not None:
+            label = _in_words(
+                reading, option.label, tables_differ=tables_differ, columns_differ=columns_differ
+            )
+        else:
+            found = _SQLISH.match(option.label)  # an engine label in the schema's terms
+            label = option.label
+            if found is not None and "_" in found.group(0):
+                label = f"{_name(found.group('column'))} {found.group('meaning') or found.group('value')}"
+        out.append(Choice(label or option.label, _technical(option, reading)))
+    labels = [c.label.lower() for c in out]
+    if len(set(labels)) < len(labels):  # the words do not tell them apart: keep the engine's labels
+        return tuple(Choice(o.label, c.meaning) for o, c in zip(options, out, strict=True))
+    return tuple(out)
+
+
+def choice_label(clarification: Clarification, value: str, fallback: str) -> str:
+    """The words of the option whose value is `value` (what was chosen, said as it was offered)."""
+    for option, choice in zip(clarification.options, choices(clarification), strict=True):
+        if option.value == value:
+            return choice.label
+    return fallback
+
+
+_ENGINE_QUESTION = re.compile(r"^Which (?:value|column|table) does '(?P<words>.+)' mean\?$")
+
+
+def question_in_words(clarification: Clarification) -> str:
+    """The clarifying question without the schema's vocabulary ("Which column does '2024' mean?"
+    → "What do you mean by “2024”?")."""
+    found = _ENGINE_QUESTION.match(clarification.question.strip())
+    return f"What do you mean by “{found.group('words')}”?" if found else clarification.question

@@ -25,7 +25,7 @@ from slack_sdk.errors import SlackApiError
 
 from bot import render
 from bot.admin_notes import tell_admins
-from bot.answer_view import presented
+from bot.answer_view import example_question, presented
 from bot.failures import INTERNAL, Failure, failure_of, setup_problem
 from bot.private_results import direct_files_note, is_private, post_ephemeral, upload_to_asker
 from bot.slack_context import BotContext
@@ -41,6 +41,7 @@ from core.state.channel_settings import channel_database
 from core.summary import Presentation
 from core.trace import Trace
 from core.verified.analysts import configured as analysts_configured
+from core.verified.analysts import is_analyst, needs_groups
 
 log = logging.getLogger(__name__)
 
@@ -174,6 +175,15 @@ def principal_of(ctx: BotContext, client: WebClient, ask: Ask) -> Principal:
     )
 
 
+def asker_is_analyst(ctx: BotContext, client: WebClient, ask: Ask) -> bool:
+    """Whether the asker is one of `verified.analysts` (they may read table and column names)."""
+    if not ask.user or not analysts_configured(ctx.settings):
+        return False
+    directory = usergroup_directory(ctx)
+    groups = directory.groups_of(client, ask.team, ask.user) if needs_groups(ctx.settings) else frozenset()
+    return is_analyst(ctx.settings, Principal.of(user=ask.user, channel=ask.channel, usergroups=groups))
+
+
 def database_for(ctx: BotContext, ask: Ask) -> str:
     """The conversation's database, else the one asked about, else the channel's `/ask db` choice,
     else the default."""
@@ -300,8 +310,14 @@ def deliver(
     if outcome.status == "answer":
         presentation = presented(ctx.askbase, outcome)
     if outcome.status == "error":
+        if failure is None:
+            failure = failure_of(
+                outcome,
+                analyst=asker_is_analyst(ctx, client, ask),
+                example=example_question(ctx.askbase, outcome.database),
+            )
         message = render.error_message(
-            failure or failure_of(outcome),
+            failure,
             outcome.trace.id,
             question=outcome.question,
             asked_by=ask.asked_by,

@@ -8,6 +8,14 @@ again can help — only for transient failures: timeouts, rate limits, services 
 and to the admins (bot/admin_notes.py), never into the channel. Platform-neutral: the Slack and
 Teams adapters both word failures through `failure_of`, each naming its own database commands
 (`Commands`: Slack's `/ask db`, Teams' typed `db`) where the person is told to use them.
+
+Who asked matters too: the engine's words name tables and columns ("could not place 'most' …
+(tables: client, resource_pool, …)", "payment.paid_on"), which an analyst (`verified.analysts`)
+can act on and anyone else cannot. `failure_of(…, analyst=False)` words a decline in the asker's
+own words — what was understood, what was not, one question that would work — built from the
+trace and the engine's text here, at the presentation layer, so keyword mode can change its
+wording without the chats changing theirs. When the LLM key is missing or rejected, the person
+is told that answers are limited right now (keyword mode only), and the admins what to fix.
 """
 
 from __future__ import annotations
@@ -17,6 +25,7 @@ from dataclasses import dataclass, replace
 
 from core.answer import ErrorKind, Outcome
 from core.pipeline import NO_LLM_NOTE
+from core.plurals import plural
 
 INTERNAL = (
     "Something went wrong on my side while answering. Try again; if it keeps failing, tell the bot's admins."
@@ -24,8 +33,17 @@ INTERNAL = (
 BUSY = "I'm answering a lot of questions right now. Try again in a minute."
 LLM_DOWN = "The language model I use to write SQL did not answer in time. Try again in a minute."
 LLM_SETUP = (
-    "I can't reach the language model I use to write SQL, so I can't answer questions like this one "
-    "right now. The bot's admins have been told."
+    "Answers are limited right now: I can't use the language model that writes my SQL, so I can't "
+    "answer questions like this one. The bot's admins have been told."
+)
+LIMITED = "Answers are limited right now (I read questions by their keywords only; the bot's admins know)."
+CANT_GUESS = "I couldn't answer this without guessing"
+NOT_JOINED = "I couldn't connect everything this question names. Try asking about fewer things at once."
+NOT_WRITTEN = "I couldn't write a query for this question. Try a simpler one, in the data's words."
+REJECTED_PREFIX = "The database rejected the query:"  # core/run.py, with the database's message
+REJECTED = (
+    "The database rejected the query I wrote for this question. Try rephrasing it; Details shows "
+    "what happened."
 )
 LLM_UNUSABLE = "I couldn't write a query for this question. Try rephrasing it, or name the data you mean."
 LLM_DECLINED = "The language model declined to write a query for this question. Try rephrasing it."
@@ -91,15 +109,23 @@ LLM_FALLBACK = re.compile(
 )
 
 
-def failure_of(outcome: Outcome, commands: Commands = SLACK) -> Failure:
+def failure_of(
+    outcome: Outcome, commands: Commands = SLACK, *, analyst: bool = False, example: str = ""
+) -> Failure:
     """How `outcome` (status "error") is told to the person, and to the admins; `commands`: how
-    the chat it is told in lists and picks databases."""
+    the chat it is told in lists and picks databases; `analyst`: the asker may see table and
+    column names; `example`: a question that works on this database (the catalog's), for a
+    decline to offer when it has none in the asker's words."""
     fallback = LLM_FALLBACK.match(outcome.error)
     if fallback is not None:  # the LLM failed, then keyword mode could not answer either
-        told = failure_of(replace(outcome, error=outcome.error[fallback.end() :]), commands)
+        rest = replace(outcome, error=outcome.error[fallback.end() :])
+        told = failure_of(rest, commands, analyst=analyst, example=example)
         llm = _llm(replace(outcome, error=fallback.group("why")))
         note = " ".join(n for n in (llm.admin_note, told.admin_note) if n)
-        return replace(told, retry=told.retry or llm.retry, admin_note=note)
+        text = told.text
+        if llm.admin_note and told.kind == "keyword_abstain":  # the key is wrong: keyword mode only
+            text = f"{LIMITED} {text}"
+        return replace(told, text=text, retry=told.retry or llm.retry, admin_note=note)
     kind = outcome.error_kind
     db = outcome.database or "this database"
     error = outcome.error.strip()
@@ -124,15 +150,112 @@ def failure_of(outcome: Outcome, commands: Commands = SLACK) -> Failure:
         return Failure(KEYWORD_BUG, retry=False, admin_note=error, kind=kind)
     if kind == "keyword_abstain":
         text, advice = without_setup_advice(error)
+        if not analyst:
+            text = decline_for_people(replace(outcome, error=text), example)
+        if advice:  # no LLM configured: keyword mode is all there is
+            text = f"{LIMITED} {text}"
         return Failure(text, retry=False, admin_note=advice, kind=kind)
     if kind == "permission":
         note = f"{error} The database account Askbase uses lacks a grant on data this question needs."
         return Failure(error, retry=False, admin_note=note, kind=kind)
     if kind == "timeout" or kind == "connection":
         return Failure(error, retry=True, kind=kind)
+    if not analyst and error.startswith(REJECTED_PREFIX):  # the database's own words name its tables
+        return Failure(REJECTED, retry=kind in TRANSIENT, kind=kind)
     # question, link, clarify_none, sql, guard, syntax, readonly, other, condition, slack:
-    # the engine's words are already the person's (what to ask differently)
-    return Failure(error, retry=kind in TRANSIENT, kind=kind)
+    # the engine's words are already the person's (what to ask differently), less the schema's
+    return Failure(error if analyst else for_people(error), retry=kind in TRANSIENT, kind=kind)
+
+
+# ---------------------------------------------------------------- in the asker's words
+
+_TABLES_LIST = re.compile(r"\s*\((?:tables?|columns?):[^)]*\)")
+_DOTTED = re.compile(r"(?<![\w.'/:@-])([A-Za-z_]\w+)\.([A-Za-z_]\w+)(?![\w(.])")
+_UNDERSCORED = re.compile(r"\b[a-z]+(?:_[a-z0-9]+)+\b")
+_QUOTED = re.compile(r"'([^']{1,120})'")
+_PLACED = tuple(f"Keyword mode (no LLM) {v}" for v in ("understood", "could not place", "did not answer"))
+_SAID = re.compile(r"^'(?P<words>.+?)' →\s*(?P<what>.*)$")
+
+
+def _words(name: str) -> str:
+    return name.replace("_", " ").strip()
+
+
+def for_people(text: str) -> str:
+    """The engine's words without the schema's: no "(tables: …)" lists, `table.column` as the
+    column's words, snake_case names as words."""
+    text = _TABLES_LIST.sub("", text)
+    text = _DOTTED.sub(lambda m: _words(m.group(2)), text)
+    return _UNDERSCORED.sub(lambda m: _words(m.group(0)), text)
+
+
+def _stage_outputs(outcome: Outcome, name: str) -> dict[str, object]:
+    for stage in outcome.trace.stages:
+        if stage.name == name:
+            return dict(stage.outputs or {})
+    return {}
+
+
+def _quote(words: list[str]) -> str:
+    quoted = [f"“{w}”" for w in dict.fromkeys(w.strip() for w in words) if w]
+    if len(quoted) <= 1:
+        return "".join(quoted)
+    return ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def _example_in_their_words(understood: list[tuple[str, str]]) -> str:
+    """A question that would work, about the first thing they named that is a table, in their
+    words ("How many hosts are there?" where the table is `compute`)."""
+    for words, what in understood:
+        if what and "." not in what and "=" not in what:
+            return f"How many {plural(words.lower())} are there?"
+    return ""
+
+
+def _engine_example(error: str) -> str:
+    """The engine's first suggestion, unless it reads like the schema."""
+    for found in _QUOTED.findall(error.partition("e.g.")[2]):
+        if not _UNDERSCORED.search(found) and "(" not in found:
+            return str(found)
+    return ""
+
+
+def decline_for_people(outcome: Outcome, example: str = "") -> str:
+    """Keyword mode declined: what it understood and what it did not, in the asker's own words,
+    and one question that would work — without the tables and columns it matched them to."""
+    error = outcome.error.strip()
+    follow = _stage_outputs(outcome, "follow-up")
+    if follow.get("declined"):
+        previous = str(follow.get("previous") or "")
+        return (
+            f"I took this as a follow-up to “{previous}” but could not tell what it changes. "
+            "Ask the whole question again in one message."
+        )
+    if "could not join" in error:
+        return NOT_JOINED
+    if "could not write this query" in error:
+        return NOT_WRITTEN
+    if not error.startswith(_PLACED):
+        # a reading it doubted, a tie, a definition it could not place: already in plain words
+        return for_people(error.replace("Keyword mode (no LLM) ", "I "))
+    matches = _stage_outputs(outcome, "retrieve").get("matches") or []
+    understood = [
+        (m.group("words"), m.group("what"))
+        for x in (matches if isinstance(matches, list) else [])
+        if (m := _SAID.match(str(x)))
+    ]
+    missing = _stage_outputs(outcome, "interpret").get("not_understood") or []
+    missing_words = [str(w) for w in missing] if isinstance(missing, list) else []
+    said = []
+    if understood:
+        said.append(f"I understood {_quote([w for w, _ in understood])}")
+    if missing_words:
+        said.append(f"{'but not' if understood else 'I could not place'} {_quote(missing_words)}")
+    text = CANT_GUESS + (": " + ", ".join(said) if said else "") + "."
+    works = _example_in_their_words(understood) or example or _engine_example(error)
+    if works:
+        text += f" A question that would work: “{works}”"
+    return text
 
 
 def interpretation_for_people(outcome: Outcome) -> str:
@@ -152,3 +275,9 @@ def setup_problem(outcome: Outcome) -> Failure | None:
             llm = _llm(replace(outcome, error=str(stage.outputs.get("reason") or "")))
             return llm if llm.admin_note else None
     return None
+
+
+def limited_now(outcome: Outcome) -> bool:
+    """An answer keyword mode gave because the LLM's key was rejected (or its setup is wrong):
+    answers are limited right now, and the admins were told."""
+    return outcome.status == "answer" and outcome.mode == "keyword" and setup_problem(outcome) is not None

@@ -7,6 +7,10 @@ rejected. What an answer shows (sentence, headers, rounding, NULL as "—", keyw
 whether a table helps, the row note) is decided in bot/answer_view.py, the same for Teams; this
 module only lays it out.
 
+Whatever comes from the data, a question or a name is escaped (bot/slack_text.py `escape`) in
+every text Slack parses: the mrkdwn of the blocks and the message's top-level `text`, which is
+what notifications show — a stored `<!channel>` must ping nobody (tests/test_slack_escaping.py).
+
 A `Style` names the newer blocks a message may use: the `data_table` block (sortable, paged;
 Slack's reference documents it for messages) else the `table` block else monospace text, and
 `feedback_buttons` in a `context_actions` block else plain 👍 / 👎 buttons. The sender
@@ -23,12 +27,20 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from bot.answer_view import AnswerView, Credit, answer_view, stage_lines, trace_numbers
+from bot.answer_view import (
+    AnswerView,
+    Credit,
+    answer_view,
+    choices,
+    question_in_words,
+    stage_lines,
+    trace_numbers,
+)
 from bot.failures import BUSY as BUSY
 from bot.failures import INTERNAL, Failure, failure_of
 from bot.progress import step_for
 from bot.slack_text import escape as escape
-from core.answer import Outcome, Reuse
+from core.answer import Clarification, Outcome, Reuse
 from core.summary import Presentation
 
 MAX_BLOCKS = 50
@@ -389,7 +401,8 @@ def answer_message(
         blocks.append(context(reuse_line(view.reuse)))
     if view.keyword_reading is not None:
         reading = view.keyword_reading
-        blocks.append(context(f":mag: *Keyword mode*{': ' + escape(reading) if reading else ''}"))
+        limited = " (answers are limited right now)" if view.limited else ""
+        blocks.append(context(f":mag: *Keyword mode*{limited}{': ' + escape(reading) if reading else ''}"))
     blocks.extend(teaching_blocks(view, outcome.trace.id))
     shown = 0
     hidden_columns = view.hidden_columns(MAX_TABLE_COLUMNS)
@@ -479,23 +492,41 @@ def retried_message(blocks: Sequence[dict[str, Any]], text: str, user: str | Non
 INTERNAL_ERROR = INTERNAL
 
 
+CLARIFY_DETAILS = (
+    "clarify_details"  # the readings behind a clarifying question's buttons (listeners/clarify.py)
+)
+
+
 def clarification_message(outcome: Outcome, asked_by: str | None = None) -> Message:
-    """The question back, one button per reading plus "Other…" (handlers: the clarify feature)."""
+    """The question back, one button per reading in words ("customers in Lyon") plus "Other…"
+    and Details, which shows what each reading means to the database (handlers: the clarify
+    feature)."""
     c = outcome.clarification
     assert c is not None
+    question = question_in_words(c)
     blocks: list[dict[str, Any]] = []
     if asked_by:
         blocks.append(context(f"<@{asked_by}> asked: {escape(outcome.question)}"))
-    blocks.append(section(f":thinking_face: {escape(c.question)}"))
+    blocks.append(section(f":thinking_face: {escape(question)}"))
     blocks.extend(note_blocks(outcome.notes))
     options = [
-        button(o.label, f"clarify_option_{i}", json.dumps({"c": c.id, "i": i}))
-        for i, o in enumerate(c.options[:4])
+        button(choice.label, f"clarify_option_{i}", json.dumps({"c": c.id, "i": i}))
+        for i, choice in enumerate(choices(c)[:4])
     ]
     options.append(button("Other…", "clarify_other", json.dumps({"c": c.id})))
+    options.append(button("Details", CLARIFY_DETAILS, c.id))
     blocks.append(actions(f"clarify:{c.id}", *options))
-    text = f"<@{asked_by}> {escape(c.question)}" if asked_by else escape(c.question)
+    text = f"<@{asked_by}> {escape(question)}" if asked_by else escape(question)
     return Message(text=clip(text, MAX_TEXT), blocks=blocks)
+
+
+def readings_modal(clarification: Clarification) -> dict[str, Any]:
+    """Details of a clarifying question: each reading in words, and what it means to the data."""
+    blocks: list[dict[str, Any]] = [section(f"*{escape(question_in_words(clarification))}*")]
+    for choice in choices(clarification):
+        blocks.append(section(f"• {escape(choice.label)}"))
+        blocks.extend(code_blocks(choice.meaning, max_blocks=3))
+    return _modal("Details", blocks)
 
 
 def outcome_message(
@@ -534,10 +565,11 @@ def help_message(databases: Sequence[str], current: str, command: str = "/ask") 
     example = escape("<question>")
     text = (
         "*Ask me about your data in plain English.*\n"
-        f"• Mention me in a channel, DM me, open me in the assistant panel, or use `{command} How many clients signed up in 2024?`\n"
-        '• Mention me in my thread to follow up ("and only in Europe?"); in a DM or the assistant panel just reply.\n'
-        "• Under each answer: *Show SQL*, *Details* (every step I took), *CSV*, :thumbsup: to teach me "
-        "the query is right, :thumbsdown: to tell me it is not, *Schedule* to get it again on a schedule.\n"
+        f"• Mention me in a channel, DM me (each message gets its own thread), or use `{command} How many clients signed up in 2024?`\n"
+        '• Mention me in my thread to follow up ("and only in Europe?"); in a DM thread just reply.\n'
+        "• Under each answer: *Show SQL*, *Details* (every step I took), *CSV*, :thumbsup: when it is "
+        "right (an analyst's teaches me the query), :thumbsdown: to tell me it is not, *Schedule* to get "
+        "it again on a schedule.\n"
         f"• `{command} db` lists the databases this channel may use; `{command} db NAME` picks one.\n"
         f"• `{command} schedule every weekday at 9:00 {example}` posts fresh results on time; "
         f"`{command} schedules` lists this channel's schedules.\n"

@@ -47,11 +47,13 @@ from bot.slack_clients import api_base_url, oauth_configured, web_client
 from bot.slack_clients import secret as _secret
 from bot.slack_context import BotContext
 from bot.worker_pool import WorkerPool
+from core.access import needs_emails, needs_usergroups
 from core.askbase import Askbase
 from core.settings import Settings
 from core.state import events
 from core.state.bounded import StateUnavailable, call_within
 from core.state.health import StateProbe
+from core.verified.analysts import needs_groups
 
 log = logging.getLogger("askbase.slack")
 
@@ -62,24 +64,31 @@ WARM_UP_S = 45.0  # longest wait for the warm-up before the port opens anyway
 SHUTDOWN_S = 20.0  # in-flight answers get this long to finish on SIGTERM
 BOT_SCOPES = [
     "app_mentions:read",
-    "im:history",  # DMs and the assistant panel
+    "im:history",  # DMs (each message a thread in the agent view) and the assistant panel
     "chat:write",
     "commands",
     "reactions:write",
     "files:write",
-    "assistant:write",  # the assistant panel: suggested prompts, thread titles, status
+    "assistant:write",  # the agent view and the assistant panel: suggested prompts, thread titles, status
     "users:read",  # schedules: the person's timezone, and whether they are a workspace admin
     "channels:read",  # schedules: a channel's creator may change its schedules
     "groups:read",  # the same in private channels
-    "usergroups:read",  # access rules may name user groups
-    "users:read.email",  # row-level security may key on the asker's email (core/identity.py)
 ]
 # With `slack.thread_followups`: replies in our channel threads without a mention (message.channels/groups).
 FOLLOWUP_SCOPES = ["channels:history", "groups:history"]
+USERGROUP_SCOPES = ["usergroups:read"]  # access rules, role maps or analysts name user groups
+EMAIL_SCOPES = ["users:read.email"]  # a database is told who asks, by email (core/identity.py)
 
 
 def bot_scopes(settings: Settings) -> list[str]:
-    return BOT_SCOPES + (FOLLOWUP_SCOPES if settings.slack.thread_followups else [])
+    """What the app asks for: BOT_SCOPES, and the scopes of the features the settings turn on."""
+    groups = needs_usergroups(settings) or needs_groups(settings)
+    return (
+        BOT_SCOPES
+        + (FOLLOWUP_SCOPES if settings.slack.thread_followups else [])
+        + (USERGROUP_SCOPES if groups else [])
+        + (EMAIL_SCOPES if needs_emails(settings) else [])
+    )
 
 
 def oauth_settings(settings: Settings, askbase: Askbase) -> OAuthSettings:

@@ -7,8 +7,9 @@ Slack sends message text (events, `/ask`, assistant threads) with `&`, `<` and `
 a token: core/redact.py `scrub_question`), removed here, before the question is claimed, posted
 back, stored or asked; the engine tells the asker it was. Modal inputs arrive as typed (`escaped=False`).
 `escape` is the other direction: every piece of text we put into mrkdwn (answers, help, empty
-states, names from the database) goes through it, so a `<question>` in help or a value like
-"Bolt & Co <x>" shows as written instead of as markup.
+states, names from the database) and into a message's top-level `text` (what notifications show)
+goes through it, so a `<question>` in help or a value like "Bolt & Co <x>" shows as written
+instead of as markup, and a value `<!channel>` pings nobody.
 """
 
 from __future__ import annotations

@@ -266,10 +266,10 @@ class Askbase:
         """Point a place at `database`; None: back to the default."""
         channel_settings.set_channel_database(self.state, team, place, database or "", user)
 
-    def follows_up(self, conversation_id: str, user: str) -> bool:
-        """Whether a message by `user` in this conversation continues it: they started it, or a
-        clarifying question asked there waits for their answer."""
-        info = conversations.conversation_info(self.state, conversation_id)
+    def follows_up(self, conversation_id: str, user: str, *, started: bool = True) -> bool:
+        """Whether a message by `user` in this conversation continues it: a clarifying question
+        asked there waits for their answer, or (`started`) they started it."""
+        info = conversations.conversation_info(self.state, conversation_id) if started else None
         if info is not None and info.user == user:
             return True
         pending = clarifications.open_in(self.state, conversation_id)

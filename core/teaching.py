@@ -562,15 +562,15 @@ class Teacher:
 
     def votes_to_review(self, limit: int = 5) -> list[Review]:
         """Recent votes by people who are not analysts, on answers that are not examples yet,
-        newest first, one per answer."""
+        newest first, one 👍 and one 👎 per answer."""
         analysts = set(self.askbase.settings.verified.analysts.users)
         out: list[Review] = []
-        seen: set[str] = set()
+        seen: set[tuple[str, str]] = set()
         for v in feedback.recent_votes(self.state, limit * 10):
             trace_id, user = str(v["trace_id"] or ""), str(v["user"] or "")
-            if not trace_id or trace_id in seen or user in analysts:
+            if not trace_id or (trace_id, str(v["verdict"])) in seen or user in analysts:
                 continue
-            seen.add(trace_id)
+            seen.add((trace_id, str(v["verdict"])))
             turn = conversations.turn_by_trace(self.state, trace_id)
             if turn is None or not turn.answered:
                 continue

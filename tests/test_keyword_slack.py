@@ -54,4 +54,6 @@ def test_a_keyword_follow_up_it_cannot_place_says_so_in_the_thread(bot, slack):
     bot.sender.mention("and the top 5 by cost?", channel=CHANNEL, thread_ts=ts)
     second = reply(slack, ts, 2)
     assert second.table() is None
-    assert "need an LLM" in second.all_text()
+    said = second.all_text()
+    assert "took this as a follow-up to “How many clients per segment?”" in said
+    assert "Ask the whole question again in one message" in said

@@ -50,7 +50,9 @@ def test_revise_after_a_sql_error_sees_the_error(app, fake_llm, hand):
     assert [tuple(r) for r in outcome.rows] == hand("SELECT COUNT(*) FROM client")
     revise_prompt = fake_llm.calls("revise")[0].user
     # each engine's own words for it: SQLite "no such column", DuckDB "... not found"
-    assert "client_nme" in revise_prompt and ("no such column" in revise_prompt or "not found" in revise_prompt)
+    assert "client_nme" in revise_prompt and (
+        "no such column" in revise_prompt or "not found" in revise_prompt
+    )
     assert [s.name for s in outcome.trace.stages].count("revise") == 1
 
 

@@ -484,7 +484,8 @@ def test_csv_button_uploads_the_result(bot, slack, plan, demo_var):
     ]
 
 
-def test_feedback_buttons_record_the_vote_and_show_it_on_the_answer(bot, slack, plan):
+def test_feedback_buttons_record_the_vote_and_show_it_on_the_answer(make_bot, slack, plan):
+    bot = make_bot(verified={"analysts": {"users": [USER]}})  # an analyst's 👍 teaches
     plan.sql = "SELECT segment, COUNT(*) AS clients FROM client GROUP BY segment"
     _, ts = bot.sender.mention("clients per segment")
     answer = answered(slack, CHANNEL, ts)
@@ -495,7 +496,7 @@ def test_feedback_buttons_record_the_vote_and_show_it_on_the_answer(bot, slack, 
     shown = slack.wait_for(
         lambda s: "confirmed this answer" in s.messages[answer.ts].all_text() and s.messages[answer.ts]
     )
-    assert f"<@{USER}> confirmed this answer" in shown.all_text()
+    assert f"<@{USER}> (analyst) confirmed this answer" in shown.all_text()
     assert shown.table() == answer.table() and shown.feedback_values() == answer.feedback_values()
     assert [(v["verdict"], v["user"]) for v in feedback.feedback_for(bot.state, trace_id)] == [("up", USER)]
     assert [e.sql for e in feedback.examples_for(bot.state, "demo")] == [answer_sql(bot, trace_id)]
@@ -511,7 +512,8 @@ def test_feedback_buttons_record_the_vote_and_show_it_on_the_answer(bot, slack, 
     assert "confirmed this answer" not in slack.messages[answer.ts].all_text()  # the latest vote shows
 
 
-def test_thumbs_up_teaches_the_generator_a_confirmed_example(bot, slack, plan, fake_llm):
+def test_thumbs_up_teaches_the_generator_a_confirmed_example(make_bot, slack, plan, fake_llm):
+    bot = make_bot(verified={"analysts": {"users": [USER]}})  # an analyst's 👍 teaches
     answer, trace_id, ts = _answer_for(bot, "how many clients are there?")
     bot.sender.click("feedback_up", trace_id, channel=CHANNEL, message_ts=answer.ts, thread_ts=ts)
     note = slack.wait_for(lambda s: s.calls_to("chat.postEphemeral"))[0].args

@@ -1,4 +1,6 @@
-"""Slack's assistant panel through the real Bolt app (its `Assistant` middleware) and the fake Slack API.
+"""Slack's assistant panel (`assistant_view`, apps installed with it) through the real Bolt app (its
+`Assistant` middleware) and the fake Slack API. The agent view, the default, is in
+tests/test_slack_agent.py.
 
 Opening the panel greets the person and suggests questions from the catalog of a database they
 may query — the one of the channel they are looking at when they may — and a question asked there
@@ -42,12 +44,14 @@ def copy_catalog(tmp_path) -> str:
 
 @pytest.fixture
 def make_bot(make_bot, demo_var, tmp_path):
-    """The shared make_bot (tests/conftest.py), with the demo database also configured as "copy"
+    """The shared make_bot (tests/conftest.py) as an app installed with the assistant panel
+    (`slack.experience: assistant_view`), with the demo database also configured as "copy"
     under its own catalog: a second database for the panel's per-channel prompts."""
 
     def make(**overrides) -> RunningBot:
         copy = DatabaseSettings(url=f"sqlite:///{demo_var / 'demo.sqlite'}", catalog=copy_catalog(tmp_path))
-        return make_bot(databases={"copy": copy}, **overrides)
+        panel = {"experience": "assistant_view", **overrides.pop("slack_settings", {})}
+        return make_bot(databases={"copy": copy}, slack_settings=panel, **overrides)
 
     return make
 

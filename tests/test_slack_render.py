@@ -259,10 +259,34 @@ def test_a_clarification_is_a_question_with_one_button_per_reading_and_other():
     o = Outcome(status="clarify", question="first plant?", clarification=c)
     message = render.outcome_message(o)
     buttons = [e for b in message.blocks if b["type"] == "actions" for e in b["elements"]]
-    assert [b["text"]["text"] for b in buttons] == ["Construction start", "Operation start", "Other…"]
+    assert [b["text"]["text"] for b in buttons] == [
+        "Construction start",
+        "Operation start",
+        "Other…",
+        "Details",
+    ]
     assert all(b["action_id"].startswith("clarify_") for b in buttons)
-    assert len({b["action_id"] for b in buttons}) == 3  # Slack wants them unique in a block
+    assert len({b["action_id"] for b in buttons}) == 4  # Slack wants them unique in a block
     assert json.loads(buttons[0]["value"])["c"] == c.id
+
+
+def test_clarification_buttons_say_the_readings_in_words_with_the_data_behind_details():
+    def reading(table: str, column: str, value: str) -> str:
+        return "reading:" + json.dumps({"words": value, "table": table, "column": column, "value": value})
+
+    c = Clarification(
+        "Which value does 'Lyon' mean?",
+        (
+            Option("customers city = 'Lyon'", reading("customers", "city", "Lyon")),
+            Option("suppliers city = 'Lyon'", reading("suppliers", "city", "Lyon")),
+        ),
+    )
+    message = render.outcome_message(Outcome(status="clarify", question="orders from Lyon?", clarification=c))
+    buttons = [e["text"]["text"] for b in message.blocks if b["type"] == "actions" for e in b["elements"]]
+    assert buttons[:2] == ["customers in Lyon", "suppliers in Lyon"]
+    assert "Which value" not in message.text and "“Lyon”" in message.text
+    details = json.dumps(render.readings_modal(c))
+    assert "customers.city = 'Lyon'" in details and "suppliers in Lyon" in details
 
 
 def test_status_message_names_the_stage():  # the last-resort progress message

@@ -161,7 +161,7 @@ def test_an_analyst_defines_approves_and_the_next_answer_uses_it(
         text = drafted.all_text()
         ((active, total),) = hand(demo_var, "SELECT SUM(status = 'ACT'), COUNT(*) FROM client")
         assert "**active client**" in text and "Clients whose account is active" in text
-        assert "SELECT \\* FROM client WHERE status = 'ACT'" in text  # its SQL (escaped Markdown)
+        assert "SELECT * FROM client WHERE status = 'ACT'" in text  # its SQL (one * makes no Markdown)
         assert f"{int(active):,} of {int(total):,} client rows" in text  # the preview figure
         assert "Approve makes it active at once" in text
         assert drafted.action("Approve") is not None and drafted.action("Reject") is not None
@@ -340,14 +340,15 @@ def test_a_thumbs_down_comment_that_states_a_rule_queues_a_proposal(serve, plan,
         served = serve(connector, ASKBASE_ENGINE__CLARIFY="off")
         place = chat(served, "hr")
         answer = say(served, connector, place, "How many clients are there?", BOB, answer=True)
-        proposal = press(
-            served,
-            connector,
-            answer,
-            "Send",
-            BOB,
-            place,
-            inputs={"comment": "Wrong: 'active client' means client.status = 'ACT'"},
+        before = {m.id for m in connector.in_conversation(place["conversation"]["id"])}
+        comment = "Wrong: 'active client' means client.status = 'ACT'"
+        served.client.post(  # Teams' own 👎 under the answer, with what was wrong
+            served.client.feedback(answer.id, "dislike", comment, place=place, user=BOB[0], name=BOB[1])
+        )
+        proposal = connector.card_in(
+            place["conversation"]["id"],
+            lambda m: m.id not in before and "comment states" in m.all_text(),
+            timeout=30,
         )
         assert "Bob's comment states a rule" in proposal.all_text()
         assert (

@@ -35,6 +35,7 @@ ACTIONS = {
     "Action.ShowCard": {"card"},
     "Action.ToggleVisibility": {"targetElements"},
     "Action.OpenUrl": {"url"},
+    "Action.Execute": {"verb"},  # Universal Actions: answered with a card for the presser alone
 }
 
 
@@ -63,7 +64,7 @@ def check_card(card: dict, top: bool = True) -> None:
         assert node.get("title")
         if kind == "Action.ShowCard":
             check_card(node["card"], top=False)
-        if kind == "Action.Submit":
+        if kind in ("Action.Submit", "Action.Execute"):
             assert node["data"][cards.ACTION]
 
     for node in card["body"]:
@@ -91,13 +92,25 @@ def test_an_answer_card_is_valid_1_5_with_readable_headers_escaped_cells_and_six
     check_card(content)
     rows = cards.shown_rows(content)
     assert rows[0] == ["Region", "Total amount"]
-    assert rows[3][0] == "\\[click\\]\\(http://evil.example\\)"  # a value never becomes a link
+    assert rows[3][0] == "[click]\u200b(http://evil.example)"  # a value never becomes a link
     assert [a["title"] for a in content["actions"]] == ["Show SQL", "Details", "CSV", "👍", "👎", "Schedule"]
+    private = {a["title"]: a for a in content["actions"] if a["type"] == "Action.Execute"}
+    assert set(private) == {"Details", "CSV", "👍"}  # answered for the presser alone
     toggle = content["actions"][0]
     (sql,) = [e for e in content["body"] if e.get("id") == toggle["targetElements"][0]]
-    assert sql["isVisible"] is False and "SUM\\(amount\\)" in sql["items"][0]["text"]
+    assert sql["isVisible"] is False and "SUM(amount)" in sql["items"][0]["text"]  # no backslashes
     assert any(e["type"] == "Image" for e in content["body"])
     assert "3 rows" in json.dumps(content, ensure_ascii=False)
+    chats = cards.answer_card(outcome(), votes=False)  # Teams' own feedback buttons in chats
+    assert [a["title"] for a in chats["actions"]] == ["Show SQL", "Details", "CSV", "Schedule"]
+
+
+def test_text_is_escaped_only_where_it_would_become_markup_and_never_with_visible_backslashes():
+    assert cards.escape("smb (122), mid-size & co.") == "smb (122), mid-size & co."
+    assert cards.escape("paid_on 3 * 4 #1") == "paid_on 3 * 4 #1"
+    assert cards.escape("[x](http://e.example)") == "[x]\u200b(http://e.example)"
+    assert cards.escape("- a\n1. b\n> c") == "\u200b- a\n\u200b1. b\n\u200b> c"
+    assert cards.escape("**bold** and _it_") == "\\*\\*bold\\*\\* and \\_it\\_"  # pairs only
 
 
 def test_a_large_result_shows_fewer_rows_until_the_card_fits_and_says_so():
@@ -168,8 +181,9 @@ def test_a_clarification_card_has_one_button_per_reading_and_other_with_a_box():
         {"askbase": "clarify", "c": c.id, "i": 0},
         {"askbase": "clarify", "c": c.id, "i": 1},
     ]
-    other = content["actions"][-1]
+    other, details = content["actions"][-2:]
     assert other["title"] == "Other…" and other["card"]["body"][0]["id"] == "answer"
+    assert details["type"] == "Action.ToggleVisibility"  # the readings behind, on the presser's screen
 
 
 def test_links_verify_only_unchanged_unexpired_tokens(tmp_path):
@@ -218,7 +232,7 @@ def test_errors_are_worded_by_the_shared_failures_with_teams_commands_and_retry_
     check_card(content)
     text = json.dumps(content, ensure_ascii=False)
     assert "The database 'retired' is not configured any more. Pick another one with db NAME." in text
-    assert "actions" not in content  # trying again cannot bring it back: no Retry
+    assert [a["title"] for a in content["actions"]] == ["Details"]  # trying again cannot help: no Retry
     # Slack says the same, with its own command
     slack = failure_of(gone)
     assert slack.text.endswith("Pick another one with `/ask db NAME`.") and not slack.retry
@@ -228,7 +242,7 @@ def test_errors_are_worded_by_the_shared_failures_with_teams_commands_and_retry_
 
     down = Outcome.failed("how many?", "database", "connection refused on 10.0.0.5", database="demo")
     content = cards.error_card(failure_of(down, TEAMS), down.trace.id)
-    assert [a["title"] for a in content["actions"]] == ["Retry"]
+    assert [a["title"] for a in content["actions"]] == ["Retry", "Details"]
     assert "10.0.0.5" not in json.dumps(content)  # the admins' detail stays in the log
 
 

@@ -1,6 +1,8 @@
-"""The Teams app package (teams/manifest.json + icons) holds what Teams' v1.17 manifest schema
-requires, within its limits, so an admin's upload is not refused; and the bot answers the
-commands the manifest lists."""
+"""The Teams app package (teams/manifest.json + icons) holds what Teams' v1.22 manifest schema
+requires, within its limits, so an admin's upload is not refused; the bot answers the commands
+the manifest lists; personal chats get prompt starters (questions to ask); and the app asks for
+the resource-specific consent that lets replies in a channel thread (or a group chat) reach it
+without an @mention."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TEAMS = ROOT / "teams"
 GUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 SEMVER = re.compile(r"^\d+\.\d+\.\d+$")
-# Required top-level properties of the v1.17 schema (MicrosoftTeams.schema.json "required")
+# Required top-level properties of the v1.22 schema (MicrosoftTeams.schema.json "required")
 REQUIRED = ["manifestVersion", "version", "id", "developer", "name", "description", "icons", "accentColor"]
 
 
@@ -36,20 +38,45 @@ def test_manifest_has_every_required_field_within_the_schemas_limits():
     assert re.match(r"^#[0-9a-fA-F]{6}$", m["accentColor"])
 
 
+COMMANDS = {"help", "db", "verified", "schedules", "schedule", "define", "definitions"}
+
+
 def test_the_bot_is_in_personal_team_and_group_chats_with_a_placeholder_id_and_its_commands():
-    (bot,) = manifest()["bots"]
+    m = manifest()
+    assert m["manifestVersion"] == "1.22"
+    (bot,) = m["bots"]
     assert GUID.match(bot["botId"])  # the placeholder an admin replaces with the app id (docs/teams.md)
     assert sorted(bot["scopes"]) == ["groupChat", "personal", "team"]
+    assert len(bot["commandLists"]) <= 3
     for command_list in bot["commandLists"]:
         assert set(command_list["scopes"]) <= {"team", "personal", "groupChat"}
         assert 0 < len(command_list["commands"]) <= 10
         for command in command_list["commands"]:
             assert 0 < len(command["title"]) <= 32 and 0 < len(command["description"]) <= 128
     titles = {c["title"] for cl in bot["commandLists"] for c in cl["commands"]}
-    assert titles == {"help", "db", "verified", "schedules", "schedule", "define", "definitions"}
+    team_and_group = next(cl for cl in bot["commandLists"] if "team" in cl["scopes"])
+    assert {c["title"] for c in team_and_group["commands"]} == COMMANDS <= titles
     app = (ROOT / "bot" / "teams" / "app.py").read_text()
-    for title in titles:  # every listed command is one the adapter handles
+    for title in COMMANDS:  # every listed command is one the adapter handles
         assert f'"{title}"' in app
+
+
+def test_personal_chats_offer_prompt_starters_and_no_welcome_message():
+    """Teams shows a personal command list as prompt starters; a bot with them sends no welcome."""
+    (bot,) = manifest()["bots"]
+    personal = next(cl for cl in bot["commandLists"] if cl["scopes"] == ["personal"])
+    starters = [c["title"] for c in personal["commands"] if c["title"] not in COMMANDS]
+    assert len(starters) >= 3 and starters[0].endswith("?")
+    app = (ROOT / "bot" / "teams" / "app.py").read_text()
+    assert 'place.kind == "personal"' in app  # on_installed: no help card in a personal chat
+
+
+def test_the_app_asks_for_resource_specific_consent_to_read_its_conversations():
+    m = manifest()
+    rsc = {(p["name"], p["type"]) for p in m["authorization"]["permissions"]["resourceSpecific"]}
+    assert rsc == {("ChannelMessage.Read.Group", "Application"), ("ChatMessage.Read.Chat", "Application")}
+    (bot,) = m["bots"]
+    assert m["webApplicationInfo"]["id"] == bot["botId"] == m["id"]  # RSC names the app's own id
 
 
 def test_icons_are_the_sizes_teams_asks_for():

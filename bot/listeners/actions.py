@@ -2,9 +2,11 @@
 plain buttons where a workspace lacks them; 👎 opens a modal), Retry.
 
 Every button carries the answer's trace id; what it needs (question, SQL, database, trace) is read
-back from the state database, so a click works after a restart and on any web process. A vote is
-acknowledged on the answer itself ("👍 @ana confirmed this answer"), so everyone in the thread
-sees the answer was checked, and the voter also gets a note only they see.
+back from the state database, so a click works after a restart and on any web process. A 👍
+teaches (the answer becomes an example) only when an analyst gives it; anyone else's is feedback
+the analysts review (bot/votes.py). A vote is acknowledged on the answer itself ("👍 @ana
+(analyst) confirmed this answer", "👍 @bob found this answer right"), so everyone in the thread
+sees it, and the voter also gets a note only they see.
 """
 
 from __future__ import annotations

@@ -23,6 +23,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot import render
+from bot.answer_view import choice_label, question_in_words
 from bot.answering import CONVERSATION_PREFIX, Ask, start, usergroup_directory
 from bot.ephemeral import clicking_user, tell
 from bot.failures import failure_of
@@ -49,24 +50,33 @@ MAX_OWN_WORDS = 500
 
 
 def question_blocks(pending: store.Pending) -> list[dict[str, Any]]:
-    return [render.section(f":thinking_face: {render.escape(pending.clarification.question)}")]
+    return [render.section(f":thinking_face: {render.escape(question_in_words(pending.clarification))}")]
+
+
+def chosen(pending: store.Pending, exchange: Exchange) -> str:
+    """What was answered: an option pressed as it was offered (a reading in words), typed words
+    as they were typed."""
+    if exchange.answer not in {o.label for o in pending.clarification.options}:
+        return exchange.answer
+    return choice_label(pending.clarification, exchange.value, exchange.answer)
 
 
 def answered_message(pending: store.Pending, user: str | None, exchange: Exchange) -> render.Message:
     who = f"<@{user}>" if user else "Someone"
+    answer = chosen(pending, exchange)
     if exchange.own_words:
-        note = f":white_check_mark: {who} answered: “{render.escape(exchange.answer)}”"
+        note = f":white_check_mark: {who} answered: “{render.escape(answer)}”"
     else:
-        note = f":white_check_mark: {who} chose *{render.escape(exchange.answer)}*"
+        note = f":white_check_mark: {who} chose *{render.escape(answer)}*"
     return render.Message(
-        text=render.escape(f"{pending.clarification.question} — {exchange.answer}"),
+        text=render.escape(f"{question_in_words(pending.clarification)} — {answer}"),
         blocks=[*question_blocks(pending), render.context(note)],
     )
 
 
 def closed_message(pending: store.Pending, note: str) -> render.Message:
     return render.Message(
-        text=render.escape(pending.clarification.question),
+        text=render.escape(question_in_words(pending.clarification)),
         blocks=[*question_blocks(pending), render.context(note)],
     )
 
@@ -91,7 +101,7 @@ def other_modal(pending: store.Pending) -> dict[str, Any]:
         "submit": {"type": "plain_text", "text": "Send"},
         "close": {"type": "plain_text", "text": "Cancel"},
         "blocks": [
-            render.section(render.escape(pending.clarification.question)),
+            render.section(render.escape(question_in_words(pending.clarification))),
             {
                 "type": "input",
                 "block_id": "answer",
@@ -240,7 +250,9 @@ def refusal(ctx: BotContext, pending: store.Pending | None, user: str | None) ->
         return "I no longer have this question. Please ask again."
     if pending.status == store.ANSWERED:
         who = f"<@{pending.answered_by}>" if pending.answered_by else "Someone"
-        return f"{who} already answered this question: {render.escape(pending.answer or '')}."
+        exchange = pending.exchange()
+        said = chosen(pending, exchange) if exchange is not None else pending.answer or ""
+        return f"{who} already answered this question: {render.escape(said)}."
     if pending.status == store.REPLACED:
         return "A newer question in this thread replaced this one; please answer that one."
     if pending.status == store.EXPIRED or pending.expired():
@@ -358,6 +370,21 @@ def on_other(ctx: BotContext, client: WebClient, body: dict[str, Any], action: d
             thread_ts=thread_ts,
             text="Reply in this thread with your answer, in your own words.",
         )
+
+
+def on_details(ctx: BotContext, client: WebClient, body: dict[str, Any], action: dict[str, Any]) -> None:
+    """Details of a clarifying question: what each reading means to the database."""
+    pending = store.get(ctx.state, str(action.get("value") or ""))
+    trigger = body.get("trigger_id")
+    if pending is None or not trigger:
+        container = body.get("container") or {}
+        channel = (body.get("channel") or {}).get("id") or container.get("channel_id")
+        tell(client, channel, clicking_user(body), "I no longer have this question.")
+        return
+    try:
+        client.views_open(trigger_id=trigger, view=render.readings_modal(pending.clarification))
+    except SlackApiError as exc:
+        log.info("views.open failed: %s", exc.response.get("error"))
 
 
 def own_words(view: dict[str, Any]) -> str:
@@ -510,6 +537,11 @@ def register(app: App, ctx: BotContext) -> None:
     def other(ack: Any, body: dict[str, Any], action: dict[str, Any], client: WebClient) -> None:
         ack()
         on_other(ctx, client, body, action)
+
+    @app.action(render.CLARIFY_DETAILS)
+    def details(ack: Any, body: dict[str, Any], action: dict[str, Any], client: WebClient) -> None:
+        ack()
+        on_details(ctx, client, body, action)
 
     @app.view(OTHER)
     def other_submitted(ack: Any, body: dict[str, Any], view: dict[str, Any], client: WebClient) -> None:

@@ -45,8 +45,17 @@ RECENT = 5
 STATUS_WORDS = {"answer": "answered", "clarify": "asked back", "error": "failed"}
 
 
-def ask_button(question: str, database: str, text: str = "Ask") -> dict[str, Any]:
-    return render.button(text, ASK, json.dumps({"q": question[:1500], "db": database}))
+def ask_button(question: str, database: str, text: str = "Ask", *, trace_id: str = "") -> dict[str, Any]:
+    """A button that asks `question` again. An asked question is named by its answer's trace id
+    (read back when pressed); an example question is carried whole when it fits the button's value
+    (Slack's limit is in characters: non-ASCII stays as it is, not \\u-escaped)."""
+    if trace_id:
+        return render.button(text, ASK, json.dumps({"t": trace_id, "db": database}))
+    value = json.dumps({"q": question, "db": database}, ensure_ascii=False)
+    while len(value) > render.MAX_VALUE and question:
+        question = question[: len(question) - max(1, len(value) - render.MAX_VALUE)]
+        value = json.dumps({"q": question, "db": database}, ensure_ascii=False)
+    return render.button(text, ASK, value)
 
 
 def _is_admin(ctx: BotContext, client: WebClient, user: str, team: str) -> bool:
@@ -101,7 +110,7 @@ def _recent_blocks(ctx: BotContext, user: str, team: str) -> list[dict[str, Any]
                         3000,
                     ),
                 },
-                "accessory": ask_button(q.question, q.database, "Ask again"),
+                "accessory": ask_button(q.question, q.database, "Ask again", trace_id=q.trace_id),
             }
         )
     return blocks
@@ -113,7 +122,7 @@ def onboarding_blocks() -> list[dict[str, Any]]:
         render.section(
             "*Welcome to Askbase* :wave: Ask your databases questions in plain English; every answer "
             "comes with the SQL it ran, a CSV and a chart where one helps.\n"
-            "• *DM me* (Messages tab) or open me in the *assistant panel* and just ask.\n"
+            "• *DM me* (Messages tab) and just ask: each message gets its own thread with the answer.\n"
             "• In a channel, *mention me*: `@Askbase how many clients signed up in 2024?`\n"
             f"• Or type `/ask {example}` anywhere I am invited.\n"
             "Try one of the questions below — each button asks it for you."
@@ -179,7 +188,15 @@ def ask_from_home(ctx: BotContext, client: WebClient, body: dict[str, Any], acti
     team = (body.get("team") or {}).get("id") or (body.get("user") or {}).get("team_id") or ""
     try:
         data = json.loads(action.get("value") or "{}")
-        question, database = str(data["q"]), str(data.get("db") or "") or None
+        database = str(data.get("db") or "") or None
+        if data.get("t"):  # a question asked before: read back whole, whatever its length
+            turn = conversations.turn_by_trace(ctx.state, str(data["t"]))
+            if turn is None:
+                publish(ctx, client, user, team, note=":warning: I no longer have that question.")
+                return
+            question, database = turn.question, database or turn.database
+        else:
+            question = str(data["q"])
     except (ValueError, KeyError, TypeError):
         return
     ask = Ask(
@@ -206,9 +223,12 @@ def register(app: App, ctx: BotContext) -> None:
         lambda c, client, user, team, note: publish(c, client, user, team, note)
     )
 
-    @app.event("app_home_opened")
+    def home_tab(event: dict[str, Any]) -> bool:  # the Messages tab is the agent view's (assistant.py)
+        return bool(event.get("tab", "home") == "home")
+
+    @app.event("app_home_opened", matchers=[home_tab])
     def home_opened(event: dict[str, Any], body: dict[str, Any], client: WebClient) -> None:
-        if event.get("tab", "home") != "home" or not event.get("user"):
+        if not event.get("user"):
             return
         publish(ctx, client, event["user"], body.get("team_id") or "")
 

@@ -1,5 +1,6 @@
 """Where questions come in: an @mention, a DM, `/ask`, or (with `slack.thread_followups`) a reply
-in one of our channel threads without a mention. The assistant panel has its own module.
+in one of our channel threads without a mention. In the agent view each DM message starts its own
+thread; the agent view's and the assistant panel's own events are in bot/listeners/assistant.py.
 
 Every path acks at once (Bolt acks events before the listener body runs; commands ack first
 thing) and hands the question to `bot.answering.start`. Slack may deliver one message twice —
@@ -106,6 +107,9 @@ def on_message_event(
     if thread_ts and any(hook(ctx, client, ask) for hook in ctx.reply_hooks):
         ctx.claims.finished(message_key(team, channel, ts))
         return
+    if event.get("channel_type") == "im":  # agent view: the database in view, the thread's title
+        for dm_hook in ctx.extras.get("dm_hooks", ()):
+            claimed = dm_hook(ctx, client, event, claimed)
     _answer(ctx, client, claimed)
 
 

@@ -34,7 +34,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot import render
-from bot.answer_view import short_date
+from bot.answer_view import choices, short_date
 from bot.answering import Ask, database_for, privately
 from bot.ephemeral import clicking_user, tell, tell_message
 from bot.listeners.clarify import parse_conversation
@@ -616,7 +616,10 @@ def after_clarified(
     offer = teacher(ctx).offer(clarification, index, database)
     if offer is None:
         return
-    message = offer_message(offer.word, offer.reading, clarification.id, index)
+    reading = offer.reading
+    if 0 <= index < len(options):  # in words, as it was offered (less the figure on its button)
+        reading = choices(clarification)[index].label.split(" → ")[0].strip()
+    message = offer_message(offer.word, reading, clarification.id, index)
     tell_message(client, channel, user, message.text, message.blocks, thread_ts=thread_ts)
 
 

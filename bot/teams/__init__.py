@@ -12,13 +12,16 @@ bot/ (answer_view.py: what an answer shows; stored_answers.py and votes.py: a st
   auth.py       incoming JWTs (the SDK's validator), then their issuer, audience, caller and tenant,
                 and the activity's serviceUrl and tenant against them: only what the token vouches for
   outbound.py   the allowed Bot Connector addresses, and the only maker of token-bearing clients
-  incoming.py   an activity → who asks, where, about what (pure)
+  incoming.py   an activity → who asks, where, about what, and whether it mentions the bot (pure)
   cards.py      outcomes → Adaptive Cards 1.5, laying out bot/answer_view.py (pure)
-  links.py      signed, expiring download links for the CSV and the chart
+  links.py      signed download links: a CSV's expires, a chart's lives as long as its answer
   files.py      `/files/<token>`: the CSV and the chart, through Askbase.rerun (access, audit)
-  proactive.py  posting to a stored conversation reference (web process and worker alike)
-  answering.py  a question → typing → the answer card, off the request, in the same conversation
+  proactive.py  posting to a stored conversation reference (web process and worker alike); the
+                AI-generated label and Teams' feedback buttons on an activity
+  streaming.py  Teams' informative updates naming each step, in a personal chat
+  answering.py  a question → progress → the answer card, off the request, in the same conversation
   actions.py    the card buttons: Details, CSV, 👍/👎, clarification options, Retry
+  private.py    Details, CSV and votes answered with a card for the presser alone; Teams' feedback
   clarify.py    a clarifying question's card once closed: answered, expired (the sweep), replaced
   schedules.py  schedules made and managed from Teams
   posts.py      the worker's side: a scheduled run posted proactively to its conversation

@@ -19,9 +19,10 @@ from typing import Any
 
 from microsoft_agents.hosting.core import TurnContext
 
+from bot.failures import failure_of
 from bot.stored_answers import asker_of
 from bot.teams import cards, clarify, links, teaching
-from bot.teams.answering import Question, remember, start
+from bot.teams.answering import TEAMS, Question, remember, start
 from bot.teams.incoming import Incoming
 from bot.teams.proactive import card_activity
 from bot.teams.runtime import TeamsRuntime
@@ -44,38 +45,63 @@ async def say(context: TurnContext, text: str, subtle: str = "") -> None:
 # ---------------------------------------------------------------- answers' buttons
 
 
-async def on_details(runtime: TeamsRuntime, context: TurnContext, trace_id: str) -> None:
+async def details_items(
+    runtime: TeamsRuntime, trace_id: str, room: int = cards.MAX_CARD_BYTES
+) -> list[dict[str, Any]]:
+    """Details of an answer (every stage of its trace), within `room` bytes of card."""
     trace = await runtime.run(conversations.load_trace, runtime.state, trace_id)
     if trace is None:
-        await say(context, "I no longer have the details of this answer.")
-        return
-    await context.send_activity(card_activity(cards.details_card(trace), "Details"))
+        return [cards.text_block("I no longer have the details of this answer.")]
+    return cards.details_items(trace, room)
+
+
+async def csv_items(
+    runtime: TeamsRuntime, incoming: Incoming, trace_id: str, base_url: str | None
+) -> list[dict[str, Any]]:
+    """A fresh download link for the presser; the CSV is made when it is opened (files.py)."""
+    turn = await runtime.run(conversations.turn_by_trace, runtime.state, trace_id)
+    if turn is None or not turn.answered:
+        return [cards.text_block("There is no result to export on this message.")]
+    if not runtime.askbase.may_query(incoming.principal, turn.database):
+        return [cards.text_block(f"You may not query '{cards.escape(turn.database)}' here.")]
+    if not base_url:
+        return [
+            cards.text_block(
+                "I don't know my own address, so I can't make a download link. Set teams.public_url."
+            )
+        ]
+    token, link = links.issue(
+        runtime.link_key,
+        "csv",
+        trace_id,
+        incoming.principal,
+        runtime.settings.teams.link_ttl_s,
+        now=runtime.now(),
+    )
+    expires = link.expires_at.strftime("%Y-%m-%d %H:%M UTC")
+    return [
+        cards.text_block(f"The CSV of “{cards.escape(turn.question)}”, for you"),
+        {
+            "type": "ActionSet",
+            "actions": [
+                {"type": "Action.OpenUrl", "title": "Download CSV", "url": links.url(base_url, token)}
+            ],
+        },
+        cards.note(f"The link works until {expires}."),
+    ]
+
+
+async def on_details(runtime: TeamsRuntime, context: TurnContext, trace_id: str) -> None:
+    """Details pressed on a card posted before they were answered privately (an Action.Submit)."""
+    await context.send_activity(card_activity(cards.card(await details_items(runtime, trace_id)), "Details"))
 
 
 async def on_csv(
     runtime: TeamsRuntime, context: TurnContext, incoming: Incoming, trace_id: str, base_url: str | None
 ) -> None:
-    """A fresh download link for the clicker; the CSV is made when it is opened (files.py)."""
-    turn = await runtime.run(conversations.turn_by_trace, runtime.state, trace_id)
-    if turn is None or not turn.answered:
-        await say(context, "There is no result to export on this message.")
-        return
-    if not runtime.askbase.may_query(incoming.principal, turn.database):
-        await say(context, f"You may not query '{turn.database}' here.")
-        return
-    if not base_url:
-        await say(
-            context, "I don't know my own address, so I can't make a download link. Set teams.public_url."
-        )
-        return
-    token, link = links.issue(
-        runtime.link_key, "csv", trace_id, incoming.principal, runtime.settings.teams.link_ttl_s
-    )
-    expires = link.expires_at.strftime("%Y-%m-%d %H:%M UTC")
-    content = cards.link_card(
-        f"The CSV of “{turn.question}”", "Download CSV", links.url(base_url, token), expires
-    )
-    await context.send_activity(card_activity(content, "CSV"))
+    """CSV pressed on a card posted before it was answered privately (an Action.Submit)."""
+    items = await csv_items(runtime, incoming, trace_id, base_url)
+    await context.send_activity(card_activity(cards.card(items), "CSV"))
 
 
 async def on_thumbs_down(
@@ -86,36 +112,54 @@ async def on_thumbs_down(
     comment: str,
     base_url: str | None,
 ) -> None:
-    """Record the 👎 (and what was wrong); then, for the asker, one more clarification round."""
+    """👎 pressed on a card posted before it was answered privately (an Action.Submit)."""
+    await say(context, await record_down(runtime, context, incoming, trace_id, comment, base_url))
+
+
+async def record_down(
+    runtime: TeamsRuntime,
+    context: TurnContext,
+    incoming: Incoming,
+    trace_id: str,
+    comment: str,
+    base_url: str | None,
+) -> str:
+    """Record the 👎 (and what was wrong); a comment stating a rule is proposed (queued); then, for
+    the asker, one more clarification round, posted in the conversation. Returns the note for the
+    person who voted."""
+    noted = "Thanks — noted that this answer is wrong."
     comment = " ".join(comment.split())[:MAX_OWN_WORDS]
     await runtime.run(feedback.record_feedback, runtime.state, trace_id, incoming.user, "down", comment)
     rule = stated_rule(comment)
-    if rule is not None:  # "X means Y": proposed, queued for the analysts like any proposal
-        await teaching.propose_stated_rule(runtime, context, incoming, trace_id, rule)
+    reference, identity = context.activity.get_conversation_reference(), context.identity
+    if rule is not None:  # "X means Y": proposed (drafting takes a while: in a turn of its own)
+
+        async def propose(turn_context: TurnContext) -> None:
+            await teaching.propose_stated_rule(runtime, turn_context, incoming, trace_id, rule)
+
+        runtime.spawn(runtime.sender.within(reference, propose, identity))
     turn = await runtime.run(conversations.turn_by_trace, runtime.state, trace_id)
     if runtime.settings.engine.clarify == "off" or turn is None or not turn.answered:
-        await say(context, "Thanks — noted that this answer is wrong.")
-        return
+        return noted
     asker = await runtime.run(asker_of, runtime.state, turn)
     if runtime.settings.teams.only_asker_answers and asker and incoming.user != asker:
-        await say(context, "Thanks — noted that this answer is wrong.")
-        return
+        return noted
     waiting = await runtime.run(pending_store.open_in, runtime.state, turn.conversation_id)
     if waiting is not None and not waiting.expired():
-        await say(context, "Thanks — noted. Please answer the open question above first.")
-        return
+        return "Thanks — noted. Please answer the open question above first."
     transcript = await runtime.run(rejection_transcript, runtime.state, turn, comment)
     question = Question(
         text=turn.question,
         incoming=incoming,
-        reference=context.activity.get_conversation_reference(),
-        identity=context.identity,
+        reference=reference,
+        identity=identity,
         base_url=base_url,
         transcript=transcript,
         conversation=(turn.conversation_id, turn.database),
     )
     if not runtime.spawn(_ask_after_rejection(runtime, question)):
-        await say(context, "Thanks — noted that this answer is wrong.")
+        return noted
+    return "Thanks — noted. I'll ask what should change, in the conversation."
 
 
 async def _ask_after_rejection(runtime: TeamsRuntime, question: Question) -> None:
@@ -139,7 +183,8 @@ async def _ask_after_rejection(runtime: TeamsRuntime, question: Question) -> Non
     async def post(context: TurnContext) -> None:
         outcome = await runtime.run(ask)
         if outcome.status != "clarify" or outcome.clarification is None:
-            await say(context, outcome.error or "Thanks — noted.")
+            said = failure_of(outcome, TEAMS).text if outcome.status == "error" else "Thanks — noted."
+            await say(context, said)
             return
         response = await context.send_activity(
             card_activity(cards.clarification_card(outcome), outcome.clarification.question)
@@ -227,7 +272,9 @@ async def settle(
         again = await runtime.run(pending_store.get, runtime.state, pending.id)
         await say(context, refusal(runtime, again, incoming.user) or "This question was answered already.")
         return False
-    result = clarify.answered_note(exchange.answer, bool(exchange.own_words), incoming.user_name)
+    result = clarify.answered_note(
+        clarify.chosen(answered, exchange), bool(exchange.own_words), incoming.user_name
+    )
     await clarify.close_card(context, answered, result, incoming.reply_to)
     if not exchange.own_words:  # "Always read …?" (teaching.py)
         await teaching.offer_to_remember(

@@ -1,18 +1,27 @@
-"""A question in Teams, from the typing indicator to the answer card in the same conversation.
+"""A question in Teams, from the first sign of work to the answer card in the same conversation.
 
 `start` runs in the request's turn: it shows "typing…" and queues the work. The work runs in a
-proactive turn of the same conversation (proactive.py), keeps the typing indicator going while the
-engine answers on a worker thread, and posts the card: the answer, a clarifying question (stored
-before it is shown, so the first click finds it), or an error. The database is the thread's (a
-channel thread stays on the one it started with), else the place's `db NAME` choice, else the
-default. Failures are worded by bot/failures.py as in Slack: the person sees what failed and what
-they can do, with Retry only when trying again can help; what the admins should fix goes to the
-log under the trace id, never into the card.
+proactive turn of the same conversation (proactive.py) — in a personal chat with Teams'
+informative updates naming each step (streaming.py), elsewhere with the typing indicator kept
+going — while the engine answers on a worker thread, and posts the card: the answer, a
+clarifying question (stored before it is shown, so the first click finds it), or an error. An
+answer whose SQL an LLM wrote carries Teams' "AI generated" label, and every answer Teams'
+feedback buttons in chats (the card's own 👍 / 👎 in channels, where Teams shows none); the card
+and which message it is are kept (core/askbase.py `keep`) for the presses answered privately
+later (private.py). A chart sits in the card itself when it fits (a small PNG inline), else
+behind a link that lives as long as the answer. The database is the thread's (a channel thread
+stays on the one it started with), else the place's `db NAME` choice, else the default.
+Failures are worded by bot/failures.py as in Slack — for an analyst with the schema's names —
+with Retry only when trying again can help; what the admins should fix goes to the log under
+the trace id, never into the card.
 """
 
 from __future__ import annotations
 
+import asyncio
+import base64
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,13 +30,15 @@ from microsoft_agents.hosting.core import TurnContext
 from microsoft_agents.hosting.core.app.typing_indicator import TypingIndicator, TypingOptions
 from microsoft_agents.hosting.core.authorization import ClaimsIdentity
 
-from bot.answer_view import presented
-from bot.charts import chart_spec
+from bot.answer_view import example_question, presented
+from bot.charts import chart_for, chart_spec
 from bot.failures import BUSY, INTERNAL, Commands, failure_of, setup_problem
 from bot.teams import cards, clarify, links
 from bot.teams.incoming import Incoming, Place
 from bot.teams.proactive import card_activity, reference_json
 from bot.teams.runtime import TeamsRuntime
+from bot.teams.streaming import InformativeUpdates
+from bot.teams.verified import principal_for
 from core.access import Principal
 from core.answer import Outcome
 from core.clarify.transcript import Transcript
@@ -36,11 +47,19 @@ from core.state import clarifications, conversations
 from core.state.channel_settings import channel_database
 from core.trace import Trace
 from core.verified.analysts import configured as analysts_configured
+from core.verified.analysts import is_analyst
 
 log = logging.getLogger("askbase.teams")
 
 TYPING = TypingOptions(initial_delay_ms=0, interval_ms=3000)  # Teams shows "typing" for ~3 s
 TEAMS = Commands(list_databases="db", pick_database="db NAME")  # typed, as the help card says
+INLINE_DPI = 60  # a chart inside the card: 480 × 270 pixels (a bar chart is ~9 KB)
+CARD_KIND = cards.KEPT_CARD  # the card an outcome was posted as (core/askbase.py `keep`), for private.py
+MESSAGE_KIND = "teams-message"  # which answer a posted message is, for Teams' feedback buttons
+
+
+def message_key(conversation_id: str, activity_id: str) -> str:
+    return f"{conversation_id}|{activity_id}"
 
 
 @dataclass(frozen=True)
@@ -73,24 +92,61 @@ def outcome_card(
     who: Principal,
     *,
     asked_by: str | None = None,
+    analyst: bool = False,
+    votes: bool = True,
 ) -> dict[str, Any]:
+    """The card of an outcome; `analyst`: the asker may read the schema's names in a failure;
+    `votes`: the card's own 👍 / 👎 (channels)."""
     if outcome.status == "clarify" and outcome.clarification is not None:
         return cards.clarification_card(outcome, asked_by)
     if outcome.status == "error":
-        failure = failure_of(outcome, TEAMS)
+        example = example_question(runtime.askbase, outcome.database)
+        failure = failure_of(outcome, TEAMS, analyst=analyst, example=example)
         return cards.error_card(failure, outcome.trace.id, question=outcome.question, asked_by=asked_by)
-    return cards.answer_card(
-        outcome,
-        table_rows=runtime.table_rows,
-        chart_url=chart_url(runtime, outcome, base_url, who),
-        asked_by=asked_by,
-        presentation=presented(runtime.askbase, outcome),
-        can_verify=analysts_configured(runtime.settings),  # ✅ Verify for analysts (verified.py)
-    )
+    presentation = presented(runtime.askbase, outcome)
+
+    def card_with(chart: str | None, alt: str = "") -> dict[str, Any]:
+        return cards.answer_card(
+            outcome,
+            table_rows=runtime.table_rows,
+            chart_url=chart,
+            asked_by=asked_by,
+            presentation=presentation,
+            can_verify=analysts_configured(runtime.settings),  # ✅ Verify for analysts (verified.py)
+            votes=votes,
+            chart_alt=alt,
+        )
+
+    plain = card_with(None)
+    inline, alt = inline_chart(outcome, presentation.shape)
+    if inline is not None:
+        with_chart = card_with(inline, alt)
+        if cards.size_of(with_chart) <= cards.MAX_CARD_BYTES and len(cards.shown_rows(with_chart)) == len(
+            cards.shown_rows(plain)
+        ):
+            return with_chart  # the image inside the card: it shows as long as the message does
+    link = chart_url(runtime, outcome, base_url, who)
+    return card_with(link, alt) if link else plain
+
+
+def inline_chart(outcome: Outcome, shape: Any = None) -> tuple[str | None, str]:
+    """The chart as a small PNG in a data URI, and what it shows in words (None when no chart fits
+    the result)."""
+    if outcome.status != "answer" or not outcome.rows:
+        return None, ""
+    try:
+        chart = chart_for(outcome.columns, outcome.rows, outcome.question, shape, dpi=INLINE_DPI)
+    except Exception:  # a chart is a bonus
+        log.exception("trace %s: the chart could not be drawn", outcome.trace.id)
+        return None, ""
+    if chart is None:
+        return None, ""
+    return "data:image/png;base64," + base64.b64encode(chart.png).decode(), chart.alt
 
 
 def chart_url(runtime: TeamsRuntime, outcome: Outcome, base_url: str | None, who: Principal) -> str | None:
-    """A signed link to the chart (drawn when opened, as `who`), when the result reads better as one."""
+    """A signed link to the chart (drawn when opened, as `who`), when the result reads better as
+    one: it lives as long as the answer does (the message shows it as long as it is there)."""
     if not base_url or outcome.status != "answer" or not outcome.rows:
         return None
     try:
@@ -99,7 +155,7 @@ def chart_url(runtime: TeamsRuntime, outcome: Outcome, base_url: str | None, who
     except Exception:  # a chart is a bonus
         log.exception("trace %s: chart check failed", outcome.trace.id)
         return None
-    token, _ = links.issue(runtime.link_key, "png", outcome.trace.id, who, runtime.settings.teams.link_ttl_s)
+    token, _ = links.issue(runtime.link_key, "png", outcome.trace.id, who, None, now=runtime.now())
     return links.url(base_url, token)
 
 
@@ -121,13 +177,39 @@ async def start(runtime: TeamsRuntime, context: TurnContext, question: Question)
 
 
 async def answer_later(runtime: TeamsRuntime, question: Question) -> None:
-    """A proactive turn in the question's conversation: typing while the engine works, then the card."""
+    """A proactive turn in the question's conversation: progress while the engine works (Teams'
+    informative updates in a personal chat, "typing…" elsewhere), then the card."""
 
     async def work(context: TurnContext) -> None:
-        async with TypingIndicator(context, typing_options=TYPING):
-            outcome, key = await runtime.run(answer, runtime, question)
-        content = outcome_card(runtime, outcome, question.base_url, question.incoming.principal)
-        response = await context.send_activity(card_activity(content, outcome.answer or outcome.question))
+        incoming = question.incoming
+        personal = incoming.place.kind == "personal"
+        if personal:
+            updates = InformativeUpdates(context, asyncio.get_running_loop())
+            outcome, key = await runtime.run(answer, runtime, question, updates.show)
+            await updates.settle()
+        else:
+            async with TypingIndicator(context, typing_options=TYPING):
+                outcome, key = await runtime.run(answer, runtime, question, None)
+        analyst = outcome.status == "error" and await asker_is_analyst(runtime, context, incoming)
+        answered = outcome.status == "answer"
+        channel = incoming.place.kind == "channel"
+        content = outcome_card(
+            runtime, outcome, question.base_url, incoming.principal, analyst=analyst, votes=channel
+        )
+        activity = card_activity(
+            content,
+            outcome.answer or outcome.question,
+            ai_generated=answered and outcome.mode == "llm",
+            feedback=answered and not channel,  # Teams' own 👍 / 👎 (chats; none in channels)
+        )
+        if personal:
+            activity = updates.final(activity)
+        if outcome.status != "clarify":  # kept before it shows: a press may come at once (private.py)
+            await runtime.run(keep_card, runtime, outcome.trace.id, content)
+        response = await context.send_activity(activity)
+        if answered and response is not None and response.id:
+            message = message_key(incoming.place.conversation_id, response.id)
+            await runtime.run(keep_message, runtime, outcome.trace.id, message)
         if outcome.status == "clarify" and outcome.clarification is not None:
             if response and response.id:
                 await clarify.shown(runtime, context, outcome.clarification.id, response.id)
@@ -145,12 +227,39 @@ async def answer_later(runtime: TeamsRuntime, question: Question) -> None:
             await runtime.book(runtime.claims.finished, question.claim)
 
 
-def answer(runtime: TeamsRuntime, question: Question) -> tuple[Outcome, str]:
-    """Worker thread: ask the engine, store the turn (and a clarifying question). Never raises."""
+def keep_card(runtime: TeamsRuntime, trace_id: str, content: dict[str, Any]) -> None:
+    """Keep the card an outcome is posted as: a press answered privately shows it again, with the
+    presser's part below it (private.py)."""
+    try:
+        runtime.askbase.keep(CARD_KIND, trace_id, {"card": content})
+    except Exception:  # the answer still goes out; a later press falls back to its own small card
+        log.exception("trace %s: could not keep the card", trace_id)
+
+
+def keep_message(runtime: TeamsRuntime, trace_id: str, message: str) -> None:
+    """Keep which answer a posted message is: Teams' feedback buttons name the message."""
+    try:
+        runtime.askbase.keep(MESSAGE_KIND, message, {"trace": trace_id})
+    except Exception:  # its feedback buttons will say nothing
+        log.exception("trace %s: could not keep its message", trace_id)
+
+
+async def asker_is_analyst(runtime: TeamsRuntime, context: TurnContext, incoming: Incoming) -> bool:
+    """Whether the asker is one of `verified.analysts` (they may read table and column names)."""
+    if not analysts_configured(runtime.settings):
+        return False
+    return is_analyst(runtime.settings, await principal_for(runtime, context, incoming))
+
+
+def answer(
+    runtime: TeamsRuntime, question: Question, on_stage: Callable[[str], None] | None = None
+) -> tuple[Outcome, str]:
+    """Worker thread: ask the engine, store the turn (and a clarifying question). Never raises.
+    `on_stage`: told each stage the engine starts (the progress a person sees)."""
     incoming = question.incoming
     key = ""
     try:
-        return _answer(runtime, question)
+        return _answer(runtime, question, on_stage)
     except Exception:
         trace = Trace(question=question.text)
         log.exception("trace %s: answering in %s failed", trace.id, incoming.place.conversation_id)
@@ -159,7 +268,9 @@ def answer(runtime: TeamsRuntime, question: Question) -> tuple[Outcome, str]:
         return outcome, key
 
 
-def _answer(runtime: TeamsRuntime, question: Question) -> tuple[Outcome, str]:
+def _answer(
+    runtime: TeamsRuntime, question: Question, on_stage: Callable[[str], None] | None = None
+) -> tuple[Outcome, str]:
     incoming, place = question.incoming, question.incoming.place
     if question.conversation is not None:
         key, name = question.conversation
@@ -182,6 +293,7 @@ def _answer(runtime: TeamsRuntime, question: Question) -> tuple[Outcome, str]:
         source="teams",
         principal=incoming.principal,  # the engine refuses (and audits) what it may not query
         transcript=question.transcript,
+        on_stage=on_stage,
     )
     if outcome.status == "error":
         log.warning("trace %s: %s error: %s", outcome.trace.id, outcome.error_kind, outcome.error)

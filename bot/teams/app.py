@@ -4,7 +4,16 @@ A message is, in order: a press on one of our cards (`value` carries `askbase`),
 (`help`, `db`, `db NAME`, `verified`, `schedules`, `schedule WHEN … QUESTION`, `definitions`,
 `define WORDS as MEANING`: teaching.py), an answer to the open
 clarifying question of its conversation (typed by the asker), or a question. A card press may
-also come as an `adaptiveCard/action` invoke (Action.Execute clients); it is handled the same way.
+also come as an `adaptiveCard/action` invoke (Action.Execute); Details, CSV, 👍 and 👎 are
+answered in the request with a card only the presser sees (private.py), as are Teams' own
+feedback buttons (`message/submitAction`).
+
+With resource-specific consent (the manifest's `ChannelMessage.Read.Group`, `ChatMessage.Read.Chat`)
+Teams delivers every message of a channel or group chat Askbase is in, not only those that
+mention it. Such a message is handled only when it continues a conversation of its author: a
+reply in a channel thread they started by asking, or the typed answer to the clarifying question
+waiting for them there or in the group chat. Anything else is left alone — not claimed, stored,
+answered or logged (`continues`).
 
 Each activity is answered once and none is lost: its id is claimed in the state database first,
 with a lease, the way Slack questions are (bot/claims.py, bot/teams/inflight.py) — a message as
@@ -24,7 +33,7 @@ from microsoft_agents.activity import Activity, ActivityTypes, InvokeResponse
 from microsoft_agents.hosting.core import AgentApplication, Connections, MemoryStorage, TurnContext, TurnState
 
 from bot import votes
-from bot.teams import actions, cards, schedules, teaching, verified
+from bot.teams import actions, cards, private, schedules, teaching, verified
 from bot.teams.actions import say
 from bot.teams.answering import Question, database_for, start
 from bot.teams.incoming import Incoming, read
@@ -35,7 +44,7 @@ from core.access import usable_databases
 from core.schedules import parse
 from core.state import conversations
 from core.state.channel_settings import set_channel_database
-from core.teaching import chat_teaching
+from core.teaching import Teacher, chat_teaching
 
 log = logging.getLogger("askbase.teams")
 
@@ -46,9 +55,11 @@ REQUEST_BASE: ContextVar[str | None] = ContextVar("askbase_teams_request_base", 
 HELP = (
     "**Ask me about your data in plain English.**\n\n"
     "- In a chat with me, just ask; in a channel or group chat, mention me: @Askbase how many clients are there?\n"
-    '- Reply in the same thread (or chat) to follow up ("and only in Europe?").\n'
-    "- Under each answer: Show SQL, Details (every step I took), CSV, 👍 to teach me the query is right, "
-    "👎 to tell me it is not, Schedule to get it again on a schedule.\n"
+    '- Follow up ("and only in Europe?") by replying in the thread you started in a channel, or in our chat; '
+    "in a group chat, mention me again. To answer a question I asked back, just reply.\n"
+    "- Under each answer: Show SQL, Details (every step I took) and CSV — shown to you alone — "
+    "👍 when it is right (an analyst's teaches me the query), 👎 to tell me it is not, Schedule to get "
+    "it again on a schedule.\n"
     "- db lists the databases this place may use; db NAME picks one.\n"
     "- schedule every weekday at 9:00 QUESTION posts fresh results on time; schedules lists this place's.\n"
     "- ✅ marks an answer given from a query an analyst verified; verified lists them (analysts: ✅ Verify "
@@ -74,8 +85,9 @@ async def on_press(
         await actions.on_details(runtime, context, trace_id)
     elif verb == "csv":
         await actions.on_csv(runtime, context, incoming, trace_id, url)
-    elif verb == "up":
-        note = await runtime.run(votes.thumbs_up, runtime.state, trace_id, incoming.user)
+    elif verb == "up":  # an older card's Action.Submit (new cards answer it privately: private.py)
+        who = await verified.principal_for(runtime, context, incoming)
+        _, note = await runtime.run(votes.thumbs_up, Teacher(runtime.askbase), trace_id, who)
         await say(context, note)
     elif verb == "down":
         await actions.on_thumbs_down(
@@ -203,8 +215,28 @@ async def on_text(
     return await start(runtime, context, question) and claimed
 
 
+def unaddressed(incoming: Incoming) -> bool:
+    """A channel or group chat message that does not mention the bot (delivered thanks to
+    resource-specific consent): it is handled only when it `continues`."""
+    return incoming.place.kind != "personal" and not incoming.mentioned and incoming.value is None
+
+
+def continues(runtime: TeamsRuntime, incoming: Incoming) -> bool:
+    """Whether an unaddressed message continues a conversation of its author: a reply in a
+    channel thread they started, or an answer to the question waiting for them in the chat."""
+    if not incoming.text or not incoming.user or incoming.text.strip(" !.").lower() in THANKS:
+        return False
+    place = incoming.place
+    if place.threaded:
+        return runtime.askbase.follows_up(place.conversation_key(""), incoming.user)
+    key = place.conversation_key(database_for(runtime, place))
+    return runtime.askbase.follows_up(key, incoming.user, started=False)
+
+
 async def on_message(runtime: TeamsRuntime, context: TurnContext) -> None:
     incoming = read(context.activity)
+    if unaddressed(incoming) and not await runtime.book(continues, runtime, incoming):
+        return  # someone talking in the channel, not to Askbase: nothing kept of it
     taken = ACKED.get()  # the server claimed it as it acknowledged it
     if taken is None:
         taken = await runtime.book(take, runtime, incoming, context.activity, base_url(runtime))
@@ -249,15 +281,58 @@ INVOKE_ACK = {
 }
 
 
+# Replies in a thread that close it rather than ask something: never answered (as in Slack).
+THANKS = {"thanks", "thank you", "thx", "ty", "ok", "okay", "great", "cool", "nice", "perfect", "got it"}
+FEEDBACK_INVOKE = "message/submitAction"  # Teams' own 👍 / 👎 under an answer (the feedback loop)
+
+
+def execute_data(activity: Activity) -> dict[str, Any] | None:
+    """The data (and inputs) of an Action.Execute press."""
+    value = activity.value if isinstance(activity.value, dict) else {}
+    action = value.get("action")
+    data = action.get("data") if isinstance(action, dict) else None
+    return data if isinstance(data, dict) else None
+
+
+def answered_in_request(activity: Activity) -> bool:
+    """An invoke whose response is what the person sees (server.py waits for it): a press shown
+    to the presser alone, or Teams' feedback buttons."""
+    if activity.type != ActivityTypes.invoke:
+        return False
+    if activity.name == FEEDBACK_INVOKE:
+        return True
+    data = execute_data(activity) if activity.name == "adaptiveCard/action" else None
+    return data is not None and data.get(cards.ACTION) in cards.PRIVATE_VERBS
+
+
+async def invoke_response(context: TurnContext, body: Any) -> None:
+    await context.send_activity(
+        Activity(type=ActivityTypes.invoke_response, value=InvokeResponse(status=200, body=body))
+    )
+
+
 async def on_invoke(runtime: TeamsRuntime, context: TurnContext) -> None:
-    """Action.Execute (`adaptiveCard/action`): the same as a press. The request was answered with
-    INVOKE_ACK already; the response sent here only closes the SDK's turn."""
+    """Action.Execute (`adaptiveCard/action`): Details, CSV, 👍 and 👎 answered with a card for the
+    presser alone (in the request: server.py returns this turn's invoke response); any other press
+    the same as an Action.Submit one, its request answered with INVOKE_ACK already. Teams' own
+    feedback buttons (`message/submitAction`) are votes like the card's."""
     activity = context.activity
+    incoming = read(activity)
+    if activity.name == FEEDBACK_INVOKE:
+        value = activity.value if isinstance(activity.value, dict) else {}
+        try:
+            await private.on_feedback(runtime, context, incoming, value, base_url(runtime))
+        finally:
+            await invoke_response(context, {})
+        return
     if activity.name != "adaptiveCard/action":
         return
-    value = activity.value if isinstance(activity.value, dict) else {}
-    data = (value.get("action") or {}).get("data") if isinstance(value.get("action"), dict) else None
-    incoming = read(activity)
+    data = execute_data(activity)
+    verb = str(data.get(cards.ACTION) or "") if data is not None else ""
+    if data is not None and verb in cards.PRIVATE_VERBS:
+        content = await private.view(runtime, context, incoming, verb, data, base_url(runtime))
+        await invoke_response(context, private.card_response(content))
+        return
     if isinstance(data, dict) and cards.ACTION in data:
         taken = await runtime.book(take, runtime, incoming, activity, base_url(runtime))
         if taken.handle:
@@ -272,9 +347,12 @@ async def on_invoke(runtime: TeamsRuntime, context: TurnContext) -> None:
 
 
 async def on_installed(runtime: TeamsRuntime, context: TurnContext) -> None:
-    """The bot was added to a chat or team: say what it does."""
+    """The bot was added to a team or group chat: say what it does. A personal chat shows the
+    manifest's prompt starters instead (Teams asks bots with them to send no welcome there)."""
     activity = context.activity
     bot_id = activity.recipient.id if activity.recipient else None
+    if read(activity).place.kind == "personal":
+        return
     if any(m.id == bot_id for m in activity.members_added or []):
         await context.send_activity(card_activity(cards.card([cards.text_block(HELP)]), "Askbase is here"))
 

@@ -2,16 +2,21 @@
 
 An answer is one card: the sentence, a `Table` of the first rows with readable headers (none for
 a single value: the sentence says it), the row count, the SQL behind a Show SQL toggle, a chart
-image where one helps, and the actions Show SQL, Details, CSV, 👍, 👎 (with a box for what was
-wrong) and Schedule (with the form). Teams shows six actions in a row, which is exactly these.
-Every button carries the answer's trace id; a press comes back as a message activity whose
-`value` is the button's data plus the inputs of its card.
+image where one helps, and the actions Show SQL, Details, CSV and Schedule (with the form) — plus,
+in channels, 👍 and 👎 (with a box for what was wrong); in chats Teams' own feedback buttons take
+their place (the activity's feedback loop, bot/teams/proactive.py). Details, CSV, 👍 and 👎 are
+`Action.Execute`: Teams sends them as an `adaptiveCard/action` invoke and shows the card the bot
+answers with to the person who pressed alone (Universal Actions' user-specific response) — their
+Details, their download link, their vote noted — so nothing is posted to the channel for them.
+Every button carries the answer's trace id.
 
 What an answer shows — the sentence, readable headers, numbers rounded per column, keyword mode's
-reading, the row note, the Details of its trace — is decided in bot/answer_view.py, the same as in
-Slack; this module lays it out. Teams takes a card of about 28 KB; the table gives up rows (never
-the header) until the card fits, and the row note says how many are shown. Text from the database or from people is escaped: Teams
-renders a subset of Markdown in TextBlocks, and a value must never turn into a link or a list.
+reading, the row note, the Details of its trace, a clarifying question's readings in words — is
+decided in bot/answer_view.py, the same as in Slack; this module lays it out. Teams takes a card
+of about 28 KB; the table gives up rows (never the header) until the card fits, and the row note
+says how many are shown. Text from the database or from people is escaped for the subset of
+Markdown TextBlocks render — so a value never turns into a link, a list or bold — without the
+backslashes some Teams clients show literally: only what would form markup is broken up.
 """
 
 from __future__ import annotations
@@ -21,7 +26,15 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from bot.answer_view import AnswerView, Credit, answer_view, stage_lines, trace_numbers
+from bot.answer_view import (
+    AnswerView,
+    Credit,
+    answer_view,
+    choices,
+    question_in_words,
+    stage_lines,
+    trace_numbers,
+)
 from bot.failures import Failure
 from core.answer import Clarification, Outcome, Reuse
 from core.summary import Presentation
@@ -43,13 +56,24 @@ WHEN_CHOICES = {
     "changed": "Only when the result changed",
 }
 
-_MD = re.compile(r"([\\`*_\[\]()~>#|])")
-_LIST_START = re.compile(r"^(\s*)([-+]|\d+[.)])(\s)", re.M)
+ZWSP = "\u200b"  # breaks a Markdown construct without showing anything
+_LINE_START = re.compile(r"^([ \t]*)([-+*>#]|\d+[.)])(?=\s|$)", re.M)
+_LINK = re.compile(r"\]\s*\(")
+_LOOSE_UNDERSCORE = re.compile(r"(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")  # snake_case never emphasises
 
 
 def escape(text: str) -> str:
-    """Text shown as is: Markdown's special characters escaped, list markers defused."""
-    return _LIST_START.sub(r"\1\\\2\3", _MD.sub(r"\\\1", text))
+    """Text shown as is on every client: what would become a list, a heading, a quote or a link
+    is broken up with an invisible zero-width space; emphasis markers are escaped only when they
+    come in pairs that could emphasise. "smb (122)", "paid_on", "3 * 4" stay exactly as written."""
+    text = _LINE_START.sub(lambda m: f"{m.group(1)}{ZWSP}{m.group(2)}", text)
+    text = _LINK.sub(lambda m: f"]{ZWSP}{m.group(0)[1:]}", text)
+    for mark in ("*", "~", "`"):
+        if text.count(mark) >= 2:
+            text = text.replace(mark, f"\\{mark}")
+    if len(_LOOSE_UNDERSCORE.findall(text)) >= 2:
+        text = _LOOSE_UNDERSCORE.sub(r"\\_", text)
+    return text
 
 
 def clip(text: str, limit: int) -> str:
@@ -84,6 +108,16 @@ def attachment(content: dict[str, Any]) -> dict[str, Any]:
 
 def submit(title: str, verb: str, **data: Any) -> dict[str, Any]:
     return {"type": "Action.Submit", "title": title, "data": {ACTION: verb, **data}}
+
+
+def execute(title: str, verb: str, **data: Any) -> dict[str, Any]:
+    """A Universal Action: Teams invokes the bot and shows its answer card to the presser alone."""
+    return {"type": "Action.Execute", "title": title, "verb": verb, "data": {ACTION: verb, **data}}
+
+
+# Verbs answered in the request with a card for the presser alone (bot/teams/private.py)
+PRIVATE_VERBS = frozenset({"details", "csv", "up", "down"})
+KEPT_CARD = "teams-card"  # the card an outcome was posted as, kept (core/askbase.py) for those answers
 
 
 def show_card(title: str, body: Sequence[dict[str, Any]], *actions: dict[str, Any]) -> dict[str, Any]:
@@ -142,23 +176,29 @@ def sql_id(trace_id: str) -> str:
     return f"sql-{trace_id}"
 
 
-def answer_actions(trace_id: str) -> list[dict[str, Any]]:
-    return [
+def answer_actions(trace_id: str, *, votes: bool = True) -> list[dict[str, Any]]:
+    """Show SQL, Details, CSV, [👍, 👎,] Schedule. `votes`: the card's own 👍 / 👎 (channels, where
+    Teams shows no feedback buttons of its own)."""
+    actions = [
         {"type": "Action.ToggleVisibility", "title": "Show SQL", "targetElements": [sql_id(trace_id)]},
-        submit("Details", "details", trace=trace_id),
-        submit("CSV", "csv", trace=trace_id),
-        submit("👍", "up", trace=trace_id),
-        show_card(
-            "👎",
-            [
-                text_input(
-                    "comment", "What was wrong? (optional)", "The answer should have…", isMultiline=True
-                )
-            ],
-            submit("Send", "down", trace=trace_id),
-        ),
-        show_card("Schedule", schedule_form(), submit("Schedule it", "schedule", trace=trace_id)),
+        execute("Details", "details", trace=trace_id),
+        execute("CSV", "csv", trace=trace_id),
     ]
+    if votes:
+        actions += [
+            execute("👍", "up", trace=trace_id),
+            show_card(
+                "👎",
+                [
+                    text_input(
+                        "comment", "What was wrong? (optional)", "The answer should have…", isMultiline=True
+                    )
+                ],
+                execute("Send", "down", trace=trace_id),
+            ),
+        ]
+    actions.append(show_card("Schedule", schedule_form(), submit("Schedule it", "schedule", trace=trace_id)))
+    return actions
 
 
 def schedule_form(when: str = "") -> list[dict[str, Any]]:
@@ -251,6 +291,7 @@ def answer_body(
     table_rows: int = 10,
     chart_url: str | None = None,
     asked_by: str | None = None,
+    chart_alt: str = "",
 ) -> list[dict[str, Any]]:
     """The answer's elements: sentence, keyword-mode note, table, chart, row note, hidden SQL."""
     outcome = view.outcome
@@ -260,7 +301,8 @@ def answer_body(
     body.append(text_block(escape(view.sentence), size="Medium"))
     if view.keyword_reading is not None:
         reading = f": {escape(view.keyword_reading)}" if view.keyword_reading else ""
-        body.append(note(f"🔎 **Keyword mode** (no LLM){reading}"))
+        limited = " — answers are limited right now" if view.limited else ""
+        body.append(note(f"🔎 **Keyword mode** (no LLM){limited}{reading}"))
     if view.reuse is not None:  # from a verified query or the answer cache (core/trusted.py)
         body.append(note(reuse_line(view.reuse)))
     body.extend(teaching_items(view, outcome.trace.id))
@@ -273,7 +315,7 @@ def answer_body(
             {
                 "type": "Image",
                 "url": chart_url,
-                "altText": clip(f"Chart: {outcome.question}", 200),
+                "altText": clip(chart_alt or f"Chart: {outcome.question}", 200),
                 "size": "Stretch",
             }
         )
@@ -309,17 +351,21 @@ def answer_card(
     extra_actions: Sequence[dict[str, Any]] = (),
     presentation: Presentation | None = None,
     can_verify: bool = False,
+    votes: bool = True,
+    chart_alt: str = "",
 ) -> dict[str, Any]:
     """The answer as a card that fits Teams' size limit (fewer table rows until it does);
-    `can_verify`: analysts are configured, so answers that ran new SQL get ✅ Verify."""
+    `can_verify`: analysts are configured, so answers that ran new SQL get ✅ Verify; `votes`:
+    the card's own 👍 / 👎 (see `answer_actions`); `chart_alt`: what the chart shows, in words."""
     view = answer_view(outcome, presentation)
     reuse = outcome.reuse
     verify = can_verify and bool(outcome.sql) and not (reuse is not None and reuse.verified)
     below = [verify_action(outcome.trace.id)] if verify else []
+    actions = [*answer_actions(outcome.trace.id, votes=votes), *extra_actions]
     rows = max(1, table_rows)
     while True:
-        body = answer_body(view, table_rows=rows, chart_url=chart_url, asked_by=asked_by)
-        content = card([*head, *body, *below, *tail], [*answer_actions(outcome.trace.id), *extra_actions])
+        body = answer_body(view, table_rows=rows, chart_url=chart_url, asked_by=asked_by, chart_alt=chart_alt)
+        content = card([*head, *body, *below, *tail], actions)
         if size_of(content) <= MAX_CARD_BYTES or rows <= 1:
             return content
         rows = max(1, rows // 2)
@@ -349,26 +395,50 @@ def _walk(elements: Iterable[Any]) -> Iterable[dict[str, Any]]:
 # ---------------------------------------------------------------- clarifying questions
 
 
+def readings_id(clarification_id: str) -> str:
+    return f"readings-{clarification_id}"
+
+
 def clarification_card(outcome: Outcome, asked_by: str | None = None) -> dict[str, Any]:
-    """The question back: one button per reading, and "Other…" with a box for one's own words."""
+    """The question back: one button per reading in words ("customers in Lyon"), "Other…" with
+    a box for one's own words, and Details: what each reading means to the data (a toggle: it
+    opens for whoever presses it, on their screen only)."""
     c = outcome.clarification
     assert c is not None
     body: list[dict[str, Any]] = []
     if asked_by:
         body.append(note(f"{escape(asked_by)} asked: {escape(outcome.question)}"))
-    body.append(text_block(f"🤔 {escape(c.question)}", size="Medium"))
+    body.append(text_block(f"🤔 {escape(question_in_words(c))}", size="Medium"))
+    body.append(
+        {
+            "type": "Container",
+            "id": readings_id(c.id),
+            "isVisible": False,
+            "items": [
+                item
+                for choice in choices(c)[:4]
+                for item in (
+                    text_block(f"**{escape(choice.label)}**"),
+                    text_block(escape(clip(choice.meaning, 1500)), fontType="Monospace", size="Small"),
+                )
+            ],
+        }
+    )
     body.append(note(f"Trace {outcome.trace.id}"))
     return card(body, clarification_actions(c))
 
 
 def clarification_actions(c: Clarification) -> list[dict[str, Any]]:
-    options = [submit(clip(o.label, 60), "clarify", c=c.id, i=i) for i, o in enumerate(c.options[:4])]
+    options = [
+        submit(clip(choice.label, 60), "clarify", c=c.id, i=i) for i, choice in enumerate(choices(c)[:4])
+    ]
     other = show_card(
         "Other…",
         [text_input("answer", "In your own words", isMultiline=True, maxLength=500, isRequired=True)],
         submit("Send", "clarify_other", c=c.id),
     )
-    return [*options, other]
+    details = {"type": "Action.ToggleVisibility", "title": "Details", "targetElements": [readings_id(c.id)]}
+    return [*options, other, details]
 
 
 def closed_question_card(question: str, result: str) -> dict[str, Any]:
@@ -389,7 +459,8 @@ def error_card(
         body.append(note(f"{escape(asked_by)} asked: {escape(question)}"))
     body.append(text_block(f"⚠️ {escape(failure.text)}", color="Attention"))
     body.append(note(f"Trace {trace_id} — quote it if you ask the bot's admins."))
-    return card(body, [submit("Retry", "retry", trace=trace_id)] if failure.retry else [])
+    actions = [submit("Retry", "retry", trace=trace_id)] if failure.retry else []
+    return card(body, [*actions, execute("Details", "details", trace=trace_id)])
 
 
 def message_card(text: str, *, subtle: str = "", actions: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
@@ -407,10 +478,11 @@ def link_card(text: str, title: str, url: str, expires: str) -> dict[str, Any]:
     )
 
 
-def details_card(trace: Mapping[str, Any]) -> dict[str, Any]:
-    """Every stage of a stored trace: time, LLM calls, tokens and what it produced."""
+def details_items(trace: Mapping[str, Any], room: int = MAX_CARD_BYTES) -> list[dict[str, Any]]:
+    """Every stage of a stored trace — time, LLM calls, tokens and what it produced — within
+    `room` bytes (the rest is in the log under the trace id)."""
     body: list[dict[str, Any]] = [
-        text_block(f"**{escape(str(trace.get('question', '')))}**"),
+        text_block(f"**Details of “{escape(str(trace.get('question', '')))}”**"),
         note(
             f"{escape(str(trace.get('database', '')))} · {trace_numbers(trace)} · trace {trace.get('id', '')}"
         ),
@@ -418,7 +490,27 @@ def details_card(trace: Mapping[str, Any]) -> dict[str, Any]:
     for stage in trace.get("stages", []):
         lines = stage_lines(stage, width=200, items=8)
         body.append(text_block(escape("\n".join(lines)), fontType="Monospace", size="Small"))
-        if size_of(card(body)) > MAX_CARD_BYTES:
+        if size_of(card(body)) > room:
             body[-1] = note("… (more stages in the log under this trace id)")
             break
-    return card(body)
+    return body
+
+
+def details_card(trace: Mapping[str, Any]) -> dict[str, Any]:
+    return card(details_items(trace))
+
+
+def for_presser(content: dict[str, Any] | None, items: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The card a press is answered with, shown to the presser alone: the card they pressed on
+    (as it was posted), with `items` — their Details, their link, their vote noted — below it."""
+    mine = [note("Only you see this part."), *items]
+    if content is None:
+        return card(mine)
+    part = {"type": "Container", "separator": True, "spacing": "Large", "items": mine}
+    body = list(content.get("body", []))
+    lighter = [e for e in body if e.get("type") not in ("Table", "Image")]  # the sentence says it
+    for kept in (body, lighter):
+        refreshed = {**content, "body": [*kept, part]}
+        if size_of(refreshed) <= MAX_CARD_BYTES:
+            return refreshed
+    return card(mine, content.get("actions") or [])

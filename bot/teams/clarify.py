@@ -22,10 +22,12 @@ import logging
 from microsoft_agents.hosting.core import TurnContext
 
 from bot import claims
+from bot.answer_view import choice_label, question_in_words
 from bot.teams import cards
 from bot.teams.incoming import CONVERSATION_PREFIX
 from bot.teams.proactive import card_activity, reference_from
 from bot.teams.runtime import TeamsRuntime
+from core.clarify.transcript import Exchange
 from core.state import clarifications as store
 
 log = logging.getLogger("askbase.teams")
@@ -47,11 +49,20 @@ def answered_note(answer: str, own_words: bool, who: str | None) -> str:
     return f"✅ {cards.escape(who)} {'answered:' if own_words else 'chose'} {said}"
 
 
+def chosen(pending: store.Pending, exchange: Exchange) -> str:
+    """What was answered: an option pressed as it was offered (a reading in words), typed words
+    as they were typed."""
+    if exchange.answer not in {o.label for o in pending.clarification.options}:
+        return exchange.answer
+    return choice_label(pending.clarification, exchange.value, exchange.answer)
+
+
 def closed_note(runtime: TeamsRuntime, pending: store.Pending) -> str | None:
     """What the card of a closed question says (None while it is open). The answerer's name is
     known only in the turn they answered in; later, the card says what was answered."""
-    if pending.status == store.ANSWERED and pending.answer is not None:
-        return answered_note(pending.answer, not pending.answer_value, None)
+    exchange = pending.exchange()
+    if pending.status == store.ANSWERED and pending.answer is not None and exchange is not None:
+        return answered_note(chosen(pending, exchange), not pending.answer_value, None)
     if pending.status == store.EXPIRED:
         return expired_note(runtime)
     if pending.status == store.REPLACED:
@@ -66,7 +77,7 @@ async def close_card(
     target = pending.message_ts or activity_id
     if not target:
         return
-    activity = card_activity(cards.closed_question_card(pending.clarification.question, result))
+    activity = card_activity(cards.closed_question_card(question_in_words(pending.clarification), result))
     activity.id = target
     try:
         await context.update_activity(activity)

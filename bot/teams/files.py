@@ -9,6 +9,7 @@ database — the CSV streamed to a temporary file (purpose `csv`), the chart dra
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import logging
 import shutil
 import tempfile
@@ -65,10 +66,14 @@ def _chart(askbase: Askbase, turn: StoredTurn, link: links.Link) -> tuple[Outcom
     return outcome, chart_png(outcome.columns, outcome.rows, turn.question)
 
 
-def handler(askbase: Askbase, key: bytes, executor: Executor) -> Handler:
+def handler(
+    askbase: Askbase, key: bytes, executor: Executor, clock: Callable[[], dt.datetime] | None = None
+) -> Handler:
+    """`clock`: now, for a link's expiry (tests move it)."""
+
     async def serve_file(request: web.Request) -> web.StreamResponse:
         try:
-            link = links.verify(key, request.match_info.get("token", ""))
+            link = links.verify(key, request.match_info.get("token", ""), now=clock() if clock else None)
         except links.BadLink as exc:
             return _page(410 if "expired" in str(exc) else 403, str(exc))
         loop = asyncio.get_running_loop()

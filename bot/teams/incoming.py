@@ -2,7 +2,10 @@
 
 Teams has three places: a personal chat with the bot, a group chat, and a team's channel, where a
 post that @mentions the bot starts a thread (its conversation id ends `;messageid=<post>`) and the
-replies in it share that id. A channel thread is one conversation, like a Slack thread: its
+replies in it share that id. With resource-specific consent (the manifest's `ChannelMessage.Read.Group`
+and `ChatMessage.Read.Chat`) Teams delivers the messages of channels and group chats that do not
+mention the bot too; `mentioned` tells them apart (app.py answers those only when they continue
+a conversation of the same person). A channel thread is one conversation, like a Slack thread: its
 follow-ups stay on the database it started with. A chat has no threads, so a chat is one running
 conversation per database: `db NAME` there moves the chat on to a fresh conversation.
 
@@ -85,6 +88,7 @@ class Incoming:
     value: dict[str, Any] | None  # a card's Action.Submit data
     reply_to: str | None  # the activity a card button sits on
     timezone: str | None  # the person's Teams client timezone, when it says
+    mentioned: bool = True  # the message @mentions the bot (always so without RSC, in channels and chats)
 
     @property
     def principal(self) -> Principal:
@@ -153,6 +157,19 @@ def user_of(activity: Activity) -> str:
     return object_id or ((sender.id if sender else "") or "").strip()
 
 
+def mentions_bot(activity: Activity) -> bool:
+    """Whether the message @mentions the bot (with resource-specific consent Teams also delivers
+    the messages of a channel or group chat that do not)."""
+    bot_id = activity.recipient.id if activity.recipient else None
+    for entity in activity.entities or []:
+        data = entity.model_dump(mode="json", by_alias=True) if hasattr(entity, "model_dump") else entity
+        if isinstance(data, dict) and data.get("type") == "mention":
+            mentioned = data.get("mentioned") or {}
+            if isinstance(mentioned, dict) and bot_id and mentioned.get("id") == bot_id:
+                return True
+    return False
+
+
 def read(activity: Activity) -> Incoming:
     sender = activity.from_property
     user = user_of(activity)
@@ -166,4 +183,5 @@ def read(activity: Activity) -> Incoming:
         value=value,
         reply_to=activity.reply_to_id,
         timezone=timezone_of(activity),
+        mentioned=mentions_bot(activity),
     )

@@ -5,7 +5,10 @@ what it is for — the CSV or the chart of one answer (its trace id), for one pe
 and until when; an HMAC signs it. The link is not the permission: opening it runs the stored SQL
 again through `Askbase.rerun` as that person in that place (files.py), so access rules as they are
 *now* apply, and every download is in the audit log. Anyone holding an unexpired link can fetch
-what its person may see, the way anyone in a channel sees the answer; the expiry bounds that.
+what its person may see, the way anyone in a channel sees the answer; the expiry bounds that. A
+CSV link is handed to the person who pressed CSV alone and expires (`teams.link_ttl_s`); a chart
+link sits in the answer card itself, for everyone in the conversation, so it lives as long as the
+answer does (`ttl_s=None`: it never expires; it stops working when the answer is no longer kept).
 
 The key is `teams.link_secret`, else derived from the bot's client secret, else (local, anonymous
 mode) a random key kept in the var directory — so a web process and a worker on the same settings
@@ -45,7 +48,7 @@ class Link:
     user: str | None
     channel: str | None
     team: str | None
-    expires: int  # unix seconds
+    expires: int  # unix seconds; 0: never (a chart shown in its answer's card)
 
     @property
     def principal(self) -> Principal:
@@ -101,10 +104,12 @@ def sign(key: bytes, link: Link) -> str:
 
 
 def issue(
-    key: bytes, kind: Kind, trace_id: str, who: Principal, ttl_s: int, now: dt.datetime | None = None
+    key: bytes, kind: Kind, trace_id: str, who: Principal, ttl_s: int | None, now: dt.datetime | None = None
 ) -> tuple[str, Link]:
+    """A signed link; `ttl_s` None: one that does not expire (it lives as long as its answer)."""
     moment = now or dt.datetime.now(dt.UTC)
-    link = Link(kind, trace_id, who.user, who.channel, who.team, int(moment.timestamp()) + max(1, ttl_s))
+    expires = 0 if ttl_s is None else int(moment.timestamp()) + max(1, ttl_s)
+    link = Link(kind, trace_id, who.user, who.channel, who.team, expires)
     return sign(key, link), link
 
 
@@ -130,7 +135,7 @@ def verify(key: bytes, token: str, now: dt.datetime | None = None) -> Link:
         )
     except (ValueError, KeyError, TypeError):
         raise BadLink("This link is not valid.") from None
-    if (now or dt.datetime.now(dt.UTC)).timestamp() > link.expires:
+    if link.expires and (now or dt.datetime.now(dt.UTC)).timestamp() > link.expires:
         raise BadLink("This link has expired. Press CSV under the answer in Teams for a new one.")
     return link
 

@@ -68,6 +68,10 @@ class TeamsRunner:
     def post(self, schedule: Schedule, result: Result) -> str:
         try:
             content = run_card(self, schedule, result)
+            try:  # Details, CSV and votes on it are answered to the presser with this card (private.py)
+                self.askbase.keep(cards.KEPT_CARD, result.outcome.trace.id, {"card": content})
+            except Exception:
+                log.exception("schedule %s: could not keep the card", schedule.id)
             activity_id = _post(self, schedule, content, f"{schedule.question} — {result.outcome.answer}")
         except ChatUnavailable:
             raise
@@ -130,8 +134,8 @@ def run_card(runner: TeamsRunner, s: Schedule, result: Result) -> dict[str, Any]
     chart = None
     if runner.public_url and outcome.rows and chart_spec(outcome.columns, outcome.rows, outcome.question):
         owner = Principal.teams(user=s.owner, channel=s.channel, team=s.team or None)
-        token, _ = links.issue(
-            runner.link_key, "png", outcome.trace.id, owner, runner.askbase.settings.teams.link_ttl_s
+        token, _ = links.issue(  # in the card for everyone: it lives as long as the run is kept
+            runner.link_key, "png", outcome.trace.id, owner, None, now=runner.clock()
         )
         chart = links.url(runner.public_url, token)
     return cards.answer_card(

@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from microsoft_agents.activity import Activity, ActivityTypes, Attachment, ConversationReference
+from microsoft_agents.activity import Activity, ActivityTypes, AIEntity, Attachment, ConversationReference
 from microsoft_agents.hosting.core import ChannelServiceAdapter, TurnContext
 from microsoft_agents.hosting.core.authorization import AuthenticationConstants, ClaimsIdentity
 
@@ -28,14 +28,25 @@ from bot.teams.outbound import OutboundRefused, ServiceUrls
 Callback = Callable[[TurnContext], Awaitable[Any]]
 
 
-def card_activity(content: dict[str, Any], summary: str = "") -> Activity:
-    """A message carrying one Adaptive Card; `summary` is what notifications show."""
+FEEDBACK_LOOP = {"feedbackLoop": {"type": "default"}, "feedbackLoopEnabled": True}
+
+
+def card_activity(
+    content: dict[str, Any], summary: str = "", *, ai_generated: bool = False, feedback: bool = False
+) -> Activity:
+    """A message carrying one Adaptive Card; `summary` is what notifications show. `ai_generated`:
+    Teams labels it "AI generated" (an answer whose SQL an LLM wrote); `feedback`: Teams shows its
+    own 👍 / 👎 under it and sends what was pressed as a `message/submitAction` invoke (private.py)."""
     activity = Activity(
         type=ActivityTypes.message,
         attachments=[Attachment(content_type=cards.CONTENT_TYPE, content=content)],
     )
     if summary:
         activity.summary = cards.clip(summary, 300)
+    if ai_generated:  # the SDK's own way: every field set, so the connector sends them
+        activity.entities = [AIEntity(id="", additional_type=["AIGeneratedContent"])]
+    if feedback:
+        activity.channel_data = dict(FEEDBACK_LOOP)
     return activity
 
 

@@ -18,6 +18,7 @@ activity is verified and claimed (server.py, inflight.py), and its turn runs aft
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import logging
 from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
@@ -56,6 +57,10 @@ class TeamsRuntime:
     waiting: int = 0
     base_url: str | None = None  # the bot's public address, for download links (else the request's)
     members: TeamMembers = field(default_factory=TeamMembers)  # analyst teams' members (verified.py)
+    clock: Callable[[], dt.datetime] = field(default=lambda: dt.datetime.now(dt.UTC))  # links' time
+
+    def now(self) -> dt.datetime:
+        return self.clock()
 
     @property
     def state(self) -> sa.Engine:

@@ -7,8 +7,14 @@ Routes:
                        request is answered — 202, or an invoke's fixed response — before anything
                        is handled. The SDK's adapter then runs the AgentApplication (app.py) on the
                        activity as a task of its own; answers follow through the Bot Connector.
-  GET  /files/<token>  an answer's CSV or chart behind a signed, expiring link (files.py); the
-                       access log writes its path as `/files/…`: the token is the link's whole secret
+                       Two kinds of invoke are answered with what their turn says instead (within
+                       PRIVATE_S): a Details, CSV, 👍 or 👎 press, whose response is the card only
+                       the presser sees, and Teams' own feedback buttons (private.py). A channel or
+                       group chat message that does not mention the bot is not claimed as it
+                       arrives: its turn first asks whether it continues a conversation (app.py).
+  GET  /files/<token>  an answer's CSV or chart behind a signed link (files.py; a CSV's expires, a
+                       chart's lives as long as its answer); the access log writes its path as
+                       `/files/…`: the token is the link's whole secret
   GET  /healthz        for load balancers: 200 when the state database can be written, else 503
                        (core/state/health.py, as the Slack app's)
 
@@ -21,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import datetime as dt
 import json
 import logging
 import re
@@ -28,6 +35,7 @@ import sys
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -42,7 +50,14 @@ from pydantic import ValidationError
 
 from bot.claims import ClaimKeeper, Recovery
 from bot.teams import clarify, files, links
-from bot.teams.app import INVOKE_ACK, REQUEST_BASE, create_agent, handle_again
+from bot.teams.app import (
+    INVOKE_ACK,
+    REQUEST_BASE,
+    answered_in_request,
+    create_agent,
+    handle_again,
+    unaddressed,
+)
 from bot.teams.auth import TokenValidator, Trust, Unauthorized, authorize
 from bot.teams.config import ANONYMOUS_WARNING, anonymous, app_id, sdk_configuration, startup_problem
 from bot.teams.incoming import read
@@ -61,8 +76,14 @@ log = logging.getLogger("askbase.teams")
 MESSAGES_PATH = "/api/messages"
 WARM_UP_S = 45.0
 SHUTDOWN_S = 20.0
+SLOW_INVOKE = {
+    "statusCode": 200,
+    "type": "application/vnd.microsoft.activity.message",
+    "value": "That took too long. Please press it again.",
+}
 MAX_BODY = 4 * 1024 * 1024  # an activity is a few KB; a card's submitted inputs at most a few more
 SIGNED_PATH = re.compile(r"/files/[^/?#\s\"]+")  # a download link's path: its token is its secret
+PRIVATE_S = 10.0  # longest a press answered for the presser alone is worked on before its response
 
 
 class AccessLogger(AbstractAccessLogger):
@@ -118,7 +139,10 @@ def request_base(request: web.Request) -> str:
     return f"{scheme}://{host}"
 
 
-def create_server(askbase: Askbase, settings: Settings) -> TeamsServer:
+def create_server(
+    askbase: Askbase, settings: Settings, clock: Callable[[], dt.datetime] | None = None
+) -> TeamsServer:
+    """The web application; `clock`: now, for download links (tests move it)."""
     config = sdk_configuration(settings)
     connections = MsalConnectionManager(**config)
     adapter = cloud_adapter(settings, connections)  # connectors only to allowed addresses (outbound.py)
@@ -150,6 +174,8 @@ def create_server(askbase: Askbase, settings: Settings) -> TeamsServer:
         base_url=(settings.teams.public_url or "").rstrip("/") or None,
         members=TeamMembers(service_urls=trust.service_urls),
     )
+    if clock is not None:
+        runtime.clock = clock
     agent = create_agent(runtime, connections)
 
     async def messages(request: web.Request) -> web.StreamResponse:
@@ -169,8 +195,10 @@ def create_server(askbase: Askbase, settings: Settings) -> TeamsServer:
             )
             return web.json_response({"error": "busy"}, status=503, headers={"Retry-After": "1"})
         base = request_base(request)
+        if answered_in_request(activity):
+            return await answer_now(identity, activity, base)
         arrival: Arrival | None = None
-        if activity.type == ActivityTypes.message:
+        if activity.type == ActivityTypes.message and not unaddressed(read(activity)):
             arrival = Arrival.of(runtime, read(activity), activity, base)
             taken = await arrival.wait(settings.teams.ack_claim_s)
             if taken is not None and not taken.handle:
@@ -180,6 +208,27 @@ def create_server(askbase: Askbase, settings: Settings) -> TeamsServer:
         if activity.type == ActivityTypes.invoke:
             return web.json_response(INVOKE_ACK, status=200)
         return web.Response(status=202)
+
+    async def answer_now(identity: ClaimsIdentity, activity: Activity, base: str) -> web.StreamResponse:
+        """Run the invoke's turn now and answer the request with its response (the card only the
+        presser sees); too slow or failed: a short note instead, the turn left to finish."""
+        REQUEST_BASE.set(base)
+        work = asyncio.ensure_future(adapter.process_activity(identity, activity, agent.on_turn))
+        try:
+            response = await asyncio.wait_for(asyncio.shield(work), PRIVATE_S)
+        except TimeoutError:
+            log.warning("invoke %s took longer than %g s; answered with a note", activity.id, PRIVATE_S)
+            runtime.turns.add(work)  # it finishes on its own; shutdown waits for it
+            work.add_done_callback(runtime.turns.discard)
+            return web.json_response(SLOW_INVOKE, status=200)
+        except Exception:
+            log.exception("invoke %s failed", activity.id)
+            return web.json_response(SLOW_INVOKE, status=200)
+        if response is None:
+            return web.Response(status=200)
+        return web.json_response(
+            response.body if response.body is not None else {}, status=response.status or 200
+        )
 
     async def turn(identity: ClaimsIdentity, activity: Activity, arrival: Arrival | None, base: str) -> None:
         """The activity's turn, after its request was answered: the claim settled, then the SDK's
@@ -212,7 +261,9 @@ def create_server(askbase: Askbase, settings: Settings) -> TeamsServer:
 
     app = web.Application(client_max_size=MAX_BODY)
     app.router.add_post(MESSAGES_PATH, messages)
-    app.router.add_get("/files/{token}", files.handler(askbase, runtime.link_key, runtime.executor))
+    app.router.add_get(
+        "/files/{token}", files.handler(askbase, runtime.link_key, runtime.executor, runtime.now)
+    )
     app.router.add_get("/healthz", healthz)
 
     sweeps: list[Recovery] = []

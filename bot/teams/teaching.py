@@ -12,8 +12,9 @@
 - After someone picks a reading in a clarifying question: "Always read 'existing' as …?" with
   **For me** / **For this channel**; only the person who picked it can press them.
 - A 👎 whose comment states a rule ("X means Y", "define X as Y") proposes it, queued like any.
-- `definitions` lists the proposals waiting for an analyst (analysts: with Approve / Reject) and
-  the readings the person remembered, with Remove.
+- `definitions` lists the proposals waiting for an analyst (analysts: with Approve / Reject, and
+  the answers people voted on, with **Use as example** — only an analyst's 👍 teaches) and the
+  readings the person remembered, with Remove.
 
 Only the engine's teaching service changes definitions; this module reads presses and words what
 happened. Names, descriptions and SQL are data: escaped for the card's Markdown.
@@ -26,7 +27,7 @@ from typing import Any
 
 from microsoft_agents.hosting.core import TurnContext
 
-from bot.answer_view import short_date
+from bot.answer_view import choices, short_date
 from bot.teams import cards
 from bot.teams.answering import database_for
 from bot.teams.incoming import Incoming
@@ -35,7 +36,7 @@ from bot.teams.runtime import TeamsRuntime
 from bot.teams.verified import principal_for
 from core.answer import Clarification
 from core.definitions.model import Definition
-from core.teaching import Proposal, Teacher, Teaching, Where
+from core.teaching import Proposal, Review, Teacher, Teaching, Where
 
 log = logging.getLogger("askbase.teams")
 
@@ -45,6 +46,7 @@ NOT_ANALYST = (
 )
 USAGE = "Write it as define <words> as <what they mean>, e.g. {example}"
 LIST_LIMIT = 8
+EXAMPLE = "teach_example"  # Use as example: an analyst confirms an answer someone else voted 👍
 _KINDS = {"filter": "a condition", "metric": "a metric", "entity": "a business thing"}
 
 
@@ -118,8 +120,39 @@ def offer_card(word: str, reading: str, clarification_id: str, index: int) -> di
     )
 
 
+def review_items(reviews: list[Review]) -> list[dict[str, Any]]:
+    """For analysts: answers people voted on (not analysts: nothing was learned), with Use as
+    example on a 👍 and what was wrong on a 👎."""
+    if not reviews:
+        return []
+    body: list[dict[str, Any]] = [
+        cards.text_block(
+            "**Votes to review** — a 👍 teaches me only once an analyst makes it an example", size="Medium"
+        )
+    ]
+    for r in reviews:
+        when = f", {short_date(r.at.isoformat())}" if r.at else ""
+        items: list[dict[str, Any]] = [
+            cards.text_block(f"{'👍' if r.verdict == 'up' else '👎'} **{cards.escape(r.question)}**"),
+            cards.note(
+                f"{cards.escape(r.database)}{when}" + (f" · “{cards.escape(r.comment)}”" if r.comment else "")
+            ),
+        ]
+        if r.verdict == "up":
+            items.append(
+                {"type": "ActionSet", "actions": [cards.submit("Use as example", EXAMPLE, trace=r.trace_id)]}
+            )
+        body.append({"type": "Container", "separator": True, "items": items})
+    return body
+
+
 def list_card(
-    pending: list[Definition], remembered: list[tuple[str, Definition]], t: Teacher, *, analyst: bool
+    pending: list[Definition],
+    remembered: list[tuple[str, Definition]],
+    t: Teacher,
+    *,
+    analyst: bool,
+    reviews: list[Review] | None = None,
 ) -> dict[str, Any]:
     body: list[dict[str, Any]] = []
     if analyst:
@@ -143,6 +176,7 @@ def list_card(
             body.append({"type": "Container", "separator": True, "items": items})
         if len(pending) > LIST_LIMIT:
             body.append(cards.note(f"… and {len(pending) - LIST_LIMIT} more."))
+        body.extend(review_items(reviews or []))
     elif pending:
         body.append(cards.note(f"{len(pending)} proposed definition(s) wait for an analyst."))
     body.append(cards.text_block(f"**Readings you remembered** ({len(remembered)})", size="Medium"))
@@ -215,7 +249,8 @@ async def on_list(runtime: TeamsRuntime, context: TurnContext, incoming: Incomin
     analyst = t.may_decide(who)
     pending = await runtime.run(t.pending)
     remembered = await runtime.run(t.remembered_by, incoming.user)
-    await send(context, list_card(pending, remembered, t, analyst=analyst), "Definitions")
+    reviews = await runtime.run(t.votes_to_review, LIST_LIMIT) if analyst else []
+    await send(context, list_card(pending, remembered, t, analyst=analyst, reviews=reviews), "Definitions")
 
 
 # ---------------------------------------------------------------- presses
@@ -248,9 +283,19 @@ async def on_press(
     who = await principal_for(runtime, context, incoming)
     t = teacher(runtime)
     name = cards.escape(incoming.user_name or "Someone")
-    if verb in ("teach_approve", "teach_reject", "teach_undo") and not t.may_decide(who):
+    if verb in ("teach_approve", "teach_reject", "teach_undo", EXAMPLE) and not t.may_decide(who):
         await say(context, NOT_ANALYST)
         return "not an analyst"
+    if verb == EXAMPLE:
+        vote = await runtime.run(t.use_as_example, str(value.get("trace") or ""), who)
+        if vote.status != "example":
+            await say(context, "I no longer have that answer.")
+            return "gone"
+        await say(
+            context,
+            f"✅ **{cards.escape(vote.question)}** is an example now: I learn from its SQL on {cards.escape(vote.database)}.",
+        )
+        return "example"
     id_ = _number(value.get("d"))
     if verb == "teach_approve":
         d = await runtime.run(t.approve, id_, who)
@@ -363,8 +408,15 @@ async def offer_to_remember(
     offer = teacher(runtime).offer(clarification, index, database) if value else None
     if offer is None:
         return
+    reading = offer.reading
+    if index >= 0:  # in words, as it was offered (less the figure on its button)
+        reading = choices(clarification)[index].label.split(" → ")[0].strip()
     try:
-        await send(context, offer_card(offer.word, offer.reading, clarification.id, index), offer.question())
+        await send(
+            context,
+            offer_card(offer.word, reading, clarification.id, index),
+            f"Always read '{offer.word}' as {reading}?",
+        )
     except Exception:  # an offer must never stop the answer
         log.exception("could not offer to remember a reading of %s", clarification.id)
 

@@ -112,6 +112,29 @@ class Posted:
     def submits(self) -> list[dict[str, Any]]:
         return [a for a in self.actions() if a.get("type") == "Action.Submit"]
 
+    def executes(self) -> list[dict[str, Any]]:
+        """The Action.Execute buttons (answered with a card for the presser alone)."""
+        return [a for a in self.actions() if a.get("type") == "Action.Execute"]
+
+    @property
+    def entities(self) -> list[dict[str, Any]]:
+        return [e for e in self.activity.get("entities") or [] if isinstance(e, dict)]
+
+    @property
+    def ai_generated(self) -> bool:
+        """Teams shows its "AI generated" label on it."""
+        return any("AIGeneratedContent" in (e.get("additionalType") or []) for e in self.entities)
+
+    @property
+    def feedback_loop(self) -> bool:
+        """Teams shows its own 👍 / 👎 under it."""
+        data = self.activity.get("channelData") or {}
+        return bool(data.get("feedbackLoop") or data.get("feedbackLoopEnabled"))
+
+    def stream(self) -> dict[str, Any] | None:
+        """Its streaminfo entity, when it is part of a stream."""
+        return next((e for e in self.entities if e.get("type") == "streaminfo"), None)
+
     @property
     def is_answer(self) -> bool:
         """An answer card: it has the Show SQL toggle (a single value has no table)."""
@@ -353,6 +376,7 @@ class TeamsClient:
         reply_to: str | None = None,
         activity_id: str | None = None,
         kind: str = "message",
+        invoke_name: str | None = None,
     ) -> dict[str, Any]:
         where = place or self.place()
         body: dict[str, Any] = {
@@ -381,7 +405,33 @@ class TeamsClient:
             body["value"] = value
         if reply_to:
             body["replyToId"] = reply_to
+        if invoke_name:
+            body["name"] = invoke_name
         return body
+
+    def execute(
+        self, action: dict[str, Any], inputs: dict[str, Any] | None = None, **kw: Any
+    ) -> dict[str, Any]:
+        """The invoke Teams sends when an Action.Execute is pressed (its data plus the card's inputs)."""
+        value = {
+            "action": {
+                "type": "Action.Execute",
+                "verb": action.get("verb"),
+                "data": {**(action.get("data") or {}), **(inputs or {})},
+            },
+            "trigger": "manual",
+        }
+        return self.activity(None, value=value, kind="invoke", invoke_name="adaptiveCard/action", **kw)
+
+    def feedback(self, reply_to: str, reaction: str, text: str = "", **kw: Any) -> dict[str, Any]:
+        """What Teams sends when its own 👍 / 👎 under a message is used (the feedback loop)."""
+        value = {
+            "actionName": "feedback",
+            "actionValue": {"reaction": reaction, "feedback": json.dumps({"feedbackText": text})},
+        }
+        return self.activity(
+            None, value=value, kind="invoke", invoke_name="message/submitAction", reply_to=reply_to, **kw
+        )
 
     def post(self, activity: dict[str, Any], token: str | None = None) -> tuple[int, bytes]:
         data = json.dumps(activity).encode()

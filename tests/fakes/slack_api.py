@@ -12,7 +12,7 @@ Serves: auth.test, chat.postMessage, chat.update, chat.delete, chat.postEphemera
 `ephemerals`, with the one person who sees each),
 chat.startStream/appendStream/stopStream (streamed messages keep their chunks),
 assistant.threads.setStatus/setSuggestedPrompts/setTitle (kept per thread), reactions.add/remove,
-views.open/update/publish, conversations.info, users.info, files.getUploadURLExternal, the upload URL,
+views.open/update/publish, conversations.info, users.info, users.list, files.getUploadURLExternal, the upload URL,
 files.completeUploadExternal, and response_url posts (`/respond/<id>`). Blocks are checked against
 Slack's documented limits for the kinds the bot uses (table, data_table, context_actions), so a
 payload Slack would reject is rejected here too.
@@ -528,6 +528,14 @@ class FakeSlack(LocalServer):
                 **self.users.get(user, {}),
             },
         }
+
+    def api_users_list(self, args: dict[str, Any]) -> dict[str, Any]:
+        """The people of `users` (their fields over the defaults), one page."""
+        members = [
+            {"id": user, "name": user.lower(), "is_bot": False, "deleted": False, **fields}
+            for user, fields in self.users.items()
+        ]
+        return {"ok": True, "members": members, "response_metadata": {"next_cursor": ""}}
 
     def api_views_publish(self, args: dict[str, Any]) -> dict[str, Any]:
         if not args.get("user_id"):

@@ -8,6 +8,7 @@ served process listens on a free port and counts as started once its /healthz an
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -15,7 +16,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,6 +27,16 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def refusing_port() -> Iterator[int]:
+    """A port nothing listens on for as long as it is held: bound, never listening, so a
+    connection is refused — and no other test's server can take it meanwhile (a port merely
+    found free can be, under load, and then something answers)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        yield int(s.getsockname()[1])
 
 
 class BotProcess:

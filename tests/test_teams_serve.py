@@ -14,7 +14,7 @@ import sqlalchemy as sa
 
 from tests.clarify_fixtures import shop_db
 from tests.fakes.bot_connector import FakeConnector
-from tests.processes import ROOT, free_port
+from tests.processes import ROOT, refusing_port
 from tests.teams_harness import TeamsServed, teams_env
 
 ANON = {"ASKBASE_TEAMS__ALLOW_ANONYMOUS": "true"}
@@ -268,15 +268,15 @@ def test_a_question_keyword_mode_cannot_answer_is_worded_for_people_without_retr
 def test_an_llm_that_cannot_be_reached_is_a_transient_failure_with_retry(tmp_path, demo_var):
     """Transient: the model's endpoint does not answer; trying again later can help, so Retry —
     and the person reads what happened in their terms, not the endpoint's error."""
-    env = {
-        **teams_env(tmp_path, demo_var),
-        **ANON,
-        "OPENAI_API_KEY": "test-key",
-        "OPENAI_BASE_URL": f"http://127.0.0.1:{free_port()}/v1",  # nothing listens there
-        "ASKBASE_LLM__MAX_ATTEMPTS": "1",
-        "ASKBASE_ENGINE__FALLBACK_TO_KEYWORD": "false",
-    }
-    with FakeConnector() as connector:
+    with refusing_port() as port, FakeConnector() as connector:
+        env = {
+            **teams_env(tmp_path, demo_var),
+            **ANON,
+            "OPENAI_API_KEY": "test-key",
+            "OPENAI_BASE_URL": f"http://127.0.0.1:{port}/v1",  # nothing listens there
+            "ASKBASE_LLM__MAX_ATTEMPTS": "1",
+            "ASKBASE_ENGINE__FALLBACK_TO_KEYWORD": "false",
+        }
         served = TeamsServed(env, tmp_path, connector)
         try:
             activity = served.client.activity("How many clients are there?")

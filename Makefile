@@ -4,7 +4,7 @@ PYTHON ?= python3
 PY      = $(VENV)/bin/python
 QUESTION ?= How many clients are there?
 
-.PHONY: demo test test-fast lint console install check-wheel fakesnow
+.PHONY: demo test test-fast lint console install check-wheel fakesnow lock
 
 demo: $(VENV)/.installed
 	$(PY) -m bot ask "$(QUESTION)"
@@ -25,9 +25,13 @@ PYTEST  = PYTHONDONTWRITEBYTECODE= $(VENV)/bin/pytest
 test: $(VENV)/.installed
 	$(PYTEST) $(PARALLEL)
 
-# Everything but the tests marked slow: under a minute.
+# The tests come in three levels (tests/README.md): tests/unit (one stage or module, SQLite files
+# and in-process fakes), tests/integration (real PostgreSQL, MariaDB, DuckDB, the Snowflake
+# emulation, processes started, the model's HTTP server), tests/e2e (the Slack and Teams harnesses:
+# signed requests in, every Web API call and activity out). `make test` runs all three, `make
+# test-fast` the unit level: under a minute.
 test-fast: $(VENV)/.installed
-	$(PYTEST) $(PARALLEL) -m "not slow"
+	$(PYTEST) $(PARALLEL) tests/unit
 
 # ruff, then mypy on core/ and bot/ (settings in pyproject.toml [tool.mypy]; cache in .mypy_cache).
 lint: $(VENV)/.installed
@@ -42,22 +46,45 @@ console: $(VENV)/.installed
 
 install: $(VENV)/.installed
 
+# Lockfiles: the exact versions `make install` and CI install, so a fresh machine gets what CI
+# tested. requirements/dev.lock is resolved from pyproject.toml (the dev extra, which pulls in every
+# other), requirements/{fakesnow,dbt}.lock from their .in files, for every platform (uv's universal
+# resolution) on Python 3.11. Askbase itself is installed on top with --no-deps.
+# To change a dependency: edit pyproject.toml (or the .in file), `make lock`, `make install`, commit
+# the .lock files with it (tests/integration/test_package_edges.py fails while the lock does not satisfy
+# pyproject.toml). `make lock` keeps every pin it can; `make lock UPGRADE=--upgrade` moves all to
+# the newest releases allowed, `UPGRADE="--upgrade-package sqlglot"` one. uv runs from a venv of its own.
+UV      = .venv-uv/bin/uv
+UV_PIN  = uv==0.13.9
+UPGRADE ?=
+COMPILE = $(UV) pip compile --quiet --universal --python-version 3.11 --custom-compile-command "make lock" $(UPGRADE)
+
+lock: $(UV)
+	$(COMPILE) pyproject.toml --extra dev -o requirements/dev.lock
+	$(COMPILE) requirements/fakesnow.in -o requirements/fakesnow.lock
+	$(COMPILE) requirements/dbt.in -o requirements/dbt.lock
+
+$(UV):
+	$(PYTHON) -m venv .venv-uv
+	.venv-uv/bin/pip install --quiet '$(UV_PIN)'
+
 # fakesnow (Snowflake emulated on DuckDB) in a virtualenv of its own: it pins sqlglot and
-# snowflake-connector-python versions Askbase does not use. tests/test_snowflake.py runs it as a
+# snowflake-connector-python versions Askbase does not use. tests/integration/test_snowflake.py runs it as a
 # server on 127.0.0.1 and skips without it; .ci/run makes it.
 FAKESNOW = .venv-fakesnow
 fakesnow: $(FAKESNOW)/.installed
 
-$(FAKESNOW)/.installed:
+$(FAKESNOW)/.installed: requirements/fakesnow.lock
 	$(PYTHON) -m venv $(FAKESNOW)
-	$(FAKESNOW)/bin/pip install --quiet 'fakesnow[server]==0.12.1' 'snowflake-connector-python>=4,<5'
+	$(FAKESNOW)/bin/pip install --quiet -r requirements/fakesnow.lock
 	touch $@
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml requirements/dev.lock requirements/dbt.lock
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
-	$(VENV)/bin/pip install --quiet -e '.[dev]'
-	# dbt, for tests/test_definitions_import.py only, in a venv of its own (its pins clash with mypy's)
+	$(VENV)/bin/pip install --quiet -r requirements/dev.lock
+	$(VENV)/bin/pip install --quiet --no-deps -e .
+	# dbt, for tests/integration/test_definitions_import.py only, in a venv of its own (its pins clash with mypy's)
 	$(PYTHON) -m venv .venv-dbt
-	.venv-dbt/bin/pip install --quiet 'dbt-core~=1.10.0' dbt-postgres
+	.venv-dbt/bin/pip install --quiet -r requirements/dbt.lock
 	touch $@

@@ -1,6 +1,6 @@
 """What an answer shows, decided once for every chat.
 
-Slack's Block Kit messages (bot/render.py) and Teams' Adaptive Cards (bot/teams/cards.py) lay an
+Slack's Block Kit messages (bot/slack/render.py) and Teams' Adaptive Cards (bot/teams/cards.py) lay an
 answer out in their own markup and within their own limits; what they show is decided here, so
 the two cannot drift apart: the sentence, the table's headers, alignment and cells — rounded once
 per column by core/summary.py, with the catalog's headers and units when the database is known —
@@ -328,3 +328,9 @@ def question_in_words(clarification: Clarification) -> str:
     → "What do you mean by “2024”?")."""
     found = _ENGINE_QUESTION.match(clarification.question.strip())
     return f"What do you mean by “{found.group('words')}”?" if found else clarification.question
+
+
+def slug(text: str, limit: int = 40) -> str:
+    """An answer's question as a file name (its CSV, its chart), in every chat."""
+    words = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    return words[:limit].rstrip("-") or "result"

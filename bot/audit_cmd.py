@@ -13,10 +13,9 @@ import json
 import sys
 from typing import Any
 
+from bot.state import entries_since, open_state, parse_since
 from bot.terminal import table
 from core.settings import Settings
-from core.state import open_state
-from core.state.audit import entries_since, parse_since
 
 COLUMNS = (
     "at (UTC)",

@@ -15,9 +15,11 @@
 - `check [--db NAME]`: every definition of the database — its files and the state database —
   against its schema; each problem on a line, exit 1 if there is any.
 
-Why through Askbase: the database is opened, its access decided, and its state database found
-the one way every question goes (core/askbase.py); these commands read the database's catalog
-(its schema), never its rows.
+Why through Askbase (`operating`, core/askbase.py): the database is opened, its access decided
+and its state database found the one way every question goes, the statements that read its
+schema are attributed to `catalog`, and every run leaves an audit row (`askbase audit`: the
+action, the database, what it counted — patterns shown, definitions imported, exported or
+checked — or what failed). These commands read the database's catalog (its schema), never its rows.
 """
 
 from __future__ import annotations
@@ -28,8 +30,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from core.access import Principal
-from core.askbase import Askbase
+from core.askbase import AccessRefused, Askbase, Operation
 from core.data_rules import rules_policy
 from core.database import Database
 from core.definitions import dbt, of_database, osi
@@ -44,19 +45,32 @@ from core.state import definitions as store
 
 def run_catalog(args: argparse.Namespace, settings: Settings) -> int:
     app = Askbase(settings)
+    action = {"show": _show, "import": _import, "export": _export, "check": _check}[args.action]
     try:
-        db = app.database(args.db)
-        if not app.may_query(Principal.local(), db.name):  # the operator; kept for when it is not
-            print(f"You may not use the database '{db.name}'.", file=sys.stderr)
-            return 2
-        action = {"show": _show, "import": _import, "export": _export, "check": _check}[args.action]
-        return action(app, db, args)
+        with app.operating(_described(args), db=args.db, source="catalog") as run:
+            code = action(app, run, args)
+            if code != 0:
+                run.failed(f"exit {code}")
+        return code
+    except AccessRefused as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
     finally:
         app.close()
         sys.stdout.flush()
 
 
-def _show(app: Askbase, db: Database, args: argparse.Namespace) -> int:
+def _described(args: argparse.Namespace) -> str:
+    """What the audit row says was run, in place of a question."""
+    if args.action == "import":
+        return f"catalog import {args.source} {args.path}"
+    if args.action == "export":
+        return f"catalog export {args.format}"
+    return f"catalog {args.action}" + (" --yaml" if getattr(args, "yaml", False) else "")
+
+
+def _show(app: Askbase, run: Operation, args: argparse.Namespace) -> int:
+    db = run.database
     graph = db.graph
     if not args.yaml:
         print("\n".join(graph_report(graph)))
@@ -64,10 +78,12 @@ def _show(app: Askbase, db: Database, args: argparse.Namespace) -> int:
         print(f"\nTo confirm or correct these, edit the `patterns:` of {where}; `ignore: true` turns a")
         print("detected pattern off (config/README.md, 'Catalog overlays'). As YAML:\n")
     print(patterns_yaml(graph), end="")
+    run.rows = len(graph.patterns)
     return 0
 
 
-def _import(app: Askbase, db: Database, args: argparse.Namespace) -> int:
+def _import(app: Askbase, run: Operation, args: argparse.Namespace) -> int:
+    db = run.database
     source = args.source
     try:
         read: Imported = (
@@ -86,6 +102,7 @@ def _import(app: Askbase, db: Database, args: argparse.Namespace) -> int:
         _print_skipped(fit, sys.stderr)
         return 1
     store.replace_imported(app.state, db.name, source, list(fit.definitions), by=_operator())
+    run.rows = len(fit.definitions)
     print(f"Imported {fit.summary()} from {source} ({args.path}) into {db.name}.")
     for d in fit.definitions:
         print(f"  {d.kind} '{d.name}'" + (f" ({d.provenance.origin})" if d.provenance.origin else ""))
@@ -100,8 +117,10 @@ def _print_skipped(imported: Imported, stream: TextIO) -> None:
             print(f"  {s}", file=stream)
 
 
-def _export(app: Askbase, db: Database, args: argparse.Namespace) -> int:
+def _export(app: Askbase, run: Operation, args: argparse.Namespace) -> int:
+    db = run.database
     definitions = list(of_database(db, app.state))
+    run.rows = len(definitions)
     if args.format == "osi":
         description = db.config.description or db.catalog.description
         print(osi.dump_yaml(definitions, name=db.name, description=description, catalog=db.catalog), end="")
@@ -110,10 +129,12 @@ def _export(app: Askbase, db: Database, args: argparse.Namespace) -> int:
     return 0
 
 
-def _check(app: Askbase, db: Database, args: argparse.Namespace) -> int:
+def _check(app: Askbase, run: Operation, args: argparse.Namespace) -> int:
+    db = run.database
     definitions, problems = _files(db)
     definitions += store.active(app.state, db.name)
     problems += check(Definitions(tuple(definitions)), db.catalog, rules_policy(db))
+    run.rows = len(definitions)
     for problem in problems:
         print(problem)
     if problems:

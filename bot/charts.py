@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from bot.extras import installed
 from core.result_shape import ID_NAMES, ResultShape, plain_shape
 from core.summary import NumberStyle, as_time, is_time_column, number_style, number_text, time_labels, trend
 from core.units import with_unit
@@ -58,8 +59,8 @@ def _number(value: Any) -> bool:
 def chart_spec(
     columns: Sequence[str], rows: Sequence[Sequence[Any]], title: str = "", shape: ResultShape | None = None
 ) -> ChartSpec | None:
-    if len(columns) < 2 or len(rows) < 2 or len(rows) > MAX_POINTS:
-        return None
+    if len(columns) < 2 or len(rows) < 2 or len(rows) > MAX_POINTS or not installed("charts"):
+        return None  # without matplotlib (the `charts` extra) no answer gets a chart
     shape = shape if shape is not None and len(shape) == len(columns) else plain_shape(columns)
     width = len(columns)
     values = [[r[i] for r in rows] for i in range(width)]

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from bot.console import run_console
 from bot.db_cmd import run_db, upgrade_at_start
+from bot.extras import MissingExtra, installed, message, missing_extra, require
 from bot.terminal import render
 from core.askbase import Askbase
 from core.database import UnknownDatabase
@@ -129,11 +130,23 @@ def main(argv: list[str] | None = None) -> int:
     )
     handler = COMMANDS[args.command]
     try:
+        for extra in _extras(args):  # before anything starts: one line naming what to install
+            require(extra)
         if args.command in SERVICES and upgrade_at_start(settings) != 0:
             return 1
         return handler(args, settings)
     except UnknownDatabase as exc:
         print(str(exc), file=sys.stderr)
+        return 2
+    except MissingExtra as exc:  # a database driver that is an extra (core/extras.py)
+        print(str(exc), file=sys.stderr)
+        return 2
+    except ImportError as exc:  # a command whose modules need an extra that is not installed
+        missing = missing_extra(exc)
+        if missing is None:
+            raise
+        log.debug("missing extra %s", missing, exc_info=True)
+        print(message(missing), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
@@ -159,7 +172,8 @@ def cmd_console(args: argparse.Namespace, settings: Settings) -> int:
 
 def _lazy(module: str, function: str) -> Command:
     """A command whose module is imported when it runs: `ask` and `console` start without
-    loading the Slack SDK, the scheduler or matplotlib."""
+    loading the Slack SDK, the scheduler or matplotlib — and run where those extras are not
+    installed; a command that needs one says which (`main`)."""
 
     def run(args: argparse.Namespace, settings: Settings) -> int:
         return int(getattr(importlib.import_module(module), function)(args, settings) or 0)
@@ -167,12 +181,23 @@ def _lazy(module: str, function: str) -> Command:
     return run
 
 
-_SERVE_SLACK = _lazy("bot.slack_app", "serve")
+_SERVE_SLACK = _lazy("bot.slack.app", "serve")
 _SERVE_TEAMS = _lazy("bot.teams.server", "serve")
+
+
+def _extras(args: argparse.Namespace) -> tuple[str, ...]:
+    """The extras a command cannot start without (pyproject.toml, core/extras.py)."""
+    if args.command == "serve":
+        return ("teams",) if getattr(args, "teams", False) else ("slack",)
+    if args.command == "worker":
+        return ("slack", "teams")  # bot/worker.py posts schedules to both platforms
+    return ()
 
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     """Slack by default; `--teams` loads the Microsoft 365 Agents SDK instead of Bolt."""
+    if not installed("charts"):
+        log.warning("%s; answers come without charts", message("charts"))
     return (_SERVE_TEAMS if getattr(args, "teams", False) else _SERVE_SLACK)(args, settings)
 
 

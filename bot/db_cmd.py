@@ -12,10 +12,9 @@ import argparse
 import logging
 import sys
 
+from bot.state import current, head, state_engine, upgrade
 from core.connect import redact
 from core.settings import Settings
-from core.state import state_engine
-from core.state.migrate import current, head, upgrade
 
 log = logging.getLogger(__name__)
 

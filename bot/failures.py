@@ -5,7 +5,7 @@ The engine's error text is written for whoever runs Askbase: "the API key was re
 `ErrorKind` becomes (1) what went wrong in their terms and what *they* can do, (2) whether trying
 again can help — only for transient failures: timeouts, rate limits, services that did not answer
 — and (3) the admin note, if there is something to fix in the configuration, which goes to the log
-and to the admins (bot/admin_notes.py), never into the channel. Platform-neutral: the Slack and
+and to the admins (bot/slack/admin_notes.py), never into the channel. Platform-neutral: the Slack and
 Teams adapters both word failures through `failure_of`, each naming its own database commands
 (`Commands`: Slack's `/ask db`, Teams' typed `db`) where the person is told to use them.
 

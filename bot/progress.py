@@ -3,13 +3,15 @@
 The pipeline reports stage names as they start (core.request.StageCallback: "understand",
 "retrieve", "link", "view", "generate", "guard", "execute", "revise", "keyword"); people see six
 steps — understand, find values, join, write SQL, check, run — in words. Slack shows them as an
-assistant status, a streamed plan or a status message (bot/slack_progress.py); Teams as typing
+assistant status, a streamed plan or a status message (bot/slack/progress.py); Teams as typing
 and informative updates. Platform-neutral: no chat imports.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from core.conversation.queue import Position
 
 
 @dataclass(frozen=True)
@@ -46,7 +48,20 @@ STAGE_STEPS: dict[str, Step] = {
 }
 
 
+def stage_in_line(position: Position) -> str:
+    """The first stage a question shows, by where it stands in the answering queue: it starts at
+    once ("understand"), waits for a free worker ("queued"), or — a full round of answers ahead
+    of it — waits long enough to be told how many are ahead ("queued:N")."""
+    if position.starts_now:
+        return "understand"
+    return f"queued:{position.ahead}" if position.long else "queued"
+
+
 def step_for(stage: str | None) -> Step | None:
+    name, _, ahead = (stage or "").partition(":")
+    if name == "queued" and ahead.isdigit():
+        n = int(ahead)
+        return Step("queued", f"Queued — {n} ahead of you", f"Wait for the {n} questions ahead")
     return STAGE_STEPS.get(stage or "")
 
 

@@ -1,7 +1,7 @@
 """A scheduled run shown in a chat: the part every chat shares.
 
 core/schedules/tick.py runs a tick and says what to show; `run_and_post` shows it through a
-`Poster` — the chat's side (bot/schedule_posts.py for Slack, bot/teams/posts.py for Teams) — in
+`Poster` — the chat's side (bot/slack/schedule_posts.py for Slack, bot/teams/posts.py for Teams) — in
 one order for every chat: post the result, store it as a turn so the buttons under it find it,
 tell the core whether it got out (`delivered` / `undelivered`: a result nobody saw must not count
 as seen), then report a failure or mark an earlier one as recovered. How a post, a failure or a
@@ -17,11 +17,10 @@ from typing import Protocol
 
 from core.answer import Outcome
 from core.askbase import Askbase
+from core.conversation.service import Conversations, Schedule
 from core.schedules import tick
-from core.schedules.store import Schedule
 from core.schedules.tick import Chat, ChatUnavailable, Failure, Notice, Result, Tick
 from core.schedules.triggers import as_utc, next_fire_time
-from core.state import conversations
 
 log = logging.getLogger("askbase.schedules")
 
@@ -100,10 +99,8 @@ def _deliver(poster: Poster, ready: Tick) -> Tick:
 
 def _remember_turn(poster: Poster, s: Schedule, outcome: Outcome, key: str) -> None:
     """Store the run as a turn of its conversation: Show SQL, CSV, 👍 and follow-ups work on it."""
-    state = poster.askbase.state
     try:
-        conversations.ensure_conversation(state, key, s.database, channel=s.channel, user=s.owner)
-        conversations.record_turn(state, key, outcome, user=s.owner)
+        Conversations(poster.askbase).record(key, s.database, outcome, channel=s.channel, user=s.owner)
     except Exception:
         log.exception("schedule %s: could not store the turn", s.id)
 

@@ -21,7 +21,7 @@ with an expiry, renewed every poll; a second worker waits and takes over when th
 leader waking up late — each run first claims its tick, so a tick still runs once. The lease is
 read on the worker's `clock`, which a test moves instead of sleeping.
 
-What one run does is core/schedules/tick.py; posting it is bot/schedule_posts.py (Slack) or
+What one run does is core/schedules/tick.py; posting it is bot/slack/schedule_posts.py (Slack) or
 bot/teams/posts.py (schedules made in Teams, `platform = "teams"`, posted proactively with their
 stored conversation reference). A worker runs both kinds; either chat may be left unconfigured,
 and then its schedules' runs fail with a clear reason (and pause) instead of stopping the worker.
@@ -47,17 +47,17 @@ from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
 from apscheduler.schedulers.background import BackgroundScheduler
 from slack_sdk import WebClient
 
-from bot.schedule_posts import Runner
 from bot.schedule_runs import run_and_post, utcnow
-from bot.slack_clients import team_clients
+from bot.slack.clients import team_clients
+from bot.slack.schedule_posts import Runner
+from bot.state import open_state
 from bot.teams import posts as teams_posts
 from bot.teams.config import startup_problem as teams_problem
 from core.askbase import Askbase
-from core.schedules import lease, store
+from core.schedules import lease
 from core.schedules.tick import ChatUnavailable
 from core.schedules.triggers import as_utc
 from core.settings import Settings
-from core.state import open_state
 
 log = logging.getLogger("askbase.worker")
 
@@ -76,7 +76,7 @@ def fire(schedule_id: int) -> None:
     if runner is None:
         log.warning("schedule %s fired with no active worker; skipped", schedule_id)
         return
-    schedule = store.get(runner.state, schedule_id)
+    schedule = runner.conversations.scheduled(schedule_id)
     if schedule is not None and schedule.platform == "teams" and teams is not None:
         run_and_post(teams, schedule_id)
         return
@@ -126,7 +126,7 @@ class Worker:
 
     def step(self) -> None:
         """One heartbeat: take or renew the lease, then sync the jobs (or step down)."""
-        engine = self.runner.state
+        engine = self.runner.askbase.state
         now = as_utc(self.clock())
         try:
             if not self.leading:
@@ -176,7 +176,7 @@ class Worker:
         scheduler = self.scheduler
         if scheduler is None:
             return
-        wanted = {s.job_id: s for s in store.active(self.runner.state)}
+        wanted = {s.job_id: s for s in self.runner.conversations.active_schedules()}
         have = {job.id: job for job in scheduler.get_jobs()}
         for job_id, s in wanted.items():
             job = have.get(job_id)
@@ -210,7 +210,7 @@ class Worker:
                 log.exception("worker %s: scheduler shutdown failed", self.id)
         if release:
             try:
-                lease.release(self.runner.state, self.id)
+                lease.release(self.runner.askbase.state, self.id)
             except Exception:
                 log.exception("worker %s: could not release the lease", self.id)
 

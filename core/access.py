@@ -9,7 +9,7 @@ only by a chat adapter):
   rule that names only one platform's fields matches nobody on the other. A database that no rule
   names is open to everyone; once rules name it, only what one of them matches may query it.
   `Principal` is who asks and where, on which chat platform; the Slack side resolves the asker's
-  user groups (bot/usergroups.py), the engine never calls a chat. Every id — users, channels,
+  user groups (bot/slack/usergroups.py), the engine never calls a chat. Every id — users, channels,
   user groups — is compared exactly, as Slack writes it (upper case); a user group named by its
   handle (`@data-team`) matches only a group with that handle, never one whose id is spelled the
   same (core/groups.py).

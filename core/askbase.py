@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Sequence
-from dataclasses import replace
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
@@ -31,6 +32,7 @@ from core.attribution import Asker, asking
 from core.clarify.transcript import Transcript
 from core.conversation import Turn
 from core.database import Database, Databases, UnknownDatabase, not_configured
+from core.db_errors import public_error
 from core.definitions import Definitions, in_force
 from core.identity import DatabaseIdentity, NoDatabaseRole, acting_as, identity_for
 from core.llm import LLM
@@ -47,6 +49,27 @@ log = logging.getLogger(__name__)
 
 # Why SQL that was written before runs again; recorded as the audit row's source.
 Purpose = Literal["csv", "schedule", "schedule_run", "rerun", "verified_check", "preview"]
+
+
+class AccessRefused(Exception):
+    """`Askbase.operating`: the principal may not use the database; the message says so in a
+    person's words (it names no rule)."""
+
+
+@dataclass
+class Operation:
+    """One run of `Askbase.operating`: the database to work on, and what the audit row will say."""
+
+    database: Database
+    trace: Trace
+    rows: int = 0  # what the work counts: values indexed, definitions imported
+    error: str = ""
+    error_kind: ErrorKind | None = None
+
+    def failed(self, message: str, kind: ErrorKind = "other") -> None:
+        """The work failed without raising (a file that does not parse, a check that found problems)."""
+        if self.error_kind is None:
+            self.error, self.error_kind = message, kind
 
 
 class Askbase:
@@ -231,6 +254,62 @@ class Askbase:
         with acting_as(as_who), asking(Asker(user=principal.user or "", source="rerun")):
             run = run_stored(db, sql, self.settings.engine, trace, csv_path)
         return outcome_of(run, question=question, database=db.name, trace=trace, stored=True)
+
+    @contextmanager
+    def operating(
+        self, action: str, *, db: str | None = None, source: str, principal: Principal | None = None
+    ) -> Iterator[Operation]:
+        """Work on a database that is not a question — `index build`, `catalog import ...` — through
+        the same door as `ask` and `rerun`: access (and the database identity) decided first, the
+        statements sent attributed to `source` and traced, and one audit row whatever happens.
+
+        `action` is what the audit row shows in place of a question. Without a principal the
+        operator runs it (the CLI). Raises AccessRefused (audited) when `principal` may not use the
+        database; UnknownDatabase before anything is audited, as `ask` does. The work sets
+        `rows` (what it counts) and calls `failed` when it fails without raising; an exception
+        from it is audited as an error and raised again.
+        """
+        who = principal or Principal.local()
+        database = self.database(db)
+        trace = Trace(question=action, database=database.name)
+        operation = Operation(database, trace)
+        as_who = _identity(database, who, source)
+        if not may_query(self.settings, who, database.name) or as_who is False:
+            operation.failed(refusal(database.name), "access")
+            self._audit_operation(operation, action, source, who)
+            raise AccessRefused(operation.error)
+        try:
+            with trace.stage(source), acting_as(as_who), asking(Asker(user=who.user or "", source=source)):
+                yield operation
+        except UnknownDatabase as exc:
+            operation.failed(str(exc), "unknown_database")
+            raise
+        except (sa.exc.SQLAlchemyError, OSError, ValueError) as exc:  # could not open or read the database
+            operation.failed(public_error(exc), "database")
+            raise
+        except BaseException as exc:
+            operation.failed(f"{type(exc).__name__}: {exc}", "internal")
+            raise
+        finally:
+            self._audit_operation(operation, action, source, who)
+
+    def _audit_operation(self, operation: Operation, action: str, source: str, who: Principal) -> None:
+        try:
+            audit.record_operation(
+                self.state,
+                source=source,
+                action=action,
+                database=operation.database.name,
+                error_kind=operation.error_kind,
+                rows=operation.rows,
+                ms=operation.trace.ms,
+                trace_id=operation.trace.id,
+                user=who.user,
+                channel=who.channel,
+                secrets=self.secrets,
+            )
+        except sa.exc.SQLAlchemyError:  # the work matters more than its audit row; the log line stays
+            log.exception("could not write the audit row for trace %s", operation.trace.id)
 
     def may_query(self, principal: Principal, database: str) -> bool:
         return may_query(self.settings, principal, database)

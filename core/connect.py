@@ -19,6 +19,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
+from core.extras import require_driver
 from core.settings import WarehouseSettings
 from core.warehouse import EXTRAS
 from core.warehouse.duckdb import duckdb_engine, files_engine
@@ -44,6 +45,7 @@ def readonly_engine(url: str, settings: WarehouseSettings | None = None) -> sa.E
     if backend == "postgresql":
         if parsed.drivername == "postgresql":
             parsed = parsed.set(drivername="postgresql+psycopg")
+        require_driver(parsed.drivername)  # psycopg is the `postgres` extra
         return sa.create_engine(
             parsed,
             pool_size=POOL_SIZE,
@@ -55,6 +57,7 @@ def readonly_engine(url: str, settings: WarehouseSettings | None = None) -> sa.E
     if backend in ("mysql", "mariadb"):
         if parsed.drivername in ("mysql", "mariadb"):
             parsed = parsed.set(drivername=f"{backend}+pymysql")
+        require_driver(parsed.drivername)  # pymysql is the `mysql` extra
         engine = sa.create_engine(
             parsed,
             pool_size=POOL_SIZE,

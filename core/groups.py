@@ -20,7 +20,7 @@ the two kinds never meet:
 Both kinds travel as plain strings in one set — `S0123ABCD` and `@data-team` — in the settings'
 lists (after validation) and in `Principal.usergroups`: the `@` keeps them apart, so the
 comparison is string equality. No Slack import: the engine reads these, the Slack adapter
-(bot/usergroups.py) only reports memberships through `membership`.
+(bot/slack/usergroups.py) only reports memberships through `membership`.
 """
 
 from __future__ import annotations

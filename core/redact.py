@@ -7,7 +7,7 @@ starts) and anything shaped like a credential — Slack and OpenAI tokens, `user
 URLs, `password=...`.
 
 A question is scrubbed sooner, at the door (`scrub_question`): where the engine takes it
-(`Askbase.ask`), where a chat adapter first reads it (Slack: bot/slack_text.py `incoming`), and
+(`Askbase.ask`), where a chat adapter first reads it (Slack: bot/slack/text.py `incoming`), and
 again where the state database stores what adapters hand it before the engine has seen it (a
 question's claim, a turn, a schedule). Turns, claims, the answer cache and the LLM then never
 hold the secret, only `[secret-removed]` in its place — a marker the engine recognises, so a

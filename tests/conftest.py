@@ -24,12 +24,12 @@ from sqlalchemy.engine import make_url
 
 from bot.cli import main
 from core.askbase import Askbase
+from core.bench.fakes.slack_api import FakeSlack
 from core.llm import LLM
 from core.settings import LLMSettings, load_settings
 from core.state import clarifications, open_state
 from tests.clock import Clock
 from tests.fakes.openai_server import FakeOpenAI
-from tests.fakes.slack_api import FakeSlack
 from tests.servers import admin_engine, server_url
 from tests.slack_harness import Plan, RunningBot, script_llm
 from tests.slack_requests import BOT_TOKEN, SIGNING_SECRET
@@ -75,7 +75,7 @@ def migrated_state(tmp_path_factory) -> Path:
 
     Each test's own state database starts as a copy of it (`state_url`): Alembic running every
     revision on a new file cost some 40 ms of CPU, and a few hundred tests a run paid it. Making
-    and upgrading state databases is tested in tests/test_state_migrations.py, and every test that
+    and upgrading state databases is tested in tests/integration/test_state_migrations.py, and every test that
     starts `python -m bot` still starts it on a new one.
     """
     path = tmp_path_factory.mktemp("migrated-state") / "state.sqlite"
@@ -225,7 +225,7 @@ def cli(monkeypatch, capsys) -> Callable[[list[str], dict[str, str]], Ran]:
 
 @pytest.fixture
 def slack() -> Iterator[FakeSlack]:
-    """A fake Slack Web API on 127.0.0.1 that records every call (tests/fakes/slack_api.py)."""
+    """A fake Slack Web API on 127.0.0.1 that records every call (core/bench/fakes/slack_api.py)."""
     with FakeSlack() as fake:
         yield fake
 
@@ -309,12 +309,22 @@ def pytest_collection_finish(session):
     gc.set_threshold(young, middle, 100)
 
 
+def _keyword_pending() -> frozenset[str]:
+    """Keyword-mode tests the grammar does not pass yet (tests/data/keyword_pending.txt)."""
+    path = Path(__file__).parent / "data" / "keyword_pending.txt"
+    lines = path.read_text().splitlines() if path.is_file() else []
+    return frozenset(line.strip() for line in lines if line.strip() and not line.startswith("#"))
+
+
 def pytest_collection_modifyitems(config, items):
     """Tests marked slow go first (long jobs first, as a scheduler packs them): the quick ones then fill
     the gaps between them on every worker, instead of a long one starting last and holding up the end
     of the run. The order is the same in every worker, as xdist requires; each test still runs alone."""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+    pending = _keyword_pending()
     for item in items:
+        if item.nodeid in pending:
+            item.add_marker(pytest.mark.xfail(strict=True, reason="not yet read by keyword mode's grammar"))
         if "postgres" in item.keywords and not os.environ.get("ASKBASE_TEST_POSTGRES_URL"):
             item.add_marker(pytest.mark.skip(reason="ASKBASE_TEST_POSTGRES_URL is not set"))
         if "mysql" in item.keywords and not os.environ.get("ASKBASE_TEST_MYSQL_URL"):

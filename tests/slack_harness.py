@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bot.slack_app import SlackBot, create_bot, http_server
+from bot.slack.app import SlackBot, create_bot, http_server
 from core.askbase import Askbase
+from core.bench.fakes.local_server import POLL_S
+from core.bench.fakes.slack_api import FakeSlack
 from tests.fakes import model_replies as mr
-from tests.fakes.local_server import POLL_S
 from tests.fakes.openai_server import FakeOpenAI, Reply
-from tests.fakes.slack_api import FakeSlack
 from tests.slack_requests import SlackSender
 
 

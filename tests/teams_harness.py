@@ -17,9 +17,9 @@ from aiohttp import web
 
 from bot.teams.server import AccessLogger, create_server
 from core.askbase import Askbase
+from core.bench.fakes.bot_connector import TENANT, FakeConnector, TeamsClient
 from core.llm import LLM
 from core.settings import Settings
-from tests.fakes.bot_connector import TENANT, FakeConnector, TeamsClient
 from tests.fakes.entra_id import FakeEntra
 from tests.processes import ServedProcess, free_port
 

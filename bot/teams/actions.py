@@ -20,17 +20,15 @@ from typing import Any
 from microsoft_agents.hosting.core import TurnContext
 
 from bot.failures import failure_of
-from bot.stored_answers import asker_of
 from bot.teams import cards, clarify, links, teaching
-from bot.teams.answering import TEAMS, Question, remember, start
-from bot.teams.incoming import Incoming
-from bot.teams.proactive import card_activity
+from bot.teams.answering import Question, start
+from bot.teams.incoming import CONVERSATION_PREFIX, Incoming
+from bot.teams.outcome_cards import TEAMS
+from bot.teams.proactive import card_activity, reference_json
 from bot.teams.runtime import TeamsRuntime
-from bot.votes import rejection_transcript
 from core.clarify.policy import exchange_for, exchange_for_reply
 from core.clarify.transcript import Exchange
-from core.state import clarifications as pending_store
-from core.state import conversations, feedback
+from core.conversation.service import ANSWERED, EXPIRED, REPLACED, Pending, Place, Rejected, StoredTurn
 from core.teaching import stated_rule
 
 log = logging.getLogger("askbase.teams")
@@ -49,7 +47,7 @@ async def details_items(
     runtime: TeamsRuntime, trace_id: str, room: int = cards.MAX_CARD_BYTES
 ) -> list[dict[str, Any]]:
     """Details of an answer (every stage of its trace), within `room` bytes of card."""
-    trace = await runtime.run(conversations.load_trace, runtime.state, trace_id)
+    trace = await runtime.run(runtime.conversations.trace, trace_id)
     if trace is None:
         return [cards.text_block("I no longer have the details of this answer.")]
     return cards.details_items(trace, room)
@@ -59,7 +57,7 @@ async def csv_items(
     runtime: TeamsRuntime, incoming: Incoming, trace_id: str, base_url: str | None
 ) -> list[dict[str, Any]]:
     """A fresh download link for the presser; the CSV is made when it is opened (files.py)."""
-    turn = await runtime.run(conversations.turn_by_trace, runtime.state, trace_id)
+    turn = await runtime.run(runtime.conversations.turn, trace_id)
     if turn is None or not turn.answered:
         return [cards.text_block("There is no result to export on this message.")]
     if not runtime.askbase.may_query(incoming.principal, turn.database):
@@ -129,7 +127,7 @@ async def record_down(
     person who voted."""
     noted = "Thanks — noted that this answer is wrong."
     comment = " ".join(comment.split())[:MAX_OWN_WORDS]
-    await runtime.run(feedback.record_feedback, runtime.state, trace_id, incoming.user, "down", comment)
+    await runtime.run(runtime.conversations.vote_down, trace_id, incoming.user, comment)
     rule = stated_rule(comment)
     reference, identity = context.activity.get_conversation_reference(), context.identity
     if rule is not None:  # "X means Y": proposed (drafting takes a while: in a turn of its own)
@@ -138,50 +136,49 @@ async def record_down(
             await teaching.propose_stated_rule(runtime, turn_context, incoming, trace_id, rule)
 
         runtime.spawn(runtime.sender.within(reference, propose, identity))
-    turn = await runtime.run(conversations.turn_by_trace, runtime.state, trace_id)
-    if runtime.settings.engine.clarify == "off" or turn is None or not turn.answered:
-        return noted
-    asker = await runtime.run(asker_of, runtime.state, turn)
-    if runtime.settings.teams.only_asker_answers and asker and incoming.user != asker:
-        return noted
-    waiting = await runtime.run(pending_store.open_in, runtime.state, turn.conversation_id)
-    if waiting is not None and not waiting.expired():
-        return "Thanks — noted. Please answer the open question above first."
-    transcript = await runtime.run(rejection_transcript, runtime.state, turn, comment)
-    question = Question(
-        text=turn.question,
-        incoming=incoming,
-        reference=reference,
-        identity=identity,
-        base_url=base_url,
-        transcript=transcript,
-        conversation=(turn.conversation_id, turn.database),
+    only_asker = runtime.settings.teams.only_asker_answers
+    checked = await runtime.run(
+        lambda: runtime.conversations.rejection(trace_id, incoming.principal, only_asker=only_asker)
     )
-    if not runtime.spawn(_ask_after_rejection(runtime, question)):
+    if checked.why == "one open already":
+        return "Thanks — noted. Please answer the open question above first."
+    if checked.why != "ready" or checked.turn is None or not _teams(checked.turn):
         return noted
+    where = Place(
+        team=incoming.place.settings_team, channel=incoming.place.channel, address=reference_json(reference)
+    )
+    runtime.spawn(_ask_after_rejection(runtime, incoming, where, reference, identity, trace_id, comment))
     return "Thanks — noted. I'll ask what should change, in the conversation."
 
 
-async def _ask_after_rejection(runtime: TeamsRuntime, question: Question) -> None:
-    assert question.conversation is not None
-    key, database = question.conversation
+def _teams(turn: StoredTurn) -> bool:
+    return turn.conversation_id.startswith(CONVERSATION_PREFIX)
 
-    def ask() -> Any:
-        outcome = runtime.askbase.ask(
-            question.text,
-            db=database,
+
+async def _ask_after_rejection(
+    runtime: TeamsRuntime,
+    incoming: Incoming,
+    where: Place,
+    reference: Any,
+    identity: Any,
+    trace_id: str,
+    comment: str,
+) -> None:
+    def ask() -> Rejected:
+        return runtime.conversations.ask_after_rejection(
+            trace_id,
+            incoming.principal,
+            comment,
             source="teams",
-            principal=question.incoming.principal,
-            transcript=question.transcript,
-            after_rejection=True,
+            place=lambda turn: where if _teams(turn) else None,
+            only_asker=runtime.settings.teams.only_asker_answers,
         )
-        if outcome.status == "clarify" and outcome.clarification is not None:
-            conversations.record_turn(runtime.state, key, outcome, user=question.incoming.user)
-            remember(runtime, question, outcome, key)
-        return outcome
 
     async def post(context: TurnContext) -> None:
-        outcome = await runtime.run(ask)
+        rejected = await runtime.answer_in_turn(ask)
+        if rejected.asked is None:
+            return
+        outcome = rejected.asked.outcome
         if outcome.status != "clarify" or outcome.clarification is None:
             said = failure_of(outcome, TEAMS).text if outcome.status == "error" else "Thanks — noted."
             await say(context, said)
@@ -194,23 +191,23 @@ async def _ask_after_rejection(runtime: TeamsRuntime, question: Question) -> Non
         await clarify.sweep(runtime)
 
     try:
-        await runtime.sender.within(question.reference, post, question.identity)
+        await runtime.sender.within(reference, post, identity)
     except Exception:
-        log.exception("asking back after a 👎 in %s failed", key)
+        log.exception("asking back after a 👎 on %s failed", trace_id)
 
 
 # ---------------------------------------------------------------- clarifying questions
 
 
-def refusal(runtime: TeamsRuntime, pending: pending_store.Pending | None, user: str) -> str | None:
+def refusal(runtime: TeamsRuntime, pending: Pending | None, user: str) -> str | None:
     """Why `user` cannot answer this question now (None: they can)."""
     if pending is None:
         return "I no longer have this question. Please ask again."
-    if pending.status == pending_store.ANSWERED:
+    if pending.status == ANSWERED:
         return f"This question was answered already: {pending.answer}."
-    if pending.status == pending_store.REPLACED:
+    if pending.status == REPLACED:
         return "A newer question replaced this one; please answer that one."
-    if pending.status == pending_store.EXPIRED or pending.expired():
+    if pending.status == EXPIRED or pending.expired():
         return clarify.expired_note(runtime)
     if runtime.settings.teams.only_asker_answers and pending.asker and user != pending.asker:
         return "Only the person who asked can answer this. Mention me to ask your own question."
@@ -227,11 +224,10 @@ async def on_clarification(
     own_words: str | None = None,
 ) -> None:
     """A press on a reading (or "Other…" with one's own words)."""
-    pending = await runtime.run(pending_store.get, runtime.state, str(value.get("c") or ""))
+    pending = await runtime.run(runtime.conversations.clarification, str(value.get("c") or ""))
     if pending is not None and pending.channel and pending.channel != incoming.place.channel:
         pending = None  # a card of another conversation: never mix them
-    due = pending is not None and pending.status == pending_store.OPEN and pending.expired()
-    if due and pending is not None and await runtime.run(pending_store.expire, runtime.state, pending.id):
+    if pending is not None and await runtime.run(runtime.conversations.expire_clarification, pending):
         await clarify.close_card(context, pending, clarify.expired_note(runtime), incoming.reply_to)
     why = refusal(runtime, pending, incoming.user)
     index = -1
@@ -262,14 +258,16 @@ async def settle(
     runtime: TeamsRuntime,
     context: TurnContext,
     incoming: Incoming,
-    pending: pending_store.Pending,
+    pending: Pending,
     exchange: Exchange,
     base_url: str | None,
 ) -> bool:
     """Record the answer (once), show it on the question's card, and answer the question again."""
-    answered = await runtime.run(pending_store.answer, runtime.state, pending.id, exchange, incoming.user)
+    answered = await runtime.run(
+        runtime.conversations.answer_clarification, pending.id, exchange, incoming.user
+    )
     if answered is None:
-        again = await runtime.run(pending_store.get, runtime.state, pending.id)
+        again = await runtime.run(runtime.conversations.clarification, pending.id)
         await say(context, refusal(runtime, again, incoming.user) or "This question was answered already.")
         return False
     result = clarify.answered_note(
@@ -300,11 +298,11 @@ async def on_typed_reply(
     runtime: TeamsRuntime, context: TurnContext, incoming: Incoming, key: str, base_url: str | None
 ) -> bool:
     """A message in a conversation with an open question answers it, when the asker writes it."""
-    pending = await runtime.run(pending_store.open_in, runtime.state, key)
+    pending = await runtime.run(runtime.conversations.open_clarification, key)
     if pending is None:
         return False
     if pending.expired():
-        if await runtime.run(pending_store.expire, runtime.state, pending.id):
+        if await runtime.run(runtime.conversations.expire_clarification, pending):
             await clarify.close_card(context, pending, clarify.expired_note(runtime))
         return False
     if runtime.settings.teams.only_asker_answers and pending.asker and incoming.user != pending.asker:

@@ -16,7 +16,7 @@ waiting for them there or in the group chat. Anything else is left alone — not
 answered or logged (`continues`).
 
 Each activity is answered once and none is lost: its id is claimed in the state database first,
-with a lease, the way Slack questions are (bot/claims.py, bot/teams/inflight.py) — a message as
+with a lease, the way Slack questions are (core/conversation/claims.py, bot/teams/inflight.py) — a message as
 the server acknowledges it (`inflight.ACKED` says how that went), an invoke by its own turn. A
 redelivery — Teams retries a request it thinks timed out — and a second web process behind the
 load balancer leave it alone while it is answered or being answered; if the process answering it
@@ -32,19 +32,16 @@ from typing import Any
 from microsoft_agents.activity import Activity, ActivityTypes, InvokeResponse
 from microsoft_agents.hosting.core import AgentApplication, Connections, MemoryStorage, TurnContext, TurnState
 
-from bot import votes
 from bot.teams import actions, cards, private, schedules, teaching, verified
 from bot.teams.actions import say
 from bot.teams.answering import Question, database_for, start
 from bot.teams.incoming import Incoming, read
-from bot.teams.inflight import ACKED, claim_key, finished, take
+from bot.teams.inflight import ACKED, CLAIMED, claim_key, in_claim
 from bot.teams.proactive import card_activity
 from bot.teams.runtime import TeamsRuntime
 from core.access import usable_databases
 from core.schedules import parse
-from core.state import conversations
-from core.state.channel_settings import set_channel_database
-from core.teaching import Teacher, chat_teaching
+from core.teaching import chat_teaching
 
 log = logging.getLogger("askbase.teams")
 
@@ -87,7 +84,7 @@ async def on_press(
         await actions.on_csv(runtime, context, incoming, trace_id, url)
     elif verb == "up":  # an older card's Action.Submit (new cards answer it privately: private.py)
         who = await verified.principal_for(runtime, context, incoming)
-        _, note = await runtime.run(votes.thumbs_up, Teacher(runtime.askbase), trace_id, who)
+        _, note = await runtime.run(runtime.conversations.vote_up, trace_id, who)
         await say(context, note)
     elif verb == "down":
         await actions.on_thumbs_down(
@@ -123,7 +120,7 @@ def _number(value: Any) -> int | None:
 
 
 async def retry(runtime: TeamsRuntime, context: TurnContext, incoming: Incoming, trace_id: str) -> None:
-    turn = await runtime.run(conversations.turn_by_trace, runtime.state, trace_id)
+    turn = await runtime.run(runtime.conversations.turn, trace_id)
     if turn is None:
         await say(context, "I no longer have this question. Please ask it again.")
         return
@@ -172,7 +169,7 @@ async def on_db(runtime: TeamsRuntime, context: TurnContext, incoming: Incoming,
         await say(context, f"This place may not use '{name}'. It may use: {', '.join(usable) or 'none'}.")
     else:
         await runtime.run(
-            set_channel_database, runtime.state, place.settings_team, place.channel, name, incoming.user
+            runtime.conversations.point_place, place.settings_team, place.channel, name, incoming.user
         )
         await say(context, f"{incoming.user_name or 'Someone'} set this place to ask about {name}.")
 
@@ -228,38 +225,32 @@ def continues(runtime: TeamsRuntime, incoming: Incoming) -> bool:
         return False
     place = incoming.place
     if place.threaded:
-        return runtime.askbase.follows_up(place.conversation_key(""), incoming.user)
+        return runtime.conversations.follows_up(place.conversation_key(""), incoming.user)
     key = place.conversation_key(database_for(runtime, place))
-    return runtime.askbase.follows_up(key, incoming.user, started=False)
+    return runtime.conversations.follows_up(key, incoming.user, started=False)
 
 
 async def on_message(runtime: TeamsRuntime, context: TurnContext) -> None:
     incoming = read(context.activity)
     if unaddressed(incoming) and not await runtime.book(continues, runtime, incoming):
         return  # someone talking in the channel, not to Askbase: nothing kept of it
-    taken = ACKED.get()  # the server claimed it as it acknowledged it
-    if taken is None:
-        taken = await runtime.book(take, runtime, incoming, context.activity, base_url(runtime))
-    if not taken.handle:
-        log.info("activity %s is handled, or being handled; left alone", incoming.activity_id)
-        return
-    await handle(runtime, context, incoming, claimed=taken.claimed)
+
+    async def work(claimed: bool) -> bool:
+        return await handle(runtime, context, incoming, claimed=claimed)
+
+    # the server claimed it as it acknowledged it (ACKED), else the wrapper claims it now
+    await in_claim(runtime, incoming, context.activity, base_url(runtime), work, acked=ACKED.get())
 
 
 async def handle(
     runtime: TeamsRuntime, context: TurnContext, incoming: Incoming, *, claimed: bool = True
-) -> None:
-    """A message activity to handle; when this process holds its claim (`claimed`), the claim is
-    finished once handled, unless a question now holds it until its answer is out."""
-    asked = False
-    try:
-        if incoming.value is not None and cards.ACTION in incoming.value:
-            await on_press(runtime, context, incoming, incoming.value)
-        elif incoming.text:
-            asked = await on_text(runtime, context, incoming, claimed=claimed)
-    finally:
-        if claimed and not asked:
-            await runtime.book(finished, runtime, claim_key(incoming))
+) -> bool:
+    """A message activity to handle; True when a question now holds its claim (`claimed`: this
+    process holds it) until its answer is out."""
+    if incoming.value is not None and cards.ACTION in incoming.value:
+        await on_press(runtime, context, incoming, incoming.value)
+        return False
+    return bool(incoming.text) and await on_text(runtime, context, incoming, claimed=claimed)
 
 
 async def handle_again(
@@ -267,8 +258,12 @@ async def handle_again(
 ) -> None:
     """`handle` for the recovery sweep (inflight.py), in a proactive turn: links point at `base`."""
     token = REQUEST_BASE.set(base)
+
+    async def work(claimed: bool) -> bool:
+        return await handle(runtime, context, incoming, claimed=claimed)
+
     try:
-        await handle(runtime, context, incoming)
+        await in_claim(runtime, incoming, context.activity, base, work, acked=CLAIMED)  # the sweep's
     finally:
         REQUEST_BASE.reset(token)
 
@@ -334,13 +329,12 @@ async def on_invoke(runtime: TeamsRuntime, context: TurnContext) -> None:
         await invoke_response(context, private.card_response(content))
         return
     if isinstance(data, dict) and cards.ACTION in data:
-        taken = await runtime.book(take, runtime, incoming, activity, base_url(runtime))
-        if taken.handle:
-            try:
-                await on_press(runtime, context, incoming, data)
-            finally:
-                if taken.claimed:
-                    await runtime.book(finished, runtime, claim_key(incoming))
+
+        async def press(_claimed: bool) -> bool:
+            await on_press(runtime, context, incoming, data)
+            return False
+
+        await in_claim(runtime, incoming, activity, base_url(runtime), press)
     await context.send_activity(
         Activity(type=ActivityTypes.invoke_response, value=InvokeResponse(status=200, body=INVOKE_ACK))
     )

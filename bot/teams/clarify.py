@@ -6,7 +6,7 @@ question. Three moments close a question, and each updates the card:
 - a press or a typed answer (actions.py): in that turn, on the card pressed or on the one noted;
 - the card's own posting: its activity id is known only once Teams has it, and an answer or an
   expiry may come first. The poster notes the id and reads the question's status in the same
-  transaction (core/state/clarifications.py `set_message`, as Slack does): still open, whoever
+  transaction (the conversation service's `clarification_shown`, as Slack does): still open, whoever
   closes it later finds the id; closed already, the poster shows the outcome now;
 - the expiry sweep (`sweep`), run after every new clarifying question and every half lease
   (server.py), like Slack's: the Teams questions whose time is up are expired once across all web
@@ -21,14 +21,14 @@ import logging
 
 from microsoft_agents.hosting.core import TurnContext
 
-from bot import claims
 from bot.answer_view import choice_label, question_in_words
 from bot.teams import cards
 from bot.teams.incoming import CONVERSATION_PREFIX
 from bot.teams.proactive import card_activity, reference_from
 from bot.teams.runtime import TeamsRuntime
 from core.clarify.transcript import Exchange
-from core.state import clarifications as store
+from core.conversation import claims
+from core.conversation.service import ANSWERED, EXPIRED, REPLACED, Pending
 
 log = logging.getLogger("askbase.teams")
 
@@ -36,7 +36,7 @@ REPLACED_NOTE = "⬇️ Replaced by a newer question in this conversation."
 
 
 def expired_note(runtime: TeamsRuntime) -> str:
-    after = store.open_for(runtime.settings.teams.clarification_ttl_s)
+    after = runtime.conversations.expired_after("teams")
     return f"⏰ This question expired after {after} without an answer. Ask your question again to start over."
 
 
@@ -49,7 +49,7 @@ def answered_note(answer: str, own_words: bool, who: str | None) -> str:
     return f"✅ {cards.escape(who)} {'answered:' if own_words else 'chose'} {said}"
 
 
-def chosen(pending: store.Pending, exchange: Exchange) -> str:
+def chosen(pending: Pending, exchange: Exchange) -> str:
     """What was answered: an option pressed as it was offered (a reading in words), typed words
     as they were typed."""
     if exchange.answer not in {o.label for o in pending.clarification.options}:
@@ -57,21 +57,21 @@ def chosen(pending: store.Pending, exchange: Exchange) -> str:
     return choice_label(pending.clarification, exchange.value, exchange.answer)
 
 
-def closed_note(runtime: TeamsRuntime, pending: store.Pending) -> str | None:
+def closed_note(runtime: TeamsRuntime, pending: Pending) -> str | None:
     """What the card of a closed question says (None while it is open). The answerer's name is
     known only in the turn they answered in; later, the card says what was answered."""
     exchange = pending.exchange()
-    if pending.status == store.ANSWERED and pending.answer is not None and exchange is not None:
+    if pending.status == ANSWERED and pending.answer is not None and exchange is not None:
         return answered_note(chosen(pending, exchange), not pending.answer_value, None)
-    if pending.status == store.EXPIRED:
+    if pending.status == EXPIRED:
         return expired_note(runtime)
-    if pending.status == store.REPLACED:
+    if pending.status == REPLACED:
         return REPLACED_NOTE
     return None
 
 
 async def close_card(
-    context: TurnContext, pending: store.Pending, result: str, activity_id: str | None = None
+    context: TurnContext, pending: Pending, result: str, activity_id: str | None = None
 ) -> None:
     """Replace the question's card with what became of it (its buttons go)."""
     target = pending.message_ts or activity_id
@@ -89,7 +89,7 @@ async def shown(runtime: TeamsRuntime, context: TurnContext, clarification_id: s
     """The card is posted: note its id; if the question closed while it was being posted (nobody
     could update a card without an id then), show that on it now."""
     try:
-        pending = await runtime.run(store.set_message, runtime.state, clarification_id, activity_id)
+        pending = await runtime.run(runtime.conversations.clarification_shown, clarification_id, activity_id)
     except Exception:
         log.exception("could not note the card of clarifying question %s", clarification_id)
         return
@@ -98,7 +98,7 @@ async def shown(runtime: TeamsRuntime, context: TurnContext, clarification_id: s
         await close_card(context, pending, note)
 
 
-async def close_elsewhere(runtime: TeamsRuntime, pending: store.Pending, result: str) -> bool:
+async def close_elsewhere(runtime: TeamsRuntime, pending: Pending, result: str) -> bool:
     """Update the card of `pending` from outside its conversation's turn (the sweep): a proactive
     turn through the reference stored with it; False when it has none or Teams refused."""
     if not pending.address or not pending.message_ts:
@@ -118,7 +118,7 @@ async def close_elsewhere(runtime: TeamsRuntime, pending: store.Pending, result:
 async def sweep(runtime: TeamsRuntime) -> int:
     """Expire the Teams questions whose time is up and say so on their cards; how many expired."""
     try:
-        expired = await runtime.run(store.expire_due, runtime.state, CONVERSATION_PREFIX)
+        expired = await runtime.run(runtime.conversations.expire_due, CONVERSATION_PREFIX)
     except Exception:  # a sweep is housekeeping; it never stops an answer
         log.exception("sweeping expired clarifications failed")
         return 0

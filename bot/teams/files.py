@@ -19,13 +19,12 @@ from pathlib import Path
 
 from aiohttp import web
 
+from bot.answer_view import slug
 from bot.charts import chart_png
-from bot.slack_files import slug
 from bot.teams import links
 from core.answer import Outcome
 from core.askbase import Askbase
-from core.state import conversations
-from core.state.conversations import StoredTurn
+from core.conversation.service import Conversations, StoredTurn
 
 log = logging.getLogger("askbase.teams.files")
 
@@ -67,9 +66,14 @@ def _chart(askbase: Askbase, turn: StoredTurn, link: links.Link) -> tuple[Outcom
 
 
 def handler(
-    askbase: Askbase, key: bytes, executor: Executor, clock: Callable[[], dt.datetime] | None = None
+    conversations: Conversations,
+    key: bytes,
+    executor: Executor,
+    clock: Callable[[], dt.datetime] | None = None,
 ) -> Handler:
-    """`clock`: now, for a link's expiry (tests move it)."""
+    """`executor`: where the CSV and the chart are made (the answering queue); `clock`: now, for a
+    link's expiry (tests move it)."""
+    askbase = conversations.askbase
 
     async def serve_file(request: web.Request) -> web.StreamResponse:
         try:
@@ -77,7 +81,7 @@ def handler(
         except links.BadLink as exc:
             return _page(410 if "expired" in str(exc) else 403, str(exc))
         loop = asyncio.get_running_loop()
-        turn = await loop.run_in_executor(executor, conversations.turn_by_trace, askbase.state, link.trace_id)
+        turn = await loop.run_in_executor(executor, conversations.turn, link.trace_id)
         if turn is None or not turn.answered:
             return _page(404, "There is no result behind this link.")
         name = f"{slug(turn.question)}-{turn.trace_id}"

@@ -1,4 +1,4 @@
-"""No lost questions in Teams: every activity is claimed with a lease, as in Slack (bot/claims.py).
+"""No lost questions in Teams: every activity is claimed with a lease, as in Slack (core/conversation/claims.py).
 
 An activity is claimed as it arrives (key `teams:<conversation|activity id>`, Incoming.dedupe_key)
 with the activity itself, so that whoever takes the claim over can handle it again. A question's
@@ -34,20 +34,15 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
-import sqlalchemy as sa
 from microsoft_agents.activity import Activity
 from microsoft_agents.hosting.core import TurnContext
 
-from bot import claims
 from bot.teams.incoming import Incoming, read
 from bot.teams.runtime import TeamsRuntime
+from core.conversation import claims
+from core.conversation.claims import Claim, StateUnavailable
 from core.previews import size_of
 from core.request import MAX_QUESTION_CHARS, preview
-from core.state import events
-from core.state.bounded import StateUnavailable
-from core.state.engine import preview_bytes
-from core.state.events import Claim
-from core.state.schema import question_claims
 
 log = logging.getLogger("askbase.teams")
 
@@ -69,7 +64,7 @@ def payload_of(runtime: TeamsRuntime, activity: Activity, base_url: str | None) 
     text = data.get("text") or ""
     if len(text) > MAX_QUESTION_CHARS:
         data.update(text=preview(text), **{OVERSIZE: True})
-    if size_of(data) > preview_bytes(runtime.state):
+    if size_of(data) > runtime.claims.payload_limit:
         return {"base_url": base_url}
     return {"activity": data, "base_url": base_url}
 
@@ -140,14 +135,8 @@ class Arrival:
         """Start claiming `activity` (nothing to claim without an id: handled unclaimed)."""
         if not incoming.activity_id:
             return cls(runtime, None, None)
-        keeper = runtime.claims
         future = runtime.claim_pool.submit(
-            events.claim,
-            keeper.engine,
-            incoming.dedupe_key,
-            keeper.holder,
-            keeper.lease_s,
-            payload=payload_of(runtime, activity, base_url),
+            runtime.claims.claim_now, incoming.dedupe_key, payload=payload_of(runtime, activity, base_url)
         )
         return cls(runtime, incoming.dedupe_key, future)
 
@@ -186,13 +175,13 @@ class Arrival:
             "activity %s handled unclaimed: the state database did not answer within %g s", self.key, wait_s
         )
         if not future.cancel():  # under way: if it lands, it answers nothing more
-            engine, key, pool = self.runtime.state, self.key or "", self.runtime.claim_pool
+            keeper, key, pool = self.runtime.claims, self.key or "", self.runtime.claim_pool
 
             def late(done: cf.Future[Claim | None]) -> None:
                 if done.cancelled() or done.exception() is not None or done.result() is None:
                     return
                 with contextlib.suppress(RuntimeError):  # shutting down: the sweep sees to it
-                    pool.submit(events.answered, engine, key)
+                    pool.submit(keeper.finished, key)
 
             future.add_done_callback(late)
         return UNCLAIMED
@@ -209,14 +198,7 @@ def let_go(runtime: TeamsRuntime, key: str) -> bool:
     handling the activity — its claim is neither answered nor showing progress — stop renewing
     the claim, so that it lapses and is taken over as after a crash (recovery, below). True when
     it was let go. A claim a question holds is left to that question, which finishes it."""
-    try:
-        with runtime.state.connect() as conn:
-            state = conn.execute(
-                sa.select(question_claims.c.state).where(question_claims.c.key == key)
-            ).scalar_one_or_none()
-    except sa.exc.SQLAlchemyError:
-        state = events.RECEIVED  # unknown: letting it lapse risks an answer twice, holding it never
-    if state != events.RECEIVED:
+    if not runtime.claims.untouched(key):
         return False
     runtime.claims.release(key)
     return True
@@ -232,6 +214,37 @@ def finished(runtime: TeamsRuntime, key: str | None) -> None:
         runtime.claims.finished(key)
 
 
+# A turn's handler, told whether this process holds the activity's claim; True when a question
+# now holds the claim until its answer is out (it finishes it then).
+Work = Callable[[bool], Awaitable[bool]]
+
+
+async def in_claim(
+    runtime: TeamsRuntime,
+    incoming: Incoming,
+    activity: Activity,
+    base_url: str | None,
+    work: Work,
+    *,
+    acked: Taken | None = None,
+) -> None:
+    """The one wrapper every handled activity goes through (app.py), as Bolt's middleware is for
+    Slack: its claim — made as it was acknowledged (`acked`, server.py), else here — then the
+    handler, when the activity is this process's to handle, then the claim finished, unless a
+    question holds it until its answer is out. A redelivery of an activity handled, or being
+    handled under a live lease, is left alone."""
+    taken = acked if acked is not None else await runtime.book(take, runtime, incoming, activity, base_url)
+    if not taken.handle:
+        log.info("activity %s is handled, or being handled; left alone", incoming.activity_id)
+        return
+    held = False
+    try:
+        held = await work(taken.claimed)
+    finally:
+        if taken.claimed and not held:
+            await runtime.book(finished, runtime, claim_key(incoming))
+
+
 # ---------------------------------------------------------------- recovery
 
 
@@ -242,7 +255,7 @@ def recover(
     *,
     now: dt.datetime | None = None,
 ) -> int:
-    """Handle again, in proactive turns on `loop`, the activities whose process stopped (bot/claims.py)."""
+    """Handle again, in proactive turns on `loop`, the activities whose process stopped (core/conversation/claims.py)."""
 
     def resume(claim: Claim, apologise: bool) -> bool:
         data = (claim.payload or {}).get("activity")

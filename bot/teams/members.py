@@ -5,7 +5,7 @@ they are not one: the SDK's connector client on the turn asks it, with the bot's
 client was made for the turn's activity, whose `serviceUrl` its token vouched for (auth.py), and
 only for an allowed Bot Connector address (outbound.py); `member` checks the address once more
 before it asks, since a "member" answer makes someone an analyst. The Slack side asks Slack for
-user groups the same way (bot/usergroups.py); both only ever say who is in a group the settings
+user groups the same way (bot/slack/usergroups.py); both only ever say who is in a group the settings
 name (`verified.analysts`).
 
 Identifiers are compared as what they are: the person is an Entra object id, a GUID (auth.guid:

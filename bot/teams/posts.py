@@ -31,8 +31,8 @@ from bot.teams.proactive import Sender, reference_from
 from bot.teams.schedules import when_text
 from core.access import Principal
 from core.askbase import Askbase
+from core.conversation.service import Schedule
 from core.schedules import tick
-from core.schedules.store import Schedule
 from core.schedules.tick import ChatUnavailable, Failure, Result
 
 log = logging.getLogger("askbase.teams.schedules")

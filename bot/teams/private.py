@@ -10,7 +10,7 @@ answered once that card is ready (server.py), which takes a few reads of the sta
 
 Teams' own feedback buttons (the activity's feedback loop, in chats) come as a
 `message/submitAction` invoke naming the message: which answer that was is kept too. A like is
-a 👍, a dislike a 👎 with what the person typed: the same as the card's buttons (bot/votes.py:
+a 👍, a dislike a 👎 with what the person typed: the same as the card's buttons (core/conversation/votes.py:
 only an analyst's 👍 teaches).
 """
 
@@ -23,13 +23,11 @@ from typing import Any
 
 from microsoft_agents.hosting.core import TurnContext
 
-from bot import votes
 from bot.teams import actions, cards
-from bot.teams.answering import CARD_KIND, MESSAGE_KIND, message_key
 from bot.teams.incoming import Incoming
+from bot.teams.outcome_cards import CARD_KIND, MESSAGE_KIND, message_key
 from bot.teams.runtime import TeamsRuntime
 from bot.teams.verified import principal_for
-from core.teaching import Teacher
 
 log = logging.getLogger("askbase.teams")
 
@@ -56,7 +54,7 @@ async def view(
         items = await actions.csv_items(runtime, incoming, trace_id, base_url)
     elif verb == "up":
         who = await principal_for(runtime, context, incoming)
-        _, note = await runtime.run(votes.thumbs_up, Teacher(runtime.askbase), trace_id, who)
+        _, note = await runtime.run(runtime.conversations.vote_up, trace_id, who)
         items = [cards.text_block(f"👍 {note}")]
     else:
         comment = str(value.get("comment") or "")
@@ -96,7 +94,7 @@ async def on_feedback(
         return "unknown message"
     if action.get("reaction") == "like":
         who = await principal_for(runtime, context, incoming)
-        vote, _ = await runtime.run(votes.thumbs_up, Teacher(runtime.askbase), trace_id, who)
+        vote, _ = await runtime.run(runtime.conversations.vote_up, trace_id, who)
         return f"up: {vote.status}"
     said = action.get("feedback")
     if isinstance(said, str):

@@ -1,7 +1,7 @@
 """Recurring questions made in Teams: `schedule WHEN [only when …] QUESTION`, the Schedule form
 under an answer, and `schedules` with Pause / Resume / Delete.
 
-This side only writes rows (core/schedules/store.py) with `platform="teams"` and the conversation
+This side only asks the conversation service to write rows, with `platform="teams"` and the conversation
 reference to post to (`address`); the worker posts each run there (posts.py). As in Slack, a
 schedule stores SQL that already answered once, and before it is stored that SQL runs once more
 through the engine as the owner in this place (`Askbase.rerun`, purpose `schedule`), so a query
@@ -22,18 +22,18 @@ from microsoft_agents.hosting.core import TurnContext
 from bot.schedule_runs import schedule_line, sentence
 from bot.teams import cards
 from bot.teams.actions import say
-from bot.teams.answering import Question, answer, outcome_card
+from bot.teams.answering import Question, answer
 from bot.teams.incoming import Incoming
+from bot.teams.outcome_cards import outcome_card
 from bot.teams.proactive import card_activity, reference_json
 from bot.teams.runtime import TeamsRuntime
 from core.answer import Outcome
-from core.schedules import parse, store, triggers
+from core.conversation.service import Schedule
+from core.schedules import parse, triggers
 from core.schedules.conditions import Condition
-from core.schedules.create import Wanted, create_checked
+from core.schedules.create import Wanted
 from core.schedules.errors import ScheduleError
-from core.schedules.store import Schedule
 from core.schedules.triggers import TriggerSpec
-from core.state import conversations
 
 log = logging.getLogger("askbase.teams.schedules")
 
@@ -72,8 +72,7 @@ def create_schedule(
         return sentence(checked.error or "the query did not run")
 
     place = incoming.place
-    return create_checked(
-        runtime.askbase,
+    return runtime.conversations.schedule(
         wanted,
         principal=incoming.principal,
         team=place.team or "",
@@ -98,7 +97,7 @@ async def on_form(
 ) -> None:
     """The Schedule form under an answer: that answer's SQL, on the timing given."""
     trace_id = str(value.get("trace") or "")
-    turn = await runtime.run(conversations.turn_by_trace, runtime.state, trace_id)
+    turn = await runtime.run(runtime.conversations.turn, trace_id)
     if turn is None or not turn.answered:
         await say(context, "There is no answer to schedule on this message.")
         return
@@ -143,15 +142,14 @@ async def on_command(
     job = Question(
         text=question, incoming=incoming, reference=reference, identity=context.identity, base_url=base_url
     )
-    if not runtime.spawn(_answer_then_schedule(runtime, job, spec, condition)):
-        await say(context, "I'm answering a lot of questions right now. Ask again in a minute.")
+    runtime.spawn(_answer_then_schedule(runtime, job, spec, condition))  # in its turn, never refused
 
 
 async def _answer_then_schedule(
     runtime: TeamsRuntime, job: Question, spec: TriggerSpec, condition: Condition
 ) -> None:
     async def work(context: TurnContext) -> None:
-        outcome, _ = await runtime.run(answer, runtime, job)
+        outcome, _ = await runtime.answer_in_turn(answer, runtime, job)
         await context.send_activity(
             card_activity(
                 outcome_card(runtime, outcome, job.base_url, job.incoming.principal), outcome.answer
@@ -233,7 +231,7 @@ def list_card(items: list[Schedule], note: str = "") -> dict[str, Any]:
 
 def here(runtime: TeamsRuntime, incoming: Incoming) -> list[Schedule]:
     place = incoming.place
-    return store.for_channel(runtime.state, place.team or "", place.channel, platform="teams")
+    return runtime.conversations.schedules_in(place.team or "", place.channel, platform="teams")
 
 
 async def on_list(runtime: TeamsRuntime, context: TurnContext, incoming: Incoming, note: str = "") -> None:
@@ -249,7 +247,7 @@ async def on_change(
         schedule_id = int(value.get("s") or 0)
     except (TypeError, ValueError):
         schedule_id = 0
-    s = await runtime.run(store.get, runtime.state, schedule_id)
+    s = await runtime.run(runtime.conversations.scheduled, schedule_id)
     if s is None or s.platform != "teams" or s.channel != incoming.place.channel:
         await say(context, "That schedule is gone.")
         return
@@ -258,14 +256,14 @@ async def on_change(
         return
     if verb == "schedule_pause":
         await runtime.run(
-            lambda: store.pause(runtime.state, s.id, reason=f"by {incoming.user_name or 'its owner'}")
+            lambda: runtime.conversations.pause(s.id, reason=f"by {incoming.user_name or 'its owner'}")
         )
         note = f"Paused “{s.question}”."
     elif verb == "schedule_resume":
-        await runtime.run(store.resume, runtime.state, s.id)
+        await runtime.run(runtime.conversations.resume, s.id)
         note = f"Resumed “{s.question}”."
     else:
-        await runtime.run(store.delete, runtime.state, s.id)
+        await runtime.run(runtime.conversations.delete, s.id)
         note = f"Deleted “{s.question}”."
     items = await runtime.run(here, runtime, incoming)
     content = list_card(items, note)

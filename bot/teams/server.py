@@ -36,7 +36,6 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,7 +47,7 @@ from microsoft_agents.hosting.core import TurnContext
 from microsoft_agents.hosting.core.authorization import ClaimsIdentity
 from pydantic import ValidationError
 
-from bot.claims import ClaimKeeper, Recovery
+from bot.state import StateProbe
 from bot.teams import clarify, files, links
 from bot.teams.app import (
     INVOKE_ACK,
@@ -67,9 +66,10 @@ from bot.teams.outbound import cloud_adapter
 from bot.teams.proactive import Sender
 from bot.teams.runtime import TeamsRuntime
 from core.askbase import Askbase
+from core.conversation.claims import ClaimKeeper, Recovery, prune
+from core.conversation.queue import AnswerQueue
+from core.conversation.service import Conversations
 from core.settings import Settings
-from core.state import events
-from core.state.health import StateProbe
 
 log = logging.getLogger("askbase.teams")
 
@@ -165,9 +165,10 @@ def create_server(
     runtime = TeamsRuntime(
         askbase=askbase,
         settings=settings,
+        conversations=Conversations(askbase),
         sender=Sender(adapter, app_id(settings), trust.service_urls),
         link_key=links.signing_key(settings),
-        executor=ThreadPoolExecutor(max(1, settings.teams.workers), thread_name_prefix="askbase-teams"),
+        queue=AnswerQueue(settings.teams.workers, name="askbase-teams-answer"),
         claims=ClaimKeeper(
             askbase.state, lease_s=settings.teams.claim_lease_s, wait_s=settings.teams.claim_wait_s
         ),
@@ -262,7 +263,7 @@ def create_server(
     app = web.Application(client_max_size=MAX_BODY)
     app.router.add_post(MESSAGES_PATH, messages)
     app.router.add_get(
-        "/files/{token}", files.handler(askbase, runtime.link_key, runtime.executor, runtime.now)
+        "/files/{token}", files.handler(runtime.conversations, runtime.link_key, runtime.queue, runtime.now)
     )
     app.router.add_get("/healthz", healthz)
 
@@ -281,6 +282,7 @@ def create_server(
         await runtime.drain(SHUTDOWN_S)
         runtime.claims.close()
         runtime.executor.shutdown(wait=False, cancel_futures=True)
+        runtime.queue.shutdown(wait=False, cancel_futures=True)
         runtime.claim_pool.shutdown(wait=False, cancel_futures=True)
 
     app.on_startup.append(recover)
@@ -292,7 +294,7 @@ def warm_up(askbase: Askbase, settings: Settings) -> None:
     """Open the state DB and the default database; load its catalog, join graph and value index."""
     start = time.perf_counter()
     try:
-        events.prune(askbase.state)
+        prune(askbase.state)
         db = askbase.database(settings.default_db)
         db.catalog  # noqa: B018
         db.graph  # noqa: B018

@@ -52,7 +52,7 @@ _KINDS = {"filter": "a condition", "metric": "a metric", "entity": "a business t
 
 def teacher(runtime: TeamsRuntime) -> Teacher:
     """The engine's teaching service (it keeps nothing of its own between calls)."""
-    return Teacher(runtime.askbase)
+    return runtime.conversations.teacher
 
 
 async def send(context: TurnContext, content: dict[str, Any], text: str) -> str | None:

@@ -1,7 +1,7 @@
 """Trusted answers in Teams (issue 19): ✅ Verify on an answer card, the message `verified` that
 lists the verified queries, and Unverify for analysts.
 
-What a press does is decided once for every chat (bot/verifying.py); this module finds out who
+What a press does is decided once for every chat (core/conversation/verifying.py); this module finds out who
 presses and words what happened. Analysts are the Entra ID object ids in `verified.analysts.users`
 and the members of the Teams teams in `verified.analysts.teams_teams` (asked of the Bot Connector,
 members.py), as the Slack side asks Slack for user groups. The verifier's display name is stored
@@ -14,12 +14,12 @@ import logging
 
 from microsoft_agents.hosting.core import TurnContext
 
-from bot import verifying
 from bot.teams import cards
 from bot.teams.incoming import Incoming
 from bot.teams.proactive import card_activity
 from bot.teams.runtime import TeamsRuntime
 from core.access import Principal
+from core.conversation.verifying import verified_sentence
 from core.verified.analysts import is_analyst
 from core.verified.query import VerifiedQuery
 
@@ -32,8 +32,21 @@ NOT_ANALYST = (
 )
 
 
+ASKER = "askbase.asker"  # the turn's resolved principal, kept in its turn state
+
+
 async def principal_for(runtime: TeamsRuntime, context: TurnContext, incoming: Incoming) -> Principal:
-    """Who presses, with the analyst teams they belong to."""
+    """Who presses, with the analyst teams they belong to: resolved once per turn (the membership
+    of each analyst team is a Bot Connector call), whichever handler asks first."""
+    kept = context.turn_state.get(ASKER)
+    if isinstance(kept, Principal) and kept.user == incoming.principal.user:
+        return kept
+    who = await _principal(runtime, context, incoming)
+    context.turn_state[ASKER] = who
+    return who
+
+
+async def _principal(runtime: TeamsRuntime, context: TurnContext, incoming: Incoming) -> Principal:
     base = incoming.principal
     teams = runtime.settings.verified.analysts.teams_teams
     if not incoming.user or not teams or incoming.user in runtime.settings.verified.analysts.users:
@@ -60,8 +73,7 @@ async def on_verify(runtime: TeamsRuntime, context: TurnContext, incoming: Incom
     who = await principal_for(runtime, context, incoming)
     place = incoming.place
     done = await runtime.run(
-        lambda: verifying.verify(
-            runtime.askbase,
+        lambda: runtime.conversations.verify(
             who,
             trace_id,
             verifier_name=incoming.user_name,
@@ -72,7 +84,7 @@ async def on_verify(runtime: TeamsRuntime, context: TurnContext, incoming: Incom
     result = done.verification
     if done.status in ("new", "replaced") and result is not None:
         name = cards.escape(incoming.user_name or "Someone")
-        await say(context, verifying.verified_sentence(result, name, cards.escape))
+        await say(context, verified_sentence(result, name, cards.escape))
     elif done.status == "already" and result is not None:
         q = result.query
         await say(context, f"This is verified query #{q.id} already (by {verifier_of(q)} on {_date(q)}).")
@@ -94,7 +106,7 @@ async def on_unverify(
     runtime: TeamsRuntime, context: TurnContext, incoming: Incoming, query_id: int | None
 ) -> None:
     who = await principal_for(runtime, context, incoming)
-    done = await runtime.run(verifying.unverify, runtime.askbase, who, query_id)
+    done = await runtime.run(runtime.conversations.unverify, who, query_id)
     if done.status == "not an analyst":
         await say(context, NOT_ANALYST)
     elif done.query is None:
@@ -154,6 +166,6 @@ async def on_list(runtime: TeamsRuntime, context: TurnContext, incoming: Incomin
     """The message `verified`: the verified queries this person may see (analysts: all, with
     Unverify)."""
     who = await principal_for(runtime, context, incoming)
-    queries = await runtime.run(verifying.visible_queries, runtime.askbase, who)
+    queries = await runtime.run(runtime.conversations.visible_queries, who)
     content = list_card(queries, analyst=is_analyst(runtime.settings, who))
     await context.send_activity(card_activity(content, f"{len(queries)} verified queries"))

@@ -1,7 +1,7 @@
 """`python -m core.bench slack-load`: a burst of signed Slack events against `serve --http`.
 
 Loopback only, bounded in count and time. The app runs exactly as deployed (`python -m bot serve
---http`, its own processes) against the fake Slack Web API (tests/fakes/slack_api.py, so this
+--http`, its own processes) against the fake Slack Web API (core/bench/fakes/slack_api.py, so this
 runs from a checkout) in keyword mode (no LLM). Each server is measured in the same run:
 
 - `threaded`: the standard library's threading WSGI server, one process (the server before
@@ -54,8 +54,8 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
+from core.bench.fakes.slack_api import FakeSlack
 from core.demo import ensure_demo
-from tests.fakes.slack_api import FakeSlack
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "bench-signing-secret"

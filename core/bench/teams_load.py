@@ -3,7 +3,7 @@
 Teams waits about 15 s for the answer to its POST and resends what it thinks timed out; Askbase
 aims at 200 ms. Loopback only, bounded in count and time. The adapter runs as deployed
 (`python -m bot serve --teams`, anonymous local mode, keyword mode: no LLM) against the fake Bot
-Connector (tests/fakes/bot_connector.py, in a process of its own so that its work does not slow
+Connector (core/bench/fakes/bot_connector.py, in a process of its own so that its work does not slow
 the clock that measures acks). Each request is timed from its connect to its response's status
 line, all sent at the same moment on fresh connections by one thread of non-blocking sockets (the
 Slack benchmark's `burst`). Phases, in one run:
@@ -53,7 +53,7 @@ BUSY = "answering a lot of questions"
 
 
 def activity(service_url: str, text: str, conversation: str) -> dict[str, Any]:
-    """A personal-chat message as the Bot Connector posts it (tests/fakes/bot_connector.py's shape)."""
+    """A personal-chat message as the Bot Connector posts it (core/bench/fakes/bot_connector.py's shape)."""
     tenant = "72f988bf-0000-4000-8000-000000000001"
     return {
         "type": "message",
@@ -95,7 +95,7 @@ def ms(deliveries: Sequence[Delivery], q: float, status: int) -> float:
 
 
 def _serve_connector(conn: Connection) -> None:
-    from tests.fakes.bot_connector import FakeConnector
+    from core.bench.fakes.bot_connector import FakeConnector
 
     fake = FakeConnector()
     fake._server.socket.listen(1024)

@@ -202,8 +202,9 @@ class Compiler:
             return exp.and_(*parts)
         if f.op == "true":
             return exp.EQ(this=column, expression=exp.true())
-        if f.op == "present":
-            return exp.Not(this=exp.Is(this=column, expression=exp.Null()))
+        if f.op == "present":  # filled in (value True) or left empty (False: 'without an email')
+            empty = exp.Is(this=column, expression=exp.Null())
+            return exp.Not(this=empty) if f.value is not False else empty
         if f.op == "month":
             month = month_number(self.as_date(column, f.ref), self.dialect)
             return exp.EQ(this=month, expression=exp.Literal.number(int(f.value)))
@@ -257,9 +258,35 @@ class Compiler:
         where = [self.condition(f) for f in plan.filters] + [self.none_of(a) for a in plan.absent]
         if plan.count_groups:
             return self._count_groups(where).sql(dialect=self.dialect)
-        if plan.measures or plan.having:
-            return self._aggregate(where).sql(dialect=self.dialect)
-        return self._list(where).sql(dialect=self.dialect)
+        query = self._aggregate(where) if plan.measures or plan.having else self._list(where)
+        return (self._ties(query) if plan.ties and plan.order else query).sql(dialect=self.dialect)
+
+    def _ties(self, query: exp.Select) -> exp.Select:
+        """Every row that ties with the first on the order ('which datacenter has the most hosts'
+        when two have as many): the rows whose first order key is that key's best value."""
+        o = self.query.order[0]
+        if isinstance(o.key, Measure):
+            name = self.aliases.get(o.key, self.alias(o.key))
+        else:
+            name = self.output_names.get(o.key) or self.vcol(o.key).name
+            for p in query.expressions:
+                if isinstance(p, exp.Alias) and isinstance(p.this, exp.Column) and p.this.name == name:
+                    name = p.alias
+        shown = {p.alias_or_name.lower(): p.alias_or_name for p in query.expressions}
+        if name.lower() not in shown:
+            raise CompileError("a tie on something the answer does not show")
+        name = shown[name.lower()]
+        inner = query.copy()
+        inner.set("limit", None)
+        best = (exp.Max if o.desc else exp.Min)(this=col(name))
+        top = exp.Subquery(this=exp.select(best).from_(exp.Table(this=ident("ranked"))))
+        outer = (
+            exp.select(exp.Star())
+            .from_(exp.Table(this=ident("ranked")))
+            .where(exp.EQ(this=col(name), expression=top))
+        )
+        order = [exp.Ordered(this=col(p.alias_or_name)) for p in inner.expressions[:1]]
+        return outer.with_("ranked", as_=inner).order_by(*order)
 
     def _named(self, ref: Ref, taken: set[str]) -> exp.Expr:
         """A column under a readable name: its own (a bucket's unit), or table_column when taken."""

@@ -716,3 +716,110 @@ def _cue_names_column(plan: Plan, lex: Lexicon) -> list[Evidence]:
                 ):
                     out.append(Evidence("reading", 0.3, f"'{word}' is also the column {x.where}"))
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# the grammar's reading (core/keyword/bind.py): the same evidence, over its parts and query
+
+
+def judge(
+    query: Query, placed: Sequence[tuple[Mention, str]], view: View, lex: Lexicon, question: str
+) -> Confidence:
+    """The confidence of a bound reading over `view`; raises Decline when a join is unsound.
+    `placed` are the question's parts with the role each plays."""
+    db = lex.db
+    named = {m.sense.table.lower() for m, _ in placed if m.sense is not None} | {
+        t.lower() for t in query.tables
+    }
+    read = {r.table.lower() for r in query.all_refs()} | {m.table.lower() for m in query.measures}
+    # verbs that name a table of one join path ('use' → usage): a verb that names none ('serve')
+    # leaves two things related through their bridge (Lucy's C3)
+    tables = {t.name.lower() for t in lex.catalog.tables}
+    words = tuple(
+        w for w in re.findall(r"[a-z]+", question.lower()) if w in RELATION_VERBS and _words_pick([w], tables)
+    )
+    filtered = frozenset((f.ref.table.lower(), f.ref.column.lower()) for f in query.filters)
+    needs = JoinNeeds(frozenset(read), frozenset(named), words, question, filtered)
+    reason = join_doubt(view, needs, db.graph, db.config.deny_tables, db.config.deny_columns)
+    if reason:
+        raise Decline(reason)
+    evidence = [*_part_evidence(placed, lex), *_query_join_evidence(query, view, lex)]
+    evidence = [e for e in evidence if e.score < 1.0]
+    score = 1.0
+    for e in evidence:
+        score *= e.score
+    return Confidence(round(score, 4), tuple(sorted(evidence, key=lambda e: e.score)))
+
+
+def _part_evidence(placed: Sequence[tuple[Mention, str]], lex: Lexicon) -> list[Evidence]:
+    out = []
+    for m, role in placed:
+        s = m.sense
+        if s is None or m.pinned:
+            continue
+        if s.score < 0.999 and s.via != "choice":
+            how = {
+                "fuzzy": "is spelled like",
+                "contains": "is part of values of",
+                "synonym": "is a synonym of",
+                "meaning": "is the meaning of a code in",
+            }.get(s.via, "resembles")
+            out.append(Evidence("match", round(s.score, 3), f"'{m.words}' only {how} {s.where}"))
+        other = _other_kind(m)
+        if other is not None and role not in ("thing", "owner"):
+            out.append(
+                Evidence(
+                    "margin", 0.4, f"'{m.words}' could also be {_sense_text(other)}", m.words, (s, other)
+                )
+            )
+        close = [
+            (rival, gap)
+            for rival, gap in m.rivals
+            if gap < CLOSE_RIVAL and not lex.same_thing(rival, s) and fits_role(lex, rival, s, role)
+        ]
+        if close:
+            rival, gap = close[0]
+            out.append(
+                Evidence(
+                    "margin",
+                    round(0.5 + 0.5 * gap / CLOSE_RIVAL, 3),
+                    f"'{m.words}' could also be {_sense_text(rival)}",
+                    m.words,
+                    (s, *(r for r, _ in close[:3])),
+                )
+            )
+    return out
+
+
+def _query_join_evidence(q: Query, view: View, lex: Lexicon) -> list[Evidence]:
+    out: list[Evidence] = []
+    weakest = min((s for s in view.steps if s.origin == "inferred"), key=lambda s: s.confidence, default=None)
+    if weakest is not None:
+        out.append(
+            Evidence(
+                "joins", round(weakest.confidence, 3), f"the join {weakest.reason.split(' [')[0]} is inferred"
+            )
+        )
+    for s in view.steps:
+        if s.fans_out and not s.determines_parent and not _passed_through(s):
+            out.append(
+                Evidence(
+                    "joins", 0.6, f"the join {s.reason.split(' [')[0]} is on columns not known to be keys"
+                )
+            )
+    for m in q.measures:
+        if m.func == "COUNT" and m.column is None and _repeats(view, m.table):
+            key = _key_strength(lex, m.table)
+            if key < 1.0:
+                out.append(
+                    Evidence("joins", key, f"{m.table} rows repeat in the joins and its key is not declared")
+                )
+        if m.func in ("SUM", "AVG") and m.ref is not None and _repeated_parent(view, m.table):
+            out.append(
+                Evidence(
+                    "reading",
+                    0.3,
+                    f"each {m.table} {m.column} would count once per {view.root_table} row it is joined to",
+                )
+            )
+    return out

@@ -34,11 +34,9 @@ import functools
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from importlib import resources
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
 import sqlglot
-import yaml
 from sqlglot import exp
 
 from core.answer import Outcome
@@ -51,6 +49,7 @@ from core.dictionary import words as folded_words
 from core.joins import View, column_expr
 from core.joins.identifiers import identifier, safe_name
 from core.keyword.columns import column_kind, label_columns
+from core.keyword.lexicon import WORDS
 from core.keyword.match import Lexicon
 from core.plurals import plural
 from core.request import Request
@@ -59,27 +58,13 @@ from core.settings import EngineSettings
 from core.trace import Trace
 from core.view import build_view
 
-WORDS_FILE = "definitions_words.yaml"
 Category = Literal[
     "lead", "tail", "det", "count", "list", "group", "with", "in", "fiscal", "most", "top", "prefix"
 ]
-CATEGORIES: tuple[Category, ...] = get_args(Category)
-PATTERNS = {
-    "year": (),
-    "fiscal_year": ("year",),
-    "fiscal_rule": ("year", "start", "end"),
-    "value_rule": ("words", "value"),
-    "said_word": ("word",),
-    "clauses": (),
-}
 MAX_SPAN = 5  # words one lexeme may take
 MAX_VALUE_SPAN = 3  # words a stored value is looked up for
 VALUE_MEANING_MIN = 0.97  # a code's catalog meaning must be said this closely to be a filter
 _TOKEN = re.compile(r"[a-z0-9%]+")
-
-
-class WordsError(ValueError):
-    """The words file does not fit its schema."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -88,7 +73,7 @@ class WordsError(ValueError):
 
 @dataclass(frozen=True)
 class Words:
-    """The grammar's vocabulary: phrases by category and the patterns (definitions_words.yaml)."""
+    """The grammar's vocabulary: phrases by category and the patterns (lexicon.yaml `definitions`)."""
 
     categories: Mapping[str, frozenset[str]]  # category → normalized phrases
     patterns: Mapping[str, re.Pattern[str]]
@@ -113,42 +98,15 @@ def _singular(word: str) -> str:
     return word
 
 
-def parse_words(data: Any, source: str = WORDS_FILE) -> Words:
-    """The words file checked against its schema: every category, every pattern with its groups."""
-    if not isinstance(data, dict) or data.get("version") != 1:
-        raise WordsError(f"{source}: expected a mapping with version: 1")
-    phrases, patterns = data.get("phrases"), data.get("patterns")
-    if not isinstance(phrases, dict) or not isinstance(patterns, dict):
-        raise WordsError(f"{source}: needs the sections phrases and patterns")
-    unknown = (set(phrases) - set(CATEGORIES)) | (set(patterns) - set(PATTERNS))
-    missing = (set(CATEGORIES) - set(phrases)) | (set(PATTERNS) - set(patterns))
-    if unknown or missing:
-        raise WordsError(f"{source}: unknown {sorted(unknown)}, missing {sorted(missing)}")
-    categories: dict[str, frozenset[str]] = {}
-    for category, listed in phrases.items():
-        if not isinstance(listed, list) or not all(isinstance(p, str) and p.strip() for p in listed):
-            raise WordsError(f"{source}: phrases.{category} must be a list of phrases")
-        categories[category] = frozenset(" ".join(normal(p)) for p in listed)
-    compiled: dict[str, re.Pattern[str]] = {}
-    for name, text in patterns.items():
-        try:
-            compiled[name] = re.compile(str(text), re.IGNORECASE)
-        except re.error as exc:
-            raise WordsError(f"{source}: patterns.{name} does not compile: {exc}") from exc
-        lacking = set(PATTERNS[name]) - set(compiled[name].groupindex)
-        if lacking:
-            raise WordsError(f"{source}: patterns.{name} lacks the group(s) {sorted(lacking)}")
-    return Words(categories, compiled)
-
-
 @functools.cache
 def grammar_words() -> Words:
-    """The packaged words file, read and checked once per process."""
-    text = resources.files("core.keyword").joinpath(WORDS_FILE).read_text(encoding="utf-8")
-    return parse_words(yaml.safe_load(text))
-
-
-grammar_words()  # a words file that does not fit its schema stops the import, not a question
+    """This grammar's categories and patterns, from the lexicon (lexicon.yaml `definitions`),
+    normalized as `normal` reads the question."""
+    categories = {
+        category: frozenset(" ".join(normal(p)) for p in phrases)
+        for category, phrases in WORDS.definitions.items()
+    }
+    return Words(categories, WORDS.patterns)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -29,6 +29,7 @@ import sqlalchemy as sa
 from core.dictionary import expanded_words, keyword_dictionary, name_words, split_identifier, stem
 from core.dictionary import words as folded_words
 from core.joins import graph_weights
+from core.keyword.lexicon import WORDS
 from core.keyword.readings import Reading
 from core.keyword.shapes import AGENT_NOUNS, BUCKET_ADVERBS, GLUE, NAME_SUFFIXES, ROW_NOUNS, STOP, Cue, Shape
 from core.values import Access, fold
@@ -38,11 +39,8 @@ if TYPE_CHECKING:
     from core.database import Database
 
 SCHEMA_MIN = 0.8  # a name or synonym match below this is noise
-# Words for the sexes a column named sex or gender often stores as one letter.
-SEX_CODES = {
-    **dict.fromkeys(["female", "females", "woman", "women", "girl", "girls"], "F"),
-    **dict.fromkeys(["male", "males", "man", "men", "boy", "boys"], "M"),
-}
+# Words for the sexes a column named sex or gender often stores as one letter (lexicon.yaml `sexes`).
+SEX_CODES = dict(WORDS.sexes)
 SEX_MEANINGS = {"F": "female", "M": "male"}
 SEX_COLUMNS = frozenset(["sex", "gender", "sex code", "gender code"])
 VALUE_MIN = 0.84  # stored values: below this a fuzzy match misleads more than it helps
@@ -1413,7 +1411,7 @@ def _phrase_senses(shape: Shape, lex: Lexicon, s: int, e: int) -> list[Sense]:
     return [x for x in senses if x.score >= top - SENSE_MARGIN][:SENSES_KEPT]
 
 
-NAME_WORDS = frozenset(["name", "names", "title", "titles"])  # what a row is called
+NAME_WORDS = WORDS.sets["labels"]  # what a row is called
 
 
 def _searched(shape: Shape, s: int, e: int) -> bool:

@@ -138,6 +138,7 @@ class Query:
     ratio: tuple[Ref, Ref] | None = None  # a row's first number divided by its second
     calendar: Mapping[Ref, str] = field(default_factory=frozen_map)  # text columns of month | weekday names
     absent: tuple[Absent, ...] = ()  # rows of another table that must not exist ('have no policies')
+    ties: bool = False  # every row that ties with the first on the order, not `limit` of them
 
     def all_refs(self) -> list[Ref]:
         refs = [*self.groups, *self.projection, *(f.ref for f in self.filters)]
@@ -259,12 +260,14 @@ class Context:
 
 
 class Decline(Exception):
-    """Reading cannot go on without guessing; `words` are the words it could not use."""
+    """Reading cannot go on without guessing; `words` are the words it could not use, and
+    `understood` what it had read by then ('clients' → client)."""
 
-    def __init__(self, reason: str, words: Sequence[str] = ()) -> None:
+    def __init__(self, reason: str, words: Sequence[str] = (), understood: Sequence[str] = ()) -> None:
         super().__init__(reason)
         self.reason = reason
         self.words = tuple(words)
+        self.understood = tuple(understood)
 
 
 class AmbiguousDate(Exception):

@@ -16,9 +16,10 @@ import datetime as dt
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from core.dictionary import stem
+from core.keyword.lexicon import FIRST_READER, GRAMMAR_KINDS, WORDS
 
 TokenKind = Literal["word", "number", "date", "quoted", "op", "punct"]
 CueKind = Literal[
@@ -158,10 +159,10 @@ _TOKEN = re.compile(
   | (?P<date>\d{4}-\d{1,2}-\d{1,2}(?:[ T]\d{1,2}:\d{2}(?::\d{2})?)?)
   | (?P<code>(?=[\w\-./]*\d)(?=[\w\-./]*[A-Za-z])[A-Za-z0-9][\w\-./]*[A-Za-z0-9])
   | (?P<number>[$€£]?\d{1,3}(?:,\d{3})+(?:\.\d+)?%?|[$€£]?\d+(?:\.\d+)?%?)
-  | (?P<op>>=|<=|!=|<>|=|>|<)
+  | (?P<op>{ops})
   | (?P<word>[^\W\d_](?:[\w’'\-]*[\w])?)
   | (?P<punct>[^\s\w])
-    """,
+    """.replace("{ops}", "|".join(re.escape(s) for s in sorted(WORDS.symbols, key=len, reverse=True))),
     re.VERBOSE | re.UNICODE,
 )
 # the token kind of each group of _TOKEN: a code (a product code, 'A-12') reads as a word
@@ -226,148 +227,45 @@ def tokenize(question: str) -> list[Token]:
 
 
 def _low(word: str) -> str:
+    """The word as the reader compares it: lower case, a possessive 's dropped, a typo of a
+    common word read as the word ('teh', 'hwo': lexicon.yaml `spellings`)."""
     low = word.lower().replace("’", "'")
     if low.endswith("'s"):
         low = low[:-2]
-    return low.rstrip("'")
+    low = low.rstrip("'")
+    return WORDS.spellings.get(low, low)
 
 
 # ---------------------------------------------------------------------------------------------
 # the lexicon
 
-_DESC_ADJ = (
-    "highest most largest biggest greatest longest latest newest youngest tallest heaviest "
-    "fastest richest busiest best costliest priciest"
+# The cue phrases, each with its kind and argument (core/keyword/lexicon.yaml, `cues`).
+# (phrases the grammar reads that this reader never did: it reads them word by word)
+_GRAMMAR_ONLY = frozenset(
+    [
+        ("first",),
+        *(tuple(p.split()) for p in ("had no", "has not", "have not", "was not", "were not", "%", "/")),
+        *(tuple(p.split()) for p in ("divided by", "over the whole of", "for the whole of", "throughout")),
+        *(tuple(p.split()) for p in ("in the whole of", "for all of", "most valuable", "most popular")),
+        *(tuple(p.split()) for p in ("least valuable", "least popular")),
+        *(("what", w, "of") for w in ("%", "percent", "percentage", "share", "proportion", "fraction")),
+    ]
 )
-_ASC_ADJ = "lowest least smallest fewest shortest earliest oldest lightest slowest cheapest worst"
-
-CUES: dict[tuple[str, ...], tuple[CueKind, str]] = {}
-
-
-def _add(kind: CueKind, arg: str, *phrases: str) -> None:
-    for p in phrases:
-        CUES[tuple(p.split())] = (kind, arg)
-
-
-_add("count", "", "how many", "number of", "count of", "count", "counts", "no of", "# of", "amount of")
-_add("count", "", "no . of", "nr . of", "num . of")  # 'the no. of students'
-_add(
-    "count",
-    "",
-    "total number of",
-    "total count of",
-    "total no of",
-    "overall number of",
-    "total # of",
-    "overall # of",
-)
-_add("agg", "AVG", "average", "avg", "mean", "average of", "on average")
-_add("agg", "SUM", "total", "sum of", "sum", "total of", "combined", "in total", "how much")
-_add("agg", "MIN", "minimum", "min")
-_add("agg", "MAX", "maximum", "max")
-for _w in _DESC_ADJ.split():
-    _add("super", "desc", _w)
-for _w in _ASC_ADJ.split():
-    _add("super", "asc", _w)
+CUES: dict[tuple[str, ...], tuple[CueKind, str]] = {
+    k: (cast(CueKind, kind), "" if kind == "list" else arg)
+    for k, (kind, arg) in ((k, FIRST_READER.get(kind, (kind, arg))) for k, (kind, arg) in WORDS.cues.items())
+    if kind not in GRAMMAR_KINDS and k not in _GRAMMAR_ONLY
+}
 TEMPORAL_ADJ = frozenset(
     ["latest", "newest", "earliest", "oldest", "most recent", "most recently", "least recent", "youngest"]
 )
 LATER_ADJ = frozenset(["latest", "newest", "most recent", "most recently", "youngest"])  # latest date first
 # Words that say how recent a row is: placed by the question's date ('new clients per month').
 RECENT_WORDS = frozenset(["new", "newly", "recent", "recently"])
-_add("super", "desc", "most recent", "most recently", "highest rated", "best rated", "most expensive")
-_add("super", "asc", "least recent", "lowest rated", "least expensive")
 # 'the lowest paid employees': ranked by the salary (ranking.IMPLIED)
-_PAID_DESC, _PAID_ASC = (
-    ("highest paid", "best paid", "top paid", "most paid"),
-    ("lowest paid", "worst paid", "least paid"),
-)
-PAID = (*_PAID_DESC, *_PAID_ASC)
-_add("super", "desc", *_PAID_DESC)
-_add("super", "asc", *_PAID_ASC)
+PAID = ("highest paid", "best paid", "top paid", "most paid", "lowest paid", "worst paid", "least paid")
 # 'the most common status': the value most rows have (walk._column_mention)
 MODE_CUES = frozenset(["most common", "most frequent", "least common", "least frequent"])
-_add("super", "desc", "most common", "most frequent")
-_add("super", "asc", "least common", "least frequent")
-_add("top", "desc", "top")
-_add("top", "asc", "bottom")
-_add("group", "", "per", "each", "for each", "for every", "in each", "of each", "by each", "across")
-_add("group", "", "grouped by", "group by", "split by", "broken down by", "break down by", "breakdown by")
-_add("by", "", "by")
-_add("order", "", "ordered by", "order by", "sorted by", "sort by", "sorted on", "ordered on", "ranked by")
-_add("order", "", "arranged by", "in order of", "order", "ordered", "sorted", "sort", "rank", "ranked")
-_add(
-    "dir", "desc", "descending", "desc", "in descending order", "from highest to lowest", "highest to lowest"
-)
-_add("dir", "desc", "from largest to smallest", "largest to smallest", "from most to least", "most to least")
-_add("dir", "desc", "from longest to shortest", "longest to shortest", "from newest to oldest")
-_add("dir", "desc", "newest to oldest", "from latest to earliest", "latest to earliest", "highest first")
-_add("dir", "desc", "largest first", "biggest first", "most first", "reverse order", "decreasing")
-_add("dir", "asc", "ascending", "asc", "in ascending order", "from lowest to highest", "lowest to highest")
-_add("dir", "asc", "from smallest to largest", "smallest to largest", "from least to most", "least to most")
-_add("dir", "asc", "from shortest to longest", "shortest to longest", "from oldest to newest")
-_add("dir", "asc", "oldest to newest", "from earliest to latest", "earliest to latest", "lowest first")
-_add("dir", "asc", "smallest first", "increasing", "chronologically", "chronological order")
-_add("dir", "asc", "fewest to most", "fewest first")  # 'from fewest … to most': _end_to_end
-_add("dir", "desc", "most to fewest")
-_add("dir", "desc", "newest first", "latest first", "most recent first", "most expensive first")
-_add(
-    "dir", "asc", "cheapest first", "shortest first", "least common first", "lightest first", "slowest first"
-)
-_add("dir", "desc", "longest first", "heaviest first", "tallest first", "fastest first", "greatest first")
-_add("dir", "desc", "most common first", "high to low", "from high to low")
-_add("dir", "asc", "least first", "low to high", "from low to high")
-_add("dir", "asc", "earliest first")
-# in ages: the youngest have the lowest age but the latest birth date (walk: Plan.by_age)
-_add("dir", "young", "youngest first", "from youngest to oldest", "youngest to oldest")
-_add("dir", "old", "oldest first", "from oldest to youngest", "oldest to youngest")
-# 'sorted by date from earliest', '… from the most recent': one end said, the other implied
-FROM_ONE_END = {
-    "asc": ("earliest", "lowest", "smallest"),
-    "desc": ("latest", "newest", "most recent", "highest", "largest"),
-    "old": ("oldest",),
-    "young": ("youngest",),
-}
-for _arg, _ends in FROM_ONE_END.items():
-    for _end in _ends:
-        _add("dir", _arg, f"from {_end}", f"from the {_end}")
-# ('a-z' is read word by word: 'a', 'z')
-_add(
-    "alpha",
-    "",
-    "alphabetically",
-    "in alphabetical order",
-    "alphabetical order",
-    "alphabetical",
-    "a to z",
-    "a z",
-)
-_add(
-    "alpha",
-    "desc",
-    "in reverse alphabetical order",
-    "reverse alphabetical order",
-    "reverse alphabetical",
-    "z to a",
-    "z a",
-)
-_add("cmp", ">", "more than", "greater than", "higher than", "larger than", "bigger than", "over", "above")
-_add("cmp", ">", "exceeding", "exceeds", "exceed", "longer than", "older than", "later than")
-_add("cmp", ">", "is more than", "is greater than", "is above", "is over", "is higher than")
-_add("cmp", ">=", "at least", "no less than", "not less than", "or more", "minimum of", "a minimum of")
-_add("cmp", ">=", "or above", "or higher", "or over", "or greater")
-_add("cmp", "<", "less than", "fewer than", "lower than", "smaller than", "under", "below", "shorter than")
-_add("cmp", "<", "cheaper than", "younger than", "earlier than", "is less than", "is below", "is under")
-_add("cmp", "<=", "at most", "no more than", "not more than", "or less", "or fewer", "maximum of")
-_add("cmp", "=", "equal to", "equals", "exactly", "is equal to")
-_add("between", "", "between")
-_add("date_prep", "in", "in", "during", "in the year", "in year", "for the year", "in the month of")
-_add("date_prep", "on", "on")
-_add("date_prep", "before", "before", "prior to", "until", "till", "up to")
-_add("date_prep", "after", "after", "since", "from", "starting")
-# said after the year ('2011 or later'): said_after; not 'or after', which starts a second date
-_add("date_prep", "after", "or later", "and later", "onwards", "or more recently")
-_add("date_prep", "before", "or earlier", "and earlier")
 # comparisons said after their number ('5 or more', '2011 or later', '1990 onwards')
 POSTFIX = frozenset(
     [
@@ -375,23 +273,6 @@ POSTFIX = frozenset(
         *("or later", "and later", "onwards", "or more recently", "or earlier", "and earlier"),
     ]
 )
-_add("relative", "last", "last", "past", "previous", "in the last", "in the past", "over the last")
-_add("relative", "last", "over the past", "within the last", "within the past", "during the last")
-_add("relative", "this", "this", "current", "so far this")
-_add("relative", "today", "today", "yesterday")
-_add("relative", "ytd", "year to date")
-_add("list", "", "list", "show", "display", "give", "return", "get", "find", "which", "what", "who")
-_add("list", "", "what are", "what is", "what were", "what was", "which are", "tell me", "show me")
-_add("list", "", "give me", "list all", "show all", "identify", "provide")
-_add("list", "", "need", "i need", "we need", "i want", "want")
-_add("distinct", "", "distinct", "unique", "different", "separate")
-_add("distinct", "", "no duplicates", "without duplicates", "no repeats", "each only once", "each once")
-_add("distinct", "", "no dupes", "without dupes", "no duplicate", "dedupe", "deduplicated")
-_add("text", "prefix", "starting with", "starts with", "start with", "beginning with", "begins with")
-_add("text", "prefix", "begin with", "that start with", "whose names start with", "whose name starts with")
-_add("text", "suffix", "ending with", "ends with", "end with")
-_add("text", "contains", "containing", "contains", "contain", "including the word", "with the word")
-_add("text", "contains", "like", "matching", "that include", "which include", "includes")
 # said after the words ('Digital in the name'): walk reads it with the value before it
 NAME_SUFFIXES = (
     "in the name",
@@ -401,9 +282,6 @@ NAME_SUFFIXES = (
     "in their names",
     "in the title",
 )
-_add("text", "contains", *NAME_SUFFIXES)
-_add("or", "", "or")
-_add("and", "", "and", "as well as", "along with", "together with", "plus", "&", "alongside")
 
 # 'across' takes in every row it names ('total stock across markets', 'across all projects',
 # 'the average rent across their addresses'), unless it is said to vary (_across_groups).
@@ -427,30 +305,6 @@ def _across_groups(lows: list[str], i: int) -> bool:
     return (i + 1 < len(lows) and lows[i + 1] in ACROSS_EACH) or bool(VARIES & set(lows[:i]))
 
 
-# Wording Askbase will not turn into SQL without an LLM: answering would be guessing.
-_UNSUPPORTED = {
-    "a ratio": "ratio ratios proportion proportions percentage percentages percent fraction",
-    "a difference": "difference differences differ differs minus subtract compared compare versus vs",
-    "a negation": "not no never without except excluding exclude excludes neither nor none nobody nothing "
-    "don't doesn't didn't isn't aren't wasn't weren't haven't hasn't hadn't won't can't cannot",
-    "a median or another statistic": "median variance stddev deviation percentile quartile",
-    "a comparison between groups": "both same either respectively another",
-    "a set operation": "union intersect intersection overlap overlapping",
-    "a change over time": "change changes changed growth grow grew increase increased decrease decreased trend",
-    "a duration": "duration elapsed",
-    "a running total": "running cumulative consecutive",
-}
-for _why, _spelled in _UNSUPPORTED.items():
-    for _w in _spelled.split():
-        CUES.setdefault((_w,), ("unsupported", _why))
-_add("unsupported", "a duration", "how long", "time between", "days between", "time from")
-_add("unsupported", "a comparison between groups", "each other", "than the average", "above average")
-_add("unsupported", "a comparison between groups", "below average", "more than the", "less than the")
-_add("unsupported", "a ratio", "rate of", "per cent", "share of")
-_add("unsupported", "a set operation", "in common", "common to", "shared by", "at the same time")
-_add("unsupported", "a set operation", "and also one", "and also ones", "and another one", "as well as one")
-_add("unsupported", "a negation", "do not", "does not", "did not", "is not", "are not", "has no", "have no")
-_add("unsupported", "a negation", "other than", "apart from", "aside from", "not in", "no longer")
 MAX_CUE_WORDS = max(len(k) for k in CUES)
 
 
@@ -458,7 +312,6 @@ MAX_CUE_WORDS = max(len(k) for k in CUES)
 COMPARATIVES = frozenset(["more", "fewer", "less", "than"])
 
 
-# Words that carry no meaning for the query (the LLM-free reader skips them).
 def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
@@ -467,23 +320,11 @@ def _words(text: str) -> frozenset[str]:
 PAY_VERBS = _words("making make makes earning earn earns paid pays paying costing cost costs")
 # words before the name a sentence starts with ('distinct product names', '…? just the names')
 LEAD_WORDS = _words("the all a an just only their its distinct unique different")
-
-
-STOP = _words(
-    """
-    a an the of for to at with from into onto about as is are was were be been being am do does did
-    done have has had having will would shall should can could may might must there here please
-    i me my we us our you your all any some also just only really very much many more less most
-    in on by per if then than so such that this these those it its who whom whose what which when
-    where why how there their they them he she his her him whoever
-    yet still one ones whole entire please among pls plz too everyone everybody
-    results answer answers named called titled labelled labeled
-    """
-)
-# Nouns for a row or the data itself ('catalog entry', 'all information'): dropped like stop words,
-# but they end no noun phrase — 'the catalog entry' is not the catalog.
-ROW_NOUNS = _words("database data table tables record records row rows entry entries information info")
-STOP |= ROW_NOUNS
+# Words that carry no meaning for the query, and nouns for a row or the data itself ('catalog
+# entry', 'all information'): dropped like stop words, but they end no noun phrase — 'the catalog
+# entry' is not the catalog (core/keyword/lexicon.yaml, `words`).
+ROW_NOUNS = WORDS.sets["row_nouns"]
+STOP = WORDS.sets["stop"] | ROW_NOUNS
 
 # 'all information about …', 'all the details of …': every column of the thing (output.py).
 EVERYTHING = (
@@ -527,64 +368,14 @@ def everything_at(shape: Shape) -> frozenset[int]:
     return frozenset(at)
 
 
-# Relational verbs: they link the things a question names without restricting them.
-RELATION_VERBS = _words(
-    """
-    make made makes making take took taken takes taking have has had get got gets having
-    write wrote written writes writing publish published publishes publishing post posted posts posting
-    locate located locates serve served serves serving offer offered offers offering receive received
-    receives receiving belong belongs belonged belonging associate associated associates associating
-    relate related relates relating contain contained go went goes going come came comes coming
-    give gave given gives giving hold held holds holding use used uses using run ran runs running
-    work worked works working buy bought buys buying sell sold sells selling pay paid pays paying
-    place placed places placing list listed lists record recorded include included includes including
-    involve involved involves involving appear appeared appears appearing
-    associated linked connected assigned attached present presented presents find found finds
-    feature featured features registered register registers operate operated operates operating
-    teach taught teaches teaching take attend attended attends attending study studied studies
-    fly flies flew flown flying travel travels traveled travelled traveling travelling
-    """
-)
-# Fillers: words that name no restriction ('what kind of', 'overall').
-FILLERS = _words(
-    """
-    person people thing things item items one ones kind kinds type types sort value values
-    altogether overall total respectively ever there their they them
-    happen happened happens occur occurred occurs occurring exist existed exists existing done
-    """
-)
-# Units of the numbers a question compares: said of a column, never a restriction of their own.
-# 'who wrote the book' asks for its writer: a verb and the column named for who does it
-AGENT_NOUNS = {
-    **dict.fromkeys(["wrote", "written", "writes"], "writer"),
-    **dict.fromkeys(["directed", "directs"], "director"),
-    **dict.fromkeys(["composed", "composes"], "composer"),
-    **dict.fromkeys(["sang", "sung", "sings"], "singer"),
-    **dict.fromkeys(["painted", "paints"], "painter"),
-    **dict.fromkeys(["designed", "designs"], "designer"),
-    **dict.fromkeys(["founded", "founds"], "founder"),
-    **dict.fromkeys(["produced", "produces"], "producer"),
-    **dict.fromkeys(["invented", "invents"], "inventor"),
-    **dict.fromkeys(["created", "creates"], "creator"),
-    **dict.fromkeys(["edited", "edits"], "editor"),
-    **dict.fromkeys(["translated", "translates"], "translator"),
-    **dict.fromkeys(["illustrated", "illustrates"], "illustrator"),
-    **dict.fromkeys(["built", "builds"], "builder"),
-    **dict.fromkeys(["managed", "manages"], "manager"),
-    **dict.fromkeys(["owned", "owns"], "owner"),
-    **dict.fromkeys(["published", "publishes"], "publisher"),
-    **dict.fromkeys(["developed", "develops"], "developer"),
-    **dict.fromkeys(["organized", "organised", "organizes", "organises"], "organizer"),
-}
-
-MEASURE_UNITS = _words(
-    """
-    meter meters metre metres kilometer kilometers kilometre kilometres km mile miles mph kmh
-    square sq feet foot inch inches gram grams kilogram kilograms kg pound pounds lb lbs ton tons
-    dollar dollars usd euro euros eur cent cents percent unit units
-    kb mb gb tb kib mib gib byte bytes kilobytes megabytes gigabytes hz mhz ghz cm mm ml
-    """
-)
+# Relational verbs link the things a question names without restricting them; fillers name no
+# restriction ('what kind of', 'overall'); units of the numbers a question compares are said of a
+# column, never a restriction of their own; 'who wrote the book' asks for its writer, the column
+# named for who does it (core/keyword/lexicon.yaml: `words`, `agents`).
+RELATION_VERBS = WORDS.sets["relation_verbs"]
+FILLERS = WORDS.sets["fillers"]
+AGENT_NOUNS = dict(WORDS.agents)
+MEASURE_UNITS = WORDS.sets["measure_units"]
 GLUE = RELATION_VERBS | FILLERS | MEASURE_UNITS
 # a dash too: "ships with no captain - name and class" asks for what to show after it
 SENTENCE_ENDS = frozenset([".", "?", "!", ";", ":", "-", "–", "—"])
@@ -592,45 +383,11 @@ SENTENCE_ENDS = frozenset([".", "?", "!", ";", ":", "-", "–", "—"])
 MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
 MONTHS.update({m.lower(): i for i, m in enumerate(calendar.month_abbr) if m})
 MONTHS.pop("may", None)  # 'may' as a month only next to a year or after 'in'
-UNITS = {
-    "day": "day",
-    "days": "day",
-    "week": "week",
-    "weeks": "week",
-    "month": "month",
-    "months": "month",
-    "quarter": "quarter",
-    "quarters": "quarter",
-    "year": "year",
-    "years": "year",
-}
+UNITS = dict(WORDS.time_units)
 # Time buckets: 'per month', 'by year', 'each week', 'which month' group by a calendar unit of a date.
 BUCKET_UNITS = {"year": "year", "quarter": "quarter", "month": "month", "week": "week", "day": "day"}
-BUCKET_ADVERBS = {
-    "yearly": "year",
-    "annually": "year",
-    "annual": "year",
-    "quarterly": "quarter",
-    "monthly": "month",
-    "weekly": "week",
-    "daily": "day",
-}
-WORD_NUMBERS = {
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "twelve": 12,
-    "twenty": 20,
-    "fifty": 50,
-    "hundred": 100,
-}
+BUCKET_ADVERBS = dict(WORDS.buckets)
+WORD_NUMBERS = dict(WORDS.numbers)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -721,7 +478,7 @@ def read_shape(question: str) -> Shape:
             i += 1
             continue
         if tokens[i].kind == "op":
-            op = {"<>": "!=", "==": "="}.get(tokens[i].text, tokens[i].text)
+            op = WORDS.symbols[tokens[i].text]  # '≥' is '>=': a sign is never dropped
             shape.cues.append(Cue("cmp", op, i, i + 1, tokens[i].text))
             shape.role[i] = "cue"
             i += 1

@@ -3,7 +3,7 @@
 A schedule is a `TriggerSpec` (an interval, or a cron rule in a timezone), a `Condition` (always /
 not empty / changed / a test on a column) and the SQL of an answer; the owner's permissions and
 the guard apply again at every run. Nothing here knows the chat: a run takes what it needs as
-typed inputs and returns what to post (bot/schedule_posts.py posts it in Slack), and the worker
+typed inputs and returns what to post (bot/slack/schedule_posts.py posts it in Slack), and the worker
 (bot/worker.py) only holds the lease and runs APScheduler, which fires `tick.run_tick`.
 
 Modules, from the words a person types to one run:

@@ -4,7 +4,7 @@ A schedule repeats SQL that already answered once. Before it is stored that SQL 
 through the engine (`Askbase.rerun`, purpose "schedule": access → guard → execute → audit) as the
 owner in the place it will post in, so a query the owner may not run there, or that no longer
 works, is refused now rather than at its first tick; what is stored is the guarded SQL that just
-worked. Slack (bot/listeners/schedules.py) and Teams (bot/teams/schedules.py) both make schedules
+worked. Slack (bot/slack/listeners/schedules.py) and Teams (bot/teams/schedules.py) both make schedules
 here; only how a refusal reads is theirs.
 """
 

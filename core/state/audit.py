@@ -61,7 +61,50 @@ def record(
         "trace_id": outcome.trace.id,
         "reused_from": outcome.reuse.audit_text() if outcome.reuse else None,
     }
-    log.info(json.dumps({**entry, "at": entry["at"].isoformat(), "event": "question"}, ensure_ascii=False))
+    _write(engine, entry, "question")
+
+
+def record_operation(
+    engine: sa.Engine | None,
+    *,
+    source: str,
+    action: str,
+    database: str,
+    error_kind: str | None,
+    rows: int,
+    ms: float,
+    trace_id: str,
+    user: str | None = None,
+    channel: str | None = None,
+    secrets: Iterable[str] = (),
+) -> None:
+    """Work on a database that answers no question (`index build`, `catalog import ...`: core/askbase.py
+    `operating`): one row like a question's, the action in place of the question, the count the
+    work reports as its rows, no SQL and no mode."""
+    known = sorted({s for s in secrets if len(s) >= 4}, key=len, reverse=True)
+    entry: dict[str, Any] = {
+        "at": dt.datetime.now(dt.UTC),
+        "source": source,
+        "user": redact(user, known),
+        "channel": redact(channel, known),
+        "database": redact(database, known),
+        "question": redact(action, known),
+        "sql": None,
+        "status": "error" if error_kind else "answer",
+        "mode": None,
+        "error_kind": error_kind,
+        "rows": rows,
+        "ms": ms,
+        "llm_calls": 0,
+        "tokens": 0,
+        "trace_id": trace_id,
+        "reused_from": None,
+    }
+    _write(engine, entry, "operation")
+
+
+def _write(engine: sa.Engine | None, entry: dict[str, Any], event: str) -> None:
+    log.info(json.dumps({**entry, "at": entry["at"].isoformat(), "event": event}, ensure_ascii=False))
     if engine is not None:
         with engine.begin() as conn:
             conn.execute(audit.insert().values(**entry))

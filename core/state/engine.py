@@ -14,6 +14,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
+from core.extras import require_driver
 from core.previews import PREVIEW_BYTES
 from core.state.migrate import upgrade
 
@@ -24,6 +25,7 @@ def state_engine(url: str) -> sa.Engine:
     """Engine for the state database, schema untouched (SQLite in WAL mode, waiting on locks)."""
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite":
+        require_driver(parsed.drivername)  # a PostgreSQL or MySQL state database: its driver is an extra
         return sa.create_engine(url, pool_pre_ping=True)
     if parsed.database not in (None, "", ":memory:"):
         Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)

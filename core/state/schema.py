@@ -2,7 +2,7 @@
 
 The database itself is created and upgraded by the Alembic revisions in core/state/migrations/
 (core/state/migrate.py), never by `create_all`: a change here needs a revision there, and
-tests/test_state_migrations.py fails until the two agree.
+tests/integration/test_state_migrations.py fails until the two agree.
 """
 
 from __future__ import annotations

@@ -33,7 +33,10 @@ T = TypeVar("T")
 
 
 class DatabaseLexicon:
-    def __init__(self, dictionary: KeywordDictionary, lookup: ValueLookup) -> None:
+    def __init__(
+        self, dictionary: KeywordDictionary, lookup: ValueLookup, db: Database | None = None
+    ) -> None:
+        self.db = db  # the matcher reads questions as keyword mode reads them (core/verified/match.py)
         self._dictionary = dictionary
         self._lookup = lookup
         self._concepts: dict[tuple[str, bool], str | None] = {}
@@ -116,5 +119,5 @@ def lexicon_for(db: Database) -> DatabaseLexicon:
         return index.lookup(text, k=VALUES_PER_TEXT, min_score=VALUE_MIN)
 
     return catalog.memo(
-        ("verified_lexicon", access), lambda: DatabaseLexicon(keyword_dictionary(catalog, access), lookup)
+        ("verified_lexicon", access), lambda: DatabaseLexicon(keyword_dictionary(catalog, access), lookup, db)
     )

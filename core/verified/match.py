@@ -1,34 +1,82 @@
 """Does a new question ask what a verified question asked, with other values? (no LLM, no SQL run)
 
-Both questions are read the same way (core/verified/reading.py). The verified question's
-parameters are its slots; every way of filling them with spans of the new question is tried, and
-a fill counts when the two shapes are equal: the same concepts, the same slots in the same roles,
-the same head. Equality, not similarity: a missing or extra word that means something ("active",
-"per city", "not", "average") makes another question. Similar questions are still useful to the
-SQL writer, so they come back as near matches (few-shot examples), never as reuse.
+Both questions are read by keyword mode's grammar and bound to the schema the same way
+(core/keyword/grammar.py, core/keyword/bind.py): typos of common words, the catalog's synonyms,
+'Q4 2024' and 'the fourth quarter of 2024', 'data centres' and 'per DC' read alike. What each asks
+is then a set of facts — which measure over which rows (a share's numerator and denominator, a
+ratio's two figures, each in its place), the filters, the grouping, the period and its grain, the
+order and the limit. The verified question's parameters are slots in its facts; a new question
+is answered from it only when its facts are the same, slot for slot, and every value it puts in
+a slot is of the slot's kind. Equality, not similarity: a missing or extra fact ("active",
+"per city", "not", "average", a ratio turned round) makes another question. Similar questions
+are still useful to the SQL writer, so they come back as near matches (few-shot examples).
 
-A match is confident only when every value it fills names a stored value surely
-(core/verified/params.py `surely`) and the question fits exactly one way, on exactly one verified
-SQL. Anything less is a near match.
+A match is confident only when every value it fills names a stored value surely and the
+question fits exactly one verified SQL. Anything less is a near match.
 """
 
 from __future__ import annotations
 
-import itertools
+import datetime as dt
+import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rapidfuzz import fuzz
 
+from core.dictionary import stem
+from core.keyword.bind import Ambiguous, Bound, SchemaNames, bind
+from core.keyword.grammar import Reading, read
+from core.keyword.match import Lexicon as KeywordLexicon
+from core.keyword.match import lexicon as keyword_lexicon
+from core.keyword.plan import AmbiguousDate, Decline, Measure, Ref
+from core.keyword.tree import Phrase, Question, Value
 from core.normalize import normalize_question
-from core.verified.params import surely
-from core.verified.query import VerifiedQuery
-from core.verified.reading import Lexicon, Reading, Shape, SlotKind, Span, read, shape
+from core.verified.lexicon import DatabaseLexicon as Lexicon
+from core.verified.params import CONFIDENT
+from core.verified.query import Param, VerifiedQuery
 from core.verified.substitute import Binding, SubstitutionError, substitute
 
-MAX_FILLS = 256  # ways of filling one verified query's slots that are tried
+log = logging.getLogger(__name__)
 NEAR_TEXT = 70.0  # token-set similarity of the normalized questions that makes a near match
 MAX_NEAR = 2
+SLOT = "⟨slot⟩"
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One thing a question says: its kind and what it is about (`key`), and the value a
+    parameter may change (None when it has none), with the words that said it."""
+
+    kind: str  # target | measure | share | ratio | group | filter | predicate | period | order | limit | having | absent
+    key: tuple[object, ...]
+    value: object = None
+    text: str = ""
+    score: float = 1.0
+    at: int = -1  # unbound facts: the token the value starts at
+
+    @property
+    def shape(self) -> tuple[object, ...]:
+        return (self.kind, self.key)
+
+    def describe(self) -> str:
+        value = "" if self.value is None else f" = {self.value!r}"
+        return f"{self.kind} {'/'.join(str(k) for k in self.key if k not in (None, ''))}{value}"
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What a question asks, as facts; `slots` say which facts a parameter fills (by position)."""
+
+    facts: tuple[Fact, ...]
+    slots: tuple[tuple[int, Param], ...] = ()
+
+    def describe(self) -> str:
+        slotted = {i for i, _ in self.slots}
+        return "; ".join(
+            f.describe() if i not in slotted else f"{f.kind} {'/'.join(str(k) for k in f.key if k)} = {SLOT}"
+            for i, f in enumerate(self.facts)
+        )
 
 
 @dataclass(frozen=True)
@@ -36,7 +84,7 @@ class Template:
     """A verified question read with its parameters as slots."""
 
     query: VerifiedQuery
-    shape: Shape | None  # None: its parameters no longer fit its own question (e.g. a changed catalog)
+    shape: Shape | None  # None: the question is not read, or its parameters fit no fact of it
 
 
 @dataclass(frozen=True)
@@ -67,23 +115,196 @@ class Matching:
     why: str  # in words, for the trace
 
 
+# ---------------------------------------------------------------------------------------------
+# reading a question into facts
+
+
+def meaning(question: str, lexicon: Lexicon) -> Shape | None:
+    """The facts of the first of the question's trees the schema binds; when none binds (a word
+    names a masked column, say), the first tree's own facts, its words standing for themselves;
+    None when the grammar reads no tree."""
+    assert lexicon.db is not None, "the verified lexicon of a database"
+    lex = keyword_lexicon(lexicon.db)
+    reading = read(question, SchemaNames(lex))
+    bound = _bound(reading, lex, question)
+    if bound is not None:
+        return bound
+    return Shape(said(reading.tree, reading)) if reading.tree is not None else None
+
+
+def _bound(reading: Reading, lex: KeywordLexicon, question: str) -> Shape | None:
+    for tree in reading.trees:
+        try:
+            bound = bind(reading.with_tree(tree), lex, dt.date.today())
+        except (Decline, Ambiguous, AmbiguousDate):
+            continue
+        except Exception:  # a reader bug must cost one reuse, never the question
+            log.exception("the verified matcher could not read %r", question)
+            return None
+        return Shape(facts(bound))
+    return None
+
+
+def said(tree: Question, reading: Reading) -> tuple[Fact, ...]:
+    """A tree's facts by its own words (stemmed), for a question the schema cannot bind: two such
+    questions ask the same when their trees are the same, word for word, values apart."""
+
+    def words(p: object) -> str:
+        if isinstance(p, Phrase):
+            return " ".join(stem(t.low) for t in reading.tokens[p.start : p.end])
+        if isinstance(p, Value):
+            return p.kind
+        return ""
+
+    out = [Fact("ask", (tree.ask, words(tree.thing), tree.distinct), at=-2)]
+    out += [Fact("measure", (m.func, words(m.of), m.distinct, m.hint)) for m in tree.measures]
+    out += [Fact("show", (words(p) if isinstance(p, Phrase) else p.func,)) for p in tree.shown]
+    for c in tree.conditions:
+        if isinstance(c.value, Phrase):
+            out.append(
+                Fact(
+                    "filter",
+                    (words(c.subject), c.op, c.prep),
+                    c.value.text.lower(),
+                    c.value.text,
+                    c.value.start,
+                )
+            )
+        else:
+            value = c.value.value if isinstance(c.value, Value) else None
+            out.append(
+                Fact(
+                    "compare",
+                    (words(c.subject), c.op, c.unit, c.hint),
+                    value,
+                    c.value.text if c.value else "",
+                )
+            )
+    for w in tree.windows:
+        out.append(Fact("period", (w.value.kind, w.prep), _when(w.value) or w.value.value, w.value.text))
+    out += [Fact("group", (words(g.by), g.unit)) for g in tree.groups]
+    if tree.order is not None:
+        key = words(tree.order.key) if isinstance(tree.order.key, Phrase) else repr(tree.order.key)
+        out.append(Fact("order", (key, tree.order.desc, tree.order.hint, tree.order.ties)))
+    if tree.limit:
+        out.append(Fact("limit", (), tree.limit, str(tree.limit)))
+    return tuple(out)
+
+
+def _measure(m: Measure) -> tuple[object, ...]:
+    return (m.func, m.table.lower(), (m.column or "").lower(), m.distinct)
+
+
+def _ref(r: Ref) -> tuple[str, str, str]:
+    return (r.table.lower(), r.column.lower(), r.bucket or "")
+
+
+def _when(v: Value) -> tuple[int, ...]:
+    if v.kind == "year":
+        return (v.value,)
+    if v.kind in ("month", "quarter") and v.value[0] is not None:
+        return (v.value[0], v.value[1])
+    if v.kind == "date":
+        return (v.value.year, v.value.month, v.value.day)
+    if v.kind == "number":
+        return (v.value,)
+    return ()
+
+
+def facts(bound: Bound) -> tuple[Fact, ...]:
+    """What a bound question says, fact by fact: the ratio or share first (numerator and
+    denominator in their places), then measures, groups, filters, periods, order and limit."""
+    q = bound.query
+    scores = {m.words: (m.sense.score if m.sense else 1.0) for m in bound.mentions}
+    out: list[Fact] = []
+    if bound.tree.ask in ("list", "rank") and not q.measures:  # what is listed, and how it is shown
+        out.append(Fact("target", ((q.target or "").lower(),)))
+        out += [Fact("show", _ref(r)) for r in q.projection]
+    if bound.ratio is not None:
+        out.append(Fact("ratio", (_measure(bound.ratio[0]), _measure(bound.ratio[1]))))
+    elif bound.computable:  # a share: of the rows, those that meet the predicate
+        out.append(Fact("share", ((q.target or "").lower(),)))
+    else:
+        out += [Fact("measure", _measure(m)) for m in q.measures]
+    out += [Fact("group", _ref(g)) for g in q.groups]
+    periods = {_ref(r)[:2] for r, _ in bound.periods}
+    for f in q.filters:
+        if _ref(f.ref)[:2] in periods and f.op in ("range", "=", "<", ">", "<=", ">="):
+            continue  # said as a period, below
+        out.append(_filter("filter", f, scores))
+    out += [_filter("predicate", f, scores) for f in bound.predicate]
+    preps = {w.value: w.prep for w in bound.tree.windows}
+    for r, v in bound.periods:
+        out.append(Fact("period", (*_ref(r)[:2], v.kind, preps.get(v, "in")), _when(v) or v.value, v.text))
+    out += [Fact("absent", (a.table.lower(), a.column.lower())) for a in q.absent]
+    out += [Fact("having", (*_measure(h.measure), h.op), h.value) for h in q.having]
+    for o in q.order:
+        key = _measure(o.key) if isinstance(o.key, Measure) else _ref(o.key)
+        out.append(Fact("order", (key, o.desc, q.ties)))
+    if q.limit:
+        out.append(Fact("limit", (), q.limit, str(q.limit)))
+    # the tables the rows are reached through: 'pools in London datacenters' is not 'clients in London'
+    out.append(Fact("tables", tuple(sorted({t.lower() for t in q.tables}))))
+    return tuple(out)
+
+
+def _filter(kind: str, f: object, scores: dict[str, float]) -> Fact:
+    ref, op, value, words = f.ref, f.op, f.value, f.words  # type: ignore[attr-defined]
+    return Fact(kind, (*_ref(ref)[:2], op), value, words, scores.get(words, 1.0))
+
+
+# ---------------------------------------------------------------------------------------------
+# templates: the verified question with its parameters as slots
+
+
 def template(query: VerifiedQuery, lexicon: Lexicon) -> Template:
-    reading = read(query.question, lexicon)
-    chosen = []
+    shape = meaning(query.question, lexicon)
+    if shape is None:
+        return Template(query, None)
+    facts_ = list(shape.facts)
+    slots: list[tuple[int, Param]] = []
     for p in query.params:
-        span = _span_at(reading, p.start, p.end, p.kind)
-        if span is None:
-            return Template(query, None)
-        chosen.append((span, p.label))
-    return Template(query, shape(reading, chosen))
+        at = next((i for i, f in enumerate(facts_) if i not in dict(slots) and _fills(f, p)), None)
+        if at is None and p.kind == "value":  # a tree read by its words: the words said in a phrase
+            at = next((i for i, f in enumerate(facts_) if i not in dict(slots) and _holds(f, p)), None)
+            if at is not None:
+                facts_[at] = _slotted(facts_[at], p)
+        if at is None:
+            return Template(query, None)  # a parameter the reading does not hold: not reused
+        slots.append((at, p))
+    return Template(query, Shape(tuple(facts_), tuple(slots)))
 
 
-def _span_at(reading: Reading, start: int, end: int, kind: SlotKind) -> Span | None:
-    inside = [i for i, t in enumerate(reading.tokens) if t.start >= start and t.end <= end]
-    if not inside:
-        return None
-    first, last = inside[0], inside[-1]
-    return Span(first, last, kind, reading.question[start:end], start, end)
+def _holds(f: Fact, p: Param) -> bool:
+    return f.at == -2 and any(isinstance(k, str) and f" {stem(p.text.lower())} " in f" {k} " for k in f.key)
+
+
+def _slotted(f: Fact, p: Param) -> Fact:
+    """The fact with the parameter's words in its phrase as a slot ('⟨slot⟩ client')."""
+    said = stem(p.text.lower())
+    key = tuple(
+        f" {k} ".replace(f" {said} ", f" {SLOT} ").strip() if isinstance(k, str) else k for k in f.key
+    )
+    return replace(f, key=key, value=SLOT)
+
+
+def _fills(f: Fact, p: Param) -> bool:
+    """The fact is the one the parameter's words and literals are about."""
+    if p.kind == "value":
+        if f.at >= 0:  # a tree read by its words: the condition said with the parameter's words
+            return f.kind == "filter" and str(f.value) == p.text.lower()
+        return (
+            f.kind in ("filter", "predicate")
+            and f.key[:2] == (p.table.lower(), p.column.lower())
+            and str(f.value) == p.value
+        )
+    if p.kind == "number":
+        return f.kind in ("limit", "filter", "having") and f.value in (p.when[0], float(p.when[0]))
+    return f.kind == "period" and f.key[2] == p.kind and f.value == p.when
+
+
+# ---------------------------------------------------------------------------------------------
+# matching
 
 
 def match(
@@ -93,16 +314,28 @@ def match(
     templates: Callable[[VerifiedQuery], Template] | None = None,
 ) -> Matching:
     """Match `question` against `queries` (the active, fresh verified queries of one database)."""
-    reading = read(question, lexicon)
+    asked = meaning(question, lexicon)
     found: list[Match] = []
+    normalized = normalize_question(question)
     for q in queries:
+        if normalize_question(q.question) == normalized:  # the very question: its own values
+            found.append(
+                Match(
+                    q,
+                    tuple(Binding(p, p.text, value=p.value, when=p.when) for p in q.params),
+                    True,
+                    Shape(()),
+                )
+            )
+            continue
         t = templates(q) if templates is not None else template(q, lexicon)
-        if t.shape is not None:
-            found.extend(_fills(reading, t, t.shape))
+        if t.shape is not None and asked is not None:
+            m = _fill(asked, t, lexicon)
+            if m is not None:
+                found.append(m)
     sure = [m for m in found if m.confident and m.query.reusable]
     reuse, why = _one(sure)
     near_ids = {m.query.id for m in found if reuse is None or m.query.id != reuse.query.id}
-    normalized = normalize_question(question)
     for q in queries:
         if (reuse is None or q.id != reuse.query.id) and fuzz.token_set_ratio(
             normalized, normalize_question(q.question)
@@ -115,6 +348,8 @@ def match(
             f"near: {unsure[0].describe()} — not sure enough to answer from it"
             if unsure
             else "no verified question reads the same"
+            if asked is not None
+            else "keyword mode's grammar does not read the question"
         )
     return Matching(reuse=reuse, near=near, considered=len(queries), why=why)
 
@@ -133,32 +368,72 @@ def _one(sure: list[Match]) -> tuple[Match | None, str]:
     return sure[0], sure[0].describe()
 
 
-def _fills(reading: Reading, t: Template, target: Shape) -> list[Match]:
-    params = t.query.params
-    options: list[list[tuple[Span, Binding, bool]]] = []
-    for p in params:
-        candidates: list[tuple[Span, Binding, bool]] = []
-        for s in reading.spans:
-            if p.kind == "value":
-                if s.kind != "value":
-                    continue
-                best = s.best_in(p.table, p.column)
-                if best is None:
-                    continue
-                sure = surely(s, p.table, p.column)
-                binding = Binding(p, s.text, value=(sure or best).value, score=best.score)
-                candidates.append((s, binding, sure is not None))
-            elif s.kind == p.kind:
-                candidates.append((s, Binding(p, s.text, when=s.when), True))
-        if not candidates:
-            return []
-        options.append(candidates)
-    matches = []
-    for fill in itertools.islice(itertools.product(*options), MAX_FILLS):
-        spans = [f[0] for f in fill]
-        if any(a.overlaps(b) for a, b in itertools.combinations(spans, 2)):
+def _fill(asked: Shape, t: Template, lexicon: Lexicon) -> Match | None:
+    """The new question's values in the template's slots, when every fact pairs with one of the
+    same kind and key (a slot's value may differ, any other value may not)."""
+    assert t.shape is not None
+    slots = dict(t.shape.slots)
+    left = list(asked.facts)
+    bindings: list[Binding] = []
+    for i, f in enumerate(t.shape.facts):
+        p = slots.get(i)
+        if p is not None and f.value == SLOT:  # a slot inside a phrase: the words that fill it
+            filled = [(g, w) for g in left if (w := _filling(f, g)) is not None]
+            if len(filled) != 1:
+                return None
+            left.remove(filled[0][0])
+            bindings.append(_binding(p, replace(filled[0][0], text=filled[0][1], at=0), lexicon))
             continue
-        got = shape(reading, [(s, p.label) for s, p in zip(spans, params, strict=True)])
-        if got is not None and got == target:
-            matches.append(Match(t.query, tuple(f[1] for f in fill), all(f[2] for f in fill), got))
-    return matches
+        same = [g for g in left if g.shape == f.shape and (p is not None or g.value == f.value)]
+        if len(same) != 1 or (p is not None and not _kind_fits(same[0], p)):
+            return None
+        left.remove(same[0])
+        if p is not None:
+            bindings.append(_binding(p, same[0], lexicon))
+    if left:
+        return None  # the new question says more
+    confident = all(b.score >= CONFIDENT for b in bindings if b.param.kind == "value")
+    return Match(t.query, tuple(bindings), confident, t.shape)
+
+
+def _filling(f: Fact, g: Fact) -> str | None:
+    """The words of `g` where `f` has its slot, when everything else is the same."""
+    if g.kind != f.kind or len(g.key) != len(f.key):
+        return None
+    found = None
+    for a, b in zip(f.key, g.key, strict=True):
+        if a == b:
+            continue
+        if not (isinstance(a, str) and isinstance(b, str) and SLOT in a):
+            return None
+        head, _, tail = a.partition(SLOT)
+        if not (b.startswith(head) and b.endswith(tail)) or len(b) <= len(head) + len(tail):
+            return None
+        found = b[len(head) : len(b) - len(tail)].strip()
+    return found
+
+
+def _kind_fits(g: Fact, p: Param) -> bool:
+    if p.kind == "value":
+        return isinstance(g.value, str)
+    if p.kind == "number":
+        return isinstance(g.value, int | float) and float(g.value).is_integer()
+    return isinstance(g.value, tuple) and len(g.value) == len(p.when)
+
+
+def _binding(p: Param, g: Fact, lexicon: Lexicon) -> Binding:
+    if p.kind == "value" and g.at >= 0:  # words that stand for themselves: a stored value of the column?
+        own = [
+            m
+            for m in lexicon.values(g.text)
+            if (m.table.lower(), m.column.lower()) == (p.table.lower(), p.column.lower())
+        ]
+        best = max(own, key=lambda m: m.score, default=None)
+        return Binding(
+            p, g.text, value=str(best.value) if best else g.text, score=best.score if best else 0.0
+        )
+    if p.kind == "value":
+        return Binding(p, g.text, value=str(g.value), score=g.score)
+    if p.kind == "number":
+        return Binding(p, g.text or str(g.value), when=(int(g.value),))  # type: ignore[call-overload]
+    return Binding(p, g.text, when=tuple(g.value))  # type: ignore[arg-type]

@@ -22,7 +22,7 @@ import jwt
 from cryptography.hazmat.primitives.asymmetric import rsa
 from jwt.algorithms import RSAAlgorithm
 
-from tests.fakes.local_server import LocalServer, QuietHandler
+from core.bench.fakes.local_server import LocalServer, QuietHandler
 
 BOT_FRAMEWORK_ISSUER = "https://api.botframework.com"
 

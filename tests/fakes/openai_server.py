@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from tests.fakes.local_server import LocalServer, QuietHandler
+from core.bench.fakes.local_server import LocalServer, QuietHandler
 
 
 @dataclass

@@ -1,0 +1,1654 @@
+"""Binding: the question tree on one schema — which table, column or stored value each phrase means.
+
+Why a pass of its own: the grammar (core/keyword/grammar.py) reads a question the same way on
+every database; only here does 'active hosts' become compute.status = 'active' and compute, and
+'per datacenter' a group by datacenter.name. Each phrase is split into the names and values it
+spells (the keyword dictionary and the value index), every part takes the senses its place in the
+tree allows (what is counted is a table, what is summed a number, a filter a stored value), and
+one sense per part is chosen so that the senses match well *and* join cheaply (DANKE's matching
+optimisation, core/keyword/match.py `choose`). The result is the existing Query
+(core/keyword/plan.py), compiled by core/keyword/compile.py, and the parts with their senses, which
+the confidence model (core/keyword/confidence.py) judges.
+
+A part that takes no sense, a value said of a column that does not hold it, a comparison with
+nothing numeric to compare: each is a `Decline` with the words and the reason, never a guess.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from dateutil.relativedelta import relativedelta
+
+from core.dictionary import name_words, split_identifier
+from core.dictionary import words as folded_words
+from core.keyword.columns import (
+    NUMERIC,
+    TEMPORAL,
+    column_kind,
+    is_key,
+    label_columns,
+    measure_columns,
+    money_column,
+    parent_levels,
+    pointed_at,
+    ranking_measure,
+)
+from core.keyword.grammar import Reading, Token
+from core.keyword.lexicon import WORDS
+from core.keyword.match import (
+    Lexicon,
+    Matching,
+    Mention,
+    Sense,
+    choose,
+)
+from core.keyword.plan import Absent, Decline, Filter, Having, Measure, OrderKey, Query, Ref, frozen_map
+from core.keyword.readings import Reading as Pinned
+from core.keyword.tree import Condition, Group, Order, Phrase, Question, Value, Window, days
+from core.keyword.tree import Measure as Asked
+from core.plurals import plural
+from core.values import fold, similarity
+
+MAX_PART = 4  # words one part of a phrase may have
+PART_MIN = 0.9  # several words are one part only when they match a name this well
+SENSE_MARGIN = 0.12  # senses this far below a part's best are not considered
+KEY_WORDS = frozenset(["id", "ids", "identifier", "identifiers"])
+ID_WORDS = KEY_WORDS | {"code", "codes", "key", "number", "numbers", "no", "nr"}
+NAME_WORDS = WORDS.sets["labels"]  # what a row is called
+_FUNCS = {"count": "COUNT", "sum": "SUM", "avg": "AVG", "min": "MIN", "max": "MAX"}
+
+
+# ---------------------------------------------------------------------------------------------
+# the schema's words, as the grammar asks for them
+
+
+class SchemaNames:
+    """The lexer's view of one database: names and stored values spelled word for word, and the
+    business definitions by their names."""
+
+    def __init__(self, lex: Lexicon, definitions: Sequence[tuple[str, str]] = ()) -> None:
+        self.lex = lex
+        self._defined = {" ".join(folded_words(w)): ref for w, ref in definitions}
+        self._terms = {t.text for t in lex.dictionary.terms}
+
+    def spells(self, words: str) -> bool:
+        said = " ".join(folded_words(words))
+        if said and said in self._terms:
+            return True
+        return any(s.via == "value" and s.score >= 1.0 for s in self.lex.values(words))
+
+    def defined(self, words: str) -> str:
+        return self._defined.get(" ".join(folded_words(words)), "")
+
+
+# ---------------------------------------------------------------------------------------------
+# parts: a phrase split into what it names
+
+
+@dataclass(frozen=True)
+class Part:
+    """Words of a phrase that name one thing, the senses they may have and the role they play."""
+
+    start: int
+    end: int
+    words: str
+    senses: tuple[Sense, ...]
+    role: str = ""  # thing | value | subject | measure | group | shown | owner | date
+
+
+def parts(reading: Reading, lex: Lexicon, phrase: Phrase, recent: bool = False) -> list[Part]:
+    """The best split of the phrase's words into parts: most words covered by good matches, then
+    fewest parts. Row nouns ('faculty members', 'usage records') are covered by nothing, and so
+    are 'new', 'recent' in a question with a period or a time grouping, which says how new."""
+    tokens = reading.tokens
+    tree = reading.tree
+    dated = recent and tree is not None and bool(tree.windows or any(g.unit for g in tree.groups))
+    skipped = ROW_NOUNS | (WORDS.sets["recent"] if dated else frozenset())
+    idx = [k for k in range(phrase.start, phrase.end) if tokens[k].low not in skipped or k == phrase.start]
+    if len(idx) > 1 and tokens[idx[0]].low in WORDS.sets["recent"] and dated:
+        idx = idx[1:]
+    if not idx:
+        return []
+    n = len(idx)
+    empty: list[tuple[int, int]] = []
+    best: list[tuple[float, int, list[tuple[int, int]]]] = [(0.0, 0, empty)] + [(-1.0, 0, empty)] * n
+    found: dict[tuple[int, int], list[Sense]] = {}
+    for k in range(1, n + 1):
+        for i in range(max(0, k - MAX_PART), k):
+            if idx[k - 1] - idx[i] != k - 1 - i:
+                continue  # a row noun splits two parts
+            senses = found.setdefault((i, k), _senses(tokens, lex, idx[i], idx[k - 1] + 1))
+            if not senses and k - i > 1:
+                continue
+            weight = best[i][0] + (k - i) * (senses[0].score if senses else 0.0)
+            count = best[i][1] - 1
+            if weight > best[k][0] + 1e-9 or (abs(weight - best[k][0]) <= 1e-9 and count > best[k][1]):
+                best[k] = (weight, count, [*best[i][2], (i, k)])
+    out: list[Part] = []
+    for i, k in best[n][2]:
+        s, e = idx[i], idx[k - 1] + 1
+        part = Part(s, e, _said(tokens, s, e), tuple(found[(i, k)]))
+        merged = _merged(tokens, lex, out[-1], part) if out else None
+        if merged is None and out and _names_it(tokens, lex, out[-1], part):
+            merged = replace(out[-1], end=part.end, words=_said(tokens, out[-1].start, part.end))
+        if merged is not None:
+            out[-1] = merged
+        else:
+            out.append(part)
+    return out
+
+
+def _names_it(tokens: Sequence[Token], lex: Lexicon, a: Part, b: Part) -> bool:
+    """'the region name': a text column followed by a label word is that column (the region is
+    what the region's name is), not the column plus some other table's name."""
+    said = {t.low for t in tokens[b.start : b.end]}
+    top = a.senses[0] if a.senses else None
+    return (
+        said <= NAME_WORDS
+        and top is not None
+        and top.kind == "column"
+        and column_kind(lex, top.table, top.column or "") == "text"
+    )
+
+
+def _merged(tokens: Sequence[Token], lex: Lexicon, a: Part, b: Part) -> Part | None:
+    """Two words that name tables not linked to each other, and together name a third more
+    loosely ('faculty participants': Faculty_Participates_in, not Faculty and Participates_in)."""
+    ta = {s.table for s in a.senses if s.kind == "table"}
+    tb = {s.table for s in b.senses if s.kind == "table"}
+    if not ta or not tb or any(linked(lex, x, y) for x in ta for y in tb) or a.end != b.start:
+        return None
+    phrase = " ".join(t.low for t in tokens[a.start : b.end])
+    whole = [
+        s for s in lex.schema(phrase) if s.kind == "table" and s.score >= 0.85 and s.table not in ta | tb
+    ]
+    return Part(a.start, b.end, _said(tokens, a.start, b.end), tuple(whole[:1])) if whole else None
+
+
+ROW_NOUNS = WORDS.sets["row_nouns"]
+
+
+def _said(tokens: Sequence[Token], s: int, e: int) -> str:
+    out = ""
+    for k in range(s, e):
+        out += (" " if k > s and tokens[k].start > tokens[k - 1].end else "") + tokens[k].text
+    return out
+
+
+def _senses(tokens: Sequence[Token], lex: Lexicon, s: int, e: int) -> list[Sense]:
+    """What the words s..e may mean: tables and columns by name or synonym, stored values; a
+    quoted name only a stored value, as said."""
+    if any(t.kind == "quoted" for t in tokens[s:e]):
+        if e - s > 1:
+            return []
+        return lex.values(tokens[s].text[1:-1].strip(), quoted=True)
+    lows = [t.low for t in tokens[s:e]]
+    phrase = " ".join(lows)
+    coded = any(ch.isdigit() for ch in phrase)
+    schema = [] if coded else [x for x in lex.schema(phrase) if x.via != "description"]
+    values = lex.values(_said(tokens, s, e)) if not (len(lows) == 1 and lows[0] in KEY_WORDS) else []
+    if schema and values and schema[0].score >= 0.95:
+        values = [replace(v, score=v.score * 0.97) for v in values]  # a name is a name first
+    if schema and schema[0].kind == "table" and schema[0].score >= 0.95 and not set(lows) & KEY_WORDS:
+        # 'hosts' names the table; a column whose name holds the word only points at it
+        schema = [
+            x for x in schema if (x.score >= 0.95 or x.via != "name") if x.kind == "table" or not _id_like(x)
+        ]
+    senses = sorted([*schema, *values], key=lambda x: -x.score)
+    if not senses or (e - s > 1 and senses[0].score < PART_MIN):
+        return []
+    if e - s > 1 and senses[0].kind == "table" and _bridge(lex, senses[0].table):
+        last = [
+            x
+            for x in lex.schema(lows[-1])
+            if x.kind == "table" and x.score >= 0.95 and not _bridge(lex, x.table)
+        ]
+        if last:
+            return []  # 'film categories': the categories (through film_category), not its rows
+    top = senses[0].score
+    return [x for x in senses if x.score >= top - SENSE_MARGIN][:6]
+
+
+def _bridge(lex: Lexicon, table: str) -> bool:
+    """A table that exists to pair the rows of two others (film_category)."""
+    return table.lower() in {r for roots in lex.db.graph.bridges.values() for r in roots}
+
+
+def _id_like(x: Sense) -> bool:
+    low = (x.column or "").lower()
+    return low.endswith(("_id", "id", "_code", "_key", "_no")) and low not in ("paid", "valid", "void")
+
+
+# ---------------------------------------------------------------------------------------------
+# the bound reading
+
+
+@dataclass(frozen=True)
+class Bound:
+    """The tree bound: the query, and each part with the sense chosen for it."""
+
+    tree: Question
+    query: Query
+    mentions: tuple[Mention, ...]
+    notes: tuple[str, ...] = ()
+    roles: tuple[tuple[int, str], ...] = ()  # by a part's first token: the role it plays
+    predicate: tuple[Filter, ...] = ()  # a share ('what % of payments failed'): its numerator's filters
+    ratio: tuple[Measure, Measure] | None = None  # 'cost per CPU hour': numerator, denominator
+    periods: tuple[tuple[Ref, Value], ...] = ()  # each period said, on the date it restricts
+
+    @property
+    def computable(self) -> str:
+        """'' when the query is the whole reading; else what keyword mode does not compute."""
+        if self.predicate or any(m.func == "share" for m in self.tree.measures):
+            return "a share of rows"
+        if self.ratio is not None:
+            return "a ratio of two figures"
+        return ""
+
+    def placed(self) -> list[tuple[Mention, str]]:
+        roles = dict(self.roles)
+        return [(m, roles.get(m.start, "")) for m in self.mentions]
+
+
+@dataclass
+class _Binder:
+    """One question's binding (local to one call): its parts as they are found and placed."""
+
+    reading: Reading
+    lex: Lexicon
+    today: dt.date
+    pinned: Sequence[Pinned] = ()
+    mentions: list[Mention] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    roles: dict[int, str] = field(default_factory=dict)
+
+    # -- parts and their senses ----------------------------------------------------------------
+
+    def split(self, phrase: Phrase) -> list[Part]:
+        found = parts(self.reading, self.lex, phrase)
+        unplaced = [p.words for p in found if not p.senses]
+        if unplaced:
+            raise Decline(f"it could not place {', '.join(repr(w) for w in unplaced)}", unplaced)
+        return found
+
+    def settle(self, part: Part, role: str, allowed: Sequence[Sense]) -> Mention:
+        """A part with the senses its role allows, kept for the joint choice."""
+        if not allowed:
+            raise Decline(f"'{part.words}' names nothing that fits where it is said", [part.words])
+        pin = next((r for r in self.pinned if fold(r.words) == fold(part.words)), None)
+        if pin is not None:
+            kind = "value" if pin.value is not None else ("column" if pin.column else "table")
+            sense = Sense(kind, pin.table, pin.column, pin.value, 1.0, "choice", op=pin.op)  # type: ignore[arg-type]
+            m = Mention(part.start, part.end, part.words, (sense,), sense=sense, pinned=True)
+        else:
+            m = Mention(part.start, part.end, part.words, tuple(allowed))
+        self.mentions.append(m)
+        self.roles[m.start] = role
+        return m
+
+    def chosen(self) -> dict[int, Sense]:
+        """One sense per part: the best total match minus the cost of their joins."""
+        matching = choose(Matching(tuple(sorted(self.mentions, key=lambda m: m.start)), ()), self.lex)
+        self.mentions = list(matching.mentions)
+        return {m.start: m.sense for m in matching.mentions if m.sense is not None}
+
+
+class Ambiguous(Exception):
+    """Words with two to four readings as good as each other, each of which could play their part:
+    a question for the person, not a guess."""
+
+    def __init__(self, words: str, senses: Sequence[Sense]) -> None:
+        super().__init__(words)
+        self.words = words
+        self.senses = tuple(senses)
+
+
+def bind(
+    reading: Reading, lex: Lexicon, today: dt.date, pinned: Sequence[Pinned] = (), near: bool = False
+) -> Bound:
+    """The query the tree asks for on this schema; raises Decline with the reason it cannot,
+    Ambiguous or AmbiguousDate when the person must say which reading they mean. `near` (after
+    the person rejected an answer) also asks about readings that matched a little less well."""
+    tree = reading.tree
+    if tree is None:
+        raise Decline("its words fit no question keyword mode reads")
+    b = _Binder(reading, lex, today, pinned)
+    try:
+        slots = _slots(b, tree)
+        sense = b.chosen()
+        q = _building(b, tree, slots, sense)
+        query = _finished(b, q)
+    except Decline as d:
+        raise Decline(d.reason, d.words, understood(b.mentions)) from None
+    _ask_back(b, near)
+    return Bound(
+        tree,
+        query,
+        tuple(b.mentions),
+        tuple(b.notes),
+        tuple(b.roles.items()),
+        tuple(q.predicate),
+        q.ratio,
+        tuple(q.periods),
+    )
+
+
+def understood(mentions: Sequence[Mention]) -> list[str]:
+    """What each part was read as ('clients' → client; 'active' → client.status = 'ACT')."""
+    out = []
+    for m in sorted(mentions, key=lambda m: m.start):
+        s = m.sense or (m.senses[0] if m.senses else None)
+        if s is None:
+            continue
+        if s.kind == "value":
+            out.append(
+                f"'{m.words}' → {s.table}.{s.column} = {s.value!r}" + (f" ({s.meaning})" if s.meaning else "")
+            )
+        else:
+            out.append(f"'{m.words}' → {s.where}")
+    return list(dict.fromkeys(out))
+
+
+def _ask_back(b: _Binder, near: bool) -> None:
+    """The first part with another reading as good as the chosen one (of the same kind, that could
+    play its part): Ambiguous."""
+    for m in sorted(b.mentions, key=lambda m: m.start):
+        if m.sense is None or m.pinned or b.roles.get(m.start) == "place":
+            continue  # (a column that only says where a value is: the value settles it)
+        pool = list(m.alternatives)
+        if near and not pool:
+            seen = {(m.sense.table, m.sense.column)}
+            for s in m.senses:
+                if s.kind == m.sense.kind and (s.table, s.column) not in seen:
+                    seen.add((s.table, s.column))
+                    pool.append(s)
+        others = [s for s in pool if not b.lex.same_thing(s, m.sense) and s.kind == m.sense.kind]
+        if others:
+            raise Ambiguous(m.words, [m.sense, *others][:4])
+
+
+# ---------------------------------------------------------------------------------------------
+# slots: each phrase of the tree split into parts, each part with the senses its role allows
+
+
+@dataclass
+class _Slots:
+    thing: list[Mention] = field(default_factory=list)  # the head last
+    thing_filters: list[Mention] = field(default_factory=list)
+    conditions: list[tuple[Condition, list[Mention]]] = field(default_factory=list)
+    measures: list[tuple[Asked, list[Mention]]] = field(default_factory=list)
+    groups: list[tuple[Group, list[Mention]]] = field(default_factory=list)
+    order: list[Mention] = field(default_factory=list)
+    shown: list[list[Mention]] = field(default_factory=list)
+    windows: list[tuple[Window, list[Mention]]] = field(default_factory=list)
+
+
+def _placed_values(p: Part, places: Sequence[Part]) -> list[Sense]:
+    """A part's readings in a condition; a value said with the name of its column or table ('the
+    Jazz genre', 'the enterprise segment') is only read in that column or table."""
+    allowed = _kinds(p, "value", "column", "table")
+    if p in places or not places:
+        return allowed
+    where = {(s.table.lower(), (s.column or "").lower()) for x in places for s in x.senses}
+    kept = [
+        s
+        for s in allowed
+        if s.kind == "value"
+        and ((s.table.lower(), (s.column or "").lower()) in where or (s.table.lower(), "") in where)
+    ]
+    return kept or allowed
+
+
+def _kinds(part: Part, *kinds: str) -> list[Sense]:
+    return [s for s in part.senses if s.kind in kinds]
+
+
+def _slots(b: _Binder, tree: Question) -> _Slots:
+    """Every phrase of the tree split into parts, each part with the senses its role allows."""
+    slots = _Slots()
+    _thing_slots(b, tree, slots)
+    owner = {s.table.lower() for m in slots.thing[-1:] for s in m.senses[:1]}
+    for m in tree.measures:
+        said = []
+        for p in b.split(m.of) if m.of is not None and m.of != tree.thing else ():
+            allowed = _kinds(p, "table", "column")
+            own = [s for s in allowed if s.table.lower() in owner]  # 'the date of the payment'
+            said.append(b.settle(p, "measure", own or allowed))
+        slots.measures.append((m, said))
+    slots.conditions = [(c, _condition_slots(b, c)) for c in tree.conditions]
+    for g in tree.groups:
+        found = b.split(g.by) if g.by else []
+        slots.groups.append(
+            (g, [b.settle(p, "group", _kinds(p, "table", "column") or _kinds(p, "value")) for p in found])
+        )
+    key = tree.order.key if tree.order is not None else None
+    if isinstance(key, Phrase):
+        slots.order = [b.settle(p, "order", _kinds(p, "table", "column")) for p in b.split(key)]
+    if isinstance(key, Asked) and key.of is not None:
+        slots.measures.append(
+            (key, [b.settle(p, "measure", _kinds(p, "table", "column")) for p in b.split(key.of)])
+        )
+    for item in tree.shown:
+        if isinstance(item, Asked) and item.of is not None:
+            slots.measures.append(
+                (item, [b.settle(p, "measure", _kinds(p, "table", "column")) for p in b.split(item.of)])
+            )
+        shown: list[Mention] = []
+        if isinstance(item, Phrase) and item.text != "names":
+            shown = [b.settle(p, "shown", _kinds(p, "column", "table")) for p in b.split(item)]
+        slots.shown.append(shown)
+    for w in tree.windows:
+        found = parts(b.reading, b.lex, w.subject) if w.subject is not None else []
+        slots.windows.append(
+            (
+                w,
+                [
+                    b.settle(p, "date", _kinds(p, "column", "table"))
+                    for p in found
+                    if _kinds(p, "column", "table")
+                ],
+            )
+        )
+    return slots
+
+
+def _thing_slots(b: _Binder, tree: Question, slots: _Slots) -> None:
+    """The thing's phrase: its head (a table, else a column), the values said of it (before it,
+    or spelled exactly after it: 'payments failed'), and the words that qualify it."""
+    found = parts(b.reading, b.lex, tree.thing, recent=True) if tree.thing is not None else []
+    if found and all(s.kind == "value" for p in found for s in p.senses):
+        for p in found:  # 'the total usage cost of Polaris Cloud': the value says whose
+            slots.thing_filters.append(b.settle(p, "value", _kinds(p, "value")))
+        return
+    if not found:
+        return
+    head = _head(found)
+    for p in found:
+        if p is head:
+            slots.thing.append(b.settle(p, "thing", _kinds(p, "table", "column")))
+        elif p.start > head.start and _dated(b.lex, head, p):
+            b.notes.append(f"'{p.words}' says which date")  # 'policies expire in 2026'
+        elif not p.senses:
+            raise Decline(f"it could not place '{p.words}'", [p.words])
+        elif p.start > head.start and not any(s.kind == "value" and s.score >= EXACT for s in p.senses):
+            raise Decline(f"'{p.words}' is only like a stored value", [p.words])
+        elif any(s.kind == "value" for s in p.senses):
+            slots.thing_filters.append(b.settle(p, "value", _kinds(p, "value")))
+        else:
+            slots.thing.insert(0, b.settle(p, "owner", _kinds(p, "table", "column")))
+
+
+def _condition_slots(b: _Binder, c: Condition) -> list[Mention]:
+    """A condition's subject (a table or column) and values (a value said with the name of its
+    column or table is read only there: 'the Jazz genre')."""
+    out: list[Mention] = []
+    named: list[Part] = []
+    if isinstance(c.subject, Phrase):
+        named = b.split(c.subject)
+        out += [b.settle(p, "subject", _kinds(p, "table", "column")) for p in named]
+    for phrase in (c.value, *c.also):
+        if isinstance(phrase, Phrase):
+            found = b.split(phrase)
+            places = [p for p in [*named, *found] if p.senses and p.senses[0].kind != "value"]
+            for p in found:
+                role = "place" if p in places and len(found) > 1 else "value"
+                out.append(b.settle(p, role, _placed_values(p, places)))
+    return out
+
+
+EXACT = 0.97  # a value said after what it is of ('payments failed') is one only when spelled so
+
+
+def _dated(lex: Lexicon, head: Part, p: Part) -> bool:
+    """The words name a date of the thing by a verb ('policies expire' → expiration_date)."""
+    tables = {s.table for s in head.senses[:1]}
+    return any(names_date(w, d) for w in p.words.lower().split() for t in tables for d in _own_dates(lex, t))
+
+
+def names_date(word: str, ref: Ref) -> bool:
+    """'graduate' names predicted_graduation_semester, 'expire' expiration_date: the word and a
+    word of the column's name share their first five letters or more."""
+    word = fold(word)
+    parts_ = fold(ref.column.replace("_", " ")).split()
+    return len(word) >= 5 and any(len(w) >= 5 and w[:5] == word[:5] for w in parts_)
+
+
+def _head(found: Sequence[Part]) -> Part:
+    """The part a phrase is about: its last table, else its last column ('active hosts' → hosts,
+    'client segment' → segment, 'payments failed' → payments)."""
+    for kinds in (("table",), ("column",)):
+        for p in reversed(found):
+            if (p.senses and p.senses[0].kind in kinds) or any(
+                s.kind in kinds and s.score >= p.senses[0].score - 0.02 for s in p.senses
+            ):
+                return p
+    return found[-1]
+
+
+# ---------------------------------------------------------------------------------------------
+# the query
+
+
+@dataclass
+class _Query:
+    """The query as it is put together (local to one binding)."""
+
+    target: str | None = None
+    measures: list[Measure] = field(default_factory=list)
+    groups: list[Ref] = field(default_factory=list)
+    projection: list[Ref] = field(default_factory=list)
+    filters: list[Filter] = field(default_factory=list)
+    absent: list[Absent] = field(default_factory=list)
+    order: list[OrderKey] = field(default_factory=list)
+    names: dict[Ref, str] = field(default_factory=dict)
+    compared: list[Ref] = field(default_factory=list)
+    tables: list[str] = field(default_factory=list)
+    limit: int | None = None
+    distinct: bool = False
+    ties: bool = False
+    having: list[Having] = field(default_factory=list)
+    count_groups: str = ""
+    predicate: list[Filter] = field(default_factory=list)  # a share: the rows counted above the line
+    ratio: tuple[Measure, Measure] | None = None  # a measure divided by another ('cost per CPU hour')
+    periods: list[tuple[Ref, Value]] = field(default_factory=list)  # each period, on its date
+    thing_column: Ref | None = None  # the thing is a column ('the usage cost …')
+    sort: tuple[str, bool] | None = None  # an order said with no key: ('alpha' | 'dir', desc)
+
+
+def _building(b: _Binder, tree: Question, slots: _Slots, sense: dict[int, Sense]) -> _Query:
+    def of(m: Mention) -> Sense:
+        return sense.get(m.start) or m.senses[0]
+
+    lex = b.lex
+    q = _Query()
+    thing_column: Ref | None = None
+    if slots.thing:
+        head = of(slots.thing[-1])
+        q.target = head.table
+        q.tables.append(head.table)
+        if head.kind == "column":
+            thing_column = q.thing_column = Ref(head.table, head.column or "")
+    share = any(m.func == "share" for m in tree.measures)
+    head_start = slots.thing[-1].start if slots.thing else 0
+    for m in slots.thing_filters:
+        f = _value_filter(of(m), m.words, "=")
+        (q.predicate if share and m.start > head_start else q.filters).append(f)
+    if slots.thing:
+        for m in slots.thing[:-1]:
+            _qualifier(lex, q, of(slots.thing[-1]), of(m), m.words)
+    for cond, ms in slots.conditions:
+        before = len(q.filters)
+        _condition(b, q, cond, [(m, of(m)) for m in ms])
+        if share:  # 'what % of payments failed': said of the rows, it picks the numerator
+            q.predicate += q.filters[before:]
+            del q.filters[before:]
+    measures = {id(m): [of(x) for x in ms] for m, ms in slots.measures}
+    for asked in tree.measures:
+        q.measures.append(_measure(b, q, asked, measures.get(id(asked), []), thing_column))
+    for g, ms in slots.groups:
+        _group(b, q, g, [of(m) for m in ms])
+    if tree.order is not None:
+        _order(b, q, tree, slots, measures, of)
+    for w, ms in slots.windows:
+        _window(b, q, w, [of(m) for m in ms])
+    shown: list[list[Ref]] = []
+    for phrase, ms in zip(tree.shown, slots.shown, strict=True):
+        if isinstance(phrase, Asked):
+            figure = _measure(b, q, phrase, measures.get(id(phrase), []), thing_column)
+            if figure not in q.measures and not any(o.key == figure for o in q.order):
+                q.measures.append(figure)  # 'show the count …': the figure asked for, else one more
+            shown.append([])
+        elif phrase.text == "names" or set(phrase.text.lower().split()) <= {"name", "names"}:
+            shown.append(labels(lex, q.target) if q.target else [])
+        else:
+            shown.append(_shown(lex, [of(m) for m in ms], phrase.text))
+    _output(b, q, tree, thing_column, [r for refs in shown for r in refs])
+    if q.sort is not None:
+        _sorted(lex, q, *q.sort)
+    return q
+
+
+def _sorted(lex: Lexicon, q: _Query, how: str, desc: bool) -> None:
+    """An order said with no key ('ordered alphabetically', 'from highest to lowest') sorts by
+    what the answer shows: figures per group by the figure, names A to Z by the first text column."""
+    if how == "dir" and q.measures:
+        q.order = [OrderKey(q.measures[0], desc)]
+        return
+    shown = [*q.groups, *q.projection]
+    texts = [r for r in shown if column_kind(lex, r.table, r.column) == "text"]
+    key = (texts if how == "alpha" else shown)[:1]
+    if not key:
+        raise Decline("it could not tell what to order by")
+    q.order = [OrderKey(key[0], desc)]
+
+
+def linked(lex: Lexicon, a: str, b: str) -> bool:
+    """One table's rows belong to the other's: the same table, a foreign key between them, or a
+    bridge table pairing them ('film categories': film_category)."""
+    a, b = a.lower(), b.lower()
+    return a == b or bool(lex.db.graph.edges_between(a, b)) or frozenset((a, b)) in lex.db.graph.bridges
+
+
+def _qualifier(lex: Lexicon, q: _Query, head: Sense, s: Sense, words: str) -> None:
+    """A word before what a phrase is about: the table a column is of ('client segment'), a table
+    the thing belongs to ('race results', 'film categories'), or a yes/no column said as an
+    adjective ('active customers' → active = 1). Anything else is not placed."""
+    if s.kind == "table" and linked(lex, s.table, head.table):
+        return
+    if s.kind == "column" and any(f.ref == Ref(s.table, s.column or "") for f in q.filters):
+        return  # 'enterprise segment clients': the column the value is in
+    if s.kind == "column" and s.table.lower() == head.table.lower() and s.column:
+        flag = yes(lex, Ref(s.table, s.column))
+        if flag is not None:
+            q.filters.append(Filter(Ref(s.table, s.column), "=", flag, words))
+            return
+    raise Decline(
+        f"it could not tell how '{words}' restricts the {name_words(head.column or head.table)}", [words]
+    )
+
+
+def yes(lex: Lexicon, ref: Ref) -> object | None:
+    """The stored 'yes' of a yes/no column (True, or 1 for 0/1 numbers); None for any other column."""
+    t = lex.table(ref.table)
+    c = t.column(ref.column) if t else None
+    if c is None:
+        return None
+    if c.kind == "boolean":
+        return True
+    if c.kind != "integer":
+        return None
+    key = ("yes_no", ref.table.lower(), ref.column.lower())
+    found = lex.catalog.memo(key, lambda: _distinct(lex, ref))
+    return 1 if found and set(found) <= {0, 1} else None
+
+
+def _distinct(lex: Lexicon, ref: Ref) -> tuple[object, ...]:
+    import sqlalchemy as sa
+
+    t = lex.table(ref.table)
+    assert t is not None
+    try:
+        with lex.db.engine.connect() as conn:
+            query: sa.Select[Any] = (
+                sa.select(sa.column(ref.column))
+                .select_from(sa.table(t.name, schema=t.schema))
+                .distinct()
+                .limit(3)
+            )
+            return tuple(r[0] for r in conn.execute(query))
+    except sa.exc.SQLAlchemyError:
+        return ()
+
+
+def _value_filter(s: Sense, words: str, op: str) -> Filter:
+    if s.kind != "value" or not s.column:
+        raise Decline(f"'{words}' is not a value to filter by", [words])
+    if s.op == "contains":
+        if op != "=":
+            raise Decline(f"'{words}' is only part of stored values", [words])
+        return Filter(Ref(s.table, s.column), "contains", s.value, words)
+    return Filter(Ref(s.table, s.column), "=" if op == "=" else "!=", s.value, words, s.meaning)
+
+
+def _condition(b: _Binder, q: _Query, cond: Condition, said: list[tuple[Mention, Sense]]) -> None:
+    lex = b.lex
+    values = [(m, s) for m, s in said if s.kind == "value"]
+    named = [s for _, s in said if s.kind != "value"]
+    if cond.also and len(values) == 1 + len(cond.also):  # 'from Aberdeen or from Denver'
+        columns = {(s.table, s.column) for _, s in values}
+        if len(columns) != 1 or any(s.op == "contains" for _, s in values) or cond.op != "=":
+            raise Decline(
+                "it could not tell which column holds every one of the values", [m.words for m, _ in values]
+            )
+        s = values[0][1]
+        q.filters.append(
+            Filter(
+                Ref(s.table, s.column or ""),
+                "in",
+                tuple(x.value for _, x in values),
+                " or ".join(m.words for m, _ in values),
+            )
+        )
+        q.tables.append(s.table)
+        return
+    if cond.op in ("=", "!=") and not isinstance(cond.value, Value):
+        for m, s in values:
+            f = _value_filter(s, m.words, cond.op)
+            for n in named:  # 'the enterprise segment', 'the Jazz genre': the words name the value's place
+                if n.kind == "table" and linked(lex, n.table, s.table):
+                    q.tables.append(n.table)  # 'London clients': the clients of that city
+                    continue
+                if n.table.lower() != s.table.lower() or (
+                    n.kind == "column" and not lex.same_thing(n, replace(s, kind="column", value=None))
+                ):
+                    raise Decline(f"'{m.words}' is no {name_words(n.column or n.table)}", [m.words])
+            q.filters.append(f)
+            q.tables.append(s.table)
+        if not values:
+            words = cond.value.text if isinstance(cond.value, Phrase) else ""
+            flags = [(s, yes(lex, Ref(s.table, s.column or ""))) for s in named if s.kind == "column"]
+            if flags and all(f is not None for _, f in flags):  # 'have a final exam': has_final_exam
+                q.filters += [
+                    Filter(Ref(s.table, s.column or ""), "=" if cond.op == "=" else "!=", f, words)
+                    for s, f in flags
+                ]
+                return
+            if cond.op == "!=" or flags or cond.prep.split()[-1:] not in [[p] for p in SCOPES]:
+                raise Decline(f"it could not tell what '{words}' says of the rows", [words])
+            # 'on a host', 'do students have', 'received by publications': whose rows
+            q.tables += [s.table for s in named]
+        return
+    if cond.op == "absent":
+        _absent(b, q, cond, named)
+        return
+    tables = [s for s in named if s.kind == "table"]
+    counted = tables and not cond.prep and not any(s.kind == "column" for s in named)
+    if counted and q.target and tables[-1].table.lower() != q.target.lower():
+        _having(lex, q, cond, tables[-1].table)
+        return
+    column = _compared(b, q, cond, named)
+    value = cond.value
+    assert isinstance(value, Value)
+    kind = column_kind(lex, column.table, column.column)
+    if value.kind == "number" and kind not in NUMERIC and not (kind == "text" and cond.op in ("=", "!=")):
+        raise Decline(f"it could not compare {name_words(column.column)} with {value.text}", [value.text])
+    q.tables.append(column.table)
+    words = f"{cond.op} {value.text}"
+    if cond.op == "between":
+        assert cond.upper is not None
+        q.filters += [Filter(column, ">=", value.value, words), Filter(column, "<=", cond.upper.value, words)]
+    else:
+        q.filters.append(Filter(column, cond.op, value.value, words))
+    if column not in q.compared and cond.op != "=":  # rows that differ in it show it
+        q.compared.append(column)
+
+
+# prepositions after which a table only says whose rows are meant ('the cores on a host', 'the
+# majors students have', 'courses Mingoz teaches')
+SCOPES = frozenset(["of", "on", "by", "in", "at", "for", "from"])
+
+
+def _compared(b: _Binder, q: _Query, cond: Condition, named: list[Sense]) -> Ref:
+    """The column a number is compared with: the one said, a table's key said with its number
+    ('store 2'), else the one the unit or the comparison word implies ('years old', 'longer than')."""
+    lex = b.lex
+    columns = [s for s in named if s.kind == "column" and s.column]
+    if columns:
+        return Ref(columns[-1].table, columns[-1].column or "")
+    tables = [s.table for s in named if s.kind == "table"]
+    if tables and q.target:
+        pointer = _pointer(lex, q.target, tables[0])
+        if pointer is not None:
+            return pointer
+    table = q.target or (tables[0] if tables else None)
+    if table is None:
+        raise Decline(f"it could not tell what '{cond.value.text if cond.value else ''}' is compared with")
+    implied = _implied(lex, table, " ".join([cond.unit, cond.hint]))
+    if implied is not None:
+        return implied
+    raise Decline(
+        f"it could not tell which number of {name_words(table)} '{cond.hint or cond.unit or cond.op} "
+        f"{cond.value.text if cond.value else ''}' is about",
+        [cond.value.text] if isinstance(cond.value, Value) else [],
+    )
+
+
+def _having(lex: Lexicon, q: _Query, cond: Condition, child: str) -> None:
+    """'clients with more than 10 payments': how many rows of another table each has, compared."""
+    assert q.target is not None and isinstance(cond.value, Value)
+    if not linked(lex, child, q.target) or cond.value.kind != "number":
+        raise Decline(
+            f"it could not tell how {name_words(child)} are counted for each {name_words(q.target)}"
+        )
+    m = Measure("COUNT", child, words=cond.subject.text if cond.subject else name_words(child))
+    words = f"{cond.op} {cond.value.text}"
+    if cond.op == "between":
+        assert cond.upper is not None
+        q.having += [
+            Having(m, ">=", float(cond.value.value), words),
+            Having(m, "<=", float(cond.upper.value), words),
+        ]
+    else:
+        q.having.append(Having(m, cond.op, float(cond.value.value), words))
+    q.tables.append(child)
+
+
+def _pointer(lex: Lexicon, table: str, other: str) -> Ref | None:
+    """The one column of `table` that points at `other` ('customers of store 2' → store_id)."""
+    found = [
+        e
+        for e in lex.db.graph.edges
+        if e.table.lower() == table.lower() and e.ref_table.lower() == other.lower() and len(e.columns) == 1
+    ]
+    return Ref(table, found[0].columns[0]) if len(found) == 1 else None
+
+
+# words that name money a thing brings in or costs ('top clients by revenue'): its amount, not its rows
+MONEY_WORDS = frozenset(
+    ["revenue", "revenues", "income", "sales", "turnover", "spend", "spending", "payments", "earnings"]
+)
+MONEY_HINTS = frozenset(
+    [
+        "paid",
+        "pay",
+        "earn",
+        "earns",
+        "earning",
+        "earned",
+        "spent",
+        "spend",
+        "spends",
+        "sell",
+        "sold",
+        "sales",
+        "dollars",
+        "euros",
+        "pounds",
+    ]
+)
+
+
+def _implied(lex: Lexicon, table: str, said: str) -> Ref | None:
+    """The one number column of `table` the words imply ('older' → age, lexicon.yaml `implied`;
+    'earning' → its money column; '1024 GB' → memory_gb), or None."""
+    said = said.lower().strip()
+    words = re.findall(r"[a-z]+", said)
+    numbers = measure_columns(lex, table)
+    implied = [c for w in dict.fromkeys([said, *words]) for c in WORDS.implied.get(w, ())]
+    for column_word in dict.fromkeys(implied):
+        hits = [c for c in numbers if column_word in split_identifier(c) or column_word in c.lower()]
+        if len(hits) == 1:
+            return Ref(table, hits[0])
+    if set(words) & MONEY_HINTS:
+        money = money_column(lex, table)
+        if money is not None:
+            return Ref(table, money)
+    units = [w for w in words if w not in ("old", "long")]
+    for c in numbers:  # '1024 GB' → memory_gb
+        if set(units) & set(split_identifier(c)):
+            return Ref(table, c)
+    return None
+
+
+def _absent(b: _Binder, q: _Query, cond: Condition, named: list[Sense]) -> None:
+    """'clients without an email' (the column empty); 'clients with no payments' (no row of
+    payment points at the client)."""
+    lex = b.lex
+    target = q.target
+    if not named or target is None:
+        raise Decline("it could not tell what must be missing")
+    s = named[-1]
+    if s.kind == "column" and s.table.lower() == target.lower():
+        q.filters.append(Filter(Ref(s.table, s.column or ""), "present", False, "no " + (s.column or "")))
+        return
+    if s.kind == "table" and s.table.lower() != target.lower():
+        pointer = _pointer(lex, s.table, target)
+        key = lex.key_of(target)
+        if pointer is not None and len(key) == 1:
+            if b.reading.tree is not None and b.reading.tree.windows:
+                raise Decline("it asks for a negation with a period, which may be said of either")
+            words = cond.subject.text if cond.subject else plural(name_words(s.table))
+            q.absent.append(Absent(s.table, pointer.column, Ref(target, key[0]), words))
+            return
+    raise Decline(
+        f"it could not tell how '{cond.subject.text if cond.subject else ''}' can be missing from {name_words(target)}"
+    )
+
+
+def _group(b: _Binder, q: _Query, g: Group, named: list[Sense]) -> None:
+    lex = b.lex
+    if g.unit:
+        dates = [
+            s for s in named if s.kind == "column" and column_kind(lex, s.table, s.column or "") in TEMPORAL
+        ]
+        if dates:
+            q.groups.append(Ref(dates[0].table, dates[0].column or "", g.unit))
+            return
+        if named:
+            raise Decline(f"it could not group '{g.by.text if g.by else ''}' by {g.unit}")
+        q.groups.append(Ref("", "", g.unit))  # placed once the fact is known (_finished)
+        return
+    s = named[-1] if named else None
+    if s is None:
+        raise Decline("it could not tell what to group by")
+    if all(x.kind == "value" for x in named):  # 'payments by wire': those made so
+        q.filters += [_value_filter(x, g.by.text if g.by else "", "=") for x in named]
+        return
+    if s.kind == "table" and any(
+        m.table.lower() == s.table.lower() and m.func != "COUNT" for m in q.measures
+    ):
+        return  # 'average points per race result': over the rows, one figure
+    per = Ref(s.table, s.column or "")
+    if s.kind == "column" and per.column in measure_columns(lex, s.table) and not g.unit:
+        top = next((m for m in q.measures if m.func in ("SUM", "AVG") and m.column), None)
+        if (
+            top is None
+            and q.thing_column is not None
+            and q.thing_column.column in measure_columns(lex, s.table)
+        ):
+            top = Measure("SUM", q.thing_column.table, q.thing_column.column)
+        if top is not None and top.table.lower() == s.table.lower():  # 'cost per CPU hour'
+            q.ratio = (
+                replace(top, func="SUM"),
+                Measure("SUM", per.table, per.column, words=g.by.text if g.by else ""),
+            )
+            return
+    said_id = bool(set((g.by.text if g.by else "").lower().split()) & ID_WORDS)
+    if s.kind == "column":
+        ref = Ref(s.table, s.column or "")
+        target = pointed_at(lex, ref)
+        if target is not None and not said_id:  # 'per store' read as store_id: the store, by its name
+            _group_by_table(lex, q, target, name_words(target), _fact(q))
+        else:
+            q.groups.append(ref)
+        q.tables.append(s.table)
+        return
+    _group_by_table(lex, q, s.table, name_words(s.table), _fact(q))
+
+
+def _group_by_table(lex: Lexicon, q: _Query, table: str, noun: str, fact: str | None = None) -> None:
+    """One figure per row of `table`, shown by its name — or by the fact's own column that holds
+    that name when the name is the table's key ('lakes per state': lake.state_name)."""
+    key = list(lex.key_of(table))
+    pointer = _pointer(lex, fact, table) if fact else None
+    if (
+        pointer is not None
+        and len(key) == 1
+        and named(lex, table)
+        and [r.column for r in labels(lex, table)] == key
+    ):
+        q.groups.append(pointer)
+        return
+    shown = listed_columns(lex, table)
+    if not shown:
+        raise Decline(f"it could not tell which column names a {noun}")
+    for r in shown:
+        q.groups.append(r)
+        q.names[r] = noun
+    q.tables.append(table)
+
+
+def _fact(q: _Query) -> str | None:
+    """The table whose rows are counted or measured: what a date or a time bucket is about."""
+    for m in q.measures:
+        return m.table
+    return q.target
+
+
+def _cue_not_column(lex: Lexicon, table: str, cue: str) -> None:
+    """'the total count of check-ins' where check-ins have a number column 'count': the cue word
+    is also a figure of the rows, and counting rows or summing that column differ — so it says
+    which two it could not choose between rather than pick one."""
+    said = set(cue.lower().split())
+    for column in measure_columns(lex, table):
+        if column.lower() in said:
+            raise Decline(
+                f"it could not tell whether '{cue}' counts {name_words(table)} or adds up their "
+                f"{column} column"
+            )
+
+
+def _measure(b: _Binder, q: _Query, asked: Asked, named: list[Sense], thing_column: Ref | None) -> Measure:
+    lex = b.lex
+    if asked.func == "share":
+        if q.target is None:
+            raise Decline("it could not tell what the share is of")
+        return Measure("COUNT", q.target, words="share of " + name_words(q.target))
+    if asked.func == "ratio" and asked.over is not None:
+        top = _measure(b, q, replace(asked, func="sum"), named, thing_column)
+        bottom = _measure(b, q, asked.over, [], None)
+        q.ratio = (top, bottom)
+        return top
+    func = _FUNCS.get(asked.func)
+    if func is None:
+        raise Decline(f"it asks for a {asked.func}, which keyword mode does not compute")
+    words = asked.of.text if asked.of else ""
+    if asked.hint == "date" and asked.of is None and q.target is not None:  # 'when did … last pay'
+        date = _fact_date(b, q.target, "when")
+        q.tables.append(date.table)
+        return Measure(func, date.table, date.column, words="date")  # type: ignore[arg-type]
+    s = named[-1] if named else None
+    for other in named[:-1]:  # 'payment amount': whose; 'connect time' as connections + time_zone: no
+        if other.kind != "table" or s is None or not linked(lex, other.table, s.table):
+            raise Decline(f"it could not tell which one thing '{words}' names", [words])
+    if func == "COUNT":
+        counted = s.table if s is not None and s.kind == "table" else q.target if s is None else None
+        if counted is not None and thing_column is None:
+            _cue_not_column(lex, counted, asked.hint)
+        if s is None and thing_column is not None:
+            return _count_column(lex, thing_column, asked, words)
+        if s is None:
+            if q.target is None:
+                raise Decline("it could not tell what to count")
+            return Measure("COUNT", q.target, words=words or name_words(q.target))
+        if s.kind == "table":
+            q.tables.append(s.table)
+            return Measure("COUNT", s.table, words=words)
+        return _count_column(lex, Ref(s.table, s.column or ""), asked, words)
+    if s is None and thing_column is not None:
+        s = Sense("column", thing_column.table, thing_column.column)
+    if s is None:
+        table = q.target
+        if table is None:
+            raise Decline(f"it could not tell what '{asked.hint or asked.func}' is of")
+        ref = _implied(lex, table, asked.hint) if asked.hint else None
+        if ref is None:
+            column = money_column(lex, table) if asked.hint else None
+            only = measure_columns(lex, table)
+            column = column or (only[0] if len(only) == 1 else None)
+            if column is None:
+                raise Decline(f"it could not tell which number of {name_words(table)} to {asked.func}")
+            ref = Ref(table, column)
+        return Measure(func, ref.table, ref.column, words=asked.hint)  # type: ignore[arg-type]
+    if s.kind == "table" and asked.func in ("max", "min") and asked.hint:
+        raise Decline(f"'{asked.hint} {words}' names rows, not a figure", [words])  # 'the longest track'
+    if s.kind == "table":  # 'total payments': the payments' amount; 'revenue': its payment's amount
+        ref = amount_of(lex, s.table)
+        if ref is None:
+            raise Decline(f"it could not tell which number of {name_words(s.table)} to {asked.func}", [words])
+        q.tables += [s.table, ref.table]
+        return Measure(func, ref.table, ref.column, words=words)  # type: ignore[arg-type]
+    ref = Ref(s.table, s.column or "")
+    kind = column_kind(lex, ref.table, ref.column)
+    if asked.hint and asked.func in ("max", "min") and kind == "text":
+        raise Decline(f"'{asked.hint} {words}' ranks rows, it is no figure", [words])  # 'most expensive item'
+    if asked.hint in ("oldest", "youngest") and kind in NUMERIC:
+        func = "MAX" if asked.hint == "oldest" else "MIN"  # 'the age of the oldest student'
+    if kind not in NUMERIC and not (func in ("MIN", "MAX") and kind in (*TEMPORAL, "text")):
+        raise Decline(f"it could not {asked.func} {name_words(ref.column)}, which is not a number", [words])
+    if func in ("SUM", "AVG") and (is_key(lex, ref) or pointed_at(lex, ref) is not None):
+        raise Decline(f"it would add up {ref.column}, which identifies rows", [words])
+    q.tables.append(ref.table)
+    return Measure(func, ref.table, ref.column, words=words)  # type: ignore[arg-type]
+
+
+def amount_of(lex: Lexicon, table: str) -> Ref | None:
+    """The amount a row of `table` stands for: its money column or its only number; else the money
+    of the one row it belongs to (an income line's payment amount), or of the one table of its
+    parts named after it (a payment's payment_amount)."""
+    column = money_column(lex, table)
+    only = measure_columns(lex, table)
+    column = column or (only[0] if len(only) == 1 else None)
+    if column is not None:
+        return Ref(table, column)
+    if only:
+        return None
+    parts_ = [
+        Ref(t, c)
+        for t in _below(lex, table, 1)
+        if name_words(table) in name_words(t) and (c := money_column(lex, t))
+    ]
+    if len(parts_) == 1:
+        return parts_[0]
+    for level in parent_levels(lex, table):
+        found = [Ref(t, c) for t in level if (c := money_column(lex, t))]
+        return found[0] if len(found) == 1 else None
+    return None
+
+
+def _below(lex: Lexicon, table: str, depth: int = 2) -> list[str]:
+    """The tables whose rows belong to a row of `table`, `depth` hops down (payment, then its amounts)."""
+    found: list[str] = []
+    frontier = [table.lower()]
+    for _ in range(depth):
+        frontier = [
+            e.table
+            for e in lex.db.graph.edges
+            if e.ref_table.lower() in frontier and e.ref_unique and e.table.lower() != table.lower()
+        ]
+        found += [t for t in frontier if t not in found]
+        frontier = [t.lower() for t in frontier]
+    return found
+
+
+def _says_table(hint: str, table: str) -> bool:
+    """A word of the hint implies a word of the table's name ('paid' → payment_amount)."""
+    words = {c for w in hint.split() for c in WORDS.implied.get(w, ())}
+    return bool(words & set(name_words(table).split()))
+
+
+def _count_column(lex: Lexicon, ref: Ref, asked: Asked, words: str) -> Measure:
+    """'how many different majors': the different values; 'how many points' where points is a
+    number of each row: their total."""
+    if asked.distinct:
+        return Measure("COUNT", ref.table, ref.column, distinct=True, words=words)
+    kind = column_kind(lex, ref.table, ref.column)
+    asked_total = asked.hint in ("how many", "total number of", "how mnay")
+    plain = kind in NUMERIC and not is_key(lex, ref) and pointed_at(lex, ref) is None
+    if plain and set(split_identifier(ref.column)) & WORDS.sets["counts"]:
+        return Measure("SUM", ref.table, ref.column, words=words)  # 'number of citations': citation_num
+    if (
+        asked_total
+        and kind in NUMERIC
+        and not is_key(lex, ref)
+        and pointed_at(lex, ref) is None
+        and words.lower().endswith("s")
+    ):
+        return Measure("SUM", ref.table, ref.column, words=words)  # 'how many points': their total
+    raise Decline(f"it could not tell whether 'how many {words}' counts rows or different {words}", [words])
+
+
+# -- periods -------------------------------------------------------------------------------------
+
+
+def span(value: Value, today: dt.date) -> tuple[dt.date | None, dt.date | None]:
+    """[start, end) of a time value; a period counts back from `today` ('last 30 days': no end)."""
+    fixed = days(value)
+    if fixed is not None:
+        return fixed
+    if value.kind != "period":
+        return None, None
+    unit, offset, length = value.value
+    if length == 0:
+        return _shift(today, unit, offset), None
+    start = _shift(_unit_start(today, unit), unit, offset)
+    return start, _shift(start, unit, length)
+
+
+def _shift(d: dt.date, unit: str, n: int) -> dt.date:
+    steps = {"day": relativedelta(days=n), "week": relativedelta(weeks=n), "month": relativedelta(months=n)}
+    return d + steps.get(unit, relativedelta(months=3 * n) if unit == "quarter" else relativedelta(years=n))
+
+
+def _unit_start(d: dt.date, unit: str) -> dt.date:
+    if unit == "week":
+        return d - dt.timedelta(days=d.weekday())
+    if unit == "month":
+        return d.replace(day=1)
+    if unit == "quarter":
+        return dt.date(d.year, 3 * ((d.month - 1) // 3) + 1, 1)
+    return dt.date(d.year, 1, 1) if unit == "year" else d
+
+
+def _date_column(b: _Binder, q: _Query, words: str, named: list[Sense], year: bool) -> Ref:
+    """The date a period restricts: the one named, the one a time bucket groups by, a year column
+    of the fact for a year, else the fact's own date (or its parent's), the words picking one of
+    several — never a guess."""
+    lex = b.lex
+    dated = [s for s in named if s.kind == "column" and s.column]
+    if dated:
+        return Ref(dated[0].table, dated[0].column or "")
+    buckets = [g for g in q.groups if g.bucket and g.column]
+    if buckets:
+        return buckets[0].raw
+    tables = [t for t in [_fact(q), *(s.table for s in named), q.target] if t]
+    for table in dict.fromkeys(tables):
+        t = lex.table(table)
+        if t is None:
+            continue
+        years = [
+            c.name
+            for c in t.columns
+            if c.kind in NUMERIC and c.name.lower() in ("year", "yr", f"{table.lower()}_year")
+        ]
+        if year and len(years) == 1:
+            return Ref(table, years[0])
+        try:
+            return _fact_date(b, table, words)
+        except Decline:
+            continue
+    raise Decline(f"it found no date to compare with '{words}'", [words])
+
+
+def _own_dates(lex: Lexicon, table: str) -> list[Ref]:
+    t = lex.table(table)
+    return (
+        [Ref(t.name, c.name) for c in t.columns if column_kind(lex, t.name, c.name) in TEMPORAL] if t else []
+    )
+
+
+def _pick_date(b: _Binder, dates: list[Ref], words: str) -> Ref:
+    """One of several dates: the only one, the one the person chose before, or the one the
+    question's other words name ('signed up' → signup_date)."""
+    if len(dates) == 1:
+        return dates[0]
+    for r in b.pinned:
+        hit = next((d for d in dates if (d.table, d.column) == (r.table, r.column)), None)
+        if hit is not None and fold(r.words) == fold(words):
+            return hit
+    said = [t.low for t in b.reading.tokens]
+    verbs = [p.text for p in (b.reading.tree.verbs if b.reading.tree else ())]
+    spelled = [
+        d
+        for d in dates
+        if any(
+            s.kind == "column" and (s.table, s.column) == (d.table, d.column) and s.score >= 0.8
+            for v in verbs
+            for s in b.lex.schema(v)
+        )
+    ]
+    if len(spelled) == 1:  # 'signed up' → signup_date (its synonym 'sign-up date')
+        return spelled[0]
+    if set(said) & WORDS.sets["recent"]:  # 'new clients': by the date they began
+        began = [d for d in dates if set(split_identifier(d.column)) & WORDS.sets["starts"]]
+        if len(began) == 1:
+            return began[0]
+    named_by = [d for d in dates if any(names_date(w, d) for w in said)]
+    if len(named_by) == 1:
+        b.notes.append(f"the date is {named_by[0].table} {name_words(named_by[0].column)}")
+        return named_by[0]
+    scores = sorted(
+        (
+            (
+                max(
+                    (similarity(w, fold(d.column.replace("_", " "))) for w in said if len(w) > 3), default=0.0
+                ),
+                d,
+            )
+            for d in dates
+        ),
+        key=lambda x: -x[0],
+    )
+    if scores[0][0] >= 0.6 and scores[0][0] - scores[1][0] >= 0.2:
+        b.notes.append(f"the date is {scores[0][1].table} {name_words(scores[0][1].column)}")
+        return scores[0][1]
+    from core.keyword.plan import AmbiguousDate
+
+    raise AmbiguousDate(words, dates)
+
+
+def _window(b: _Binder, q: _Query, w: Window, named: list[Sense]) -> None:
+    lex = b.lex
+    years = w.value.kind == "year" and (w.upper is None or w.upper.kind == "year")
+    ref = _date_column(b, q, w.value.text, named, years)
+    q.periods.append((ref, w.value))
+    words = f"{w.prep} {w.value.text}" + (f" and {w.upper.text}" if w.upper else "")
+    q.tables.append(ref.table)
+    if column_kind(lex, ref.table, ref.column) in NUMERIC:
+        if not years:
+            raise Decline(
+                f"it could not compare '{w.value.text}' with the number {ref.column}", [w.value.text]
+            )
+        ops = {"in": ("=",), "before": ("<",), "after": (">",), "between": (">=", "<="), "on": ("=",)}
+        vals = (w.value.value, w.upper.value if w.upper else None)
+        q.filters += [Filter(ref, op, v, words) for op, v in zip(ops.get(w.prep, ("=",)), vals, strict=False)]  # type: ignore[arg-type]
+        dated = _own_dates(lex, ref.table)
+        if len(dated) == 1 and dated[0] not in q.compared:  # rows of a season, listed with their date
+            q.compared.append(dated[0])
+        return
+    lo, hi = span(w.value, b.today)
+    if w.upper is not None:
+        hi = span(w.upper, b.today)[1]
+    if lo is None and hi is None:
+        raise Decline(f"it could not tell which year '{w.value.text}' is in", [w.value.text])
+    if w.prep == "before":
+        lo, hi = None, lo
+    elif w.prep == "after":
+        lo, hi = hi if w.value.kind != "period" else lo, None
+    q.filters.append(Filter(ref, "range", (lo, hi), words))
+    if ref not in q.compared:  # listed rows of a period differ in their dates
+        q.compared.append(ref)
+
+
+# -- order and output ----------------------------------------------------------------------------
+
+TEMPORAL_HINTS = {
+    "earliest": False,
+    "first": False,
+    "oldest": False,
+    "latest": True,
+    "newest": True,
+    "most recent": True,
+    "last": True,
+}
+
+
+def _order(
+    b: _Binder, q: _Query, tree: Question, slots: _Slots, measures: dict[int, list[Sense]], of: object
+) -> None:
+    lex = b.lex
+    order = tree.order
+    assert order is not None
+    target = q.target or (q.measures[0].table if q.measures else None)
+    q.limit = tree.limit or None
+    if target is None and q.groups and isinstance(order.key, Phrase):  # 'which month had the most payments'
+        s = [of(m) for m in slots.order][-1]  # type: ignore[operator]
+        m = (
+            Measure("COUNT", s.table, words=order.key.text)
+            if s.kind == "table"
+            else ranking_measure(Ref(s.table, s.column or ""), order.key.text)
+        )
+        q.ties, q.target = order.ties, s.table
+        q.order.append(OrderKey(m, order.desc, order.key.text))
+        q.measures.append(m)
+        q.tables.append(s.table)
+        return
+    if target is None:
+        raise Decline("it could not tell what is ranked")
+    q.ties = order.ties
+    key = order.key
+    if tree.ask == "measure" and not (isinstance(key, Phrase) and q.groups):
+        return  # 'the age of the oldest student': the measure is the answer
+    if key is None and order.hint in ("alpha", "dir"):
+        q.sort = (order.hint, order.desc)  # 'ordered alphabetically': by what the answer shows
+        return
+    if isinstance(key, Asked):
+        if key.of is None and key.func != "count":
+            m = _measure(b, q, key, [], None)
+        else:
+            m = _measure(b, q, key, measures.get(id(key), []), None)
+        q.order.append(OrderKey(m, order.desc, key.of.text if key.of else key.hint))
+        q.measures.append(m)
+        return
+    if isinstance(key, Phrase):
+        said = [of(m) for m in slots.order]  # type: ignore[operator]
+        rows_only = all(b.reading.tokens[k].low in ROW_NOUNS for k in range(key.start, key.end))
+        if rows_only:  # 'the fewest members': the thing's own rows
+            m = Measure("COUNT", _row_table(q), words=key.text)
+        else:
+            s = said[-1]
+            if s.kind == "table" and s.table.lower() != target.lower():
+                spoken = {
+                    w
+                    for p in (key, *tree.verbs, *(w.subject for w in tree.windows if w.subject))
+                    if p
+                    for w in p.text.lower().split()
+                }
+                amount = amount_of(lex, s.table) if spoken & (MONEY_WORDS | MONEY_HINTS) else None
+                m = (
+                    Measure("SUM", amount.table, amount.column, words=key.text)
+                    if amount
+                    else Measure("COUNT", s.table, words=key.text)
+                )
+                q.tables += [s.table, *([amount.table] if amount else [])]
+            elif s.kind == "column":
+                ref = Ref(s.table, s.column or "")
+                if ref in q.groups:  # '… per region, ordered by the region name'
+                    q.order.append(OrderKey(ref, order.desc))
+                    return
+                if ref.table.lower() == target.lower() and not q.groups:
+                    _order_rows(q, ref, _direction(lex, ref, order))
+                    return
+                if column_kind(lex, ref.table, ref.column) not in NUMERIC:
+                    raise Decline(f"it could not rank {name_words(target)} by {key.text}", [key.text])
+                m = ranking_measure(ref, key.text)
+                q.tables.append(ref.table)
+            else:
+                raise Decline(f"it could not rank {name_words(target)} by {key.text}", [key.text])
+        q.order.append(OrderKey(m, order.desc, key.text))
+        q.measures.append(m)
+        return
+    ref = _implied_order(b, q, order)
+    if ref.table.lower() == target.lower():
+        _order_rows(q, ref, _direction(lex, ref, order))
+        return
+    m = ranking_measure(ref, order.hint)
+    if ref.column in (money_column(lex, ref.table) or "",):
+        m = Measure("SUM", ref.table, ref.column, words=order.hint)
+    q.tables.append(ref.table)
+    q.order.append(OrderKey(m, order.desc, order.hint))
+    q.measures.append(m)
+
+
+def _row_table(q: _Query) -> str:
+    assert q.target is not None
+    return q.target
+
+
+def _direction(lex: Lexicon, ref: Ref, order: Order) -> bool:
+    """Highest first when the words say so; in ages, the oldest have the lowest birth date."""
+    hint = order.hint.lower()
+    if (
+        hint.split()[:1]
+        and hint.split()[0] in ("oldest", "youngest")
+        and column_kind(lex, ref.table, ref.column) in NUMERIC
+    ):
+        return hint.startswith("oldest")
+    return order.desc
+
+
+def _order_rows(q: _Query, ref: Ref, desc: bool) -> None:
+    q.order.append(OrderKey(ref, desc))
+    if ref not in q.compared:
+        q.compared.append(ref)
+
+
+def _implied_order(b: _Binder, q: _Query, order: Order) -> Ref:
+    """What 'the shortest tracks', 'the oldest hosts', 'earn the most', 'spent the most' rank by."""
+    lex = b.lex
+    target = q.target
+    assert target is not None
+    hint = order.hint.lower()
+    if any(hint.startswith(w) for w in TEMPORAL_HINTS) and not _implied(lex, target, hint):
+        dates = _own_dates(lex, target)
+        if dates:
+            return _pick_date(b, dates, hint)
+    ref = _implied(lex, target, hint)
+    if ref is not None:
+        return ref
+    if set(hint.split()) & MONEY_HINTS:  # 'which customer spent the most': their invoices' totals
+        money = list(dict.fromkeys(r for t in _below(lex, target) if (r := amount_of(lex, t)) is not None))
+        named = [r for r in money if _says_table(hint, r.table)]  # 'paid' → payment_amount
+        if len(named or money) == 1:
+            return (named or money)[0]
+    raise Decline(f"it could not tell what '{order.hint}' ranks {name_words(target)} by", [order.hint])
+
+
+def _shown(lex: Lexicon, named: list[Sense], words: str = "") -> list[Ref]:
+    """The columns to show for a phrase: a column; a table by its name; a column that points at
+    another table's rows by that row's name ('the advisor of Linda Smith' is a person, not an id),
+    unless the words ask for the id."""
+    out: list[Ref] = []
+    for s in named:
+        pointed = pointed_at(lex, Ref(s.table, s.column or "")) if s.kind == "column" else None
+        if pointed is not None and not set(words.lower().split()) & ID_WORDS and named_rows(lex, pointed):
+            out += labels(lex, pointed)
+        elif s.kind == "column":
+            out.append(Ref(s.table, s.column or ""))
+        elif s.kind == "table":
+            out += [Ref(s.table, c) for c in label_columns(lex, s.table)]
+    return out
+
+
+FIRST_NAMES = ("firstname", "givenname", "fname", "forename")
+LAST_NAMES = ("lastname", "surname", "familyname", "lname")
+
+
+def labels(lex: Lexicon, table: str) -> list[Ref]:
+    """The columns that name a row of `table` for a person: a first and a last name, else its
+    name or title (core/keyword/columns.py `label_columns`)."""
+    t = lex.table(table)
+    if t is None:
+        return []
+    texts = [c.name for c in t.columns if c.kind == "text"]
+    single = table.lower().replace("_", "").rstrip("s")
+
+    def bare(name: str) -> str:
+        low = name.lower().replace("_", "")
+        return low[len(single) :] if low.startswith(single) and low != single else low
+
+    first = [c for c in texts if bare(c) in FIRST_NAMES]
+    last = [c for c in texts if bare(c) in LAST_NAMES]
+    if first and last:
+        return [Ref(t.name, first[0]), Ref(t.name, last[0])]
+    return [Ref(t.name, c) for c in label_columns(lex, table)]
+
+
+def named_rows(lex: Lexicon, table: str) -> bool:
+    return named(lex, table)
+
+
+def named(lex: Lexicon, table: str) -> bool:
+    """Rows of `table` have a name (not only a number that identifies them)."""
+    found = labels(lex, table)
+    key = [k.lower() for k in lex.key_of(table)]
+    if len(key) > 1 and [r.column.lower() for r in found] == key[:1]:
+        return False  # a classroom is its building and room number together
+    return bool(found) and all(
+        column_kind(lex, r.table, r.column) == "text" or not _id_name(r.column) for r in found
+    )
+
+
+def _id_name(column: str) -> bool:
+    low = column.lower()
+    return low == "id" or low.endswith(("_id", "id", "_no", "number", "_key"))
+
+
+def listed_columns(lex: Lexicon, table: str, everything: bool = False) -> list[Ref]:
+    """What shows a row of `table` to a person: its name; listing every row, also its other
+    unique names and codes (in the table's order). A row with no name is shown by its key (all of
+    it when it has several columns) and its other unique texts; listing every such row, by all its
+    columns but those that only point at other tables — never by its id alone."""
+    t = lex.table(table)
+    if t is None:
+        return []
+    unique = {u[0].lower() for u in t.unique if len(u) == 1}
+    codes = [c.name for c in t.columns if c.kind == "text" and c.name.lower() in unique]
+    if named(lex, table):
+        shown = {r.column.lower() for r in labels(lex, table)}
+        if everything:
+            shown |= {c.lower() for c in codes if re.search(r"(code|name|title)$", c.lower())}
+        return [Ref(t.name, c.name) for c in t.columns if c.name.lower() in shown]
+    key = list(lex.key_of(table))
+    if len(key) > 1 or (key and not _id_name(key[0])):
+        return [Ref(t.name, c) for c in key]
+    if everything:
+        pointers = {
+            c.lower() for e in lex.db.graph.edges if e.table.lower() == table.lower() for c in e.columns
+        }
+        return [Ref(t.name, c.name) for c in t.columns if c.name.lower() not in pointers]
+    return [Ref(t.name, c) for c in dict.fromkeys([*key, *codes])]
+
+
+def _output(b: _Binder, q: _Query, tree: Question, thing_column: Ref | None, shown: list[Ref]) -> None:
+    """Groups or projection, and the default order."""
+    lex = b.lex
+    target = q.target
+    aggregated = bool(q.measures)
+    if q.having and target is not None:
+        if tree.ask == "count" and not q.groups:  # 'how many clients have more than 10 payments'
+            q.groups = [
+                Ref(target, k) for k in (lex.key_of(target) or [r.column for r in labels(lex, target)])
+            ]
+            q.count_groups = name_words(target)
+            q.measures = []
+            return
+        if tree.ask == "list" and not q.groups:  # 'which clients have more than 20 payments'
+            _group_by_table(lex, q, target, name_words(target))
+            return
+    if tree.ask in ("count", "measure") or aggregated:
+        if not q.measures:
+            raise Decline("it names nothing to count or compute")
+        for m in q.measures:
+            if (
+                m.func == "AVG"
+                and target
+                and m.table.lower() != target.lower()
+                and not q.groups
+                and _pointer(lex, m.table, target)
+            ):
+                # 'the average rating of businesses': over every review, or of each business's average?
+                raise Decline(
+                    f"it could not tell whether the average is over {name_words(m.table)} rows or per {name_words(target)}"
+                )
+        if tree.ask == "rank" and tree.thing is not None:
+            if thing_column is not None:
+                q.groups.insert(0, thing_column)
+            elif target is not None and not any(r.table == target for r in q.groups):
+                _group_by_table(lex, q, target, name_words(target))
+        if q.groups and not q.order:
+            first = q.groups[0]
+            timely = bool(first.bucket) or column_kind(lex, first.table, first.column) in TEMPORAL
+            q.order.append(OrderKey(first, False) if timely else OrderKey(q.measures[0], True))
+        return
+    if q.ratio is not None:
+        q.measures = list(q.ratio)
+        return
+    if q.groups and target is not None and thing_column is None and not tree.shown:
+        q.measures = [Measure("COUNT", target, words=name_words(target))]  # 'clients per segment'
+        first = q.groups[0]
+        timely = bool(first.bucket) or column_kind(lex, first.table, first.column) in TEMPORAL
+        q.order.append(OrderKey(first, False) if timely else OrderKey(q.measures[0], True))
+        return
+    if q.groups:
+        raise Decline("it groups by something but names nothing to count or compute per group")
+    if target is None:
+        raise Decline("it names nothing to list")
+    if thing_column is not None:
+        q.projection = list(
+            dict.fromkeys([thing_column, *shown, *(o.key for o in q.order if isinstance(o.key, Ref))])
+        )
+        q.distinct = not is_key(lex, thing_column)
+        return
+    everything = not (q.filters or q.absent or q.order or shown)
+    if tree.shown and not tree.thing:
+        q.projection = shown
+    elif tree.only_shown:
+        # 'the names of the restaurants in Los Angeles with a rating over 4': what was asked, only
+        q.projection = list(
+            dict.fromkeys([*shown, *(r for r in q.compared if r in [o.key for o in q.order])])
+        )
+    else:
+        q.projection = list(dict.fromkeys([*listed_columns(lex, target, everything), *shown, *q.compared]))
+    children = {e.table.lower() for e in lex.db.graph.edges if e.ref_table.lower() == target.lower()}
+    used = [*q.tables, *(f.ref.table for f in q.filters)]
+    through = any(t.lower() in children for t in used)  # 'courses that have a final exam': each once
+    q.distinct = q.distinct or tree.distinct or through
+
+
+def _fact_date(b: _Binder, table: str, words: str) -> Ref:
+    """The date of a fact's rows: its own, else the row it belongs to (a payment line's payment)."""
+    dates = _own_dates(b.lex, table)
+    for level in parent_levels(b.lex, table) if not dates else ():
+        dates = [d for t in level for d in _own_dates(b.lex, t)]
+        if dates:
+            break
+    if not dates:
+        raise Decline(f"it found no date of {name_words(table)} to group by", [words])
+    return _pick_date(b, dates, words)
+
+
+def _finished(b: _Binder, q: _Query) -> Query:
+    lex = b.lex
+    groups = []
+    for g in q.groups:
+        if g.bucket and not g.column:  # 'per month': the fact's own date
+            fact = _fact(q)
+            if fact is None:
+                raise Decline(f"it groups by {g.bucket} but names nothing to count per {g.bucket}")
+            fact_table = lex.table(fact)
+            years = [
+                c.name
+                for c in (fact_table.columns if fact_table is not None else ())
+                if c.name.lower() == g.bucket and column_kind(lex, fact, c.name) not in TEMPORAL
+            ]
+            if years:
+                g = Ref(fact, years[0])
+            else:
+                date = _fact_date(b, fact, f"per {g.bucket}")
+                g = Ref(date.table, date.column, g.bucket)
+        groups.append(g)
+    refs = [*groups, *q.projection, *(f.ref for f in q.filters)]
+    tables = [
+        q.target or "",
+        *(m.table for m in q.measures),
+        *(r.table for r in refs),
+        *q.tables,
+        *(a.key.table for a in q.absent),
+    ]
+    tables = [t for t in dict.fromkeys(t for t in tables if t)]
+    order = [
+        OrderKey(groups[0], o.desc) if isinstance(o.key, Ref) and o.key.bucket and not o.key.column else o
+        for o in q.order
+    ]
+    return Query(
+        target=q.target,
+        measures=tuple(dict.fromkeys(q.measures)),
+        groups=tuple(dict.fromkeys(groups)),
+        projection=tuple(q.projection),
+        filters=tuple(q.filters),
+        order=tuple(order),
+        limit=q.limit,
+        distinct=q.distinct,
+        tables=tuple(tables),
+        names=frozen_map(q.names),
+        absent=tuple(q.absent),
+        ties=q.ties,
+        having=tuple(q.having),
+        count_groups=q.count_groups,
+    )

@@ -1,0 +1,1354 @@
+"""The grammar: a question's words → lexemes → the question tree (core/keyword/tree.py).
+
+Why a grammar: keyword mode answers with no LLM, so its reading must be right or it must stay
+silent. A reading built by walking the words and patching each phrasing as it turned up could not
+be reviewed, and each new branch could break another. Here the words come from the lexicon
+(lexicon.yaml) and the schema's own names; each lexeme has a category; and a small PEG over those
+categories — each rule a function whose docstring is its production — builds the tree or fails.
+A question the rules cannot place word for word is not read at all (the caller declines).
+
+    question  := front? LEAD* head modifier* END
+    head      := count | measure | top | best | listing
+    count     := COUNT DISTINCT? DET? NP                         'how many active hosts'
+    measure   := AGG DET? NP (OF DET? NP)?                       'average age of students'
+               | AGG OF DET? NP | SUPER NP(column)               'the total of all invoices'
+               | NP OF DET SUPER NP                              'the age of the oldest student'
+    top       := TOP NUMBER? DET? NP (BY key)?                   'top 5 clients by total cost'
+               | WH? NUMBER NP link? DET SUPER key?              'which 3 majors have the most students'
+               | DET? NUMBER SUPER NP (BY key)?                  'the 3 shortest tracks'
+               | DET? NUMBER NP WITH DET SUPER key               'the 3 hosts with the lowest memory'
+    best      := WH NP link? DET SUPER key?                      'which datacenter has the most hosts'
+               | (WH BE)? DET? SUPER NP                          'what is the longest track'
+    listing   := LIST? DET? (NP OF DET?)? NP                     'show me the names of all students'
+               | WH NP AUX NP VERB PREP?                         'which courses does Mingoz teach'
+    key       := AGG? NP | COUNT NP | SUPER? NP
+    modifier  := group | window | compare | absent | is | prep | verb | with | order | skip
+
+The schema is consulted only to read words that are a name ('Let There Be Rock', 'last name',
+'rank') and business definitions by their names; which table, column or value a phrase means is
+the binding pass's decision (core/keyword/bind.py).
+"""
+
+from __future__ import annotations
+
+import calendar
+import datetime as dt
+import itertools
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from typing import Literal, Protocol, cast
+
+from core.keyword.lexicon import WORDS
+from core.keyword.tree import Condition, Func, Group, Measure, Op, Order, Phrase, Question, Value, Window
+
+TokenKind = Literal["word", "number", "date", "quoted", "op", "punct"]
+
+
+@dataclass(frozen=True)
+class Token:
+    text: str  # as typed
+    low: str  # lower case, possessive "'s" dropped, a typo of a common word mended
+    start: int
+    end: int
+    kind: TokenKind
+
+
+# ---------------------------------------------------------------------------------------------
+# tokens
+
+_TOKEN = re.compile(
+    r"""
+    (?P<quoted>"[^"]{1,200}"|“[^”]{1,200}”|`[^`]{1,200}`|(?<![\w])'[^']{1,200}'(?![\w]))
+  | (?P<date>\d{4}-\d{1,2}-\d{1,2}(?:[ T]\d{1,2}:\d{2}(?::\d{2})?)?)
+  | (?P<code>(?=[\w\-./]*\d)(?=[\w\-./]*[A-Za-z])[A-Za-z0-9][\w\-./]*[A-Za-z0-9])
+  | (?P<number>[$€£]?\d{1,3}(?:,\d{3})+(?:\.\d+)?%?|[$€£]?\d+(?:\.\d+)?%?)
+  | (?P<op>{ops})
+  | (?P<word>[^\W\d_](?:[\w’'\-&]*[\w])?)
+  | (?P<punct>[^\s\w])
+    """.replace("{ops}", "|".join(re.escape(s) for s in sorted(WORDS.symbols, key=len, reverse=True))),
+    re.VERBOSE | re.UNICODE,
+)
+# the token kind of each group of _TOKEN: a code (a product code, 'A-12') reads as a word
+_KIND_OF_GROUP: dict[str, TokenKind] = {
+    "quoted": "quoted",
+    "date": "date",
+    "code": "word",
+    "number": "number",
+    "op": "op",
+    "word": "word",
+    "punct": "punct",
+}
+# "who've", "they're", "don't": two words each ('do not' is read as the negation it says)
+_CONTRACTION = re.compile(r"^([^\W\d_]+?)(n['’]t|['’]ve|['’]re|['’]ll|['’]d)$", re.IGNORECASE)
+_EXPANDED = {"n't": "not", "'ve": "have", "'re": "are", "'ll": "will", "'d": "would", "'s": "is"}
+_NEGATED_HEADS = {"ca": "can", "wo": "will", "sha": "shall"}  # can't, won't, shan't
+# "who's the author …", "what's the total …": 'is' after these; after a noun 's is possessive
+_IS_HEADS = re.compile(r"^(who|what|where|when|how|which|that|there|here|it)(['’]s)$", re.IGNORECASE)
+# the same typed without the apostrophe, as people do in chat ('whats the total', 'dont have')
+_BARE = re.compile(
+    r"^(?:(what|who|where|that|how)(s)|(do|does|did|is|are|was|were|have|has|had|ca|wo|could|would|should)(nt))$",
+    re.IGNORECASE,
+)
+
+
+def _contraction(text: str) -> tuple[str, str] | None:
+    """The head as typed and the word the tail stands for: "don't" and 'dont' → ('do', 'not'),
+    "what's" and 'whats' → ('what', 'is')."""
+    short = _CONTRACTION.match(text) or _IS_HEADS.match(text)
+    if short is not None:
+        return short.group(1), _EXPANDED[short.group(2).lower().replace("’", "'")]
+    bare = _BARE.match(text)
+    if bare is None:
+        return None
+    return (bare.group(1), "is") if bare.group(2) else (bare.group(3), "not")
+
+
+def tokenize(question: str) -> list[Token]:
+    """Words, numbers, ISO dates, quoted text, comparison signs and punctuation, with offsets."""
+    out: list[Token] = []
+    for m in _TOKEN.finditer(question):
+        kind = _KIND_OF_GROUP[m.lastgroup or "punct"]
+        text = m.group()
+        split = _contraction(text) if kind == "word" else None
+        if split is not None:
+            head, tail = split
+            low = _NEGATED_HEADS.get(head.lower(), head.lower()) if tail == "not" else head.lower()
+            out.append(Token(head, low, m.start(), m.start() + len(head), "word"))
+            out.append(Token(text[len(head) :], tail, m.start() + len(head), m.end(), "word"))
+            continue
+        if kind == "word" and "-" in text and not any(ch.isdigit() for ch in text):
+            # hyphenated words are read word by word ('highest-rated', 'round-trip')
+            pos = m.start()
+            for part in text.split("-"):
+                if part:
+                    out.append(Token(part, _low(part), pos, pos + len(part), "word"))
+                pos += len(part) + 1
+            continue
+        out.append(Token(text, _low(text) if kind == "word" else text.lower(), m.start(), m.end(), kind))
+    return out
+
+
+def _low(word: str) -> str:
+    """The word as the reader compares it: lower case, a possessive 's dropped, a typo of a
+    common word read as the word ('teh', 'hwo': lexicon.yaml `spellings`)."""
+    low = word.lower().replace("’", "'")
+    if low.endswith("'s"):
+        low = low[:-2]
+    low = low.rstrip("'")
+    return WORDS.spellings.get(low, low)
+
+
+def parse_number(text: str) -> float | None:
+    t = text.strip().lstrip("$€£").rstrip("%").replace(",", "")
+    try:
+        return float(t)
+    except ValueError:
+        return None
+
+
+# ---------------------------------------------------------------------------------------------
+# values: numbers, years, months, quarters, dates, periods, quoted text
+
+MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
+MONTHS.update({m.lower(): i for i, m in enumerate(calendar.month_abbr) if m})
+MONTHS["sept"] = 9
+QUARTERS = {"q1": 1, "q2": 2, "q3": 3, "q4": 4}
+ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
+_THOUSANDS = re.compile(r"(\d+(?:\.\d+)?)[kK]")
+_NOT_YEAR_AFTER = frozenset(["top", "first", "bottom", "last"])  # 'top 2000 clients'
+# a number said as a word is a number only where a number is expected ('top three', 'more than two')
+_NUMBER_BEFORE = frozenset(
+    ["top", "first", "bottom", "last", "which", "the", "than", "least", "most", "have"]
+)
+
+
+def values(tokens: Sequence[Token]) -> dict[int, Value]:
+    """The values of the question, by the token they start at."""
+    lows = [t.low for t in tokens]
+    found: dict[int, Value] = {}
+    i = 0
+    while i < len(tokens):
+        value = _value_at(tokens, lows, i, found)
+        if value is None:
+            i += 1
+            continue
+        if value.start < i:  # '2024 Q4': the year before is the quarter's
+            found.pop(value.start, None)
+        found[value.start] = value
+        i = value.end
+    return found
+
+
+def _text(tokens: Sequence[Token], start: int, end: int) -> str:
+    """The words as typed, spaces as in the question ('AC/DC', 'prod-london-1')."""
+    out = ""
+    for k in range(start, end):
+        gap = k > start and tokens[k].start > tokens[k - 1].end
+        out += (" " if gap else "") + tokens[k].text
+    return out
+
+
+def _value_at(tokens: Sequence[Token], lows: list[str], i: int, found: dict[int, Value]) -> Value | None:
+    t = tokens[i]
+    nxt = lows[i + 1] if i + 1 < len(lows) else ""
+    prev = lows[i - 1] if i > 0 else ""
+    if t.kind == "quoted":
+        return Value("quoted", t.text[1:-1].strip(), i, i + 1, t.text)
+    if t.kind == "date":
+        try:
+            return Value("date", dt.date.fromisoformat(t.text[:10]), i, i + 1, t.text)
+        except ValueError:
+            return None
+    if t.kind == "number":
+        number = parse_number(t.text)
+        if number is None:
+            return None
+        if t.text.isdigit() and len(t.text) == 4 and 1900 <= number <= 2100 and prev not in _NOT_YEAR_AFTER:
+            return Value("year", int(number), i, i + 1, t.text)
+        if prev == "-" and tokens[i - 1].end == t.start and (i < 2 or tokens[i - 2].kind != "word"):
+            return _number(-number, i - 1, i + 1, "-" + t.text)  # 'lat < -30'
+        if nxt == "k" and t.text[0] in "$€£" and tokens[i + 1].start == t.end:
+            number *= 1000
+            return _number(number, i, i + 2, _text(tokens, i, i + 2))
+        return _number(number, i, i + 1, t.text)
+    if t.kind != "word":
+        return None
+    thousands = _THOUSANDS.fullmatch(t.text)
+    if thousands is not None:
+        return _number(float(thousands.group(1)) * 1000, i, i + 1, t.text)
+    if lows[i] in MONTHS and (lows[i] != "may" or _year_at(tokens, i + 1) or prev in ("in", "of", "during")):
+        year = _year_at(tokens, i + 1)
+        end = i + 2 if year else i + 1
+        return Value("month", (year, MONTHS[lows[i]]), i, end, _text(tokens, i, end))
+    if lows[i] in QUARTERS or (lows[i] in ORDINALS and nxt == "quarter"):
+        return _quarter(tokens, lows, i, found)
+    spelled = lows[i] in WORDS.numbers and (lows[i] != "one" or prev in ("top", "than", "least", "most"))
+    if spelled and (prev in _NUMBER_BEFORE or i == 0 or tokens[i - 1].kind == "op"):
+        return Value("number", WORDS.numbers[lows[i]], i, i + 1, t.text)
+    return _period(tokens, lows, i)
+
+
+def _number(number: float, start: int, end: int, text: str) -> Value:
+    return Value("number", int(number) if number.is_integer() else number, start, end, text)
+
+
+def _year_at(tokens: Sequence[Token], i: int) -> int | None:
+    if i < len(tokens) and tokens[i].text.isdigit() and len(tokens[i].text) == 4:
+        return int(tokens[i].text)
+    return None
+
+
+def _quarter(tokens: Sequence[Token], lows: list[str], i: int, found: dict[int, Value]) -> Value:
+    """'Q1 2023', 'Q3 of 2024', 'the first quarter of 2023', '2023 Q4'."""
+    q = QUARTERS.get(lows[i]) or ORDINALS[lows[i]]
+    start, end = i, i + 1 if lows[i] in QUARTERS else i + 2
+    after = end + 1 if end < len(lows) and lows[end] in ("of", "in") else end
+    year = _year_at(tokens, after)
+    if year is not None:
+        end = after + 1
+    else:
+        before = next((v for v in found.values() if v.end == i and v.kind == "year"), None)
+        if before is not None:
+            year, start = before.value, before.start
+    return Value("quarter", (year, q), start, end, _text(tokens, start, end))
+
+
+def _period(tokens: Sequence[Token], lows: list[str], i: int) -> Value | None:
+    """'last 30 days', 'past 2 years', 'this month', 'last year', 'today', 'year to date'."""
+    for n in (3, 2, 1):
+        kind, arg = WORDS.cues.get(tuple(lows[i : i + n]), ("", ""))
+        if kind == "relative":
+            break
+    else:
+        return None
+    if arg == "today":
+        return Value("period", ("day", 0 if lows[i] == "today" else -1, 1), i, i + n, _text(tokens, i, i + n))
+    if arg == "ytd":
+        return Value("period", ("year", 0, 0), i, i + n, _text(tokens, i, i + n))
+    j, count = i + n, 1
+    if j < len(tokens) and tokens[j].kind == "number" and tokens[j].text.isdigit():
+        j, count = j + 1, int(tokens[j].text)
+    elif j < len(lows) and lows[j] in WORDS.numbers:
+        j, count = j + 1, WORDS.numbers[lows[j]]
+    if j >= len(lows) or lows[j] not in WORDS.time_units:
+        return None
+    unit = WORDS.time_units[lows[j]]
+    if arg == "this":
+        period = (unit, 0, 1)
+    elif j == i + n:
+        period = (unit, -1, 1)  # 'last year': the calendar unit before this one
+    else:
+        period = (unit, -count, 0)  # 'last 30 days': up to today
+    return Value("period", period, i, j + 1, _text(tokens, i, j + 1))
+
+
+# ---------------------------------------------------------------------------------------------
+# lexemes: every token placed in a category
+
+
+class Names(Protocol):
+    """What the lexer asks of the schema (and of the business definitions in force)."""
+
+    def spells(self, words: str) -> bool:
+        """The words are, word for word, a table's or column's name or synonym, or a stored value."""
+        ...
+
+    def defined(self, words: str) -> str:
+        """The ref of the metric, named filter or entity called so ('' if none)."""
+        ...
+
+
+class NoNames:
+    """A schema with no names: the grammar on the lexicon alone (tests, and the verified reader's
+    first pass)."""
+
+    def spells(self, words: str) -> bool:
+        return False
+
+    def defined(self, words: str) -> str:
+        return ""
+
+
+@dataclass(frozen=True)
+class Lex:
+    """One lexeme: a cue kind of the lexicon ('count', 'cmp', 'det', …) or 'value', 'np' (content
+    words), 'def' (a business definition), 'unit' (a time unit), 'munit' (a unit of a number),
+    'verb' (a relation verb), 'stop' or 'punct'."""
+
+    cat: str
+    arg: str
+    start: int
+    end: int
+    text: str
+    value: Value | None = None
+
+    @property
+    def phrase(self) -> Phrase:
+        return Phrase(self.start, self.end, self.text)
+
+
+MAX_PHRASE = max(len(k) for k in WORDS.cues)
+MAX_NAME = 5  # words a name spelled with function words may have ('Let There Be Rock')
+_NAME_KINDS = frozenset(["order", "agg", "count", "super", "relative", "top", "by", "text", "filler"])
+
+
+def lexemes(tokens: Sequence[Token], names: Names) -> Iterator[list[Lex]]:
+    """The readings of the tokens as lexemes, the lexicon's first: then, one at a time and in
+    pairs, cue words that the schema spells as a name ('rank', 'last name') read as that name."""
+    found = values(tokens)
+    first = _lex(tokens, found, names, frozenset())
+    yield first
+    flexible = [lx for lx in first if lx.cat in _NAME_KINDS and _spelled(tokens, lx, names)]
+    for n in (1, 2):
+        for chosen in itertools.combinations(flexible, n):
+            yield _lex(tokens, found, names, frozenset(lx.start for lx in chosen))
+
+
+def _spelled(tokens: Sequence[Token], lx: Lex, names: Names) -> bool:
+    """The cue's words, alone or with the content words next to them, spell a name."""
+    lows = [t.low for t in tokens]
+    for s in range(max(0, lx.start - 2), lx.start + 1):
+        for e in range(lx.end, min(len(tokens), lx.end + 3) + 1):
+            if names.spells(" ".join(lows[s:e])):
+                return True
+    return False
+
+
+def _lex(
+    tokens: Sequence[Token], found: dict[int, Value], names: Names, as_names: frozenset[int]
+) -> list[Lex]:
+    lows = [t.low for t in tokens]
+    out: list[Lex] = []
+    i = 0
+    while i < len(tokens):
+        got = _lex_at(tokens, lows, i, found, names, as_names)
+        if got.cat == "np" and out and out[-1].cat == "np" and tokens[i].kind == "word" and not out[-1].value:
+            prev = out.pop()  # adjacent content words are one phrase
+            got = Lex("np", "", prev.start, got.end, " ".join(t.text for t in tokens[prev.start : got.end]))
+        out.append(got)
+        i = got.end
+    return out
+
+
+def _lex_at(
+    tokens: Sequence[Token],
+    lows: list[str],
+    i: int,
+    found: dict[int, Value],
+    names: Names,
+    as_names: frozenset[int],
+) -> Lex:
+    t = tokens[i]
+    if i in found:
+        v = found[i]
+        if v.kind == "quoted":  # '"Machine Learning"': a name, as said; the binder looks it up
+            return Lex("np", "quoted", v.start, v.end, v.text, v)
+        return Lex("value", v.kind, v.start, v.end, v.text, v)
+    for n in range(min(MAX_NAME, len(tokens) - i), 0, -1):
+        words = " ".join(lows[i : i + n])
+        ref = names.defined(words) if all(x.kind == "word" for x in tokens[i : i + n]) else ""
+        if ref:
+            return Lex("def", ref, i, i + n, _text(tokens, i, i + n))
+    name = _name_at(tokens, lows, i, names, as_names)
+    if name is not None:
+        return name
+    if t.kind == "op":
+        return Lex("cmp", WORDS.symbols[t.text], i, i + 1, t.text)
+    for n in range(min(MAX_PHRASE, len(tokens) - i), 0, -1):
+        cue = WORDS.cues.get(tuple(lows[i : i + n]))
+        if cue is not None and all(x.kind in ("word", "punct") for x in tokens[i : i + n]):
+            return Lex(cue[0], cue[1], i, i + n, _text(tokens, i, i + n))
+    if t.kind == "punct":
+        return Lex("punct", t.text, i, i + 1, t.text)
+    for n in (3, 1):
+        bucket = WORDS.buckets.get(" ".join(lows[i : i + n]))
+        if bucket is not None:  # 'monthly', 'month-by-month'
+            return Lex("bucket", bucket, i, i + n, _text(tokens, i, i + n))
+    if lows[i] in WORDS.time_units:
+        return Lex("unit", WORDS.time_units[lows[i]], i, i + 1, t.text)
+    units = WORDS.sets["measure_units"]
+    if lows[i] in units and i > 0 and (i - 1 in found or lows[i - 1] == "in" or lows[i - 1] in units):
+        return Lex("munit", lows[i], i, i + 1, t.text)  # '1024 GB', '500 euros', 'in square km'
+    if lows[i] in WORDS.sets["relation_verbs"]:
+        return Lex("verb", lows[i], i, i + 1, t.text)
+    if lows[i] in WORDS.sets["stop"] and not names.spells(lows[i]):
+        return Lex("stop", lows[i], i, i + 1, t.text)
+    return Lex("np", "", i, i + 1, t.text)
+
+
+def _name_at(
+    tokens: Sequence[Token], lows: list[str], i: int, names: Names, as_names: frozenset[int]
+) -> Lex | None:
+    """Words that are a name though some are function or cue words: a stored value or a name
+    spelled with them ('Let There Be Rock', 'How to Get There'), or a cue word the reading takes
+    as the name it spells ('rank', 'last name')."""
+    for n in range(min(MAX_NAME, len(tokens) - i), 0, -1):
+        span = tokens[i : i + n]
+        if (
+            span[0].kind == "punct"
+            or span[-1].kind == "punct"
+            or any(x.kind == "punct" and x.text not in "&/.-'" for x in span[1:-1])
+        ):
+            continue  # a sign inside a name: 'AC/DC', 'R&D', 'Network & CDN', 'S.A.'
+        if any(x.kind not in ("word", "number", "punct") for x in span):
+            continue
+        text = _text(tokens, i, i + n)
+        inside = [k for k in range(i, i + n) if k in as_names]
+        signed = any(x.kind == "punct" for x in span)
+        capitalized = n > 1 and span[0].text[:1].isupper() and _has_function_word(lows[i : i + n])
+        if (inside or signed or capitalized) and names.spells(text.lower()):
+            return Lex("np", "name", i, i + n, text)
+    return None
+
+
+def _has_function_word(lows: Sequence[str]) -> bool:
+    return any(w in WORDS.sets["stop"] or tuple([w]) in WORDS.cues for w in lows)
+
+
+# ---------------------------------------------------------------------------------------------
+# the rules: lexemes → the tree (each returns what it read and where it stopped, or None)
+
+Step = tuple[Question, int]
+Rule = Callable[[Sequence[Lex], int, Question], Step | None]
+
+
+def _at(ls: Sequence[Lex], i: int, *cats: str) -> bool:
+    return i < len(ls) and ls[i].cat in cats
+
+
+def _is(ls: Sequence[Lex], i: int, cat: str, *args: str) -> bool:
+    return i < len(ls) and ls[i].cat == cat and (not args or ls[i].arg in args)
+
+
+def _skip(ls: Sequence[Lex], i: int, *cats: str) -> int:
+    while i < len(ls) and ls[i].cat in cats:
+        i += 1
+    return i
+
+
+def _np(ls: Sequence[Lex], i: int) -> tuple[Phrase, int] | None:
+    """DET? NP"""
+    j = _skip(ls, i, "det")
+    return (ls[j].phrase, j + 1) if _at(ls, j, "np") else None
+
+
+def _number_at(ls: Sequence[Lex], i: int) -> Value | None:
+    return ls[i].value if _is(ls, i, "value", "number") else None
+
+
+def parse(ls: Sequence[Lex]) -> Question | None:
+    """The tree of the first head rule after which every lexeme is placed, or None."""
+    found = trees(ls)
+    return found[0] if found else None
+
+
+def trees(ls: Sequence[Lex]) -> list[Question]:
+    """Every tree the head rules place every lexeme in, in the rules' order: the binding pass
+    takes the first one the schema can bind ('the latest payment date' is a figure, 'the
+    longest track' a ranking — the grammar alone cannot tell)."""
+    front, i = _front(ls, _skip(ls, 0, "filler", "punct"))
+    i = _skip(ls, i, "filler", "punct")
+    out: list[Question] = []
+    for head in HEADS:
+        got = head(ls, i if head in (_best, _listing, _when, _of_value) else _lead(ls, i))
+        if got is None:
+            continue
+        q, j = got
+        q = replace(q, windows=(*front.windows, *q.windows), groups=(*front.groups, *q.groups))
+        done = _modifiers(ls, j, q)
+        if done is not None and done not in out:
+            out.append(done)
+    return out
+
+
+def _lead(ls: Sequence[Lex], i: int) -> int:
+    """LIST* BE? DET? — 'show me', 'what is the', 'which are'"""
+    return _skip(ls, _skip(ls, _skip(ls, i, "list", "filler"), "be"), "det")
+
+
+def _front(ls: Sequence[Lex], i: int) -> tuple[Question, int]:
+    """'In 2025, how many …', 'For each nationality, show …': a period or a grouping said first,
+    before a comma."""
+    for rule in (_window, _group):
+        got = rule(ls, i, Question("list"))
+        if got is not None and _is(ls, got[1], "punct", ",", ":"):
+            return got[0], got[1] + 1
+    if _at(ls, i, "bucket"):  # 'monthly cost per CPU hour', 'month-by-month new client signups'
+        return Question("list", groups=(Group(unit=ls[i].arg),)), i + 1
+    return Question("list"), i
+
+
+def _count(ls: Sequence[Lex], i: int) -> Step | None:
+    """COUNT DISTINCT? DET? NP (OF DET? NP)? — 'how many active hosts', 'number of different
+    majors', 'the total number of points scored across all results'"""
+    if not _at(ls, i, "count"):
+        return None
+    j = _skip(ls, i + 1, "det")
+    distinct = _at(ls, j, "distinct")
+    got = _np(ls, j + distinct)
+    if got is None:
+        return None
+    counted, k = got
+    verbs = ls[k : _skip(ls, k, "verb")]
+    if _at(ls, k + len(verbs), "np", "det"):
+        verbs = []  # 'restaurants serve Italian food': the verb and its object say which rows
+    k += len(verbs)
+    thing = counted
+    if _at(ls, k, "of"):
+        owner = _np(ls, k + 1)
+        if owner is not None:
+            thing, k = owner
+    measure = Measure("count", counted, distinct=distinct, hint=ls[i].text.lower())
+    said = (Phrase(verbs[0].start, verbs[-1].end, " ".join(x.text for x in verbs)),) if verbs else ()
+    return Question("count", thing=thing, measures=(measure,), verbs=said), k
+
+
+def _measure(ls: Sequence[Lex], i: int) -> Step | None:
+    """AGG COUNT? DET? NP (OF DET? NP)? | AGG OF DET? NP | AGG AUX? VERB | NP OF DET SUPER NP"""
+    i = _skip(ls, i, "det")
+    funcs: list[Func] = []
+    while _at(ls, i, "agg") and _at(ls, i + 1, "and") and _at(ls, i + 2, "agg", "super"):
+        funcs.append(_func(ls[i]))  # 'the average and total capacity', 'max and min weeks'
+        i += 2
+    if funcs and _at(ls, i, "super"):
+        funcs.append(_func(ls[i]))
+        got = _np(ls, i + 1)
+        if got is None:
+            return None
+        column, j = got
+        owner = _np(ls, j + 1) if _at(ls, j, "of") else None
+        thing, j = owner if owner else (None, j)
+        return Question("measure", thing=thing, measures=tuple(Measure(f, column) for f in funcs)), j
+    if funcs:
+        rest = _measure(ls, i)
+        if rest is None or len(rest[0].measures) != 1:
+            return None
+        m = rest[0].measures[0]
+        return replace(rest[0], measures=(*(replace(m, func=f) for f in funcs), m)), rest[1]
+    if _at(ls, i, "np") and ls[i].text.endswith(("'s", "’s")) and _at(ls, i + 1, "agg"):
+        rest = _measure(ls, i + 1)  # "Helix Finance's total usage cost"
+        if rest is None:
+            return None
+        cond = Condition(None, "=", ls[i].phrase, prep="of")
+        return replace(rest[0], conditions=(cond, *rest[0].conditions)), rest[1]
+    if _at(ls, i, "agg"):
+        func = cast(Func, ls[i].arg.lower())
+        if _at(ls, i + 1, "of"):  # 'the total of all invoices': the table's own figure
+            got = _np(ls, i + 2)
+            if got is None:
+                return None
+            return Question("measure", thing=got[0], measures=(Measure(func),)), got[1]
+        j = _skip(ls, i + 1, "aux", "be", "filler")
+        who = _np(ls, j) if j > i + 1 and _at(ls, j, "np", "det") else None
+        conditions: tuple[Condition, ...] = ()
+        if who is not None and _at(ls, who[1], "verb"):  # 'how much did Glacier Payments spend'
+            conditions, j = (Condition(None, "=", who[0], prep="of"),), who[1]
+        if _at(ls, j, "verb"):  # 'how much did we sell', 'how much was paid', 'total spent'
+            k = _skip(ls, j, "verb")
+            hint = " ".join(x.text.lower() for x in ls[j:k])
+            thing = None
+            if (
+                _at(ls, k, "prep", "date_prep")
+                and ls[k].text.lower() in ("on", "for")
+                and _at(ls, k + 1, "np")
+            ):
+                thing, k = ls[k + 1].phrase, k + 2  # '… spend on usage'
+            return Question(
+                "measure", thing=thing, measures=(Measure(func, hint=hint),), conditions=conditions
+            ), k
+        got = _np(ls, _skip(ls, i + 1, "count"))  # 'the maximum number of CPU cores'
+        if got is None:
+            return None
+        column, j = got
+        thing = None
+        if _at(ls, j, "of", "date_prep") and (ls[j].cat == "of" or ls[j].arg == "on"):
+            owner = _np(ls, j + 1)  # 'of students', 'on a host'
+            if owner is not None:
+                thing, j = owner
+        return Question("measure", thing=thing, measures=(Measure(func, column),)), j
+    if _at(ls, i, "np") and _at(ls, i + 1, "of") and _at(ls, _skip(ls, i + 2, "det"), "super"):
+        k = _skip(ls, i + 2, "det")  # 'the age of the oldest student', 'the date of the earliest race'
+        owner = _np(ls, k + 1)
+        if owner is None:
+            return None
+        said = ls[k].text.lower()
+        extreme: Func = "max" if ls[k].arg == "desc" else "min"
+        measure = Measure(extreme, ls[i].phrase, hint=said)
+        return Question("measure", thing=owner[0], measures=(measure,)), owner[1]
+    return None
+
+
+def _func(x: Lex) -> Func:
+    """The aggregate of an 'agg' cue, or of a superlative said of a figure ('the youngest age')."""
+    if x.cat == "agg":
+        return cast(Func, x.arg.lower())
+    return "max" if x.arg == "desc" else "min"
+
+
+def _postfix(ls: Sequence[Lex], i: int) -> Step | None:
+    """NP (COUNT | AGG) — 'payment count for Q3 2025', 'usage cost total for clients in New York'"""
+    if not _at(ls, i, "np") or not _at(ls, i + 1, "count", "agg"):
+        return None
+    if ls[i + 1].text.lower() not in ("count", "counts", "total", "sum", "average", "avg"):
+        return None
+    if ls[i + 1].cat == "count":
+        return Question("count", thing=ls[i].phrase, measures=(Measure("count", ls[i].phrase),)), i + 2
+    return Question("measure", measures=(Measure(_func(ls[i + 1]), ls[i].phrase),)), i + 2
+
+
+def _share(ls: Sequence[Lex], i: int) -> Step | None:
+    """SHARE OF? DET? NP — 'what percentage of payments (failed)', 'what share of 2024 payments',
+    'proportion of payments that failed': the rows that meet what is said after, among those"""
+    if not _at(ls, i, "share"):
+        return None
+    j = _skip(ls, i + 1, "of", "det")
+    windows: tuple[Window, ...] = ()
+    value = ls[j].value if _at(ls, j, "value") else None
+    if value is not None and value.is_time:  # 'of 2024 payments'
+        windows, j = (Window(value),), j + 1
+    got = _np(ls, j)
+    if got is None:
+        return None
+    return Question("measure", thing=got[0], measures=(Measure("share"),), windows=windows), got[1]
+
+
+def _when(ls: Sequence[Lex], i: int) -> Step | None:
+    """WHEN AUX (GROUP | DET)? NP (PREP NP)? (LAST | FIRST)? VERB* DET? (LAST | FIRST)? NP — 'when did
+    Kestrel Fashion GmbH last make a payment': the latest date of those rows"""
+    if not (_is(ls, i, "stop", "when") and _at(ls, i + 1, "aux", "be")):
+        return None
+    j = i + 2
+    k = _skip(ls, j, "det")
+    if ls[i + 1].cat == "be" and (_is(ls, k, "relative", "last") or _is(ls, k, "top", "asc")):
+        got = _np(ls, k + 1)  # 'when was the last payment from Obsidian Biotech SE'
+        if got is None:
+            return None
+        func: Func = "max" if ls[k].cat == "relative" else "min"
+        q = Question("measure", thing=got[0], measures=(Measure(func, hint="date"),))
+        if _at(ls, got[1], "prep", "date_prep", "of") and _at(ls, got[1] + 1, "np"):
+            cond = Condition(None, "=", ls[got[1] + 1].phrase, prep=ls[got[1]].text.lower())
+            return replace(q, conditions=(cond,)), got[1] + 2
+        return q, got[1]
+    each = _at(ls, j, "group")
+    got = _np(ls, j + each)
+    if got is None:
+        return None
+    who, j = got
+    conditions: tuple[Condition, ...] = ()
+    if not each:
+        conditions = (Condition(None, "=", who, prep="of"),)
+    if _at(ls, j, "date_prep", "prep") and _at(ls, j + 1, "np"):  # 'a client in Berlin'
+        conditions, j = (*conditions, Condition(None, "=", ls[j + 1].phrase, prep=ls[j].text.lower())), j + 2
+    func = "max"
+    verb = None
+    for _ in range(2):
+        if _is(ls, j, "relative", "last") or _is(ls, j, "top", "asc"):
+            func, j = ("max" if ls[j].cat == "relative" else "min"), j + 1
+        if _at(ls, j, "verb") and verb is None:
+            verb = ls[j].phrase
+        j = _skip(ls, j, "verb", "have", "det")
+    got = _np(ls, j)
+    if got is None and verb is not None and _skip(ls, j, "punct") == len(ls):
+        got = (verb, j)  # 'when did Acme Logistics GmbH last pay': what paying makes
+    if got is None:
+        return None
+    groups = (Group(who),) if each else ()
+    measure = Measure(func, hint="date")
+    return Question("measure", thing=got[0], measures=(measure,), conditions=conditions, groups=groups), got[
+        1
+    ]
+
+
+def _extreme(ls: Sequence[Lex], i: int) -> Step | None:
+    """DET? SUPER NP ((OF | FOR | FROM) DET? NP)? — 'the latest payment date of Kestrel Fashion
+    GmbH', 'the most recent payment date for X': the figure (the binding pass declines it when the
+    words name rows, not a column)"""
+    i = _skip(ls, i, "det")
+    if not _at(ls, i, "super") or not _at(ls, i + 1, "np"):
+        return None
+    column, j = ls[i + 1].phrase, i + 2
+    conditions: tuple[Condition, ...] = ()
+    if _at(ls, j, "of", "prep", "date_prep") and _at(ls, _skip(ls, j + 1, "det"), "np"):
+        k = _skip(ls, j + 1, "det")
+        conditions, j = (Condition(None, "=", ls[k].phrase, prep=ls[j].text.lower()),), k + 1
+    measure = Measure(_func(ls[i]), column, hint=ls[i].text.lower())
+    return Question("measure", measures=(measure,), conditions=conditions), j
+
+
+def _key(ls: Sequence[Lex], i: int) -> tuple[Measure | Phrase, int] | None:
+    """AGG NP | COUNT NP | NP — what a ranking is by"""
+    if _at(ls, i, "agg"):
+        func = cast(Func, ls[i].arg.lower())
+        if _at(ls, i + 1, "verb"):  # 'by total spent'
+            return Measure(func, hint=ls[i + 1].text.lower()), i + 2
+        got = _np(ls, i + 1)
+        return (Measure(func, got[0]), got[1]) if got else None
+    if _at(ls, i, "count"):
+        got = _np(ls, _skip(ls, i + 1, "det"))
+        return (Measure("count", got[0]), got[1]) if got else None
+    return _np(ls, i)
+
+
+def _top(ls: Sequence[Lex], i: int) -> Step | None:
+    """TOP NUMBER? DET? NP (BY key | link? DET SUPER key)? | WH? NUMBER NP link? DET SUPER key? |
+    DET? NUMBER SUPER NP (BY key)? | DET? NUMBER NP WITH DET SUPER key"""
+    i = _skip(ls, i, "det")
+    if _at(ls, i, "top") and _at(ls, i + 1 + (_number_at(ls, i + 1) is not None), "super"):
+        n = _number_at(ls, i + 1)  # 'top 3 most valuable gifts'
+        k = i + 1 + (n is not None)
+        got = _np(ls, k + 1)
+        if got is None:
+            return None
+        order = Order(None, ls[k].arg == "desc", hint=ls[k].text.lower())
+        return Question("rank", thing=got[0], limit=n.value if n else 1, order=order), got[1]
+    if _at(ls, i, "top"):
+        n = _number_at(ls, i + 1)
+        got = _np(ls, i + 1 + (n is not None))
+        if got is None:
+            return None
+        thing, j = got
+        desc = ls[i].arg == "desc"
+        q = Question("rank", thing=thing, limit=n.value if n else 1)
+        if _at(ls, j, "by") or (_at(ls, j, "group") and ls[j].text.lower() == "by"):
+            key = _key(ls, _skip(ls, j + 1, "det"))
+            if key is None:
+                return None
+            return replace(q, order=Order(key[0], desc)), key[1]
+        ranked = _ranked(ls, j)  # 'the top 3 publications with the highest number of citations'
+        if ranked is not None:
+            return replace(q, order=ranked[0]), ranked[1]
+        return replace(q, order=Order(None, desc)), j
+    j = _skip(ls, i, "det")
+    n = _number_at(ls, j)
+    if n is None:
+        return None
+    j += 1
+    if _at(ls, j, "super"):  # 'the 3 shortest tracks', 'the 5 oldest hosts by commissioning date'
+        k = _skip(ls, j + 1, "verb")  # '3 earliest hired employees'
+        got = _np(ls, k)
+        if got is None:
+            return None
+        hint = " ".join(x.text.lower() for x in ls[j:k])
+        thing, k = got
+        order = Order(None, ls[j].arg == "desc", hint=hint)
+        if _at(ls, k, "by"):
+            key = _key(ls, _skip(ls, k + 1, "det"))
+            if key is None:
+                return None
+            order, k = replace(order, key=key[0]), key[1]
+        return Question("rank", thing=thing, limit=n.value, order=order), k
+    got = _np(ls, j)
+    if got is None:
+        return None
+    thing, k = got
+    ranked = _ranked(ls, k)
+    if ranked is None:
+        return None
+    order, k = ranked
+    return Question("rank", thing=thing, limit=n.value, order=order), k
+
+
+def _ranked(ls: Sequence[Lex], i: int) -> tuple[Order, int] | None:
+    """link? DET SUPER key? — '… have the most students', '… with the lowest phone numbers',
+    '… earn the most', '… have hosted the most races', '… are the smallest'"""
+    j = _skip(ls, i, "rel", "have", "with", "aux", "be", "verb")
+    hint = " ".join(x.text.lower() for x in ls[i:j] if x.cat == "verb")
+    j = _skip(ls, j, "prep", "date_prep")  # 'appears in the most films'
+    if j < len(ls) and ls[j].cat == "np" and ls[j].end - ls[j].start == 1 and _at(ls, j + 1, "det"):
+        hint, j = (hint + " " + ls[j].text.lower()).strip(), j + 1  # a verb the lexicon does not know
+        j = _skip(ls, j, "prep", "date_prep")
+    if not _at(ls, j, "det") or not _at(ls, j + 1, "super"):
+        return None
+    sup = ls[j + 1]
+    key = _key(ls, j + 2)
+    if key is None:
+        return Order(None, sup.arg == "desc", hint=(hint or sup.text).lower()), j + 2
+    return Order(key[0], sup.arg == "desc", hint=sup.text.lower()), key[1]
+
+
+def _best(ls: Sequence[Lex], i: int) -> Step | None:
+    """WH NP link? DET SUPER key? | (WH BE)? DET? SUPER NP — every row tied for first"""
+    if _at(ls, i, "list") and ls[i].arg == "wh":
+        if _at(ls, i + 1, "unit"):  # 'which month had the most payments', 'which year in 2025 …'
+            q = Question("rank", groups=(Group(unit=ls[i + 1].arg),))
+            j = i + 2
+            window = _window(ls, j, q)
+            q, j = window if window is not None else (q, j)
+            ranked = _ranked(ls, j)
+            if ranked is None:
+                return None
+            return replace(q, order=replace(ranked[0], ties=True)), ranked[1]
+        got = _np(ls, i + 1)
+        if got is not None:
+            ranked = _ranked(ls, got[1])
+            if ranked is not None:
+                return Question("rank", thing=got[0], order=replace(ranked[0], ties=True)), ranked[1]
+        i = _skip(ls, i + 1, "be")
+    j = _skip(ls, i, "det")
+    if _at(ls, j, "super"):
+        got = _np(ls, j + 1)
+        if got is not None:
+            order = Order(None, ls[j].arg == "desc", hint=ls[j].text.lower(), ties=True)
+            return Question("rank", thing=got[0], order=order), got[1]
+    return None
+
+
+Item = Phrase | Measure
+
+
+def _item(ls: Sequence[Lex], i: int) -> tuple[Item, int] | None:
+    """DET? (NAMES | NP | COUNT NP? | AGG NP? | REL AGG) — one thing to show"""
+    i = _skip(ls, i, "det", "rel")
+    if _at(ls, i, "names"):
+        return Phrase(ls[i].start, ls[i].end, "names"), i + 1
+    if _at(ls, i, "np"):
+        return ls[i].phrase, i + 1
+    if _at(ls, i, "count", "agg"):
+        func = cast(Func, "count" if ls[i].cat == "count" else ls[i].arg.lower())
+        got = _np(ls, i + 1)
+        return (Measure(func, got[0]), got[1]) if got else (Measure(func), i + 1)
+    return None
+
+
+def _items(ls: Sequence[Lex], i: int) -> tuple[list[Item], int]:
+    """item ((',' | AND | ', AND') item)* — 'the name, class, and rank', 'the count and the id'"""
+    found: list[Item] = []
+    got = _item(ls, i)
+    while got is not None:
+        found.append(got[0])
+        i = got[1]
+        j = _skip(ls, i, "punct") if _is(ls, i, "punct", ",") else i
+        j = j + 1 if _at(ls, j, "and") else j
+        if j == i:
+            break
+        got = _item(ls, j)
+    return found, i
+
+
+def _listing(ls: Sequence[Lex], i: int) -> Step | None:
+    """LIST? DET? items (OF DET? NP)? | WH NP (AUX | BE) NP VERB* PREP? | WH NP AUX FILLER* VERB+ |
+    WH NP BE (GROUP | DET) NP PREP?"""
+    wh = _is(ls, i, "list", "wh")
+    i = _skip(ls, i, "list", "be", "filler")
+    found, j = _items(ls, i)
+    if not found:
+        return None
+    if _at(ls, j, "of", "group") and (len(found) > 1 or ls[j].cat == "of"):
+        owner = _np(ls, j + 1)  # 'the names of all students', 'name and age of each member'
+        if owner is not None:
+            measures = tuple(x for x in found if isinstance(x, Measure))
+            if measures:
+                return Question("measure", thing=owner[0], measures=measures), owner[1]
+            return Question("list", thing=owner[0], shown=tuple(found), only_shown=True), owner[1]
+    if len(found) > 1:
+        measures = tuple(x for x in found if isinstance(x, Measure))
+        if measures:
+            return Question(
+                "measure", measures=measures, shown=tuple(x for x in found if isinstance(x, Phrase))
+            ), j
+        return None
+    first = found[0]
+    if not isinstance(first, Phrase) or first.text == "names":
+        return None
+    if not wh or not _at(ls, j, "aux", "be"):
+        return Question("list", thing=first), j
+    k = _skip(ls, j + 1, "filler")
+    if _at(ls, k, "verb") and ls[j].cat == "aux":  # 'what product lines do we sell'
+        return Question("list", thing=first, distinct=True), _skip(ls, k, "verb")
+    each = _at(ls, k, "group", "det")
+    other = _np(ls, k + each)
+    if other is None:
+        return Question("list", thing=first), j
+    end = _skip(ls, other[1], "verb", "prep", "date_prep")
+    if each and _at(ls, end - 1, "prep", "date_prep"):  # 'which city is each datacenter in'
+        return Question("list", thing=other[0], shown=(first,)), end
+    if end > other[1] or ls[j].cat == "aux":  # 'which courses does Mingoz teach', 'which films is X in'
+        return Question("list", thing=first, conditions=(Condition(None, "=", other[0], prep="by"),)), end
+    return Question("list", thing=first), j
+
+
+def _of_value(ls: Sequence[Lex], i: int) -> Step | None:
+    """LIST? DET? NP OF DET? NP — 'all pools of prod-ashburn-1': the rows of the first, the second
+    their value (tried after 'the names of all students')"""
+    i = _skip(ls, i, "list", "be", "filler", "det")
+    if not (_at(ls, i, "np") and _at(ls, i + 1, "of") and _at(ls, _skip(ls, i + 2, "det"), "np")):
+        return None
+    j = _skip(ls, i + 2, "det")
+    return Question(
+        "list", thing=ls[i].phrase, conditions=(Condition(None, "=", ls[j].phrase, prep="of"),)
+    ), j + 1
+
+
+HEADS: tuple[Callable[[Sequence[Lex], int], Step | None], ...] = (
+    _count,
+    _postfix,
+    _share,
+    _when,
+    _measure,
+    _top,
+    _best,
+    _extreme,
+    _listing,
+    _of_value,
+)
+
+
+# -- modifiers ----------------------------------------------------------------------------------
+
+
+def _modifiers(ls: Sequence[Lex], i: int, q: Question) -> Question | None:
+    """modifier* END: every lexeme after the head placed by a modifier rule, or None."""
+    while i < len(ls):
+        for rule in MODIFIERS:
+            got = rule(ls, i, q)
+            if got is not None and got[1] > i:
+                q, i = got
+                break
+        else:
+            return None
+    return q
+
+
+def _skipped(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
+    """FILLER | EXIST | PUNCT | VERB PREP? BACK — words that add nothing"""
+    if _at(ls, i, "filler", "exist", "punct") and ls[i].arg not in ("(",):
+        return q, i + 1
+    if _at(ls, i, "be", "aux") and _at(ls, i + 1, "exist"):  # 'do we have', 'have there been'
+        return q, i + 2
+    if _at(ls, i, "be") and _at(ls, i + 1, "group", "bucket"):  # 'are in each city'
+        return q, i + 1
+    if _is(ls, i, "date_prep", "in") and _at(ls, i + 1, "munit") and ls[i + 1].arg not in MONEY_UNITS:
+        return q, _skip(ls, i + 1, "munit")  # 'memory in GB': the unit only ('in euros' may pick a currency)
+    if _is(ls, i, "punct", "(") and _at(ls, i + 1, "super"):  # '(lowest latitude)'
+        return q, i + 1
+    j = _skip(ls, _skip(ls, i, "verb"), "with", "prep", "by")
+    if j > i and ls[i].cat == "verb" and j < len(ls) and ls[j].text.lower() in WORDS.sets["back"]:
+        return q, j + 1  # 'associated with them': a link back to what is already named
+    return None
+
+
+def _group(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
+    """(GROUP | BY) DET? (NP (OF NP)?)? UNIT? | BUCKET — 'per segment', 'per month', 'per signup
+    year', 'monthly', 'each type of food'"""
+    if _at(ls, i, "bucket"):
+        return replace(q, groups=(*q.groups, Group(unit=ls[i].arg))), i + 1
+    if not _at(ls, i, "group", "by"):
+        return None
+    groups: list[Group] = []
+    j = i
+    while True:
+        j = _skip(ls, j + 1, "det")
+        by = ls[j].phrase if _at(ls, j, "np") else None
+        j += by is not None
+        if by is not None and _at(ls, j, "of") and _at(ls, j + 1, "np"):  # 'each type of food'
+            by, j = Phrase(by.start, ls[j + 1].end, f"{by.text} of {ls[j + 1].text}"), j + 2
+        unit = ls[j].arg if _at(ls, j, "unit") else ""
+        j += bool(unit)
+        if by is None and not unit:
+            return None
+        groups.append(Group(by, unit))
+        if not (_at(ls, j, "and") and _at(ls, _skip(ls, j + 1, "det"), "np", "unit")):
+            break  # 'by rank and sex': both
+    return replace(q, groups=(*q.groups, *groups)), j
+
+
+def _window(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
+    """DATE_PREP? DET? TIME | BETWEEN TIME AND TIME | OF DET? TIME NP — 'in Q4 2024', 'since
+    2020', 'between 1960 and 1970', 'of the 2018 season', 'last 30 days'"""
+    prep, j = "in", i
+    if _at(ls, i, "date_prep"):
+        prep, j = ls[i].arg, i + 1
+    elif _is(ls, i, "prep") and ls[i].text.lower() in ("for", "within"):  # 'for 2024'
+        j = i + 1
+    elif _at(ls, i, "between"):
+        low, high = ls[i + 1 : i + 2], ls[i + 3 : i + 4]
+        if (
+            low
+            and high
+            and _at(ls, i + 2, "and")
+            and _is(ls, i + 1, "value", "year", "month", "date", "quarter")
+            and _is(ls, i + 3, "value", "year", "month", "date", "quarter")
+        ):
+            window = Window(low[0].value, "between", high[0].value)  # type: ignore[arg-type]
+            return replace(q, windows=(*q.windows, window)), i + 4
+        return None
+    elif _at(ls, i, "of"):
+        j = _skip(ls, i + 1, "det")
+        if _is(ls, j, "value", "year") and _at(ls, j + 1, "np"):
+            window = Window(ls[j].value, "in", subject=ls[j + 1].phrase)  # type: ignore[arg-type]
+            return replace(q, windows=(*q.windows, window)), j + 2
+        if _is(ls, j, "value", "year", "quarter", "month"):  # 'each month of 2024'
+            return replace(q, windows=(*q.windows, Window(ls[j].value))), j + 1  # type: ignore[arg-type]
+        return None
+    j = _skip(ls, j, "det")
+    if not _at(ls, j, "value") or ls[j].value is None or not ls[j].value.is_time:  # type: ignore[union-attr]
+        return None
+    return replace(q, windows=(*q.windows, Window(ls[j].value, prep))), j + 1  # type: ignore[arg-type]
+
+
+_LINKS = ("with", "have", "rel", "be", "aux", "list")
+
+
+def _compare(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
+    """LINK* DET? NP? (CMP NUMBER | BETWEEN NUMBER AND NUMBER) (MUNIT | UNIT | NP)? | NUMBER CMP
+    — 'with a salary over 115000', 'have age <= 17', 'are at least 19 years old', '5 or more'"""
+    j = _skip(ls, i, *_LINKS)
+    hint = ""
+    while _at(ls, j, "verb"):  # 'earning between …', 'scored more than …'
+        hint, j = ls[j].text.lower(), j + 1
+    j = _skip(ls, j, "det")
+    subject = None
+    if _at(ls, j, "np") and _at(ls, j + 1, "cmp", "between"):
+        subject, j = ls[j].phrase, j + 1
+    elif (
+        _at(ls, j, "np") and _at(ls, j + 1, "of") and _at(ls, j + 2, "cmp")
+    ):  # 'a rental duration of at least 7 days'
+        subject, j = ls[j].phrase, j + 2
+    op: Op
+    upper = None
+    if _at(ls, j, "cmp") and _number_at(ls, j + 1) is not None:
+        op, value, k = ls[j].arg, _number_at(ls, j + 1), j + 2  # type: ignore[assignment]
+        if (
+            ls[j].text.lower() not in ("=", "==", "!=", "<>", "≠", ">", "<", ">=", "<=", "≥", "≤")
+            and not hint
+        ):
+            hint = ls[j].text.lower()  # 'older than', 'longer than': the word implies the column
+    elif _at(ls, j, "between") and _number_at(ls, j + 1) and _at(ls, j + 2, "and") and _number_at(ls, j + 3):
+        op, value, upper, k = "between", _number_at(ls, j + 1), _number_at(ls, j + 3), j + 4
+    elif (
+        _number_at(ls, j) is not None
+        and _is(ls, j + 1, "cmp")
+        and ls[j + 1].text.lower().startswith(("or ", "+"))
+    ):
+        op, value, k = ls[j + 1].arg, _number_at(ls, j), j + 2  # type: ignore[assignment]
+    elif subject is None and hint and _number_at(ls, j) is not None and _at(ls, j + 1, "np"):
+        op, value, k = "=", _number_at(ls, j), j + 1  # 'worth 4 credits'
+    elif subject is not None and _is(ls, j, "cmp", "=", "!=") and _at(ls, j + 1, "np"):
+        cond = Condition(subject, cast(Op, ls[j].arg), ls[j + 1].phrase)  # 'rating != R'
+        return replace(q, conditions=(*q.conditions, cond)), j + 2
+    else:
+        return None
+    unit = ""
+    if _at(ls, k, "munit", "unit"):
+        unit, k = ls[k].text.lower(), k + 1
+        if _at(ls, k, "np") and ls[k].end - ls[k].start == 1 and ls[k].text.lower() in ("old", "long"):
+            unit, k = f"{unit} {ls[k].text.lower()}", k + 1  # 'years old', 'minutes long'
+        elif _at(ls, k, "of") and _at(ls, k + 1, "np"):  # 'GB of RAM'
+            subject, k = subject or ls[k + 1].phrase, k + 2
+    elif subject is None and _at(ls, k, "np"):  # 'between 32 and 48 cores', 'more than 25 points'
+        subject, k = ls[k].phrase, k + 1
+    cond = Condition(subject, op, value, upper, unit=unit, hint=hint)
+    return replace(q, conditions=(*q.conditions, cond)), k
+
+
+def _absent(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
+    """LINK* NEG(no | never | without | not) VERB? DET? NP — 'have no payments', 'without an email
+    address', 'have never hosted a race', 'do not take part in any activity', 'not been returned'"""
+    j = _skip(ls, i, "rel", "have", "aux", "list", "be")
+    if not _at(ls, j, "neg") or ls[j].arg == "except":
+        return None
+    k = _skip(ls, j + 1, "be", "have", "verb", "prep", "date_prep", "det")
+    if not _at(ls, k, "np"):
+        return None
+    plain_not = ls[j].text.lower() in ("not", "is not", "are not", "was not", "were not")
+    said_any = any(x.cat == "det" and x.text.lower() == "any" for x in ls[j + 1 : k])
+    if plain_not and (
+        k == j + 1 or (any(x.cat in ("prep", "date_prep") for x in ls[j + 1 : k]) and not said_any)
+    ):
+        return None  # 'not active', 'not from the USA': a value, read by _is and _prep
+    cond = Condition(
+        ls[k].phrase, "absent", hint=" ".join(x.text.lower() for x in ls[j + 1 : k] if x.cat == "verb")
+    )
+    return replace(q, conditions=(*q.conditions, cond)), k + 1
+
+
+def _is_value(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
+    """LINK* NEG? DET? NP — 'are churned', 'are not active', 'have the rank AsstProf', 'other than
+    Berlin', 'with city code PIT', 'whose major = 600' is _compare's"""
+    j = _skip(ls, i, "rel", "list", "be", "have", "with", "aux")
+    negated = _at(ls, j, "neg")
+    if negated and ls[j].arg == "without":
+        return None
+    j = _skip(ls, j + negated, "be", "det")
+    share = any(m.func == "share" for m in q.measures)  # 'what percentage of payments in 2026 failed'
+    if not _at(ls, j, "np") or (j == i and not negated and not share):
+        return None
+    op: Op = "!=" if negated else "="
+    cond = Condition(None, op, ls[j].phrase, prep=ls[i].text.lower())
+    return replace(q, conditions=(*q.conditions, cond)), j + 1
+
+
+def _prep(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
+    """LINK* VERB* NEG? (PREP | DATE_PREP | BY) DET? NP — 'in Berlin', 'live in Calgary', 'are from
+    Germany', 'by AC/DC', 'not from the USA', 'supported by Jane Peacock', 'play Football'"""
+    j = _skip(ls, i, "rel", "list", "be", "have", "aux")
+    negated = _at(ls, j, "neg") and ls[j].arg != "without"
+    j += negated
+    verbs = j
+    j = _skip(ls, j, "verb", "be")
+    words = [x for x in ls[verbs:j] if x.cat == "verb"]
+    j = _skip(ls, j, "neg")
+    prep = ""
+    if _at(ls, j, "prep", "date_prep", "by") or (words and _at(ls, j, "with")):
+        prep, j = ls[j].text.lower(), j + 1  # 'in Berlin', 'associated with the keyphrase …'
+    elif not words:
+        return None
+    got = _value_phrase(ls, j)
+    if got is None:
+        return None
+    said = " ".join([*(x.text.lower() for x in words), prep]).strip()
+    (subject, value), k = got
+    also: list[Phrase] = []
+    while _at(ls, k, "or") and isinstance(value, Phrase):  # 'from Aberdeen or from Denver'
+        other = _np(ls, _skip(ls, k + 1, "prep", "date_prep", "be"))
+        if other is None:
+            return None
+        also.append(other[0])
+        k = other[1]
+    cond = Condition(subject, "!=" if negated else "=", value, prep=said, also=tuple(also))
+    return replace(q, conditions=(*q.conditions, cond)), k
+
+
+def _value_phrase(ls: Sequence[Lex], i: int) -> tuple[tuple[Phrase | None, Phrase | Value], int] | None:
+    """DET? NP (OF DET? NP | NUMBER | NAMING? QUOTED)? — 'Berlin', 'the state of CA', 'store 2',
+    'the journal named "Nature"'"""
+    got = _np(ls, i)
+    if got is None:
+        return None
+    phrase, j = got
+    if _at(ls, j, "of") and _at(ls, _skip(ls, j + 1, "det"), "np"):  # 'the state of CA'
+        k = _skip(ls, j + 1, "det")
+        return (phrase, ls[k].phrase), k + 1
+    k = j + (_at(ls, j, "stop") and ls[j].text.lower() in WORDS.sets["naming"])
+    if _is(ls, k, "np", "quoted") and ls[j - 1].arg != "quoted":  # 'the journal (named) "Nature"'
+        return (phrase, ls[k].phrase), k + 1
+    number = _number_at(ls, j)
+    if number is not None:  # 'store 2'
+        return (phrase, number), j + 1
+    return (None, phrase), j
+
+
+def _with(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
+    """(WITH | AND | ALONG WITH) (THEIR | ITS) NP — 'with their titles': columns to show"""
+    if (
+        not _at(ls, i, "with", "and")
+        or not _is(ls, i + 1, "det")
+        or ls[i + 1].text.lower() not in ("their", "its")
+    ):
+        return None
+    if not _at(ls, i + 2, "np"):
+        return None
+    return replace(q, shown=(*q.shown, ls[i + 2].phrase)), i + 3
+
+
+def _order(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
+    """ORDER (DET RESULTS)? (BY)? DET? (key | UNIT) | ORDER? (DIR | ALPHA) — 'sorted by name', 'in
+    descending order', 'ordered alphabetically', 'order the results by the region name'. An order
+    said after a superlative lists every row in that order ('which lakes have the largest areas,
+    ordered from largest to smallest')."""
+    j = i + _at(ls, i, "order")
+    if _at(ls, j, "dir", "alpha"):
+        desc = ls[j].arg in ("desc", "old")
+        if q.order is None:
+            order = Order(None, desc, hint=ls[j].cat)
+        else:
+            order = replace(q.order, desc=desc, ties=q.order.ties and j == i and q.limit is None)
+        return replace(q, order=order), j + 1
+    if j == i:
+        return None
+    k = _skip(ls, j, "det")
+    if _at(ls, k, "stop") and _at(ls, k + 1, "by"):
+        j = k + 1  # 'order the results by …', 'sort them by …'
+    j = _skip(ls, j, "by", "det")
+    if _at(ls, j, "unit") and any(g.unit == ls[j].arg for g in q.groups):
+        return q, j + 1  # 'per month …, ordered by the month': time groups come in time order
+    key = _key(ls, j)
+    if key is None:
+        return None
+    return replace(q, order=Order(key[0], False)), key[1]
+
+
+def _owner(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
+    """AUX GROUP? DET? NP HAVE? — 'does each datacenter have' (one figure each), 'do students
+    have', 'did customer MARY SMITH (make)' (whose rows)"""
+    if not _at(ls, i, "aux"):
+        return None
+    each = _at(ls, i + 1, "group")
+    got = _np(ls, i + 1 + each)
+    if got is None:
+        return None
+    phrase, j = got
+    j = _skip(ls, j, "have")
+    if each:
+        return replace(q, groups=(*q.groups, Group(phrase))), j
+    return replace(q, conditions=(*q.conditions, Condition(None, "=", phrase, prep="of"))), j
+
+
+def _event(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
+    """(BE | HAVE)* VERB+ before a period, a grouping, a ranking or the end — 'were made in Q4
+    2024', 'signed up per month', 'took place in July 2016', 'ever held': the verb says the rows
+    happened; said before a period it names the date ('signed up' → the signup date)"""
+    j = _skip(ls, _skip(ls, i, "rel", "list"), "be", "have", "exist")
+    k = _skip(ls, j, "verb")
+    if k == j or (j > i and ls[i].cat == "list" and ls[i].arg != "wh"):
+        return None
+    verbs = Phrase(ls[j].start, ls[k - 1].end, " ".join(x.text for x in ls[j:k]))
+    nxt = _window(ls, k, q)
+    if nxt is not None:
+        window = replace(nxt[0].windows[-1], subject=verbs)
+        return replace(q, windows=(*q.windows, window)), nxt[1]
+    agent = _at(ls, k, "by") and not _at(ls, _skip(ls, k + 1, "det"), "unit")
+    if k == len(ls) or (_at(ls, k, "group", "by", "punct", "bucket", "between") and not agent):
+        return replace(q, verbs=(*q.verbs, verbs)), k  # 'taken by students' is whose, not a grouping
+    return None
+
+
+_ENDS = frozenset(["?", ".", "!", ";", ":", "-", "–", "—"])
+MONEY_UNITS = frozenset(
+    ["dollar", "dollars", "usd", "euro", "euros", "eur", "pound", "pounds", "cent", "cents"]
+)
+
+
+def _show(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
+    """END (LIST | FILLER)* BOTH? items — '…? just names', '… - show the country and the average',
+    '…: club id, club name and number of coaches': what to show, said after the question"""
+    if not (_at(ls, i, "punct") and ls[i].arg in _ENDS):
+        return None
+    j = _skip(ls, i + 1, "list", "filler", "punct")
+    j += _at(ls, j, "unsupported") and ls[j].text.lower() == "both"  # 'give both names and …'
+    found, k = _items(ls, j)
+    if not found or (k < len(ls) and not _at(ls, k, "punct")):
+        return None
+    return replace(q, shown=(*q.shown, *found)), k
+
+
+def _direction(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
+    """FROM DET? SUPER TO DET? SUPER NP? | DIR UNIT? TO DET? SUPER | SUPER NP FIRST — 'from
+    lightest to heaviest tonnage', 'from the most recent year to the oldest', 'highest profits first'"""
+    if _is(ls, i, "date_prep", "after") and _at(ls, _skip(ls, i + 1, "det"), "super"):
+        j = _skip(ls, i + 1, "det")
+        k = _skip(ls, j + 1, "prep", "det")
+        if _at(ls, k, "super") and k > j + 1:
+            key = ls[k + 1].phrase if _at(ls, k + 1, "np") else None
+            order = Order(key, ls[j].arg == "desc", hint=ls[j].text.lower())
+            return replace(q, order=order), k + 1 + (key is not None)
+    if (
+        _at(ls, i, "dir")
+        and _at(ls, i + 1, "unit", "np")
+        and _at(ls, i + 2, "prep")
+        and _at(ls, _skip(ls, i + 3, "det"), "super")
+    ):
+        key = ls[i + 1].phrase
+        return replace(q, order=Order(key, ls[i].arg in ("desc", "old"))), _skip(ls, i + 3, "det") + 1
+    if (
+        _at(ls, i, "super")
+        and _at(ls, i + 1, "np")
+        and _is(ls, i + 2, "top", "asc")
+        and ls[i + 2].text.lower() == "first"
+    ):
+        return replace(q, order=Order(ls[i + 1].phrase, ls[i].arg == "desc")), i + 3
+    return None
+
+
+def _and(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
+    """AND — between two modifiers ('in Berlin and active')"""
+    return (q, i + 1) if _at(ls, i, "and") and i + 1 < len(ls) else None
+
+
+MODIFIERS: tuple[Rule, ...] = (
+    _show,
+    _direction,
+    _skipped,
+    _group,
+    _window,
+    _event,
+    _owner,
+    _compare,
+    _absent,
+    _with,
+    _prep,
+    _is_value,
+    _order,
+    _and,
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# reading a question
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A question read: its tokens, the lexemes the trees were built from, and the trees the
+    grammar places every word in (none: the question is not read)."""
+
+    question: str
+    tokens: tuple[Token, ...]
+    lexemes: tuple[Lex, ...]
+    trees: tuple[Question, ...] = ()
+
+    @property
+    def tree(self) -> Question | None:
+        return self.trees[0] if self.trees else None
+
+    def with_tree(self, tree: Question) -> Reading:
+        return replace(self, trees=(tree,))
+
+
+def read(question: str, names: Names | None = None) -> Reading:
+    """The question's trees: those of the first reading of its words that the grammar places
+    whole, then those of the readings after it (a cue word taken as the name it spells: 'the
+    shortest minimum connect time'), for the binding pass to try when the first ones do not bind.
+    Every tree is over the same tokens, so one Reading carries them all."""
+    tokens = tuple(tokenize(question))
+    first: list[Lex] | None = None
+    placed: list[Lex] | None = None
+    found: list[Question] = []
+    for reading in lexemes(tokens, names or NoNames()):
+        first = first or reading
+        more = [t for t in trees(reading) if t not in found]
+        if more and placed is None:
+            placed = reading
+        found += more
+    return Reading(question, tokens, tuple(placed or first or ()), tuple(found))

@@ -1,0 +1,189 @@
+"""Keyword mode's binding pass on its own (core/keyword/bind.py): a question's tree on the demo
+schema → the query it asks for — which table, column or stored value each phrase means, with no
+SQL run — and what it declines, in the question's terms."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from core.keyword.bind import Bound, SchemaNames, bind
+from core.keyword.grammar import read
+from core.keyword.match import lexicon
+from core.keyword.plan import Decline, Filter, Measure, Ref
+from core.verified.match import facts
+
+TODAY = dt.date(2026, 6, 30)
+
+
+@pytest.fixture(scope="module")
+def lex(tmp_path_factory):
+    from core.database import Databases
+    from core.demo import ensure_demo
+    from core.settings import load_settings
+
+    var = tmp_path_factory.mktemp("bind-demo")
+    ensure_demo(var)
+    databases = Databases(load_settings(var_dir=str(var)))
+    yield lexicon(databases.get("demo"))
+    databases.close()
+
+
+def bound(lex, question: str) -> Bound:
+    reading = read(question, SchemaNames(lex))
+    assert reading.trees, question
+    first: Decline | None = None
+    for tree in reading.trees:  # as keyword mode does: the first tree the schema binds
+        try:
+            return bind(reading.with_tree(tree), lex, TODAY)
+        except Decline as d:
+            first = first or d
+    assert first is not None
+    raise first
+
+
+def test_a_value_said_before_a_thing_filters_it(lex):
+    q = bound(lex, "How many active hosts are there?").query
+    assert q.measures == (Measure("COUNT", "compute", words="active hosts"),)
+    assert q.filters == (Filter(Ref("compute", "status"), "=", "active", "active"),)
+
+
+def test_a_column_said_with_its_value_names_the_value_s_place(lex):
+    q = bound(lex, "How many clients are in the enterprise segment?").query
+    assert [(f.ref, f.value) for f in q.filters] == [(Ref("client", "segment"), "enterprise")]
+
+
+@pytest.mark.parametrize(
+    "question, op",
+    [
+        ("how many payments have an amount > 100", ">"),
+        ("payments with amount ≥ 100", ">="),
+        ("payments with amount != 100", "!="),
+    ],
+)
+def test_a_comparison_sign_is_never_dropped(lex, question, op):
+    q = bound(lex, question).query
+    assert [(f.ref, f.op, f.value) for f in q.filters] == [(Ref("payment_amount", "amount"), op, 100)]
+
+
+def test_listing_every_row_shows_what_names_it_never_its_id_alone(lex):
+    assert [r.column for r in bound(lex, "List all datacenters").query.projection] == ["code", "name"]
+    payments = bound(lex, "List all payments").query.projection
+    assert len(payments) > 1 and {"paid_on", "invoice_no"} <= {r.column for r in payments}
+
+
+def test_a_superlative_keeps_every_row_tied_for_first(lex):
+    q = bound(lex, "which datacenter has the most hosts").query
+    assert q.ties and q.limit is None
+    assert q.order[0].key == Measure("COUNT", "compute", words="hosts") and q.order[0].desc
+    assert Ref("datacenter", "name") in q.groups
+
+
+def test_a_ranking_by_payments_adds_up_their_amounts(lex):
+    q = bound(lex, "Top 5 clients by total payments").query
+    assert q.limit == 5 and q.order[0].key == Measure("SUM", "payment_amount", "amount", words="payments")
+    paid = bound(lex, "Which 10 clients paid the most in 2025?").query
+    assert paid.order[0].key.table == "payment_amount"  # type: ignore[union-attr]
+    assert any(f.ref == Ref("payment", "paid_on") for f in paid.filters)  # the payments' own date
+
+
+def test_the_words_pick_the_date_a_period_restricts(lex):
+    q = bound(lex, "How many clients signed up per month in 2024?").query
+    assert q.groups == (Ref("client", "signup_date", "month"),)
+    assert q.filters[0].ref == Ref("client", "signup_date")
+    assert bound(lex, "new clients per month, 2026").query.groups == (Ref("client", "signup_date", "month"),)
+
+
+def test_things_no_row_of_another_table_refers_to(lex):
+    q = bound(lex, "Which clients have no payments?").query
+    assert [(a.table, a.column) for a in q.absent] == [("payment", "client_id")]
+
+
+@pytest.mark.parametrize(
+    "question, reason",
+    [
+        ("How many unicorns are there?", "unicorns"),
+        ("Which clients have no payments in 2025?", "negation with a period"),
+        ("How many active clients are rated blue?", "blue"),
+    ],
+)
+def test_what_it_cannot_place_is_declined_with_the_words(lex, question, reason):
+    with pytest.raises(Decline) as info:
+        bound(lex, question)
+    assert reason in info.value.reason or reason in " ".join(info.value.words)
+
+
+def test_a_share_keeps_its_numerator_and_denominator_in_their_places(lex):
+    failed_by_card = facts(bound(lex, "What percentage of card payments failed in 2025?"))
+    card_of_failed = facts(bound(lex, "What percentage of failed payments in 2025 were made by card?"))
+    assert failed_by_card != card_of_failed  # the ratio turned round is another question
+    predicate = [f for f in failed_by_card if f.kind == "predicate"]
+    assert [(f.key[:2], f.value) for f in predicate] == [(("payment", "status"), "failed")]
+
+
+def test_a_figure_per_another_figure_is_a_ratio(lex):
+    b = bound(lex, "What was the usage cost per CPU hour each month in 2025?")
+    assert b.ratio == (
+        Measure("SUM", "usage", "cost"),
+        Measure("SUM", "usage", "cpu_hours", words="CPU hour"),
+    )
+    assert b.computable  # keyword mode does not compute it; the verified matcher reads it
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    """A small schema with the names the demo lacks: a 'count' column, a number-of column
+    ('citation_num'), a cue word inside a column name ('minimum_connect_time')."""
+    import sqlite3
+
+    from core.database import Database
+    from core.settings import DatabaseSettings
+
+    path = tmp_path_factory.mktemp("bind-tiny") / "tiny.sqlite"
+    with sqlite3.connect(path) as con:
+        con.executescript(
+            """
+            CREATE TABLE checkin (id INTEGER PRIMARY KEY, business_id TEXT, count INTEGER);
+            CREATE TABLE publication (pid INTEGER PRIMARY KEY, title TEXT, year INTEGER, citation_num INTEGER);
+            CREATE TABLE time_zone (time_zone_code TEXT, time_zone_name TEXT, hours_from_gmt INTEGER);
+            CREATE TABLE flight (flight_id INTEGER PRIMARY KEY, connections INTEGER);
+            CREATE TABLE airport (airport_code TEXT, airport_name TEXT, minimum_connect_time INTEGER);
+            INSERT INTO checkin VALUES (1, 'a', 3), (2, 'a', 4), (3, 'b', 1);
+            INSERT INTO publication VALUES (1, 'On Keys', 2020, 5), (2, 'On Joins', 2021, 9);
+            INSERT INTO time_zone VALUES ('PST', 'Pacific', -8);
+            INSERT INTO flight VALUES (1, 0);
+            INSERT INTO airport VALUES ('SFO', 'San Francisco', 30), ('OAK', 'Oakland', 20);
+            """
+        )
+    db = Database(name="tiny", config=DatabaseSettings(url=f"sqlite:///{path}"), var_dir=path.parent)
+    yield lexicon(db)
+    db.dispose()
+
+
+def test_a_cue_word_that_is_also_a_figure_of_the_rows_is_declined(tiny):
+    """'total count of check-ins' where check-ins carry a 'count' column: counting the rows and
+    adding up the column differ, so it declines and says which two it could not choose between."""
+    with pytest.raises(Decline) as info:
+        bound(tiny, "What is the total count of check-ins for each business id?")
+    assert "count column" in info.value.reason
+
+
+def test_the_number_of_things_a_column_holds_is_that_column(tiny):
+    q = bound(tiny, "What are the top 3 publications with the highest number of citations?").query
+    assert q.order[0].key == Measure("SUM", "publication", "citation_num", words="citations")
+    assert q.limit == 3
+
+
+def test_a_name_spelled_with_a_cue_word_is_read_as_that_name(tiny):
+    """'minimum connect time' is a column of airports: not MIN over 'connect' + 'time', which
+    would name two unrelated things (flight.connections, time_zone)."""
+    q = bound(tiny, "Which airports have the shortest minimum connect time?").query
+    assert [k.key for k in q.order] == [Ref("airport", "minimum_connect_time")]
+
+
+def test_an_order_said_with_no_key_sorts_by_what_is_shown(lex):
+    q = bound(lex, "What are the names of all clients, ordered alphabetically?").query
+    assert [(k.key, k.desc) for k in q.order] == [(Ref("client", "name"), False)]
+    q = bound(lex, "How many clients per segment? Order the results by the segment name.").query
+    assert [(k.key, k.desc) for k in q.order] == [(Ref("client", "segment"), False)]

@@ -1,0 +1,295 @@
+"""Keyword mode's grammar on its own (core/keyword/grammar.py): tokens, values and lexemes, and each
+rule of the grammar, text → tree, with no database (the lexicon alone; a fake schema where a rule
+reads a name spelled with cue or function words)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from core.keyword.grammar import Lex, lexemes, read, tokenize, values
+from core.keyword.tree import Condition, Group, Measure, Order, Phrase, Question, Value, Window, days
+
+
+def brief(tree: Question | None) -> str:
+    """A tree in one line: what is asked and each part, phrases by their words."""
+    if tree is None:
+        return "—"
+
+    def said(x: object) -> str:
+        if isinstance(x, Phrase):
+            return x.text
+        if isinstance(x, Value):
+            return x.text
+        if isinstance(x, Measure):
+            inner = said(x.of) if x.of else x.hint
+            return f"{x.func}({'distinct ' if x.distinct else ''}{inner})"
+        if isinstance(x, Condition):
+            value = (said(x.value) if x.value is not None else "") + (f"..{said(x.upper)}" if x.upper else "")
+            words = [said(x.subject) if x.subject else "", x.op, value]
+            return "[" + " ".join(w for w in words if w) + "]"
+        if isinstance(x, Window):
+            return f"<{x.prep} {said(x.value)}{'..' + said(x.upper) if x.upper else ''}>"
+        if isinstance(x, Group):
+            return f"per({said(x.by) if x.by else ''}{' ' + x.unit if x.unit else ''})".replace("( ", "(")
+        if isinstance(x, Order):
+            key = said(x.key) if x.key is not None else x.hint
+            return f"{'desc' if x.desc else 'asc'}({key}){'*' if x.ties else ''}"
+        return str(x)
+
+    parts = [tree.ask, said(tree.thing) if tree.thing else "-"]
+    parts += [said(m) for m in tree.measures]
+    parts += [f"show:{said(s)}" for s in tree.shown]
+    parts += [said(c) for c in tree.conditions]
+    parts += [said(w) for w in tree.windows]
+    parts += [said(g) for g in tree.groups]
+    if tree.order is not None:
+        parts.append(said(tree.order))
+    if tree.limit:
+        parts.append(f"limit {tree.limit}")
+    return " ".join(parts)
+
+
+def tree(question: str) -> str:
+    return brief(read(question).tree)
+
+
+# ---------------------------------------------------------------------------------------------
+# tokens, values, lexemes
+
+
+def test_contractions_signs_and_typos_are_read_as_said():
+    lows = [t.low for t in tokenize("Whats teh count of hosts that don't have memory ≥ 1024?")]
+    assert lows == [
+        "what",
+        "is",
+        "the",
+        "count",
+        "of",
+        "hosts",
+        "that",
+        "do",
+        "not",
+        "have",
+        "memory",
+        "≥",
+        "1024",
+        "?",
+    ]
+
+
+@pytest.mark.parametrize(
+    "question, kind, value",
+    [
+        ("payments in Q4 2024", "quarter", (2024, 4)),
+        ("payments in the fourth quarter of 2024", "quarter", (2024, 4)),
+        ("payments in 2024 Q4", "quarter", (2024, 4)),
+        ("payments in March 2025", "month", (2025, 3)),
+        ("payments in 2025", "year", 2025),
+        ("payments since 2025-03-01", "date", dt.date(2025, 3, 1)),
+        ("payments in the last 30 days", "period", ("day", -30, 0)),
+        ("payments last year", "period", ("year", -1, 1)),
+        ("circuits with lat < -30", "number", -30),
+        ("top three clients", "number", 3),
+    ],
+)
+def test_values_are_read_with_their_kind(question, kind, value):
+    found = [v for v in values(tokenize(question)).values() if v.kind == kind]
+    assert [v.value for v in found] == [value]
+
+
+def test_the_days_of_a_value():
+    q4 = Value("quarter", (2024, 4), 0, 2, "Q4 2024")
+    assert days(q4) == (dt.date(2024, 10, 1), dt.date(2025, 1, 1))
+    assert days(Value("month", (2025, 12), 0, 2, "December 2025")) == (
+        dt.date(2025, 12, 1),
+        dt.date(2026, 1, 1),
+    )
+
+
+class Names:
+    """A schema that spells 'rank', 'AC/DC' and 'Let There Be Rock' as names."""
+
+    def spells(self, words: str) -> bool:
+        return words.lower() in ("rank", "ac/dc", "let there be rock")
+
+    def defined(self, words: str) -> str:
+        return "total_loss" if words.lower() == "total loss" else ""
+
+
+def cats(question: str) -> list[str]:
+    first: list[Lex] = next(lexemes(tuple(tokenize(question)), Names()))
+    return [f"{x.cat}:{x.text}" for x in first]
+
+
+def test_names_spelled_with_signs_or_function_words_are_one_phrase():
+    assert "np:AC/DC" in cats("Which albums are by AC/DC?")
+    assert "np:album Let There Be Rock" in cats("show the tracks on the album Let There Be Rock")
+    assert "def:total loss" in cats("total loss by line of business")
+
+
+def test_a_cue_word_the_schema_spells_is_read_as_that_name_when_the_cue_reading_fails():
+    reading = read("How many faculty members are there per rank?", Names())
+    assert brief(reading.tree) == "count faculty members count(faculty members) per(rank)"
+
+
+# ---------------------------------------------------------------------------------------------
+# the heads: what is asked
+
+
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        # count := COUNT DISTINCT? DET? NP (OF DET? NP)?
+        ("How many active hosts are there?", "count active hosts count(active hosts)"),
+        ("Hwo many different majors do students have?", "count majors count(distinct majors) [= students]"),
+        ("What is the total number of points scored across all races?", "count races count(points)"),
+        # postfix := NP (COUNT | AGG)
+        ("payment count for Q3 2025", "count payment count(payment) <in Q3 2025>"),
+        # measure := AGG COUNT? DET? NP (OF DET? NP)? | AGG OF NP | AGG AUX? NP? VERB (PREP NP)?
+        ("What is the average age of students?", "measure students avg(age)"),
+        ("What is the total of all invoices?", "measure - sum(invoices)"),
+        ("What is the maximum number of CPU cores on a host?", "measure host max(CPU cores)"),
+        ("average and total capacity of cinemas", "measure cinemas avg(capacity) sum(capacity)"),
+        ("How much did we sell in March 2010?", "measure - sum(sell) <in March 2010>"),
+        ("what's the age of the oldest student", "measure student min(age)"),  # bound: MAX of an age
+        # share := SHARE OF? DET? NP
+        ("What percentage of payments failed in 2025?", "measure payments failed share() <in 2025>"),
+        # when := WHEN AUX NP LAST? VERB* DET? NP
+        (
+            "When did Kestrel Fashion GmbH last make a payment?",
+            "measure payment max(date) [= Kestrel Fashion GmbH]",
+        ),
+        # top := TOP NUMBER? DET? NP (BY key)? | WH? NUMBER NP link DET SUPER key? | NUMBER SUPER NP
+        ("Top 5 clients by total payments", "rank clients desc(sum(payments)) limit 5"),
+        ("top 3 genres by number of tracks", "rank genres desc(count(tracks)) limit 3"),
+        ("Which 10 clients paid the most in 2025?", "rank clients <in 2025> desc(paid) limit 10"),
+        ("Which 3 majors have the most students?", "rank majors desc(students) limit 3"),
+        ("the 3 shortest tracks", "rank tracks asc(shortest) limit 3"),
+        (
+            "the 3 faculty members with the lowest phone numbers",
+            "rank faculty members asc(phone numbers) limit 3",
+        ),
+        ("top 3 most valuable gifts", "rank gifts desc(most valuable) limit 3"),
+        (
+            "the top 3 publications with the highest number of citations",
+            "rank publications desc(count(citations)) limit 3",
+        ),
+        # best := WH NP link DET SUPER key? | (WH BE)? DET? SUPER NP — every row tied for first
+        ("which datacenter has the most hosts", "rank datacenter desc(hosts)*"),
+        ("Which actor appears in the most films?", "rank actor desc(films)*"),
+        ("What is the longest track?", "rank track desc(longest)*"),
+        ("Which month had the most payments?", "rank - per(month) desc(payments)*"),
+        # listing := LIST? DET? items (OF DET? NP)? | WH NP (AUX | BE) NP VERB* PREP?
+        ("List all payments", "list payments"),
+        ("show me the names of all students", "list students show:names"),
+        ("name and age of each member", "list member show:name show:age"),
+        ("Which courses does Mingoz teach?", "list courses [= Mingoz]"),
+        ("Which city is each datacenter in?", "list datacenter show:city"),
+        ("What product lines do we sell?", "list product lines"),
+    ],
+)
+def test_each_head_reads_its_shape(question, want):
+    assert tree(question) == want
+
+
+# ---------------------------------------------------------------------------------------------
+# modifiers: conditions, periods, groups, order
+
+
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        # compare := LINK* NP? (CMP NUMBER | BETWEEN NUMBER AND NUMBER) UNIT? — a sign is never dropped
+        ("how many payments have an amount > 100", "count payments count(payments) [amount > 100]"),
+        ("Which students have age <= 17?", "list students [age <= 17]"),
+        ("Which hosts have memory ≥ 1024 GB?", "list hosts [memory >= 1024]"),
+        ("how mnay students have age != 18", "count students count(students) [age != 18]"),
+        ("Instructors with a salary over 115000", "list Instructors [salary > 115000]"),
+        ("How many students are at least 19 years old?", "count students count(students) [>= 19]"),
+        ("Hosts with between 32 and 48 cores", "list Hosts [cores between 32..48]"),
+        ("buildings with 20+ floors", "list buildings [floors >= 20]"),
+        ("how many courses are worth 4 credits", "count courses count(courses) [credits = 4]"),
+        ("how many films have rating != R", "count films count(films) [rating != R]"),
+        # absent := LINK* NEG VERB? DET? NP
+        ("Which clients have no payments?", "list clients [payments absent]"),
+        ("Clients without an email address", "list Clients [email address absent]"),
+        # is := LINK* NEG? DET? NP — a value said of the rows
+        ("which clients are churned?", "list clients [= churned]"),
+        ("resource pools that are not active", "list resource pools [!= active]"),
+        # prep := LINK* VERB* NEG? PREP DET? NP — 'in Berlin', 'from Aberdeen or from Denver'
+        ("clients in Berlin", "list clients [= Berlin]"),
+        ("how many customers are not from the USA", "count customers count(customers) [!= USA]"),
+        ("How many customers belong to store 2?", "count customers count(customers) [store = 2]"),
+        ("customers in the state of CA", "list customers [state = CA]"),
+        ("How many flights from Aberdeen or from Denver?", "count flights count(flights) [= Aberdeen]"),
+        # a verb and its object say which rows: 'serve Italian food'
+        ("How many restaurants serve Italian food?", "count restaurants count(restaurants) [= Italian food]"),
+        # a verb's 'by' names whose rows (the agent), not a grouping: 'taken by students'
+        ("Which courses were taken by students?", "list courses [= students]"),
+        # window := DATE_PREP? TIME | BETWEEN TIME AND TIME | OF DET? YEAR NP
+        ("How many payments were made in Q4 2024?", "count payments count(payments) <in Q4 2024>"),
+        ("Which employees were born between 1960 and 1970?", "list employees <between 1960..1970>"),
+        ("list the races of the 2018 season", "list races <in 2018>"),
+        ("In 2025, how many clients signed up?", "count clients count(clients) <in 2025>"),
+        # group := (GROUP | BY) NP? UNIT? (AND NP)* | BUCKET
+        ("How many clients are there per segment?", "count clients count(clients) per(segment)"),
+        ("count of faculty by building and sex", "count faculty count(faculty) per(building) per(sex)"),
+        ("number of new clients per signup year", "count new clients count(new clients) per(signup year)"),
+        ("monthly cost per CPU hour, 2025", "list cost <in 2025> per(month) per(CPU hour)"),
+        (
+            "number of restaurants serving each type of food",
+            "count restaurants count(restaurants) per(type of food)",
+        ),
+        (
+            "How many resource pools does each datacenter have?",
+            "count resource pools count(resource pools) per(datacenter)",
+        ),
+        # order := ORDER BY? NP | DIR | FROM SUPER TO SUPER NP?
+        ("list ship names from lightest to heaviest tonnage", "list ship names asc(tonnage)"),
+        ("titles of all publications ordered alphabetically", "list publications show:titles asc(alpha)"),
+        (
+            "average rating per region? Order the results by the region name.",
+            "measure - avg(rating) per(region) asc(region name)",
+        ),
+        ("reviews per month, ordered by the month", "list reviews per(month)"),
+        # an order said after a superlative lists every row in it, not the ties for first
+        ("Which lakes have the largest areas, ordered from largest to smallest?", "rank lakes desc(areas)"),
+        ("Which lakes have the largest areas?", "rank lakes desc(areas)*"),
+        # what adds nothing: a unit after 'in', a link back to what is named
+        ("Which lakes have the largest areas in square kilometers?", "rank lakes desc(areas)*"),
+        (
+            "top 5 domains with the most authors associated with them",
+            "rank domains desc(authors) limit 5",
+        ),
+        # show := END (LIST | just)? items — what to show, said after the question
+        (
+            "who are the employees with the Editor role? just names",
+            "list employees show:names [= Editor role]",
+        ),
+        (
+            "the top 5 cities by population? Give both city names and the population.",
+            "rank cities show:city names show:population desc(population) limit 5",
+        ),
+    ],
+)
+def test_each_modifier_reads_its_part(question, want):
+    assert tree(question) == want
+
+
+def test_the_or_of_values_keeps_every_value():
+    (cond,) = read("How many flights from Aberdeen or from Denver?").tree.conditions  # type: ignore[union-attr]
+    assert [p.text for p in (cond.value, *cond.also)] == ["Aberdeen", "Denver"]  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which has more flights, Aberdeen or Denver?",  # a comparison between things
+        "How many clients are in Lyon today compared to last year?",  # a difference
+        "Why did revenue drop?",
+    ],
+)
+def test_what_no_rule_places_gets_no_tree(question):
+    assert read(question).tree is None

@@ -33,14 +33,13 @@ from typing import TextIO
 from core.askbase import AccessRefused, Askbase, Operation
 from core.data_rules import rules_policy
 from core.database import Database
-from core.definitions import dbt, of_database, osi
+from core.definitions import dbt, osi
 from core.definitions.check import check
 from core.definitions.importing import Imported, fitting
 from core.definitions.load import DefinitionError, dump_yaml, load_file
 from core.definitions.model import Definition, Definitions
 from core.graph.report import graph_report, patterns_yaml
 from core.settings import Settings
-from core.state import definitions as store
 
 
 def run_catalog(args: argparse.Namespace, settings: Settings) -> int:
@@ -95,13 +94,14 @@ def _import(app: Askbase, run: Operation, args: argparse.Namespace) -> int:
         print(str(exc), file=sys.stderr)
         return 2
     # checked beside the database's other definitions: an import may name them, and they it
-    others = [d for d in _files(db)[0] + store.active(app.state, db.name) if d.provenance.source != source]
+    stored = app.stored_definitions(db.name)
+    others = [d for d in _files(db)[0] + stored if d.provenance.source != source]
     fit = fitting(read, db.catalog, rules_policy(db), others)
     if not fit.definitions:
         print(f"Nothing imported from {args.path} into {db.name}: no definition fits.", file=sys.stderr)
         _print_skipped(fit, sys.stderr)
         return 1
-    store.replace_imported(app.state, db.name, source, list(fit.definitions), by=_operator())
+    app.import_definitions(db.name, source, list(fit.definitions), by=_operator())
     run.rows = len(fit.definitions)
     print(f"Imported {fit.summary()} from {source} ({args.path}) into {db.name}.")
     for d in fit.definitions:
@@ -119,7 +119,7 @@ def _print_skipped(imported: Imported, stream: TextIO) -> None:
 
 def _export(app: Askbase, run: Operation, args: argparse.Namespace) -> int:
     db = run.database
-    definitions = list(of_database(db, app.state))
+    definitions = list(app.definitions_of(db))
     run.rows = len(definitions)
     if args.format == "osi":
         description = db.config.description or db.catalog.description
@@ -132,7 +132,7 @@ def _export(app: Askbase, run: Operation, args: argparse.Namespace) -> int:
 def _check(app: Askbase, run: Operation, args: argparse.Namespace) -> int:
     db = run.database
     definitions, problems = _files(db)
-    definitions += store.active(app.state, db.name)
+    definitions += app.stored_definitions(db.name)
     problems += check(Definitions(tuple(definitions)), db.catalog, rules_policy(db))
     run.rows = len(definitions)
     for problem in problems:

@@ -33,7 +33,7 @@ from core.clarify.transcript import Transcript
 from core.conversation import Turn
 from core.database import Database, Databases, UnknownDatabase, not_configured
 from core.db_errors import public_error
-from core.definitions import Definitions, in_force
+from core.definitions import Definition, Definitions, in_force, of_database
 from core.identity import DatabaseIdentity, NoDatabaseRole, acting_as, identity_for
 from core.llm import LLM
 from core.pipeline import answer
@@ -42,6 +42,7 @@ from core.request import MAX_QUESTION_CHARS, Request, StageCallback, is_preview,
 from core.run import outcome_of, run_stored
 from core.settings import Settings
 from core.state import audit, channel_settings, clarifications, conversations, events, feedback, open_state
+from core.state import definitions as definitions_store
 from core.trace import Trace
 from core.trusted import NOTHING, Plan, Trusted
 
@@ -327,6 +328,27 @@ class Askbase:
             )
         except sa.exc.SQLAlchemyError:  # the answer matters more than its audit row; the log line stays
             log.exception("could not write the audit row for trace %s", outcome.trace.id)
+
+    # ------------------------------------------------------------------ definitions kept
+    # What `askbase catalog import|export|check` reads and writes of the definitions in the state
+    # database (imported from dbt or OSI, taught in chat); the command itself keeps no engine.
+
+    def definitions_of(self, db: Database) -> Definitions:
+        """Every definition of `db` that fits its schema today — its files' and the state
+        database's — whatever its scope (core/definitions `of_database`)."""
+        return of_database(db, self.state)
+
+    def stored_definitions(self, database: str) -> list[Definition]:
+        """The definitions in force on `database` that the state database keeps, as stored
+        (not checked against the schema)."""
+        return definitions_store.active(self.state, database)
+
+    def import_definitions(
+        self, database: str, source: str, definitions: list[Definition], *, by: str
+    ) -> int:
+        """Store what an import from `source` (dbt, osi) brought, replacing the previous import
+        from that source (versioned, so it can be reverted); returns how many were stored."""
+        return definitions_store.replace_imported(self.state, database, source, definitions, by=by)
 
     # ------------------------------------------------------------------ what chats keep
     # The chat adapters keep no state of their own: what they must remember about a place, a

@@ -200,8 +200,7 @@ class SlackSettings(BaseModel):
     client_secret: SecretStr | None = None  # SLACK_CLIENT_SECRET
     state_secret: SecretStr | None = None  # SLACK_STATE_SECRET
     port: int = 3000  # PORT
-    workers: int = 4  # questions answered at once per process
-    queued_per_worker: int = 8  # questions waiting per worker before "busy, press Retry"
+    workers: int = 4  # questions answered at once per process; the rest wait their turn, in order
     http_processes: int = 2  # `serve --http`: gunicorn worker processes (WEB_CONCURRENCY)
     http_threads: int = 8  # request threads per process (acks are quick; answers run on `workers`)
     max_body_bytes: int = 1_000_000  # larger requests are refused (413) before the signature is read

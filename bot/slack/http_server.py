@@ -4,7 +4,9 @@ What reaches Bolt has been checked here first, in this order, so nothing unauthe
 more than a header read and nothing unauthenticated is ever logged:
 
 1. size: a body over `max_body_bytes` is refused with 413 before it is read (Content-Length) or
-   as soon as it grows past the limit (chunked);
+   as soon as it grows past the limit (chunked); the rest of it is then read and dropped (at
+   most DRAIN_BYTES, for DRAIN_S), since a client that sends its whole body before it reads the
+   answer — most do — would otherwise have the connection reset under it and never see the 413;
 2. signature: no `X-Slack-Signature`/`X-Slack-Request-Timestamp`, or a wrong or stale one, is
    401 — Slack's v0 HMAC, checked with slack_sdk's `SignatureVerifier` on the raw bytes;
 3. shape: a signed body that is not UTF-8, JSON or a form (only a holder of the secret can send
@@ -37,7 +39,7 @@ import io
 import json
 import logging
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor
 from socketserver import ThreadingMixIn
 from typing import Any
@@ -58,6 +60,8 @@ EVENTS_PATH = "/slack/events"
 HEALTH_PATH = "/healthz"
 OAUTH_PATHS = ("/slack/install", "/slack/oauth_redirect")  # bot/slack/app.py, when OAuth is configured
 CHUNK = 64 * 1024
+DRAIN_BYTES = 64 * 1024 * 1024  # a refused body up to this size is read and dropped after its 413
+DRAIN_S = 10.0  # and for no longer than this
 
 
 def loggable_path(path: str | None, known: Iterable[str] = (EVENTS_PATH, HEALTH_PATH, *OAUTH_PATHS)) -> str:
@@ -103,6 +107,34 @@ def _read_body(environ: dict[str, Any], limit: int) -> bytes | None:
         parts.append(chunk)
         size += len(chunk)
     return None if size > limit else b"".join(parts)
+
+
+def _too_large(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterator[bytes]:
+    """413, then what is left of the body read and dropped, so the connection is closed with
+    nothing unread and the client gets the 413 rather than a reset."""
+    yield from _respond(start_response, "413 Payload Too Large", "request body too large")
+    stream = environ.get("wsgi.input")
+    if stream is None:
+        return
+    try:
+        declared = int(environ.get("CONTENT_LENGTH") or -1)
+    except ValueError:
+        return
+    # without a length, only a server that ends the input at the body's end (gunicorn's chunked
+    # bodies: wsgi.input_terminated) may be read to its end; the standard library's would block
+    # (a declared body over the limit was not read at all; a chunked one, up to the limit)
+    left = declared if declared >= 0 else DRAIN_BYTES if environ.get("wsgi.input_terminated") else 0
+    if left > DRAIN_BYTES:
+        return
+    deadline = time.monotonic() + DRAIN_S
+    try:
+        while left > 0 and time.monotonic() < deadline:
+            chunk = stream.read(min(CHUNK, left))
+            if not chunk:
+                return
+            left -= len(chunk)
+    except Exception:  # the client went away: nothing left to spare it
+        return
 
 
 def _discard(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Callable[[bytes], object]:
@@ -192,7 +224,7 @@ def guarded(
             body = _read_body(environ, max_body_bytes)
             if body is None:
                 log.info("refused a request over %d bytes from %s", max_body_bytes, peer)
-                return _respond(start_response, "413 Payload Too Large", "request body too large")
+                return _too_large(environ, start_response)
             timestamp = environ.get("HTTP_X_SLACK_REQUEST_TIMESTAMP") or ""
             signature = environ.get("HTTP_X_SLACK_SIGNATURE") or ""
             if not signed(body, timestamp, signature):

@@ -3,9 +3,10 @@
 The SDK does what it is for: parsing activities, validating the JWTs Teams (the Bot Connector)
 signs requests with, the connector client that sends replies and proactive messages, MSAL tokens.
 These modules are only the Askbase side of it, one idea each; what Teams shares with Slack lives in
-bot/ (answer_view.py: what an answer shows; stored_answers.py and votes.py: a stored answer, 👍 and
-👎; schedule_runs.py: a scheduled run's flow; failures.py: what a failure tells people) and core/
-(schedules/create.py, clarify/policy.py, state/clarifications.py's expiry sweep):
+bot/ (answer_view.py: what an answer shows; progress.py: the steps shown; schedule_runs.py: a
+scheduled run's flow; failures.py: what a failure tells people) and core/ (the conversation
+service, core/conversation/: the life of a question, its stored turn, 👍 and 👎, verification,
+claims and the answering queue; schedules/create.py, clarify/policy.py):
 
   config.py     settings → the SDK's configuration; refuse to start without an app id, or with a
                 tenant or an allow list of Bot Connector addresses it cannot use

@@ -1,7 +1,9 @@
 """`python -m bot serve --teams [--port N]`: the Teams adapter's web process (aiohttp).
 
 Routes:
-  POST /api/messages   the Bot Connector's activities: the token and what the activity claims are
+  POST /api/messages   the Bot Connector's activities: a body over MAX_BODY is refused with 413
+                       (by its Content-Length, before the token is looked at; a chunked one
+                       as it is read); the token and what the activity claims are
                        checked (auth.py; 401 otherwise, with no outbound request), a message is
                        claimed (inflight.py, waited for at most `teams.ack_claim_s`), and the
                        request is answered — 202, or an invoke's fixed response — before anything
@@ -181,6 +183,9 @@ def create_server(
 
     async def messages(request: web.Request) -> web.StreamResponse:
         """Verify, claim (briefly), answer the request; handle the activity after (module doc)."""
+        if (request.content_length or 0) > MAX_BODY:  # before the token: refusing it costs nothing
+            log.info("refused a request to %s over %d bytes", MESSAGES_PATH, MAX_BODY)
+            return web.json_response({"error": "request body too large"}, status=413)
         try:
             identity = await authorize(request.headers.get("Authorization"), auth_config, validator, trust)
             activity = await activity_of(request)

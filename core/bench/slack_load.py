@@ -20,9 +20,10 @@ and 2 scheduler workers (`python -m bot worker`) — delivers every event to bot
 once, as Slack's retry landing on another instance behind a load balancer, and counts questions
 answered exactly once.
 
-The answering queue is sized to hold the whole burst (`slack.queued_per_worker`); with the
-default (8 per worker) the excess is answered "busy, press Retry" by design, which `--queue 8`
-shows.
+The servers run on their default settings: a burst waits in the answering queue, in order, and
+is answered (core/conversation/queue.py; "queued — N ahead of you" while a full round waits).
+"busy" is said only when the state database cannot take a question's claim; the `busy` column
+counts those, and is 0 on a healthy one.
 """
 
 from __future__ import annotations
@@ -468,9 +469,6 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--events", type=int, default=200, help="simultaneous events per burst (max 1000)")
     parser.add_argument("--processes", type=int, default=2, help="gunicorn worker processes")
     parser.add_argument("--threads", type=int, default=8, help="request threads per gunicorn process")
-    parser.add_argument(
-        "--queue", type=int, default=0, help="queued questions per answering worker (0: hold the burst)"
-    )
     parser.add_argument("--no-baseline", action="store_true", help="skip the threaded-server baseline")
     parser.add_argument(
         "--postgres", default=os.environ.get("ASKBASE_TEST_POSTGRES_URL"), help="state server for phase 2"
@@ -481,7 +479,6 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--keep", action="store_true", help="keep the servers' logs (printed path)")
     args = parser.parse_args(argv)
     events = max(1, min(args.events, 1000))
-    queue = args.queue or (events // 4 + 8)  # 4 answering workers per process hold the whole burst
 
     workdir = Path(tempfile.mkdtemp(prefix="askbase-load-"))
     var = workdir / "var"
@@ -490,7 +487,6 @@ def main(argv: list[str]) -> int:
     phase2: Result | None = None
     slack = SlackProcess()
     try:
-        common = {"ASKBASE_SLACK__QUEUED_PER_WORKER": str(queue)}
         plans: list[tuple[str, str, dict[str, str]]] = (
             [] if args.no_baseline else [("threaded", "threaded", {})]
         )
@@ -503,9 +499,7 @@ def main(argv: list[str]) -> int:
         )
         for i, (name, kind, extra) in enumerate(plans):
             state = f"sqlite:///{workdir / f'state-{i}.sqlite'}"
-            server = Server.start(
-                f"server-{i}", kind, base_env(slack, var, state, **common, **extra), workdir
-            )
+            server = Server.start(f"server-{i}", kind, base_env(slack, var, state, **extra), workdir)
             try:
                 warm(server, slack, f"W{i}")
                 print(f"{name}: {events} simultaneous events…", file=sys.stderr, flush=True)
@@ -521,7 +515,7 @@ def main(argv: list[str]) -> int:
             servers: list[Server] = []
             schedulers: list[subprocess.Popen[bytes]] = []
             try:
-                env = base_env(slack, var, state, **common, WEB_CONCURRENCY="2")
+                env = base_env(slack, var, state, WEB_CONCURRENCY="2")
                 servers = [Server.start(f"pg-web-{k}", "gunicorn", env, workdir) for k in range(2)]
                 for k in range(2):  # the Procfile's `worker:` twice, on the same state, as deployed
                     with (workdir / f"pg-worker-{k}.log").open("w") as out:
@@ -570,7 +564,6 @@ def main(argv: list[str]) -> int:
 
     report = {
         "events": events,
-        "queued_per_worker": queue,
         "results": [r.to_json() for r in results],
         "postgres": phase2.to_json() if phase2 else None,
     }

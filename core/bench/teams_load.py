@@ -17,8 +17,9 @@ Slack benchmark's `burst`). Phases, in one run:
   every `help` was still answered (claimed later, or handled unclaimed after
   `teams.claim_wait_s`).
 
-The answering queue is sized to hold the burst (`teams.workers`, which also sets how many wait);
-the default queue answers the excess "busy" by design, which `--workers 4` shows.
+The server runs on the default `teams.workers` unless `--workers` says otherwise: a burst waits
+in the answering queue, in order, and is answered (core/conversation/queue.py); "busy" is said
+only when the state database cannot take a question's claim.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from typing import Any
 
 from core.bench.slack_load import Delivery, burst, free_port
 from core.demo import ensure_demo
+from core.settings import TeamsSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 QUESTION = "how many clients are there?"
@@ -269,7 +271,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument(
         "--locked", type=int, default=20, help="activities sent while the state database is locked"
     )
-    parser.add_argument("--workers", type=int, default=0, help="teams.workers (0: enough to hold the burst)")
+    parser.add_argument("--workers", type=int, default=0, help="teams.workers (0: the setting's default)")
     parser.add_argument(
         "--ack-claim-s", type=float, default=None, help="teams.ack_claim_s (default: the setting's)"
     )
@@ -278,7 +280,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--keep", action="store_true", help="keep the server's log (printed path)")
     args = parser.parse_args(argv)
     events = max(1, min(args.events, 1000))
-    workers = args.workers or max(4, events // 9 + 1)  # teams.workers × 9 questions may be in hand
+    workers = args.workers or TeamsSettings().workers
 
     workdir = Path(tempfile.mkdtemp(prefix="askbase-teams-load-"))
     var = workdir / "var"

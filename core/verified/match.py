@@ -1,8 +1,10 @@
 """Does a new question ask what a verified question asked, with other values? (no LLM, no SQL run)
 
 Both questions are read by keyword mode's grammar and bound to the schema the same way
-(core/keyword/grammar.py, core/keyword/bind.py): typos of common words, the catalog's synonyms,
-'Q4 2024' and 'the fourth quarter of 2024', 'data centres' and 'per DC' read alike. What each asks
+(core/keyword/grammar.py, core/keyword/bind.py): typos of common words (the lexicon's spellings,
+and any word one slip away from exactly one lexicon word, mended first: core/verified/typos.py),
+the catalog's synonyms, 'Q4 2024' and 'the fourth quarter of 2024', 'data centres' and 'per DC'
+read alike. What each asks
 is then a set of facts — which measure over which rows (a share's numerator and denominator, a
 ratio's two figures, each in its place), the filters, the grouping, the period and its grain, the
 order and the limit. The verified question's parameters are slots in its facts; a new question
@@ -33,13 +35,16 @@ from core.keyword.plan import AmbiguousDate, Decline, Measure, Ref
 from core.keyword.tree import Phrase, Question, Value
 from core.normalize import normalize_question
 from core.verified.lexicon import DatabaseLexicon as Lexicon
-from core.verified.params import CONFIDENT
+from core.verified.params import CONFIDENT, surely
 from core.verified.query import Param, VerifiedQuery
+from core.verified.reading import Span
 from core.verified.substitute import Binding, SubstitutionError, substitute
+from core.verified.typos import mend
 
 log = logging.getLogger(__name__)
 NEAR_TEXT = 70.0  # token-set similarity of the normalized questions that makes a near match
 MAX_NEAR = 2
+NAME_SCORE = 0.9  # a word the value index spells this closely may be a name: never mended as a typo
 SLOT = "⟨slot⟩"
 
 
@@ -125,11 +130,25 @@ def meaning(question: str, lexicon: Lexicon) -> Shape | None:
     None when the grammar reads no tree."""
     assert lexicon.db is not None, "the verified lexicon of a database"
     lex = keyword_lexicon(lexicon.db)
+    question = mend(question, _known(lexicon, lex))
     reading = read(question, SchemaNames(lex))
     bound = _bound(reading, lex, question)
     if bound is not None:
         return bound
     return Shape(said(reading.tree, reading)) if reading.tree is not None else None
+
+
+def _known(lexicon: Lexicon, lex: KeywordLexicon) -> Callable[[str], bool]:
+    """A word the schema names or the value index spells: never mended as a typo."""
+    schema: frozenset[str] = lexicon.memo(
+        ("schema_words", id(lex.dictionary)),
+        lambda: frozenset(w for t in lex.dictionary.terms for w in t.text.split()),
+    )
+
+    def known(word: str) -> bool:
+        return stem(word) in schema or any(m.score >= NAME_SCORE for m in lexicon.values(word))
+
+    return known
 
 
 def _bound(reading: Reading, lex: KeywordLexicon, question: str) -> Shape | None:
@@ -220,8 +239,9 @@ def facts(bound: Bound) -> tuple[Fact, ...]:
     if bound.tree.ask in ("list", "rank") and not q.measures:  # what is listed, and how it is shown
         out.append(Fact("target", ((q.target or "").lower(),)))
         out += [Fact("show", _ref(r)) for r in q.projection]
-    if bound.ratio is not None:
-        out.append(Fact("ratio", (_measure(bound.ratio[0]), _measure(bound.ratio[1]))))
+    if bound.ratio is not None:  # 'average cost per CPU hour' may be a mean of per-row ratios: not the same
+        aggs = tuple(sorted({m.func for m in bound.tree.measures} - {"sum", "ratio"}))
+        out.append(Fact("ratio", (_measure(bound.ratio[0]), _measure(bound.ratio[1]), aggs)))
     elif bound.computable:  # a share: of the rows, those that meet the predicate
         out.append(Fact("share", ((q.target or "").lower(),)))
     else:
@@ -238,14 +258,26 @@ def facts(bound: Bound) -> tuple[Fact, ...]:
         out.append(Fact("period", (*_ref(r)[:2], v.kind, preps.get(v, "in")), _when(v) or v.value, v.text))
     out += [Fact("absent", (a.table.lower(), a.column.lower())) for a in q.absent]
     out += [Fact("having", (*_measure(h.measure), h.op), h.value) for h in q.having]
-    for o in q.order:
-        key = _measure(o.key) if isinstance(o.key, Measure) else _ref(o.key)
-        out.append(Fact("order", (key, o.desc, q.ties)))
+    out += _orders(bound)
     if q.limit:
         out.append(Fact("limit", (), q.limit, str(q.limit)))
     # the tables the rows are reached through: 'pools in London datacenters' is not 'clients in London'
     out.append(Fact("tables", tuple(sorted({t.lower() for t in q.tables}))))
     return tuple(out)
+
+
+def _orders(bound: Bound) -> list[Fact]:
+    """The order the question says, with the direction it says: an order keyword mode adds only
+    to show its rows (a grouped average, highest first) is no part of the question, and
+    'lowest first' is not 'highest first' whatever the binding makes of it."""
+    said = bound.tree.order
+    if said is None:
+        return []
+    out = []
+    for o in bound.query.order:
+        key = _measure(o.key) if isinstance(o.key, Measure) else _ref(o.key)
+        out.append(Fact("order", (key, o.desc, said.desc, bound.query.ties)))
+    return out
 
 
 def _filter(kind: str, f: object, scores: dict[str, float]) -> Fact:
@@ -413,6 +445,16 @@ def _filling(f: Fact, g: Fact) -> str | None:
     return found
 
 
+def _owner_score(p: Param, g: Fact, lexicon: Lexicon) -> float:
+    """How surely the words name the bound value once a possessive is dropped ("Helix Finance's
+    usage" is Helix Finance's: the value, said whole); 0 when no possessive or not surely."""
+    text = g.text.replace("’", "'")
+    if not text.endswith("'s"):
+        return 0.0
+    best = surely(Span(0, 0, "value", text[:-2], 0, 0, lexicon.values(text[:-2])), p.table, p.column)
+    return best.score if best is not None and str(best.value) == str(g.value) else 0.0
+
+
 def _kind_fits(g: Fact, p: Param) -> bool:
     if p.kind == "value":
         return isinstance(g.value, str)
@@ -433,7 +475,7 @@ def _binding(p: Param, g: Fact, lexicon: Lexicon) -> Binding:
             p, g.text, value=str(best.value) if best else g.text, score=best.score if best else 0.0
         )
     if p.kind == "value":
-        return Binding(p, g.text, value=str(g.value), score=g.score)
+        return Binding(p, g.text, value=str(g.value), score=max(g.score, _owner_score(p, g, lexicon)))
     if p.kind == "number":
         return Binding(p, g.text or str(g.value), when=(int(g.value),))  # type: ignore[call-overload]
     return Binding(p, g.text, when=tuple(g.value))  # type: ignore[arg-type]

@@ -73,11 +73,7 @@ def audited(tmp_path) -> int:
 
 
 def test_a_burst_of_120_activities_is_acknowledged_at_once_and_each_answered_once(tmp_path, demo_var):
-    env = {
-        **teams_env(tmp_path, demo_var),
-        **ANON,
-        "ASKBASE_TEAMS__WORKERS": "16",  # the queue holds the burst ("busy" beyond it is by design)
-    }
+    env = {**teams_env(tmp_path, demo_var), **ANON}  # the default workers: the rest wait their turn
     with FakeConnector() as connector:
         connector._server.socket.listen(512)  # the fake must not be what refuses connections
         served = TeamsServed(env, tmp_path, connector)

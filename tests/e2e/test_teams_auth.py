@@ -8,6 +8,8 @@ local managed-identity endpoint (auth type SystemManagedIdentity) — nothing re
 
 from __future__ import annotations
 
+import http.client
+import json
 import time
 
 import pytest
@@ -69,3 +71,32 @@ def test_a_valid_jwt_is_answered_and_the_reply_carries_the_bots_own_token(served
     replies = [c for c in connector.calls if c.body.get("type") == "message"]
     assert replies and all(c.token in entra.issued for c in replies)  # MSAL's token, from the MSI endpoint
     assert entra.token_requests and entra.token_requests[0]["resource"] == "https://api.botframework.com"
+
+
+def test_a_5_mb_body_gets_413_before_its_token_is_looked_at_and_the_adapter_is_unharmed(served):
+    """A body over the limit is refused by its size whoever sends it — no token, or a valid one —
+    and the client reads the 413 (the connection is not reset under a client still sending)."""
+    server, connector, entra = served
+    big = {**server.client.activity("How many clients are there?"), "text": "x" * 5_000_000}
+    assert server.client.post(big, token="")[0] == 413
+    assert server.client.post(big, token=entra.mint(APP_ID, service_url=connector.service_url))[0] == 413
+    # chunked, so no length to refuse it by: read up to the limit, then 413 (after the token)
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+    try:
+        conn.putrequest("POST", "/api/messages")
+        conn.putheader("Content-Type", "application/json")
+        conn.putheader("Transfer-Encoding", "chunked")
+        conn.putheader("Authorization", f"Bearer {entra.mint(APP_ID, service_url=connector.service_url)}")
+        conn.endheaders()
+        chunk = json.dumps(big).encode()[:1_000_000]
+        for _ in range(5):
+            conn.send(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+        conn.send(b"0\r\n\r\n")
+        assert conn.getresponse().status == 413
+    finally:
+        conn.close()
+    assert connector.calls == []
+    activity = server.client.activity("How many clients are there?")
+    status, _ = server.client.post(activity, token=entra.mint(APP_ID, service_url=connector.service_url))
+    assert status == 202
+    connector.card_in(activity["conversation"]["id"], lambda m: m.is_answer, timeout=15)

@@ -129,7 +129,7 @@ def _update(client: WebClient, pending: Pending, message: render.Message, ts: st
 
 
 def parse_conversation(key: str) -> tuple[str, str, str] | None:
-    """(team, channel, thread_ts) of a Slack conversation key (bot.answering.conversation_key)."""
+    """(team, channel, thread_ts) of a Slack conversation key (bot.slack.ask.conversation_key)."""
     parts = key.split(":")
     if len(parts) != 4 or parts[0] != "slack" or not parts[2] or not parts[3]:
         return None
@@ -164,7 +164,7 @@ def replaced(ctx: BotContext, client: WebClient, ask: Ask, asked: Asked) -> None
 
 
 def shown(ctx: BotContext, client: WebClient, outcome: Outcome, message_ts: str) -> None:
-    """Hook of bot.answering: the clarifying question is posted; its message shows the answer later."""
+    """Hook of bot.slack.answering: the clarifying question is posted; its message shows the answer later."""
     if outcome.clarification is not None:
         note_message(ctx, client, outcome.clarification.id, message_ts)
 
@@ -361,7 +361,7 @@ def on_details(ctx: BotContext, client: WebClient, body: dict[str, Any], action:
 
 
 def own_words(view: dict[str, Any]) -> str:
-    """The modal's answer as typed (modal inputs come unescaped: bot.slack_text.incoming)."""
+    """The modal's answer as typed (modal inputs come unescaped: bot.slack.text.incoming)."""
     values = (view.get("state") or {}).get("values") or {}
     return incoming(((values.get("answer") or {}).get("answer") or {}).get("value") or "", escaped=False)
 

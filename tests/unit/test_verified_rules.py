@@ -1,0 +1,201 @@
+"""The verified-answer matcher's rules, one pair of questions each: one that must reuse the
+verified question (other values, other words for the same tree) and one that must not (the tree
+differs in one place). Every question is matched on the real demo database, against all the
+verified questions below at once, so a rule that lets a question through to the wrong verified
+question fails here too.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from core.verified.lexicon import lexicon_for
+from core.verified.match import match
+from core.verified.params import detect
+from core.verified.query import VerifiedQuery
+from core.verified.typos import candidates, mend
+
+VERIFIED = {
+    "active_hosts_in_dc": (
+        "How many active hosts are in prod-frankfurt-1?",
+        "SELECT COUNT(*) FROM compute c JOIN datacenter d ON d.id = c.dc_id "
+        "WHERE d.name = 'prod-frankfurt-1' AND c.status = 'active'",
+    ),
+    "payments_in_quarter": (
+        "How many payments were made in Q4 2024?",
+        "SELECT COUNT(*) FROM payment WHERE paid_on BETWEEN '2024-10-01' AND '2024-12-31'",
+    ),
+    "avg_memory_per_dc": (
+        "What is the average host memory in each datacenter?",
+        "SELECT d.name, AVG(c.memory_gb) FROM compute c JOIN datacenter d ON d.id = c.dc_id GROUP BY d.name",
+    ),
+    "cost_per_cpu_hour": (
+        "What was the usage cost per CPU hour each month in 2025?",
+        "SELECT strftime('%Y-%m', month), SUM(cost) / SUM(cpu_hours) FROM usage "
+        "WHERE month BETWEEN '2025-01-01' AND '2025-12-31' GROUP BY strftime('%Y-%m', month)",
+    ),
+    "failed_share": (
+        "What percentage of payments failed in 2025?",
+        "SELECT 100.0 * SUM(CASE WHEN status = 'failed' THEN 1 ELSE 0 END) / COUNT(*) FROM payment "
+        "WHERE paid_on BETWEEN '2025-01-01' AND '2025-12-31'",
+    ),
+    "signups_per_month": (
+        "How many clients signed up per month in 2025?",
+        "SELECT strftime('%Y-%m', signup_date), COUNT(*) FROM client "
+        "WHERE signup_date BETWEEN '2025-01-01' AND '2025-12-31' GROUP BY strftime('%Y-%m', signup_date)",
+    ),
+    "top_revenue": (
+        "Top 5 clients by revenue in 2024",
+        "SELECT c.name, SUM(pa.amount) AS revenue FROM client c JOIN payment p ON p.client_id = c.id "
+        "JOIN payment_amount pa ON pa.payment_id = p.id JOIN income i ON i.amount_id = pa.id "
+        "WHERE p.paid_on >= '2024-01-01' AND p.paid_on < '2025-01-01' GROUP BY c.name "
+        "ORDER BY revenue DESC LIMIT 5",
+    ),
+    "usage_cost_of_client": (
+        "What was the total usage cost of Helix Finance in 2025?",
+        "SELECT SUM(u.cost) FROM usage u JOIN client c ON c.id = u.client_id WHERE c.name = 'Helix Finance' "
+        "AND u.month >= '2025-01-01' AND u.month < '2026-01-01'",
+    ),
+    "active_clients_in_city": (
+        "How many active clients are in Berlin?",
+        "SELECT COUNT(*) FROM client c JOIN location l ON l.id = c.loc_id "
+        "WHERE l.city = 'Berlin' AND c.status = 'ACT'",
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    from core.database import Databases
+    from core.demo import ensure_demo
+    from core.settings import load_settings
+
+    var = tmp_path_factory.mktemp("verified-rules")
+    ensure_demo(var)
+    databases = Databases(load_settings(var_dir=str(var)))
+    yield databases.get("demo")
+    databases.close()
+
+
+@pytest.fixture(scope="module")
+def pool(demo) -> dict[str, VerifiedQuery]:
+    tables = [t.name for t in demo.catalog.tables]
+    out = {}
+    for n, (name, (question, sql)) in enumerate(VERIFIED.items(), start=1):
+        found = detect(question, sql, "sqlite", lexicon_for(demo), tables)
+        out[name] = VerifiedQuery(
+            n, "demo", question, sql, "sqlite", found.params, found.reusable, found.note
+        )
+    return out
+
+
+def reused(demo, pool: dict[str, VerifiedQuery], question: str) -> str | None:
+    m = match(question, list(pool.values()), lexicon_for(demo))
+    return None if m.reuse is None else next(k for k, q in pool.items() if q.id == m.reuse.query.id)
+
+
+# (verified, a question that must reuse it, a question that must not reuse anything)
+RULES = {
+    "a typo of a common word reads as the word, in both places": (
+        "failed_share",
+        "Waht percentge of payments failed in 2024?",
+        "What percentge of payments did not fail in 2024?",
+    ),
+    "a typo of a common word: a letter doubled, one missing": (
+        "avg_memory_per_dc",
+        "avergae host memory per datacenter",
+        "the totall host memory per datacenter",
+    ),
+    "an order said is part of the question; one keyword mode adds to show rows is not": (
+        "avg_memory_per_dc",
+        "average memory of hosts for each data centre",
+        "What is the average host memory in each datacenter, lowest first?",
+    ),
+    "an aggregate said over a ratio: a total is the ratio, an average may not be": (
+        "cost_per_cpu_hour",
+        "What was the total usage cost per CPU hour each month in 2024?",
+        "What was the average usage cost per CPU hour each month in 2024?",
+    ),
+    "a ratio's numerator and denominator stay in their places": (
+        "cost_per_cpu_hour",
+        "cost/CPU hour for each month of 2024",
+        "What was the ratio of CPU hours to usage cost, month by month, in 2025?",
+    ),
+    "a share's rows and the rows counted above the line stay in their places": (
+        "failed_share",
+        "what % of payments were pending in 2024",
+        "What percentage of the failed payments in 2025 were card payments?",
+    ),
+    "a value said with a possessive names the value whole": (
+        "usage_cost_of_client",
+        "What was Helix Finance's total usage cost in 2024?",
+        "What was Helix Finance's average usage cost in 2024?",
+    ),
+    "a verb that links the things named restricts nothing ('brought in', 'happened')": (
+        "top_revenue",
+        "Which 3 clients brought in the most revenue in 2024?",
+        "Which 3 clients brought in the least revenue in 2024?",
+    ),
+    "a verb that happens to the rows restricts nothing": (
+        "payments_in_quarter",
+        "How many payments happened in Q2 2025?",
+        "How many payments happened in May 2025?",
+    ),
+    "the period's grain is part of the question": (
+        "payments_in_quarter",
+        "How many payments were there in the fourth quarter of 2023?",
+        "How many payments were made in 2024?",
+    ),
+    "the grouping is part of the question": (
+        "signups_per_month",
+        "How many customers joined per month in 2024?",
+        "How many clients signed up per quarter in 2024?",
+    ),
+    "a negation is part of the question": (
+        "active_clients_in_city",
+        "How many churned clients are in London?",
+        "How many clients in Berlin are not active?",
+    ),
+    "a filter on another column is another question": (
+        "active_clients_in_city",
+        "how many active customers are based in Hamburg",
+        "How many active clients are in Germany?",
+    ),
+    "an extra filter is another question": (
+        "active_hosts_in_dc",
+        "how many active servers does prod-amsterdam-1 have",
+        "How many active hosts in prod-frankfurt-1 were commissioned in 2019?",
+    ),
+}
+
+
+@pytest.mark.parametrize("rule", list(RULES))
+def test_rule(demo, pool, rule):
+    verified, same, other = RULES[rule]
+    assert reused(demo, pool, same) == verified, same
+    assert reused(demo, pool, other) is None, other
+
+
+# ---------------------------------------------------------------- mending typos on its own
+
+
+def test_a_typo_is_mended_only_when_one_common_word_is_one_slip_away():
+    assert mend("Waht percentge of payments failed, montly?", lambda w: False) == (
+        "What percentage of payments failed, monthly?"
+    )
+    assert candidates("evry") == {"every", "very"}  # two words it could be: left as typed
+    assert mend("evry client", lambda w: False) == "evry client"
+    assert candidates("servers") == set()  # 'serves' with a letter more, but not a doubled one
+    assert candidates("hour") == set()  # nor a word without its plural 's'
+
+
+def test_names_and_schema_words_are_never_mended():
+    never = lambda w: False  # noqa: E731
+    assert (
+        mend("hosts in prod-frankfurt-1 and edge-mnay-2", never)
+        == "hosts in prod-frankfurt-1 and edge-mnay-2"
+    )
+    assert mend("payments of Averag Ltd", never) == "payments of Averag Ltd"  # capitalized inside: a name
+    assert (
+        mend("payments of averag ltd", lambda w: w == "averag") == "payments of averag ltd"
+    )  # a stored value

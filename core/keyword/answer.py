@@ -376,7 +376,7 @@ def _doubted(
     interpretation = describe(query)
     with trace.stage("confidence") as st:
         try:
-            confidence = judge(query, bound.placed(), view, lex, request.question)
+            confidence = judge(query, bound.placed(), view, lex, request.question, bound.doubts)
         except Decline as d:
             st.outputs = {"declined": d.reason}
             return _failed(

@@ -723,10 +723,16 @@ def _cue_names_column(plan: Plan, lex: Lexicon) -> list[Evidence]:
 
 
 def judge(
-    query: Query, placed: Sequence[tuple[Mention, str]], view: View, lex: Lexicon, question: str
+    query: Query,
+    placed: Sequence[tuple[Mention, str]],
+    view: View,
+    lex: Lexicon,
+    question: str,
+    doubts: Sequence[tuple[float, str]] = (),
 ) -> Confidence:
     """The confidence of a bound reading over `view`; raises Decline when a join is unsound.
-    `placed` are the question's parts with the role each plays."""
+    `placed` are the question's parts with the role each plays; `doubts` what the binding pass
+    chose between (score, why)."""
     db = lex.db
     named = {m.sense.table.lower() for m, _ in placed if m.sense is not None} | {
         t.lower() for t in query.tables
@@ -743,7 +749,11 @@ def judge(
     reason = join_doubt(view, needs, db.graph, db.config.deny_tables, db.config.deny_columns)
     if reason:
         raise Decline(reason)
-    evidence = [*_part_evidence(placed, lex), *_query_join_evidence(query, view, lex)]
+    evidence = [
+        *_part_evidence(placed, lex),
+        *_query_join_evidence(query, view, lex),
+        *(Evidence("reading", score, says) for score, says in doubts),
+    ]
     evidence = [e for e in evidence if e.score < 1.0]
     score = 1.0
     for e in evidence:

@@ -597,7 +597,9 @@ def _measure(ls: Sequence[Lex], i: int) -> Step | None:
             return Question(
                 "measure", thing=thing, measures=(Measure(func, hint=hint),), conditions=conditions
             ), k
-        got = _np(ls, _skip(ls, i + 1, "count"))  # 'the maximum number of CPU cores'
+        skipped = _at(ls, i + 1, "count")  # 'the maximum number of CPU cores' (a column), 'the
+        got = _np(ls, i + 1 + skipped)  # average number of payments' (rows: counts, averaged)
+        counted = skipped and bool(set(ls[i + 1].text.lower().split()) & WORDS.sets["counts"])
         if got is None:
             return None
         column, j = got
@@ -606,7 +608,7 @@ def _measure(ls: Sequence[Lex], i: int) -> Step | None:
             owner = _np(ls, j + 1)  # 'of students', 'on a host'
             if owner is not None:
                 thing, j = owner
-        return Question("measure", thing=thing, measures=(Measure(func, column),)), j
+        return Question("measure", thing=thing, measures=(Measure(func, column, counted=counted),)), j
     if _at(ls, i, "np") and _at(ls, i + 1, "of") and _at(ls, _skip(ls, i + 2, "det"), "super"):
         k = _skip(ls, i + 2, "det")  # 'the age of the oldest student', 'the date of the earliest race'
         owner = _np(ls, k + 1)

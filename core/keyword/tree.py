@@ -89,6 +89,7 @@ class Measure:
     where: tuple[Condition, ...] = ()  # share: the rows counted above the line
     over: Measure | None = None  # ratio: the denominator
     hint: str = ""  # a word that names the column by what it measures ('spent' → money)
+    counted: bool = False  # 'the average number of payments': the aggregate of a count, not of a column
 
 
 @dataclass(frozen=True)

@@ -8,10 +8,11 @@ import datetime as dt
 
 import pytest
 
-from core.keyword.bind import Bound, SchemaNames, bind
+from core.keyword.bind import CUE_IS_COLUMN, Bound, SchemaNames, bind
 from core.keyword.grammar import read
 from core.keyword.match import lexicon
 from core.keyword.plan import Decline, Filter, Measure, Ref
+from core.settings import load_settings
 from core.verified.match import facts
 
 TODAY = dt.date(2026, 6, 30)
@@ -71,6 +72,25 @@ def test_listing_every_row_shows_what_names_it_never_its_id_alone(lex):
     assert [r.column for r in bound(lex, "List all datacenters").query.projection] == ["code", "name"]
     payments = bound(lex, "List all payments").query.projection
     assert len(payments) > 1 and {"paid_on", "invoice_no"} <= {r.column for r in payments}
+
+
+def test_a_column_the_rows_are_only_sorted_by_is_not_shown_when_what_to_show_is_said(lex):
+    q = bound(lex, "Show the names of clients sorted by signup date").query
+    assert Ref("client", "signup_date") not in q.projection and q.projection
+    assert q.order[0].key == Ref("client", "signup_date")
+
+
+def test_an_average_of_a_number_of_rows_is_declined(lex):
+    with pytest.raises(Decline) as info:
+        bound(lex, "What is the average number of payments per month?")
+    assert "over counts" in info.value.reason
+
+
+def test_a_decline_says_which_column_a_verb_spells(lex):
+    """An analyst sees the column a rewording could use ('paid' → the payment date)."""
+    with pytest.raises(Decline) as info:
+        bound(lex, "how many clients paid in the blue moon?")
+    assert "'paid' → payment.paid_on" in info.value.understood
 
 
 def test_a_superlative_keeps_every_row_tied_for_first(lex):
@@ -149,11 +169,21 @@ def tiny(tmp_path_factory):
             CREATE TABLE time_zone (time_zone_code TEXT, time_zone_name TEXT, hours_from_gmt INTEGER);
             CREATE TABLE flight (flight_id INTEGER PRIMARY KEY, connections INTEGER);
             CREATE TABLE airport (airport_code TEXT, airport_name TEXT, minimum_connect_time INTEGER);
+            CREATE TABLE station (station_id INTEGER PRIMARY KEY, name TEXT, city TEXT);
+            CREATE TABLE pilot (pilot_id INTEGER PRIMARY KEY, pilot_name TEXT, age INTEGER);
+            CREATE TABLE aircraft (aircraft_id INTEGER PRIMARY KEY, fleet_series TEXT,
+                pilot_id INTEGER REFERENCES pilot (pilot_id));
+            CREATE TABLE ref_document_types (document_type_code TEXT PRIMARY KEY, document_type_name TEXT);
+            CREATE TABLE all_documents (document_id INTEGER PRIMARY KEY, document_name TEXT,
+                document_type_code TEXT REFERENCES ref_document_types (document_type_code));
             INSERT INTO checkin VALUES (1, 'a', 3), (2, 'a', 4), (3, 'b', 1);
             INSERT INTO publication VALUES (1, 'On Keys', 2020, 5), (2, 'On Joins', 2021, 9);
             INSERT INTO time_zone VALUES ('PST', 'Pacific', -8);
             INSERT INTO flight VALUES (1, 0);
             INSERT INTO airport VALUES ('SFO', 'San Francisco', 30), ('OAK', 'Oakland', 20);
+            INSERT INTO station VALUES (1, 'North', 'Leeds'), (2, 'South', 'Leeds'), (3, 'East', 'York');
+            INSERT INTO ref_document_types VALUES ('BK', 'Book'), ('PP', 'Paper');
+            INSERT INTO all_documents VALUES (1, 'How to read a book', 'BK'), (2, 'Notes', 'PP');
             """
         )
     db = Database(name="tiny", config=DatabaseSettings(url=f"sqlite:///{path}"), var_dir=path.parent)
@@ -161,12 +191,37 @@ def tiny(tmp_path_factory):
     db.dispose()
 
 
-def test_a_cue_word_that_is_also_a_figure_of_the_rows_is_declined(tiny):
+def test_a_cue_word_that_is_also_a_figure_of_the_rows_is_a_doubt(tiny):
     """'total count of check-ins' where check-ins carry a 'count' column: counting the rows and
-    adding up the column differ, so it declines and says which two it could not choose between."""
-    with pytest.raises(Decline) as info:
-        bound(tiny, "What is the total count of check-ins for each business id?")
-    assert "count column" in info.value.reason
+    adding up the column differ, so the reading carries a doubt that says which two it could not
+    choose between — below the confidence threshold, which declines it with that reason."""
+    doubts = bound(tiny, "What is the total count of check-ins for each business id?").doubts
+    assert [score for score, _ in doubts] == [CUE_IS_COLUMN] and "count column" in doubts[0][1]
+    assert load_settings().engine.keyword_min_confidence > CUE_IS_COLUMN
+
+
+def test_more_than_n_of_the_rows_a_listed_column_belongs_to_counts_them_per_value(tiny):
+    """'which cities have more than two stations': the cities are a column of the stations, so
+    the stations are counted per city, compared; a count they are only sorted by is not shown."""
+    q = bound(tiny, "Which cities have more than two stations? Sort them by the number of stations.").query
+    assert q.groups == (Ref("station", "city"),)
+    assert [(h.measure, h.op, h.value) for h in q.having] == [
+        (Measure("COUNT", "station", words="stations"), ">", 2)
+    ]
+    assert q.hidden == q.measures and q.order[0].key == q.measures[0]
+
+
+def test_a_word_that_names_no_column_alone_names_the_things_column_said_with_it(tiny):
+    """'what type of document is …': 'type' alone names nothing; 'document type' is the column."""
+    q = bound(tiny, 'What type of document is "How to read a book"?').query
+    assert [r.column for r in q.projection] == ["document_type_code"]
+    assert [(f.ref.column, f.value) for f in q.filters] == [("document_name", "How to read a book")]
+
+
+def test_a_comparison_with_no_column_is_said_of_the_thing_named_just_before_it(tiny):
+    """'aircraft flown by pilots younger than 34': aircraft have no age, the pilots do."""
+    q = bound(tiny, "fleet series of aircraft flown by pilots younger than 34").query
+    assert [(f.ref, f.op, f.value) for f in q.filters] == [(Ref("pilot", "age"), "<", 34)]
 
 
 def test_the_number_of_things_a_column_holds_is_that_column(tiny):

@@ -278,6 +278,16 @@ def test_each_modifier_reads_its_part(question, want):
     assert tree(question) == want
 
 
+def test_an_aggregate_of_a_number_of_rows_is_marked_as_counted():
+    """'the average number of payments' is a figure over counts (bind.py declines it); 'the
+    maximum number of CPU cores' reads the same way, and the binding pass finds the column; 'the
+    total amount of' is no count of rows."""
+    (m,) = read("What is the average number of payments per month?").tree.measures  # type: ignore[union-attr]
+    assert (m.func, m.of.text if m.of else "", m.counted) == ("avg", "payments", True)
+    (m,) = read("What is the total amount of all payments?").tree.measures  # type: ignore[union-attr]
+    assert not m.counted
+
+
 def test_the_or_of_values_keeps_every_value():
     (cond,) = read("How many flights from Aberdeen or from Denver?").tree.conditions  # type: ignore[union-attr]
     assert [p.text for p in (cond.value, *cond.also)] == ["Aberdeen", "Denver"]  # type: ignore[union-attr]

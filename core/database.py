@@ -16,13 +16,13 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
-from core.catalog import Catalog, load_catalog, schema_signature, sqlglot_dialect
+from core.catalog import Catalog, load_catalog, safe_filename, schema_signature, sqlglot_dialect
 from core.connect import readonly_engine, redact
 from core.demo import demo_settings
 from core.graph import RelationshipGraph, build_graph
 from core.settings import DEMO_DB, DatabaseSettings, Settings
 from core.values import ValueIndex, open_index
-from core.warehouse import BULK_REFLECTED
+from core.warehouse import BULK_REFLECTED, incremental
 from core.warehouse import reflect as warehouse_reflect
 
 
@@ -83,12 +83,25 @@ class Database:
         schemas = warehouse_reflect.default_schemas(self.engine, configured)
         qualify = bool(configured)
         dialect = sqlglot_dialect(self.engine)
-        return {
-            "reflector": lambda: warehouse_reflect.bulk_reflect(
-                self.engine, self.name, schemas, dialect, qualify, views_are_tables=self.backend == "files"
-            ),
-            "signer": lambda: warehouse_reflect.signature(self.engine, schemas),
-        }
+        signer = {"signer": lambda: warehouse_reflect.signature(self.engine, schemas)}
+        if self.backend == "files":  # a file's columns are not in its view's SQL: read them all
+            return {
+                "reflector": lambda: warehouse_reflect.bulk_reflect(
+                    self.engine, self.name, schemas, dialect, qualify, views_are_tables=True
+                ),
+                **signer,
+            }
+
+        def reflector() -> Catalog:
+            """Only the tables changed since the last reflection are read again (incremental.py)."""
+            record = self.cache_dir / f"{safe_filename(self.name)}.reflected.json"
+            done = incremental.reflect_incrementally(
+                self.engine, self.name, schemas, dialect, qualify, record
+            )
+            self.__dict__["last_reflection"] = done
+            return done.catalog
+
+        return {"reflector": reflector, **signer}
 
     def schema_signature(self) -> str:
         """The cheap fingerprint of the schema as it is now (one query; core/schema_watch.py)."""

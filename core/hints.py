@@ -32,6 +32,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Collection, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from core.database import Database
@@ -166,14 +167,20 @@ def _few_per_word(hints: list[ValueHint]) -> list[ValueHint]:
     return out
 
 
-def _joined_columns(db: Database) -> set[frozenset[tuple[str, str]]]:
+def _joined_columns(db: Database) -> frozenset[frozenset[tuple[str, str]]]:
     """Column pairs a join connects (airport.state_code = state.state_code): the same value in
-    both is one thing, not two readings."""
-    out = set()
-    for e in db.graph.edges:
-        for a, b in zip(e.columns, e.ref_columns, strict=True):
-            out.add(frozenset(((e.table.lower(), a.lower()), (e.ref_table.lower(), b.lower()))))
-    return out
+    both is one thing, not two readings. Worked out once per graph: a warehouse's graph has tens
+    of thousands of edges, and every question asks."""
+    graph = db.graph
+
+    def pairs() -> frozenset[frozenset[tuple[str, str]]]:
+        out = set()
+        for e in graph.edges:
+            for a, b in zip(e.columns, e.ref_columns, strict=True):
+                out.add(frozenset(((e.table.lower(), a.lower()), (e.ref_table.lower(), b.lower()))))
+        return frozenset(out)
+
+    return db.catalog.memo(("joined columns", id(graph)), pairs)
 
 
 def _settled_by_names(hints: list[ValueHint], named: set[str]) -> tuple[list[ValueHint], list[str]]:
@@ -245,7 +252,7 @@ def _around(values: Sequence[str], value: str) -> tuple[str, ...]:
     return tuple(ordered[max(0, i - NEIGHBOURS) : i + NEIGHBOURS + 1])
 
 
-def _ties(hints: Sequence[ValueHint], joined: set[frozenset[tuple[str, str]]]) -> tuple[Tie, ...]:
+def _ties(hints: Sequence[ValueHint], joined: AbstractSet[frozenset[tuple[str, str]]]) -> tuple[Tie, ...]:
     """Words stored equally well in columns of different tables that no join connects ('Lyon':
     a customer's city and a supplier's). Two columns of one table (a flight's from and to
     airport) are not a tie here: the question's own words ("from", "to") say which."""

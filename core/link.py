@@ -28,6 +28,7 @@ from core.understand import Understanding
 SCHEMA_MIN = 0.80  # below this a name match is noise
 VALUE_MIN = 0.80
 TIE = 0.03  # two tables this close for one keyword: the matches disagree
+JOIN_PATHS_KEPT = 256  # join paths remembered per graph (join_path)
 
 
 class LinkReply(BaseModel):
@@ -143,16 +144,31 @@ def link(
 
 
 def join_path(graph: RelationshipGraph, tables: list[str], question: str = "") -> list[str]:
-    """The tables the view would add to join `tables`: connectors, bridges, role tables (by name)."""
+    """The tables the view would add to join `tables`: connectors, bridges, role tables (by name).
+
+    Remembered per graph (up to JOIN_PATHS_KEPT): scope, linking and pruning ask for the
+    same tables' path within one question, and on a warehouse's graph each search costs tens of
+    milliseconds (`python -m core.bench linking`)."""
     known = [t for t in tables if graph.catalog.table(t) is not None]
     if len(known) < 2:
         return []
-    try:
-        view = synthesize_view(graph, known, question=question)
-    except ValueError:
-        return []
-    named = {t.lower() for t in known}
-    return [t for t in dict.fromkeys(view.tables) if t.lower() not in named]
+    memo: dict[tuple[tuple[str, ...], str], list[str]] = graph.__dict__.setdefault("_join_paths", {})
+    key = (tuple(known), question)
+    if key not in memo:
+        try:
+            view = synthesize_view(graph, known, question=question)
+        except ValueError:
+            return []
+        named = {t.lower() for t in known}
+        if len(memo) >= JOIN_PATHS_KEPT:
+            memo.clear()  # one step, so threads answering at once never see it half done
+        memo[key] = [t for t in dict.fromkeys(view.tables) if t.lower() not in named]
+    return list(memo[key])
+
+
+def forget_join_paths(graph: RelationshipGraph) -> None:
+    """Drop the join paths `join_path` remembers for `graph` (benchmarks time each question afresh)."""
+    graph.__dict__.pop("_join_paths", None)
 
 
 def with_join_path(linking: Linking, graph: RelationshipGraph, question: str = "") -> Linking:

@@ -20,10 +20,11 @@ and the read-only executor, so masking applies to them as to any answer.
 
 from __future__ import annotations
 
+import functools
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from sqlglot import exp
 
@@ -67,17 +68,30 @@ def tokens(text: str) -> int:
     return (len(text) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
 
 
-def visible(db: Database) -> list[tuple[Table, list[str]]]:
-    """The tables a question may show, each with the columns the database's rules allow."""
+def visible(db: Database) -> Sequence[tuple[Table, Sequence[str]]]:
+    """The tables a question may show, each with the columns the database's rules allow.
+
+    Worked out once per catalog and rules: every question asks, and on a 10,000-table warehouse
+    checking each of 200,000 columns took half a second a question (`core.bench linking`).
+    """
     rules = DataRules.of(db.config)
+    return db.catalog.memo(("visible", rules), lambda: _visible(db.catalog.tables, rules))
+
+
+def _visible(tables: Sequence[Table], rules: DataRules) -> tuple[tuple[Table, tuple[str, ...]], ...]:
     out = []
-    for table in db.catalog.tables:
+    for table in tables:
         if rules.table_denied(table.name, table.schema):
             continue
-        columns = [c.name for c in table.columns if not rules.column_denied(table.name, c.name, table.schema)]
+        if not rules.deny_columns:
+            columns = tuple(c.name for c in table.columns)
+        else:
+            columns = tuple(
+                c.name for c in table.columns if not rules.column_denied(table.name, c.name, table.schema)
+            )
         if columns:
             out.append((table, columns))
-    return out
+    return tuple(out)
 
 
 Described = frozenset[tuple[str, str]]  # (table, column), lower case: whose descriptions to show
@@ -110,7 +124,7 @@ def _render(
     wanted: tuple[str, ...] | None,
     described: Described | None,
 ) -> str:
-    shown = [(t, cols) for t, cols in visible(db) if wanted is None or t.name.lower() in wanted]
+    shown = _wanted(db, wanted)
     names = {t.name.lower() for t, _ in shown}
     parts = []
     for table, columns in shown:
@@ -125,6 +139,17 @@ def _render(
     if style.knowledge and style.sample_rows > 0:
         return EXAMPLES_NOTE + "\n" + "\n\n".join(parts)
     return "\n\n".join(parts)
+
+
+def _wanted(db: Database, wanted: Sequence[str] | None) -> Sequence[tuple[Table, Sequence[str]]]:
+    """The visible tables named in `wanted` (lower case), in catalog order, looked up by name
+    rather than by walking every table of the catalog for each question."""
+    shown = visible(db)
+    if wanted is None:
+        return shown
+    rules = DataRules.of(db.config)
+    at = db.catalog.memo(("visible at", rules), lambda: {t.name.lower(): i for i, (t, _) in enumerate(shown)})
+    return [shown[i] for i in sorted(at[w] for w in wanted if w in at)]
 
 
 def _sampled(
@@ -181,7 +206,7 @@ def create_table(db: Database | Catalog, table: Table, columns: Sequence[str], s
     keep = {c.lower() for c in columns}
 
     def name(text: str) -> str:
-        return identifier(text, dialect).sql(dialect=dialect)
+        return _quoted_name(text, dialect)
 
     lines = []
     for c in table.columns:
@@ -231,7 +256,7 @@ def annotated_table(
     index = {c.name.lower(): i for i, c in enumerate(columns_in(columns, keep))}
 
     def name(text: str) -> str:
-        return identifier(text, dialect).sql(dialect=dialect)
+        return _quoted_name(text, dialect)
 
     pk = [k.lower() for k in table.primary_key]
     single_pk = len(pk) == 1
@@ -288,6 +313,13 @@ def annotated_table(
     return "\n".join([f"CREATE TABLE {head} ({about}", *body, ");"])
 
 
+@functools.lru_cache(maxsize=65_536)
+def _quoted_name(text: str, dialect: str) -> str:
+    """A name as the dialect writes it; remembered, since building it through sqlglot was a third
+    of the schema text's time on a warehouse's wide scope (`python -m core.bench linking`)."""
+    return identifier(text, dialect).sql(dialect=dialect)
+
+
 def columns_in(columns: Sequence[str], keep: Sequence[Column]) -> list[Column]:
     """`keep` in the order of `columns` (the order example rows were read in)."""
     by_name = {c.name.lower(): c for c in keep}
@@ -328,20 +360,36 @@ def _relationships(db: Database | Catalog, table: Table, knowledge: bool) -> lis
     `knowledge` the relationship graph's inferred ones too."""
     catalog = db if isinstance(db, Catalog) else db.catalog
     low = table.name.lower()
-    out = [
-        _Rel(r.columns, r.ref_table, r.ref_columns, r.origin, r.confidence)
-        for r in catalog.relationships
-        if r.table.lower() == low
-    ]
+    declared = catalog.memo(("outgoing joins",), lambda: _by_table(catalog.relationships))
+    out = [_Rel(r.columns, r.ref_table, r.ref_columns, r.origin, r.confidence) for r in declared.get(low, ())]
     if knowledge and isinstance(db, Database):
+        graph = db.graph
+        inferred = catalog.memo(("inferred joins", id(graph)), lambda: _by_table(graph.edges))
         seen = {(tuple(c.lower() for c in r.columns), r.ref_table.lower()) for r in out}
-        for e in db.graph.edges:
-            if e.table.lower() != low or e.origin != "inferred" or (e.is_self and e.columns == e.ref_columns):
+        for e in inferred.get(low, ()):
+            if e.origin != "inferred" or (e.is_self and e.columns == e.ref_columns):
                 continue
             key = (tuple(c.lower() for c in e.columns), e.ref_table.lower())
             if key not in seen:
                 seen.add(key)
                 out.append(_Rel(e.columns, e.ref_table, e.ref_columns, e.origin, e.confidence))
+    return out
+
+
+class _Joins(Protocol):
+    @property
+    def table(self) -> str: ...
+
+
+J = TypeVar("J", bound=_Joins)
+
+
+def _by_table(joins: Iterable[J]) -> dict[str, list[J]]:
+    """Joins grouped by their table (lower case), in their order: looked up per table shown, which
+    scanned every join of the catalog for each of a warehouse's tables (`core.bench linking`)."""
+    out: dict[str, list[J]] = {}
+    for j in joins:
+        out.setdefault(j.table.lower(), []).append(j)
     return out
 
 

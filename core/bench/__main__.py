@@ -15,6 +15,7 @@ BENCHMARKS = {
     "keyword_joins": "keyword mode's join rules against Spider gold joins (what they decline)",
     "verified": "verified-query reuse on a paraphrase set: precision, recall, match latency",
     "reflect": "a 10,000-table schema in DuckDB: bulk reflection and cache re-read against table by table",
+    "linking": "retrieve, scope and prompt synthesis per question: the demo among 10,000 tables vs the demo alone",
     "learn": "definitions learned from corrections on half a question set, measured on the other half",
 }
 

@@ -11,6 +11,9 @@ measures, in this run:
   the disk cache written — target at most 30 s;
 - *cache re-read*: the same catalog in another process's shoes (a new `Database`, its engine
   already open): the one-row signature query, then the cached JSON — target at most 1 s;
+- *one table changed*: the cache after one table gained a column, in another process's shoes:
+  the signature, one query of per-table fingerprints, that table read again and the other
+  9,999 kept (core/warehouse/incremental.py) — baseline: the full bulk reflection above;
 - *baseline*: reflection table by table, as SQLAlchemy's inspector does it (a columns query and
   a keys query per table), timed on `--baseline-tables` tables and scaled to all of them; and
   for the re-read, the bulk reflection itself (what every start would cost without the cache).
@@ -27,6 +30,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from core.catalog import Catalog
 from core.database import Database
 from core.demo_file import build_lock
 from core.settings import DatabaseSettings, load_settings
@@ -81,9 +85,36 @@ def per_table_baseline(db: Database, sample: int) -> tuple[float, int]:
         return time.perf_counter() - start, len(names)
 
 
+def one_table_changed(
+    path: Path, config: DatabaseSettings, var: Path, before: Catalog
+) -> tuple[float, tuple[str, ...]]:
+    """Seconds to bring the cached catalog up to date after one table gained a column (another
+    process's start: signature, per-table fingerprints, that table read again, the rest kept),
+    and which tables were read."""
+    import duckdb
+
+    first = before.tables[0]
+    conn = duckdb.connect(str(path))
+    conn.execute(f'ALTER TABLE "{first.name}" ADD COLUMN changed_by_bench INTEGER')
+    conn.close()
+    db = Database(name="wide", config=config, var_dir=var)
+    db.engine.connect().close()
+    start = time.perf_counter()
+    after = db.catalog
+    seconds = time.perf_counter() - start
+    done = db.__dict__["last_reflection"]
+    db.dispose()
+    grown = after.table(first.name)
+    assert grown is not None and grown.columns[-1].name == "changed_by_bench", "the change was not read"
+    assert len(after.tables) == len(before.tables)
+    return seconds, done.read
+
+
 def measure(path: Path, baseline_tables: int) -> dict[str, Any]:
-    config = DatabaseSettings(url=f"duckdb:///{path}")
     var = Path(tempfile.mkdtemp(prefix="askbase-reflect-"))
+    copy = var / path.name  # a copy: the incremental run alters one of its tables
+    shutil.copyfile(path, copy)
+    config = DatabaseSettings(url=f"duckdb:///{copy}")
     try:
         cold_db = Database(name="wide", config=config, var_dir=var)
         cold_db.engine.connect().close()  # opening the file is not reflection
@@ -101,10 +132,13 @@ def measure(path: Path, baseline_tables: int) -> dict[str, Any]:
         cache_bytes = sum(f.stat().st_size for f in (var / "cache").glob("*.catalog.json"))
         cold_db.dispose()
         warm_db.dispose()
+        changed_s, read = one_table_changed(copy, config, var, catalog)
     finally:
         shutil.rmtree(var, ignore_errors=True)
     scaled = base_s / max(base_n, 1) * tables
     return {
+        "one_changed_reread_s": round(changed_s, 3),
+        "one_changed_read_tables": list(read),
         "tables": tables,
         "columns": sum(len(t.columns) for t in catalog.tables),
         "bulk_reflection_s": round(cold, 3),
@@ -152,6 +186,12 @@ def main(argv: list[str]) -> int:
         f"cache re-read:    {figures['cache_reread_s']:8.2f} s  (target {TARGET_REREAD_S:.0f} s: "
         f"{ok[figures['reread_ok']]}); baseline, reflecting again: {figures['baseline_reread_s']:.2f} s; "
         f"cache file {figures['cache_bytes'] / 1e6:.1f} MB",
+        file=out,
+    )
+    print(
+        f"one table changed: {figures['one_changed_reread_s']:8.2f} s  (read again: "
+        f"{', '.join(figures['one_changed_read_tables'])}); baseline, full reflection: "
+        f"{figures['bulk_reflection_s']:.2f} s",
         file=out,
     )
     if args.json:

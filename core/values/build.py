@@ -223,6 +223,14 @@ def table_fingerprint(conn: sa.Connection, engine: sa.Engine, table: Table) -> s
                 ),
                 {"t": table.name, "s": table.schema},
             ).first()
+        elif name == "duckdb":  # its size estimate and its CREATE statement, both kept in its catalog
+            row = conn.execute(
+                sa.text(
+                    "SELECT estimated_size, hash(sql) FROM duckdb_tables() WHERE table_name = :t "
+                    "AND schema_name = COALESCE(:s, current_schema()) AND database_name = current_database()"
+                ),
+                {"t": table.name, "s": table.schema},
+            ).first()
         elif name == "sqlite":
             quoted = _quoted(engine, table.name)
             row = conn.execute(sa.text(f"SELECT COUNT(*), MAX(rowid) FROM {quoted}")).first()

@@ -27,15 +27,15 @@ from dataclasses import dataclass, replace
 from rapidfuzz import fuzz
 
 from core.dictionary import stem
-from core.keyword.bind import Ambiguous, Bound, SchemaNames, bind
-from core.keyword.grammar import Reading, read
+from core.keyword.bind import Ambiguous, Bound, SchemaNames, bind, labels
+from core.keyword.grammar import Reading, Token, read
 from core.keyword.match import Lexicon as KeywordLexicon
 from core.keyword.match import lexicon as keyword_lexicon
-from core.keyword.plan import AmbiguousDate, Decline, Measure, Ref
+from core.keyword.plan import AmbiguousDate, Decline, Filter, Measure, Ref
 from core.keyword.tree import Phrase, Question, Value
 from core.normalize import normalize_question
 from core.verified.lexicon import DatabaseLexicon as Lexicon
-from core.verified.params import CONFIDENT, surely
+from core.verified.params import CONFIDENT, plural_of, surely
 from core.verified.query import Param, VerifiedQuery
 from core.verified.reading import Span
 from core.verified.substitute import Binding, SubstitutionError, substitute
@@ -46,6 +46,9 @@ NEAR_TEXT = 70.0  # token-set similarity of the normalized questions that makes 
 MAX_NEAR = 2
 NAME_SCORE = 0.9  # a word the value index spells this closely may be a name: never mended as a typo
 SLOT = "⟨slot⟩"
+# the words a share's question turns on: what is said before them restricts the rows it is a
+# share of ('of clients in Germany | are startups'), what after, the rows counted above the line
+SHARE_VERBS = frozenset(["is", "are", "was", "were", "that", "who", "which"])
 
 
 @dataclass(frozen=True)
@@ -139,14 +142,17 @@ def meaning(question: str, lexicon: Lexicon) -> Shape | None:
 
 
 def _known(lexicon: Lexicon, lex: KeywordLexicon) -> Callable[[str], bool]:
-    """A word the schema names or the value index spells: never mended as a typo."""
+    """A word the schema names, the value index spells, or a word of a stored value ('overage' in
+    'egress overage', one slip from 'average'): never mended as a typo."""
     schema: frozenset[str] = lexicon.memo(
         ("schema_words", id(lex.dictionary)),
         lambda: frozenset(w for t in lex.dictionary.terms for w in t.text.split()),
     )
 
     def known(word: str) -> bool:
-        return stem(word) in schema or any(m.score >= NAME_SCORE for m in lexicon.values(word))
+        return stem(word) in schema or any(
+            m.score >= NAME_SCORE or word in str(m.value).lower().split() for m in lexicon.values(word)
+        )
 
     return known
 
@@ -160,7 +166,7 @@ def _bound(reading: Reading, lex: KeywordLexicon, question: str) -> Shape | None
         except Exception:  # a reader bug must cost one reuse, never the question
             log.exception("the verified matcher could not read %r", question)
             return None
-        return Shape(facts(bound))
+        return Shape(facts(bound, reading.tokens, lex))
     return None
 
 
@@ -186,7 +192,7 @@ def said(tree: Question, reading: Reading) -> tuple[Fact, ...]:
                     (words(c.subject), c.op, c.prep),
                     c.value.text.lower(),
                     c.value.text,
-                    c.value.start,
+                    at=c.value.start,
                 )
             )
         else:
@@ -230,15 +236,17 @@ def _when(v: Value) -> tuple[int, ...]:
     return ()
 
 
-def facts(bound: Bound) -> tuple[Fact, ...]:
+def facts(bound: Bound, tokens: Sequence[Token] = (), lex: KeywordLexicon | None = None) -> tuple[Fact, ...]:
     """What a bound question says, fact by fact: the ratio or share first (numerator and
-    denominator in their places), then measures, groups, filters, periods, order and limit."""
+    denominator in their places), then measures, groups, filters, periods, order and limit.
+    `tokens` (the question's) place a share's filters on their side of its verb; with `lex`, the
+    columns listed rows are shown with are only those the question asks for (`_said_columns`)."""
     q = bound.query
     scores = {m.words: (m.sense.score if m.sense else 1.0) for m in bound.mentions}
     out: list[Fact] = []
     if bound.tree.ask in ("list", "rank") and not q.measures:  # what is listed, and how it is shown
         out.append(Fact("target", ((q.target or "").lower(),)))
-        out += [Fact("show", _ref(r)) for r in q.projection]
+        out += [Fact("show", _ref(r)) for r in _said_columns(bound, lex)]
     if bound.ratio is not None:  # 'average cost per CPU hour' may be a mean of per-row ratios: not the same
         aggs = tuple(sorted({m.func for m in bound.tree.measures} - {"sum", "ratio"}))
         out.append(Fact("ratio", (_measure(bound.ratio[0]), _measure(bound.ratio[1]), aggs)))
@@ -248,11 +256,12 @@ def facts(bound: Bound) -> tuple[Fact, ...]:
         out += [Fact("measure", _measure(m)) for m in q.measures]
     out += [Fact("group", _ref(g)) for g in q.groups]
     periods = {_ref(r)[:2] for r, _ in bound.periods}
-    for f in q.filters:
+    denominator, numerator = _share_sides(bound, tokens)
+    for f in denominator:
         if _ref(f.ref)[:2] in periods and f.op in ("range", "=", "<", ">", "<=", ">="):
             continue  # said as a period, below
         out.append(_filter("filter", f, scores))
-    out += [_filter("predicate", f, scores) for f in bound.predicate]
+    out += [_filter("predicate", f, scores) for f in numerator]
     preps = {w.value: w.prep for w in bound.tree.windows}
     for r, v in bound.periods:
         out.append(Fact("period", (*_ref(r)[:2], v.kind, preps.get(v, "in")), _when(v) or v.value, v.text))
@@ -264,6 +273,43 @@ def facts(bound: Bound) -> tuple[Fact, ...]:
     # the tables the rows are reached through: 'pools in London datacenters' is not 'clients in London'
     out.append(Fact("tables", tuple(sorted({t.lower() for t in q.tables}))))
     return tuple(out)
+
+
+def _said_columns(bound: Bound, lex: KeywordLexicon | None) -> list[Ref]:
+    """The columns listed rows are shown with that are part of the question: not the columns that
+    name a row ('the hostnames of the machines' lists what 'which machines' lists), nor, when the
+    question names no column to show, the compared columns keyword mode adds to show why a row
+    is there ('which hosts have at least 1536 GB' shows the memory). Why: two questions that ask
+    for the same rows are one question however keyword mode would show them; a column asked for
+    ('the emails of the clients') is part of the question."""
+    q = bound.query
+    if lex is None:
+        return list(q.projection)
+    own = {_ref(r)[:2] for r in labels(lex, q.target)} if q.target else set()
+    if not bound.tree.shown:
+        own |= {_ref(f.ref)[:2] for f in q.filters}
+    return [r for r in q.projection if _ref(r)[:2] not in own]
+
+
+def _share_sides(bound: Bound, tokens: Sequence[Token]) -> tuple[list[Filter], list[Filter]]:
+    """A share's filters as (the rows it is a share of, the rows counted above the line).
+
+    Why: the binding puts every condition of a share above the line, but 'what % of clients in
+    Germany are startups' (a share of Germany's clients) and 'what % of all clients are startups
+    in Germany' (a share of all clients) differ only in where 'in Germany' stands: a condition
+    said before the share's verb ('are', 'were', 'that') restricts the rows it is a share of."""
+    filters, predicate = list(bound.query.filters), list(bound.predicate)
+    thing = bound.tree.thing
+    if not predicate or not isinstance(thing, Phrase):
+        return filters, predicate
+    pivot = next((i for i, t in enumerate(tokens) if i >= thing.end and t.low in SHARE_VERBS), None)
+    if pivot is None:
+        return filters, predicate
+    starts: dict[str, int] = {}
+    for m in bound.mentions:
+        starts[m.words] = min(starts.get(m.words, m.start), m.start)
+    before = [f for f in predicate if starts.get(f.words, pivot) < pivot]
+    return filters + before, [f for f in predicate if f not in before]
 
 
 def _orders(bound: Bound) -> list[Fact]:
@@ -332,7 +378,7 @@ def _fills(f: Fact, p: Param) -> bool:
         )
     if p.kind == "number":
         return f.kind in ("limit", "filter", "having") and f.value in (p.when[0], float(p.when[0]))
-    return f.kind == "period" and f.key[2] == p.kind and f.value == p.when
+    return f.kind == "period" and f.key[-2] == p.kind and f.value == p.when  # key: (…, grain, prep)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -475,7 +521,8 @@ def _binding(p: Param, g: Fact, lexicon: Lexicon) -> Binding:
             p, g.text, value=str(best.value) if best else g.text, score=best.score if best else 0.0
         )
     if p.kind == "value":
-        return Binding(p, g.text, value=str(g.value), score=max(g.score, _owner_score(p, g, lexicon)))
+        sure = 1.0 if plural_of(g.text, g.value) else _owner_score(p, g, lexicon)
+        return Binding(p, g.text, value=str(g.value), score=max(g.score, sure))
     if p.kind == "number":
         return Binding(p, g.text or str(g.value), when=(int(g.value),))  # type: ignore[call-overload]
     return Binding(p, g.text, when=tuple(g.value))  # type: ignore[arg-type]

@@ -14,12 +14,13 @@ not reusable at all: next month the same words mean other dates.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
+from core.dictionary import words
 from core.retrieval import ValueMatch
 from core.verified.lexicon import DatabaseLexicon
 from core.verified.literals import Literal, claims_time, date_text, literals_of, value_form
@@ -37,11 +38,25 @@ class Detected:
     note: str = ""  # why it is not reusable
 
 
+def plural_of(text: str, value: object) -> bool:
+    """`text` is the stored value said in the plural ('startups' for 'startup'): the value's
+    own words, each made singular. Why: the value index scores a plural below a sure match,
+    yet 'what % of clients are startups' names the segment as surely as 'startup' does."""
+    said, stored = words(text), words(str(value))
+    return bool(said) and said == stored
+
+
 def surely(span: Span, table: str, column: str) -> ValueMatch | None:
-    """The stored value of `table.column` that `span` surely names, if one does."""
+    """The stored value of `table.column` that `span` surely names, if one does (a plural of
+    it counts as the value itself)."""
     t, c = table.lower(), column.lower()
     own = sorted(
-        (m for m in span.values if m.table.lower() == t and m.column.lower() == c), key=lambda m: -m.score
+        (
+            replace(m, score=1.0) if plural_of(span.text, m.value) else m
+            for m in span.values
+            if m.table.lower() == t and m.column.lower() == c
+        ),
+        key=lambda m: -m.score,
     )
     if not own or own[0].score < CONFIDENT:
         return None

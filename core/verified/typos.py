@@ -144,7 +144,21 @@ def _mended(question: str, start: int, end: int, word: str, known: Known) -> str
     if word[1:] != word[1:].lower() or (word[0].isupper() and question[:start].strip()):
         return None  # 'GmbH', or a capitalized word inside the sentence: a name, perhaps
     found = candidates(low)
-    if len(found) != 1 or known(low):
+    if len(found) != 1 or known(low) or any(known(w) for w in _around(question, start, end)):
         return None
     (meant,) = found
     return meant.capitalize() if word[0].isupper() else meant
+
+
+def _around(question: str, start: int, end: int) -> Iterator[str]:
+    """The runs of two and three words the word is part of, in lower case. Why: a word of a
+    stored value may be a word of the lexicon one letter short ('late' in 'late payment fees' is
+    one slip from 'later'); the value index knows the run when it does not know the word."""
+    words = list(_WORD.finditer(question))
+    at = next((k for k, m in enumerate(words) if m.start() == start and m.end() == end), None)
+    if at is None:
+        return
+    for n in (2, 3):
+        for first in range(max(0, at - n + 1), min(at, len(words) - n) + 1):
+            run = words[first : first + n]
+            yield question[run[0].start() : run[-1].end()].lower()

@@ -28,7 +28,7 @@ import functools
 import hashlib
 import logging
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,12 +70,18 @@ def _in(values: Iterable[str]) -> str:
     return ", ".join("'" + v.replace("'", "''") + "'" for v in values)
 
 
-def _columns_sql(dialect: str, schemas: Sequence[str]) -> str:
+def _only(column: str, tables: Collection[str] | None, where: str = "AND") -> str:
+    """A filter to the named tables (an incremental refresh re-reads only those); "" for all."""
+    return "" if tables is None else f" {where} {column} IN ({_in(sorted(tables)) or 'NULL'})"
+
+
+def _columns_sql(dialect: str, schemas: Sequence[str], tables: Collection[str] | None = None) -> str:
     if dialect == "bigquery":
         return " UNION ALL ".join(
             f"SELECT c.table_schema, c.table_name, c.column_name, c.data_type, c.is_nullable, "
             f"c.ordinal_position, t.table_type FROM `{s}`.INFORMATION_SCHEMA.COLUMNS c "
             f"JOIN `{s}`.INFORMATION_SCHEMA.TABLES t ON t.table_name = c.table_name"
+            + _only("c.table_name", tables, "WHERE")
             for s in schemas
         )
     upper = dialect == "snowflake"  # Snowflake keeps unquoted names in upper case
@@ -85,13 +91,19 @@ def _columns_sql(dialect: str, schemas: Sequence[str]) -> str:
         "c.ordinal_position, t.table_type, c.numeric_precision, c.numeric_scale "
         "FROM information_schema.columns c "
         "JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name "
-        f"WHERE c.table_schema IN ({wanted}) ORDER BY 1, 2, 6"
+        f"WHERE c.table_schema IN ({wanted}){_only('c.table_name', tables)} ORDER BY 1, 2, 6"
     )
 
 
-def read_columns(conn: sa.Connection, schemas: Sequence[str]) -> list[tuple[str, str, str, str, bool, str]]:
-    """(schema, table, column, type, nullable, table type) for every column, in table order."""
-    rows = conn.exec_driver_sql(_columns_sql(conn.dialect.name, schemas)).all()
+ColumnRow = tuple[str, str, str, str, bool, str]  # schema, table, column, type, nullable, table type
+
+
+def read_columns(
+    conn: sa.Connection, schemas: Sequence[str], tables: Collection[str] | None = None
+) -> list[ColumnRow]:
+    """(schema, table, column, type, nullable, table type) for every column (of `tables` when
+    named), in table order."""
+    rows = conn.exec_driver_sql(_columns_sql(conn.dialect.name, schemas, tables)).all()
     out = [
         (
             str(r[0]),
@@ -118,11 +130,14 @@ def _type(row: Sequence[Any]) -> str:
     return name
 
 
-def read_keys(conn: sa.Connection, schemas: Sequence[str]) -> list[Key]:
+def read_keys(
+    conn: sa.Connection, schemas: Sequence[str], tables: Collection[str] | None = None
+) -> list[Key]:
+    """The keys of `schemas` (declared on `tables` when named: the caller filters the rest)."""
     dialect = conn.dialect.name
     try:
         if dialect == "duckdb":
-            return _duckdb_keys(conn, schemas)
+            return _duckdb_keys(conn, schemas, tables)
         if dialect == "snowflake":
             return _snowflake_keys(conn, schemas)
         if dialect == "trino":
@@ -133,19 +148,20 @@ def read_keys(conn: sa.Connection, schemas: Sequence[str]) -> list[Key]:
                     " UNION ALL ".join(_ansi_keys_sql(f"`{s}`.INFORMATION_SCHEMA", [s]) for s in schemas)
                 ).all()
             )
-        return _grouped(conn.exec_driver_sql(_ansi_keys_sql("information_schema", schemas)).all())
+        return _grouped(conn.exec_driver_sql(_ansi_keys_sql("information_schema", schemas, tables)).all())
     except sa.exc.DBAPIError as exc:  # an engine without these views: no declared keys, joins inferred
         log.info("keys could not be read (%s); relationships will be inferred", str(exc).splitlines()[0])
         conn.rollback()
         return []
 
 
-def _duckdb_keys(conn: sa.Connection, schemas: Sequence[str]) -> list[Key]:
+def _duckdb_keys(conn: sa.Connection, schemas: Sequence[str], tables: Collection[str] | None) -> list[Key]:
     rows = conn.exec_driver_sql(
         "SELECT schema_name, table_name, constraint_type, constraint_name, constraint_column_names, "
         "referenced_table, referenced_column_names FROM duckdb_constraints() "
         "WHERE database_name = current_database() "
         f"AND schema_name IN ({_in(schemas)}) AND constraint_type IN ('PRIMARY KEY', 'UNIQUE', 'FOREIGN KEY')"
+        + _only("table_name", tables)
     ).all()
     return [
         Key(
@@ -212,7 +228,7 @@ def _ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _ansi_keys_sql(where: str, schemas: Sequence[str]) -> str:
+def _ansi_keys_sql(where: str, schemas: Sequence[str], tables: Collection[str] | None = None) -> str:
     return (
         "SELECT tc.table_schema, tc.table_name, tc.constraint_type, tc.constraint_name, kcu.column_name, "
         "kcu.ordinal_position, rk.table_name, rk.column_name "
@@ -225,7 +241,7 @@ def _ansi_keys_sql(where: str, schemas: Sequence[str]) -> str:
         "AND rk.constraint_schema = rc.unique_constraint_schema "
         "AND rk.ordinal_position = kcu.position_in_unique_constraint "
         f"WHERE tc.table_schema IN ({_in(schemas)}) "
-        "AND tc.constraint_type IN ('PRIMARY KEY', 'UNIQUE', 'FOREIGN KEY')"
+        "AND tc.constraint_type IN ('PRIMARY KEY', 'UNIQUE', 'FOREIGN KEY')" + _only("tc.table_name", tables)
     )
 
 
@@ -250,7 +266,9 @@ def _grouped(rows: Sequence[Sequence[Any]]) -> list[Key]:
     return keys
 
 
-def read_views(conn: sa.Connection, schemas: Sequence[str]) -> dict[tuple[str, str], str]:
+def read_views(
+    conn: sa.Connection, schemas: Sequence[str], tables: Collection[str] | None = None
+) -> dict[tuple[str, str], str]:
     """(schema, view) → its SELECT, where the engine says."""
     dialect = conn.dialect.name
     try:
@@ -258,6 +276,7 @@ def read_views(conn: sa.Connection, schemas: Sequence[str]) -> dict[tuple[str, s
             rows = conn.exec_driver_sql(
                 "SELECT schema_name, view_name, sql FROM duckdb_views() WHERE NOT internal "
                 f"AND database_name = current_database() AND schema_name IN ({_in(schemas)})"
+                + _only("view_name", tables)
             ).all()
         elif dialect == "bigquery":
             rows = conn.exec_driver_sql(
@@ -270,7 +289,7 @@ def read_views(conn: sa.Connection, schemas: Sequence[str]) -> dict[tuple[str, s
             wanted = _in(s.upper() if dialect == "snowflake" else s for s in schemas)
             rows = conn.exec_driver_sql(
                 "SELECT table_schema, table_name, view_definition FROM information_schema.views "
-                f"WHERE table_schema IN ({wanted})"
+                f"WHERE table_schema IN ({wanted})" + _only("table_name", tables)
             ).all()
     except sa.exc.DBAPIError as exc:
         log.info("view definitions could not be read: %s", str(exc).splitlines()[0])
@@ -289,18 +308,21 @@ def _view_select(definition: str) -> str:
     return text
 
 
-def read_estimates(conn: sa.Connection, schemas: Sequence[str]) -> dict[tuple[str, str], int]:
+def read_estimates(
+    conn: sa.Connection, schemas: Sequence[str], tables: Collection[str] | None = None
+) -> dict[tuple[str, str], int]:
     dialect = conn.dialect.name
     try:
         if dialect == "duckdb":
             rows = conn.exec_driver_sql(
                 "SELECT schema_name, table_name, estimated_size FROM duckdb_tables() "
                 f"WHERE database_name = current_database() AND schema_name IN ({_in(schemas)})"
+                + _only("table_name", tables)
             ).all()
         elif dialect == "snowflake":
             rows = conn.exec_driver_sql(
                 "SELECT table_schema, table_name, row_count FROM information_schema.tables "
-                f"WHERE table_schema IN ({_in(s.upper() for s in schemas)})"
+                f"WHERE table_schema IN ({_in(s.upper() for s in schemas)})" + _only("table_name", tables)
             ).all()
         elif dialect == "bigquery":
             rows = conn.exec_driver_sql(
@@ -372,22 +394,27 @@ def bulk_reflect(
         definitions = read_views(conn, schemas)
         estimates = read_estimates(conn, schemas)
         conn.rollback()
+    return assemble(columns, keys, definitions, estimates, database, dialect, qualify, views_are_tables)
+
+
+def assemble(
+    columns: Sequence[ColumnRow],
+    keys: Sequence[Key],
+    definitions: dict[tuple[str, str], str],
+    estimates: dict[tuple[str, str], int],
+    database: str,
+    dialect: str,
+    qualify: bool,
+    views_are_tables: bool,
+) -> Catalog:
+    """The catalog from what the engine said (read in bulk, or kept from the last reflection for
+    the tables that did not change: core/warehouse/incremental.py)."""
     by_table: dict[tuple[str, str], list[tuple[str, str, bool]]] = defaultdict(list)
     kinds: dict[tuple[str, str], str] = {}
     for schema, table, column, type_name, nullable, table_type in columns:
         by_table[(schema, table)].append((column, type_name, nullable))
         kinds[(schema, table)] = table_type
-    pks: dict[tuple[str, str], tuple[str, ...]] = {}
-    uniques: dict[tuple[str, str], list[tuple[str, ...]]] = defaultdict(list)
-    foreign: list[Key] = []
-    for key in keys:
-        where = (key.schema, key.table)
-        if key.kind == "PRIMARY KEY":
-            pks[where] = key.columns
-        elif key.kind == "UNIQUE":
-            uniques[where].append(key.columns)
-        else:
-            foreign.append(key)
+    pks, uniques, foreign = _split_keys(keys)
     tables: list[Table] = []
     views: list[DatabaseView] = []
     seen: dict[str, str] = {}
@@ -442,6 +469,24 @@ def bulk_reflect(
         relationships=tuple(resolve_relationships(tables, relationships)),
         views=tuple(views),
     )
+
+
+def _split_keys(
+    keys: Sequence[Key],
+) -> tuple[dict[tuple[str, str], tuple[str, ...]], dict[tuple[str, str], list[tuple[str, ...]]], list[Key]]:
+    """Primary keys and unique keys by (schema, table), and the foreign keys."""
+    pks: dict[tuple[str, str], tuple[str, ...]] = {}
+    uniques: dict[tuple[str, str], list[tuple[str, ...]]] = defaultdict(list)
+    foreign: list[Key] = []
+    for key in keys:
+        where = (key.schema, key.table)
+        if key.kind == "PRIMARY KEY":
+            pks[where] = key.columns
+        elif key.kind == "UNIQUE":
+            uniques[where].append(key.columns)
+        else:
+            foreign.append(key)
+    return pks, uniques, foreign
 
 
 def signature(engine: sa.Engine, schemas: Sequence[str]) -> str:

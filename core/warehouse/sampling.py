@@ -6,7 +6,8 @@ reads each column of a warehouse from a sample, with the engine's own sampling w
 
 - BigQuery `TABLESAMPLE SYSTEM (p PERCENT)`: reads (and bills) about p% of the table's blocks;
 - Snowflake `SAMPLE (n ROWS)`, Databricks `TABLESAMPLE (n ROWS)`, Trino `TABLESAMPLE BERNOULLI (p)`,
-  DuckDB `USING SAMPLE n ROWS`;
+  DuckDB `TABLESAMPLE RESERVOIR (n ROWS)` (a DuckDB file or a lake of Parquet files can be as
+  large as a warehouse table; the reservoir bounds what is kept, not what is scanned);
 - Redshift has no sampling clause: a LIMIT inside a subquery.
 
 and at most `warehouse.max_index_columns` columns per build (the rest are skipped, saying why),
@@ -17,7 +18,7 @@ the schedule of `python -m bot index refresh` (or the worker), re-reading only c
 
 from __future__ import annotations
 
-SAMPLED = frozenset({"bigquery", "snowflake", "databricks", "trino", "redshift"})
+SAMPLED = frozenset({"bigquery", "snowflake", "databricks", "trino", "redshift", "duckdb"})
 
 
 def sampled_distinct(dialect: str, table: str, column: str, rows: int, estimate: int | None) -> str:
@@ -30,6 +31,8 @@ def sampled_distinct(dialect: str, table: str, column: str, rows: int, estimate:
         source = f"{table} SAMPLE ({rows} ROWS)"
     elif dialect == "databricks":
         source = f"{table} TABLESAMPLE ({rows} ROWS)"
+    elif dialect == "duckdb":
+        source = f"{table} TABLESAMPLE RESERVOIR ({rows} ROWS)"
     elif dialect == "trino":
         source = f"{table} TABLESAMPLE BERNOULLI ({percent:.3f})"
     else:  # redshift, and anything without a sampling clause

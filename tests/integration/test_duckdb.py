@@ -256,3 +256,18 @@ def test_the_reflect_benchmark_prints_its_figures_and_baseline(capsys):
     assert (
         "bulk reflection" in out.err and "baseline, table by table" in out.err and "cache re-read" in out.err
     )
+
+
+@pytest.mark.slow
+def test_the_linking_benchmark_prints_both_schemas_per_stage(capsys):
+    from core.bench.linking import STAGES
+    from core.bench.linking import main as bench_linking
+
+    assert bench_linking(["--tables", "40", "--columns", "6", "--rounds", "1", "--json"]) == 0
+    out = capsys.readouterr()
+    import json
+
+    figures = json.loads(out.out.strip().splitlines()[-1])
+    assert figures["wide"]["tables"] == figures["baseline"]["tables"] + 40
+    assert set(figures["wide"]["p95_ms"]) == set(STAGES) == set(figures["baseline"]["p95_ms"])
+    assert "demo p95" in out.err and "wide p95" in out.err

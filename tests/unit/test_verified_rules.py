@@ -61,6 +61,33 @@ VERIFIED = {
         "SELECT COUNT(*) FROM client c JOIN location l ON l.id = c.loc_id "
         "WHERE l.city = 'Berlin' AND c.status = 'ACT'",
     ),
+    "startup_share_in_country": (
+        "What percentage of clients in Germany are startups?",
+        "SELECT ROUND(100.0 * SUM(CASE WHEN c.segment = 'startup' THEN 1 ELSE 0 END) / COUNT(*), 1) "
+        "FROM client c JOIN location l ON l.id = c.loc_id WHERE l.country = 'Germany'",
+    ),
+    "surcharges_in_quarter": (
+        "How many egress overage surcharges were there in Q3 2025?",
+        "SELECT COUNT(*) FROM supercharge s JOIN payment_amount pa ON pa.id = s.amount_id "
+        "JOIN payment p ON p.id = pa.payment_id WHERE s.reason = 'egress overage' "
+        "AND p.paid_on >= '2025-07-01' AND p.paid_on < '2025-10-01'",
+    ),
+    "big_memory_hosts": (
+        "Which hosts have at least 1536 GB of memory?",
+        "SELECT hostname FROM compute WHERE memory_gb >= 1536",
+    ),
+    "top_pools_by_cpu_hours": (
+        "Which 5 resource pools used the most CPU hours in 2025?",
+        "SELECT p.name, SUM(u.cpu_hours) FROM usage u JOIN resource_pool p ON p.id = u.pool_id "
+        "WHERE u.month >= '2025-01-01' AND u.month < '2026-01-01' GROUP BY p.name "
+        "ORDER BY SUM(u.cpu_hours) DESC LIMIT 5",
+    ),
+    "max_pool_cpu_in_dc": (
+        "What is the highest current CPU usage of a resource pool in prod-frankfurt-1?",
+        "SELECT MAX(rc.overall_usage) FROM runtime_cpu rc JOIN pool_runtime rt ON rt.id = rc.runtime_id "
+        "JOIN resource_pool p ON p.id = rt.pool_id JOIN datacenter d ON d.id = p.dc_id "
+        "WHERE d.name = 'prod-frankfurt-1'",
+    ),
 }
 
 
@@ -166,6 +193,36 @@ RULES = {
         "how many active servers does prod-amsterdam-1 have",
         "How many active hosts in prod-frankfurt-1 were commissioned in 2019?",
     ),
+    "a share's denominator is the rows said before its verb, compared exactly": (
+        "startup_share_in_country",
+        "What percentage of clients based in France are enterprise?",
+        "What percentage of all clients are enterprise in France?",
+    ),
+    "a stored value said in the plural is the value, a parameter like it": (
+        "startup_share_in_country",
+        "what share of clients in Spain are startups",
+        "what share of clients in Spain are not startups",
+    ),
+    "a word of a stored value is never mended as a typo ('overage' is no slip of 'average')": (
+        "surcharges_in_quarter",
+        "How many late payment fee surcharges were there in Q1 2026?",
+        "How many egress overage surcharges were there in 2025?",
+    ),
+    "the columns that name a listed row are what 'which X' lists; another column asked is not": (
+        "big_memory_hosts",
+        "Give me the hostnames of the hosts with at least 1024 GB of memory.",
+        "Give me the CPU cores of the hosts with at least 1024 GB of memory.",
+    ),
+    "'consumed' links the things named as 'used' does (a lexicon relation verb)": (
+        "top_pools_by_cpu_hours",
+        "Which 3 resource pools consumed the most CPU hours in 2024?",
+        "Which 3 resource pools consumed the fewest CPU hours in 2024?",
+    ),
+    "a verified question the schema does not bind keeps its value as a slot": (
+        "max_pool_cpu_in_dc",
+        "What is the highest current CPU usage of a resource pool in prod-london-1?",
+        "What is the lowest current CPU usage of a resource pool in prod-london-1?",
+    ),
 }
 
 
@@ -174,6 +231,23 @@ def test_rule(demo, pool, rule):
     verified, same, other = RULES[rule]
     assert reused(demo, pool, same) == verified, same
     assert reused(demo, pool, other) is None, other
+
+
+def test_a_share_of_all_rows_is_not_the_share_of_some_of_them(demo):
+    """The denominator rule the other way round: verified over all clients, the share of one
+    country's clients is another question."""
+    question = "What percentage of all clients are startups in Germany?"
+    sql = (
+        "SELECT ROUND(100.0 * SUM(CASE WHEN c.segment = 'startup' AND l.country = 'Germany' THEN 1 ELSE 0 END)"
+        " / COUNT(*), 1) FROM client c JOIN location l ON l.id = c.loc_id"
+    )
+    found = detect(question, sql, "sqlite", lexicon_for(demo), [t.name for t in demo.catalog.tables])
+    pool = {
+        "of_all": VerifiedQuery(1, "demo", question, sql, "sqlite", found.params, found.reusable, found.note)
+    }
+    assert reused(demo, pool, "What percentage of all clients are enterprise in France?") == "of_all"
+    assert reused(demo, pool, "What percentage of clients in France are enterprise?") is None
+    assert reused(demo, pool, "What share of the clients in Germany are startups?") is None
 
 
 # ---------------------------------------------------------------- mending typos on its own
@@ -187,6 +261,14 @@ def test_a_typo_is_mended_only_when_one_common_word_is_one_slip_away():
     assert mend("evry client", lambda w: False) == "evry client"
     assert candidates("servers") == set()  # 'serves' with a letter more, but not a doubled one
     assert candidates("hour") == set()  # nor a word without its plural 's'
+
+
+def test_a_word_of_a_stored_value_is_not_mended_inside_the_value():
+    known = {"late payment fees"}.__contains__
+    assert mend("How many late payment fees were there?", known) == "How many late payment fees were there?"
+    assert mend("How many late payment fees were there?", lambda w: False) == (
+        "How many later payment fees were there?"  # what the run guards against
+    )
 
 
 def test_names_and_schema_words_are_never_mended():

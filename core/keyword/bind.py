@@ -620,12 +620,14 @@ def _building(b: _Binder, tree: Question, slots: _Slots, sense: dict[int, Sense]
     for cond, ms in slots.conditions:
         before = len(q.filters)
         _condition(b, q, cond, [(m, of(m)) for m in ms])
-        if share:  # 'what % of payments failed': said of the rows, it picks the numerator
+        if share and not cond.whole:  # 'what % of payments failed': said of the rows, the numerator
             q.predicate += q.filters[before:]
             del q.filters[before:]
     measures = {id(m): [of(x) for x in ms] for m, ms in slots.measures}
     for asked in tree.measures:
-        q.measures.append(_measure(b, q, asked, measures.get(id(asked), []), thing_column))
+        q.measures.append(
+            _own_figure(lex, q, asked, _measure(b, q, asked, measures.get(id(asked), []), thing_column))
+        )
     for g, ms in slots.groups:
         _group(b, q, g, [of(m) for m in ms])
     if tree.order is not None:
@@ -1132,6 +1134,18 @@ def _measure(b: _Binder, q: _Query, asked: Asked, named: list[Sense], thing_colu
     return Measure(func, ref.table, ref.column, words=words)  # type: ignore[arg-type]
 
 
+def _own_figure(lex: Lexicon, q: _Query, asked: Asked, m: Measure) -> Measure:
+    """A highest or lowest figure said of a thing ('the most CPU any pool is using', 'how much CPU
+    the busiest pool uses') is the thing's own figure or its rows' (a table below it): a column of
+    another table the words also name (the hosts' cores) would answer another question."""
+    if not (asked.hint and asked.func in ("max", "min") and q.target and m.column):
+        return m
+    if m.table.lower() == q.target.lower() or m.table in _below(lex, q.target, 3):
+        return m
+    words = asked.of.text if asked.of else asked.hint
+    raise Decline(f"it could not tell which figure of {name_words(q.target)} '{words}' is", [words])
+
+
 def amount_of(lex: Lexicon, table: str) -> Ref | None:
     """The amount a row of `table` stands for: its money column or its only number; else the money
     of the one row it belongs to (an income line's payment amount), or of the one table of its
@@ -1401,42 +1415,7 @@ def _order(
         q.measures.append(m)
         return
     if isinstance(key, Phrase):
-        said = [of(m) for m in slots.order]  # type: ignore[operator]
-        rows_only = all(b.reading.tokens[k].low in ROW_NOUNS for k in range(key.start, key.end))
-        if rows_only:  # 'the fewest members': the thing's own rows
-            m = Measure("COUNT", _row_table(q), words=key.text)
-        else:
-            s = said[-1]
-            if s.kind == "table" and s.table.lower() != target.lower():
-                spoken = {
-                    w
-                    for p in (key, *tree.verbs, *(w.subject for w in tree.windows if w.subject))
-                    if p
-                    for w in p.text.lower().split()
-                }
-                amount = amount_of(lex, s.table) if spoken & (MONEY_WORDS | MONEY_HINTS) else None
-                m = (
-                    Measure("SUM", amount.table, amount.column, words=key.text)
-                    if amount
-                    else Measure("COUNT", s.table, words=key.text)
-                )
-                q.tables += [s.table, *([amount.table] if amount else [])]
-            elif s.kind == "column":
-                ref = Ref(s.table, s.column or "")
-                if ref in q.groups:  # '… per region, ordered by the region name'
-                    q.order.append(OrderKey(ref, order.desc))
-                    return
-                if ref.table.lower() == target.lower() and not q.groups:
-                    _order_rows(q, ref, _direction(lex, ref, order))
-                    return
-                if column_kind(lex, ref.table, ref.column) not in NUMERIC:
-                    raise Decline(f"it could not rank {name_words(target)} by {key.text}", [key.text])
-                m = ranking_measure(ref, key.text)
-                q.tables.append(ref.table)
-            else:
-                raise Decline(f"it could not rank {name_words(target)} by {key.text}", [key.text])
-        q.order.append(OrderKey(m, order.desc, key.text))
-        q.measures.append(m)
+        _order_by_phrase(b, q, tree, key, [of(m) for m in slots.order], target)  # type: ignore[operator]
         return
     ref = _implied_order(b, q, order)
     if ref.table.lower() == target.lower():
@@ -1447,6 +1426,52 @@ def _order(
         m = Measure("SUM", ref.table, ref.column, words=order.hint)
     q.tables.append(ref.table)
     q.order.append(OrderKey(m, order.desc, order.hint))
+    q.measures.append(m)
+
+
+def _order_by_phrase(
+    b: _Binder, q: _Query, tree: Question, key: Phrase, said: list[Sense], target: str
+) -> None:
+    """A ranking by what a phrase names: the thing's own rows ('the fewest members'), another
+    table's rows counted or their amounts added up, a column of the rows, or a figure of another
+    table's column per row ranked."""
+    lex = b.lex
+    order = tree.order
+    assert order is not None
+    rows_only = all(b.reading.tokens[k].low in ROW_NOUNS for k in range(key.start, key.end))
+    if rows_only:  # 'the fewest members': the thing's own rows
+        m = Measure("COUNT", _row_table(q), words=key.text)
+    else:
+        s = said[-1]
+        if s.kind == "table" and s.table.lower() != target.lower():
+            spoken = {
+                w
+                for p in (key, *tree.verbs, *(w.subject for w in tree.windows if w.subject))
+                if p
+                for w in p.text.lower().split()
+            }
+            amount = amount_of(lex, s.table) if spoken & (MONEY_WORDS | MONEY_HINTS) else None
+            m = (
+                Measure("SUM", amount.table, amount.column, words=key.text)
+                if amount
+                else Measure("COUNT", s.table, words=key.text)
+            )
+            q.tables += [s.table, *([amount.table] if amount else [])]
+        elif s.kind == "column":
+            ref = Ref(s.table, s.column or "")
+            if ref in q.groups:  # '… per region, ordered by the region name'
+                q.order.append(OrderKey(ref, order.desc))
+                return
+            if ref.table.lower() == target.lower() and not q.groups:
+                _order_rows(q, ref, _direction(lex, ref, order))
+                return
+            if column_kind(lex, ref.table, ref.column) not in NUMERIC:
+                raise Decline(f"it could not rank {name_words(target)} by {key.text}", [key.text])
+            m = ranking_measure(ref, key.text)
+            q.tables.append(ref.table)
+        else:
+            raise Decline(f"it could not rank {name_words(target)} by {key.text}", [key.text])
+    q.order.append(OrderKey(m, order.desc, key.text))
     q.measures.append(m)
 
 
@@ -1640,6 +1665,15 @@ def _output(b: _Binder, q: _Query, tree: Question, thing_column: Ref | None, sho
         raise Decline("it groups by something but names nothing to count or compute per group")
     if target is None:
         raise Decline("it names nothing to list")
+    _listed(b, q, tree, target, thing_column, shown)
+
+
+def _listed(
+    b: _Binder, q: _Query, tree: Question, target: str, thing_column: Ref | None, shown: list[Ref]
+) -> None:
+    """The columns a listing shows: what was asked for, what names the rows (never their id
+    alone), and what they were compared or ranked by; each row once when a join could repeat it."""
+    lex = b.lex
     if thing_column is not None:
         # 'what type of document is …': the thing is only whose column is asked for
         lead: list[Ref] = [] if tree.only_shown and shown else [thing_column]

@@ -204,7 +204,14 @@ def _value_at(tokens: Sequence[Token], lows: list[str], i: int, found: dict[int,
         number = parse_number(t.text)
         if number is None:
             return None
-        if t.text.isdigit() and len(t.text) == 4 and 1900 <= number <= 2100 and prev not in _NOT_YEAR_AFTER:
+        unit = nxt in WORDS.sets["measure_units"]  # '2048 GB': a number with its unit is no year
+        if (
+            t.text.isdigit()
+            and len(t.text) == 4
+            and 1900 <= number <= 2100
+            and prev not in _NOT_YEAR_AFTER
+            and not unit
+        ):
             return Value("year", int(number), i, i + 1, t.text)
         if prev == "-" and tokens[i - 1].end == t.start and (i < 2 or tokens[i - 2].kind != "word"):
             return _number(-number, i - 1, i + 1, "-" + t.text)  # 'lat < -30'
@@ -423,6 +430,8 @@ def _name_at(
     """Words that are a name though some are function or cue words: a stored value or a name
     spelled with them ('Let There Be Rock', 'How to Get There'), or a cue word the reading takes
     as the name it spells ('rank', 'last name')."""
+    if i > 0 and tokens[i - 1].kind == "number" and lows[i] in WORDS.sets["measure_units"]:
+        return None  # '1024 GB of RAM': the number's unit, then what it measures — no name
     for n in range(min(MAX_NAME, len(tokens) - i), 0, -1):
         span = tokens[i : i + n]
         if (
@@ -487,19 +496,39 @@ def trees(ls: Sequence[Lex]) -> list[Question]:
     """Every tree the head rules place every lexeme in, in the rules' order: the binding pass
     takes the first one the schema can bind ('the latest payment date' is a figure, 'the
     longest track' a ranking — the grammar alone cannot tell)."""
-    front, i = _front(ls, _skip(ls, 0, "filler", "punct"))
-    i = _skip(ls, i, "filler", "punct")
+    start = _skip(ls, 0, "filler", "punct")
+    front, i = _front(ls, start)
+    out = _headed(ls, front, _skip(ls, i, "filler", "punct"))
+    if not out and i > start:  # 'clients in Berlin - which are they?': no topic after all
+        out = _headed(ls, Question("list"), start)
+    return out
+
+
+def _headed(ls: Sequence[Lex], front: Question, i: int) -> list[Question]:
+    """The trees of each head rule from lexeme i, with what was said in front of it."""
     out: list[Question] = []
     for head in HEADS:
         got = head(ls, i if head in (_best, _listing, _when, _of_value) else _lead(ls, i))
         if got is None:
             continue
         q, j = got
-        q = replace(q, windows=(*front.windows, *q.windows), groups=(*front.groups, *q.groups))
+        if (front.thing is not None or _shared(q)) and (front.thing is None) == (q.thing is None):
+            continue  # 'of all the clients in Spain, what fraction …': the set said first, a share after
+        q = replace(
+            q,
+            thing=q.thing or front.thing,
+            windows=(*front.windows, *q.windows),
+            groups=(*front.groups, *q.groups),
+            conditions=(*front.conditions, *q.conditions),
+        )
         done = _modifiers(ls, j, q)
         if done is not None and done not in out:
             out.append(done)
     return out
+
+
+def _shared(q: Question) -> bool:
+    return any(m.func == "share" for m in q.measures)
 
 
 def _lead(ls: Sequence[Lex], i: int) -> int:
@@ -507,16 +536,46 @@ def _lead(ls: Sequence[Lex], i: int) -> int:
     return _skip(ls, _skip(ls, _skip(ls, i, "list", "filler"), "be"), "det")
 
 
+_FRONT_ENDS = (",", ":", "-", "–", "—")
+
+
 def _front(ls: Sequence[Lex], i: int) -> tuple[Question, int]:
-    """'In 2025, how many …', 'For each nationality, show …': a period or a grouping said first,
-    before a comma."""
-    for rule in (_window, _group):
-        got = rule(ls, i, Question("list"))
-        if got is not None and _is(ls, got[1], "punct", ",", ":"):
-            return got[0], got[1] + 1
+    """(window | group | prep | TIME | NP)+ (',' | ':' | '-') | OF DET? NP prep* ',' | BUCKET —
+    'In 2025, how many …', 'For each nationality, show …', 'In prod-singapore-1, which host …',
+    'Germany: how many …', '2024 broken down by month: how many …': a period, a grouping or a
+    filter said first, as a topic; 'Of all the clients in Switzerland, what fraction …': the set
+    a share is of, with its own restrictions (the whole's, not the part's)."""
     if _at(ls, i, "bucket"):  # 'monthly cost per CPU hour', 'month-by-month new client signups'
         return Question("list", groups=(Group(unit=ls[i].arg),)), i + 1
-    return Question("list"), i
+    q, j = Question("list"), i
+    whole = _at(ls, i, "of") and _at(ls, _skip(ls, i + 1, "det"), "np")
+    if whole:
+        k = _skip(ls, i + 1, "det")
+        q, j = Question("list", thing=ls[k].phrase), k + 1
+    while True:
+        for rule in (_window, _group, _prep, *(() if whole else (_topic,))):
+            got = rule(ls, j, q)
+            if got is not None and got[1] > j:
+                q, j = got
+                break
+        else:
+            break
+    if j == i or not (_at(ls, j, "punct") and ls[j].arg in _FRONT_ENDS):
+        return Question("list"), i
+    if whole:
+        q = replace(q, conditions=tuple(replace(c, whole=True) for c in q.conditions))
+    return q, j + 1
+
+
+def _topic(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
+    """TIME | NP — said alone before a colon or comma, a topic: the period or the value the
+    question is about ('2024 broken down by month: …', 'Germany: …')"""
+    value = ls[i].value if _at(ls, i, "value") else None
+    if value is not None and value.is_time:
+        return replace(q, windows=(*q.windows, Window(value))), i + 1
+    if _at(ls, i, "np") and not q.conditions and not q.windows and not q.groups:
+        return replace(q, conditions=(Condition(None, "=", ls[i].phrase, prep=":"),)), i + 1
+    return None
 
 
 def _count(ls: Sequence[Lex], i: int) -> Step | None:
@@ -628,6 +687,50 @@ def _func(x: Lex) -> Func:
     return "max" if x.arg == "desc" else "min"
 
 
+def _count_of(ls: Sequence[Lex], i: int) -> Step | None:
+    """AGG NP COUNT(count of) DET? NP — 'average core count of retired servers': the number of
+    cores each has, aggregated (as 'the average number of cores of retired servers')"""
+    i = _skip(ls, i, "det")
+    if not (_at(ls, i, "agg") and _at(ls, i + 1, "np") and _is(ls, i + 2, "count")):
+        return None
+    owner = _np(ls, i + 3) if ls[i + 2].text.lower() == "count of" else None
+    if owner is None:
+        return None
+    measure = Measure(_func(ls[i]), ls[i + 1].phrase, counted=True)
+    return Question("measure", thing=owner[0], measures=(measure,)), owner[1]
+
+
+def _per_one(ls: Sequence[Lex], i: int) -> Step | None:
+    """COUNT NP AUX DET? NP (HAVE | VERB)? AGG — 'how many cores does an active host have on
+    average': the aggregate of the number each one has (a column the binding pass must find, as
+    for 'the average number of cores')"""
+    if not _at(ls, i, "count") or not _at(ls, i + 1, "np") or not _at(ls, i + 2, "aux"):
+        return None
+    got = _np(ls, i + 3)
+    if got is None:
+        return None
+    j = _skip(ls, got[1], "have", "verb")
+    if not _at(ls, j, "agg") or j == got[1] or ls[j].text.lower() == "how much":
+        return None
+    measure = Measure(_func(ls[j]), ls[i + 1].phrase, counted=True)
+    return Question("measure", thing=got[0], measures=(measure,)), j + 1
+
+
+def _most_of(ls: Sequence[Lex], i: int) -> Step | None:
+    """AGG(how much) NP (BE | AUX) DET SUPER NP — 'how much CPU is the busiest resource pool
+    using': the figure of the one that has the most of it, the highest (lowest) of the figure"""
+    if not (_is(ls, i, "agg") and ls[i].text.lower() == "how much" and _at(ls, i + 1, "np")):
+        return None
+    j = i + 2
+    if not _at(ls, j, "be", "aux") or not _at(ls, j + 1, "det") or not _at(ls, j + 2, "super"):
+        return None
+    got = _np(ls, j + 3)
+    if got is None:
+        return None
+    measure = Measure(_func(ls[j + 2]), ls[i + 1].phrase, hint=ls[j + 2].text.lower())
+    return Question("measure", thing=got[0], measures=(measure,)), got[1]
+
+
 def _postfix(ls: Sequence[Lex], i: int) -> Step | None:
     """NP (COUNT | AGG) — 'payment count for Q3 2025', 'usage cost total for clients in New York'"""
     if not _at(ls, i, "np") or not _at(ls, i + 1, "count", "agg"):
@@ -640,8 +743,9 @@ def _postfix(ls: Sequence[Lex], i: int) -> Step | None:
 
 
 def _share(ls: Sequence[Lex], i: int) -> Step | None:
-    """SHARE OF? DET? NP — 'what percentage of payments (failed)', 'what share of 2024 payments',
-    'proportion of payments that failed': the rows that meet what is said after, among those"""
+    """SHARE OF? DET? NP? — 'what percentage of payments (failed)', 'what share of 2024 payments',
+    'proportion of payments that failed': the rows that meet what is said after, among those; with
+    no NP the set was said first ('of all the clients in Spain, what fraction are smb')"""
     if not _at(ls, i, "share"):
         return None
     j = _skip(ls, i + 1, "of", "det")
@@ -651,7 +755,9 @@ def _share(ls: Sequence[Lex], i: int) -> Step | None:
         windows, j = (Window(value),), j + 1
     got = _np(ls, j)
     if got is None:
-        return None
+        if j > i + 1 or windows:
+            return None
+        return Question("measure", measures=(Measure("share"),)), i + 1
     return Question("measure", thing=got[0], measures=(Measure("share"),), windows=windows), got[1]
 
 
@@ -711,6 +817,12 @@ def _extreme(ls: Sequence[Lex], i: int) -> Step | None:
         return None
     column, j = ls[i + 1].phrase, i + 2
     conditions: tuple[Condition, ...] = ()
+    j = _skip(ls, j, "filler") if _at(ls, j, "filler") and _is(ls, j + 1, "date_prep", "in") else j
+    j = _skip(ls, j + 1, "munit") if _is(ls, j, "date_prep", "in") and _at(ls, j + 1, "munit") else j
+    k = _skip(ls, j, "of")  # 'the most CPU any resource pool …', 'the highest usage of any pool'
+    if _is(ls, k, "det") and ls[k].text.lower() in ("any", "every") and _at(ls, k + 1, "np"):
+        measure = Measure(_func(ls[i]), column, hint=ls[i].text.lower())
+        return Question("measure", thing=ls[k + 1].phrase, measures=(measure,)), k + 2
     if _at(ls, j, "of", "prep", "date_prep") and _at(ls, _skip(ls, j + 1, "det"), "np"):
         k = _skip(ls, j + 1, "det")
         conditions, j = (Condition(None, "=", ls[k].phrase, prep=ls[j].text.lower()),), k + 1
@@ -924,6 +1036,9 @@ def _of_value(ls: Sequence[Lex], i: int) -> Step | None:
 
 HEADS: tuple[Callable[[Sequence[Lex], int], Step | None], ...] = (
     _count,
+    _per_one,
+    _most_of,
+    _count_of,
     _postfix,
     _share,
     _when,
@@ -953,7 +1068,13 @@ def _modifiers(ls: Sequence[Lex], i: int, q: Question) -> Question | None:
 
 
 def _skipped(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
-    """FILLER | EXIST | PUNCT | VERB PREP? BACK — words that add nothing"""
+    """FILLER | EXIST | PUNCT | VERB PREP? BACK | END WH BE? BACK | (AS | IN) DET? SHARE — words
+    that add nothing ('… - which are they?', 'as a percentage' after a share)"""
+    back = _skip(ls, _skip(ls, i + 1, "list"), "be")  # '… - which are they?', '… - what are those?'
+    if _is(ls, i, "punct", *_ENDS) and back > i + 1 and _said_back(ls, back) and q.ask == "list":
+        return q, back + 1
+    if _shared(q) and _at(ls, i, "prep", "date_prep") and _at(ls, _skip(ls, i + 1, "det"), "share"):
+        return q, _skip(ls, i + 1, "det") + 1  # 'as a percentage', 'in percent': how a share is said
     if _at(ls, i, "filler", "exist", "punct") and ls[i].arg not in ("(",):
         return q, i + 1
     if _at(ls, i, "be", "aux") and _at(ls, i + 1, "exist"):  # 'do we have', 'have there been'
@@ -970,11 +1091,19 @@ def _skipped(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
     return None
 
 
+def _said_back(ls: Sequence[Lex], i: int) -> bool:
+    """The word points back at what is already named ('they', 'those', 'them') and ends the question."""
+    said = i < len(ls) and ls[i].text.lower() in (*WORDS.sets["back"], "those", "these")
+    return said and _skip(ls, i + 1, "filler", "punct") == len(ls)
+
+
 def _group(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
     """(GROUP | BY) DET? (NP (OF NP)?)? UNIT? | BUCKET — 'per segment', 'per month', 'per signup
     year', 'monthly', 'each type of food'"""
     if _at(ls, i, "bucket"):
         return replace(q, groups=(*q.groups, Group(unit=ls[i].arg))), i + 1
+    if _at(ls, i, "np") and _at(ls, i + 1, "by") and _at(ls, i + 2, "np") and _same(ls[i], ls[i + 2]):
+        return replace(q, groups=(*q.groups, Group(ls[i].phrase))), i + 3  # 'datacenter by datacenter'
     if not _at(ls, i, "group", "by"):
         return None
     groups: list[Group] = []
@@ -993,6 +1122,10 @@ def _group(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
         if not (_at(ls, j, "and") and _at(ls, _skip(ls, j + 1, "det"), "np", "unit")):
             break  # 'by rank and sex': both
     return replace(q, groups=(*q.groups, *groups)), j
+
+
+def _same(a: Lex, b: Lex) -> bool:
+    return a.text.lower() == b.text.lower()
 
 
 def _window(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
@@ -1049,6 +1182,7 @@ def _compare(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
         subject, j = ls[j].phrase, j + 2
     op: Op
     upper = None
+    said_unit = ""
     if _at(ls, j, "cmp") and _number_at(ls, j + 1) is not None:
         op, value, k = ls[j].arg, _number_at(ls, j + 1), j + 2  # type: ignore[assignment]
         if (
@@ -1058,12 +1192,9 @@ def _compare(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
             hint = ls[j].text.lower()  # 'older than', 'longer than': the word implies the column
     elif _at(ls, j, "between") and _number_at(ls, j + 1) and _at(ls, j + 2, "and") and _number_at(ls, j + 3):
         op, value, upper, k = "between", _number_at(ls, j + 1), _number_at(ls, j + 3), j + 4
-    elif (
-        _number_at(ls, j) is not None
-        and _is(ls, j + 1, "cmp")
-        and ls[j + 1].text.lower().startswith(("or ", "+"))
-    ):
-        op, value, k = ls[j + 1].arg, _number_at(ls, j), j + 2  # type: ignore[assignment]
+    elif _number_at(ls, j) is not None and (after := _or_more(ls, j + 1)) is not None:
+        said_unit, said, k = after  # '5 or more', '1024 GB of RAM or more'
+        op, value, subject = ls[k - 1].arg, _number_at(ls, j), subject or said  # type: ignore[assignment]
     elif subject is None and hint and _number_at(ls, j) is not None and _at(ls, j + 1, "np"):
         op, value, k = "=", _number_at(ls, j), j + 1  # 'worth 4 credits'
     elif subject is not None and _is(ls, j, "cmp", "=", "!=") and _at(ls, j + 1, "np"):
@@ -1071,17 +1202,33 @@ def _compare(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
         return replace(q, conditions=(*q.conditions, cond)), j + 2
     else:
         return None
-    unit = ""
-    if _at(ls, k, "munit", "unit"):
+    unit = said_unit
+    if _at(ls, k, "munit", "unit") and not unit:
         unit, k = ls[k].text.lower(), k + 1
         if _at(ls, k, "np") and ls[k].end - ls[k].start == 1 and ls[k].text.lower() in ("old", "long"):
             unit, k = f"{unit} {ls[k].text.lower()}", k + 1  # 'years old', 'minutes long'
         elif _at(ls, k, "of") and _at(ls, k + 1, "np"):  # 'GB of RAM'
             subject, k = subject or ls[k + 1].phrase, k + 2
+        elif subject is None and _at(ls, k, "np"):  # '2048 GB memory': the unit, then the column
+            subject, k = ls[k].phrase, k + 1
     elif subject is None and _at(ls, k, "np"):  # 'between 32 and 48 cores', 'more than 25 points'
         subject, k = ls[k].phrase, k + 1
     cond = Condition(subject, op, value, upper, unit=unit, hint=hint)
     return replace(q, conditions=(*q.conditions, cond)), k
+
+
+def _or_more(ls: Sequence[Lex], i: int) -> tuple[str, Phrase | None, int] | None:
+    """MUNIT? (OF? NP)? CMP(or more | or less | +) — what may follow a number whose comparison is
+    said after it: the unit, the column and where the comparison ends"""
+    unit = ls[i].text.lower() if _at(ls, i, "munit") else ""
+    j = i + bool(unit)
+    said = None
+    k = j + (bool(unit) and _at(ls, j, "of"))
+    if _at(ls, k, "np") and _is(ls, k + 1, "cmp"):
+        said, j = ls[k].phrase, k + 1
+    if _is(ls, j, "cmp") and ls[j].text.lower().startswith(("or ", "+")):
+        return unit, said, j + 1
+    return None
 
 
 def _absent(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
@@ -1172,16 +1319,26 @@ def _value_phrase(ls: Sequence[Lex], i: int) -> tuple[tuple[Phrase | None, Phras
 
 
 def _with(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
-    """(WITH | AND | ALONG WITH) (THEIR | ITS) NP — 'with their titles': columns to show"""
+    """(WITH | AND | ALONG WITH) (THEIR | ITS) (NP | COUNT NP | AGG NP) — 'with their titles':
+    columns to show; 'list every segment with its number of clients': a figure for each row
+    listed, which groups the figure by what is listed"""
     if (
         not _at(ls, i, "with", "and")
         or not _is(ls, i + 1, "det")
         or ls[i + 1].text.lower() not in ("their", "its")
     ):
         return None
-    if not _at(ls, i + 2, "np"):
+    if _at(ls, i + 2, "np"):
+        return replace(q, shown=(*q.shown, ls[i + 2].phrase)), i + 3
+    got = _item(ls, i + 2)
+    if got is None or not isinstance(got[0], Measure) or got[0].of is None:
         return None
-    return replace(q, shown=(*q.shown, ls[i + 2].phrase)), i + 3
+    if q.ask != "list" or q.measures or q.groups or q.thing is None or q.shown:
+        return None
+    m = got[0]
+    if m.func == "count":
+        return replace(q, ask="count", thing=m.of, measures=(m,), groups=(Group(q.thing),)), got[1]
+    return replace(q, ask="measure", thing=None, measures=(m,), groups=(Group(q.thing),)), got[1]
 
 
 def _order(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
@@ -1227,12 +1384,48 @@ def _owner(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
     return replace(q, conditions=(*q.conditions, Condition(None, "=", phrase, prep="of"))), j
 
 
+_LAST_WORDS = {"last": True, "most recently": True, "latest": True, "first": False, "earliest": False}
+
+
+def _said_last(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
+    """BE? (VERB | NP)+ (PREP NP)? (LAST | FIRST | MOST RECENTLY) END — 'which machine … was
+    installed last', 'which host went into service last': the rows ranked by the date the words
+    name, every row tied for first"""
+    if q.ask != "list" or q.order is not None or q.thing is None or q.limit is not None:
+        return None
+    j = _skip(ls, i, "be", "aux")
+    k = _skip(ls, j, "verb", "np")
+    if k == j or (k == j + 1 and ls[j].end - ls[j].start > 2):
+        return None
+    if _at(ls, k, "prep", "date_prep") and _at(ls, k + 1, "np"):
+        k += 2  # 'into service'
+    last = ls[k].text.lower() if _at(ls, k, "relative", "top", "super") else ""
+    if last not in _LAST_WORDS or _skip(ls, k + 1, "punct", "filler") != len(ls):
+        return None
+    said = " ".join(x.text.lower() for x in ls[j:k])
+    desc = _LAST_WORDS[last]
+    order = Order(None, desc, hint=f"{'latest' if desc else 'earliest'} {said}", ties=True)
+    return replace(q, ask="rank", order=order), k + 1
+
+
+def _we_did(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
+    """AUX FILLER+ (VERB | WORD) — 'did we charge', 'have you billed': what we did to the rows,
+    said of no one in the data; the verb may name their date"""
+    j = _skip(ls, i + 1, "filler") if _at(ls, i, "aux", "have") else i
+    if j == i + 1 or j == i:
+        return None
+    if not (_at(ls, j, "verb") or (_at(ls, j, "np") and ls[j].end - ls[j].start == 1)):
+        return None
+    return replace(q, verbs=(*q.verbs, ls[j].phrase)), j + 1
+
+
 def _event(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
     """(BE | HAVE)* VERB+ before a period, a grouping, a ranking or the end — 'were made in Q4
     2024', 'signed up per month', 'took place in July 2016', 'ever held': the verb says the rows
     happened; said before a period it names the date ('signed up' → the signup date)"""
-    j = _skip(ls, _skip(ls, i, "rel", "list"), "be", "have", "exist")
+    j = _skip(ls, _skip(ls, i, "rel", "list"), "be", "have", "exist", "filler")
     k = _skip(ls, j, "verb")
+    k = _skip(ls, k, "filler") if k > j and _skip(ls, k, "filler", "punct") == len(ls) else k
     if k == j or (j > i and ls[i].cat == "list" and ls[i].arg != "wh"):
         return None
     verbs = Phrase(ls[j].start, ls[k - 1].end, " ".join(x.text for x in ls[j:k]))
@@ -1304,7 +1497,9 @@ MODIFIERS: tuple[Rule, ...] = (
     _skipped,
     _group,
     _window,
+    _said_last,
     _event,
+    _we_did,
     _owner,
     _compare,
     _absent,

@@ -65,6 +65,7 @@ class Condition:
     hint: str = ""  # a word that implies the column ('older' → age, 'earning' → a money column)
     prep: str = ""  # the preposition or verb before the value ('from', 'rated')
     also: tuple[Phrase, ...] = ()  # other values, any of which will do ('from Aberdeen or from Denver')
+    whole: bool = False  # a share: said of the whole, not of the part ('of all the clients in Spain, …')
 
 
 @dataclass(frozen=True)

@@ -242,3 +242,35 @@ def test_an_order_said_with_no_key_sorts_by_what_is_shown(lex):
     assert [(k.key, k.desc) for k in q.order] == [(Ref("client", "name"), False)]
     q = bound(lex, "How many clients per segment? Order the results by the segment name.").query
     assert [(k.key, k.desc) for k in q.order] == [(Ref("client", "segment"), False)]
+
+
+def test_a_share_of_a_set_said_first_keeps_the_sets_restrictions_below_the_line(lex):
+    """'Of all the clients in Switzerland, what fraction are smb': Switzerland restricts the whole,
+    smb the part counted above the line."""
+    b = bound(lex, "Of all the clients in Switzerland, what fraction are smb, as a percentage?")
+    assert [(f.ref.column, f.value) for f in b.query.filters] == [("country", "Switzerland")]
+    assert [(f.ref.column, f.value) for f in b.predicate] == [("segment", "smb")]
+
+
+def test_a_figure_for_each_row_listed_is_grouped_by_it(lex):
+    q = bound(lex, "List every segment with its number of clients located in Spain.").query
+    assert q.groups == (Ref("client", "segment"),)
+    assert q.measures == (Measure("COUNT", "client", words="clients"),)
+
+
+def test_the_number_each_one_has_on_average_is_its_column_averaged(lex):
+    q = bound(lex, "How many cores does an active host have on average, datacenter by datacenter?").query
+    assert q.measures == (Measure("AVG", "compute", "cpu_cores", words="cores"),)
+    assert q.groups == (Ref("datacenter", "name"),)
+
+
+def test_the_highest_figure_of_a_thing_is_its_own_or_declined(lex):
+    """'how much CPU is the busiest pool using': 'CPU' also names the hosts' cores, which are no
+    figure of a pool — declined, not answered with the most cores of any host."""
+    with pytest.raises(Decline):
+        bound(lex, "how much CPU is the busiest resource pool using right now?")
+
+
+def test_said_last_ranks_by_the_things_date(lex):
+    q = bound(lex, "which machine in prod-sydney-1 was installed last?").query
+    assert q.order[0].key == Ref("compute", "commissioned_on") and q.order[0].desc and q.ties

@@ -278,6 +278,82 @@ def test_each_modifier_reads_its_part(question, want):
     assert tree(question) == want
 
 
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        # front := (window | group | prep | TIME | NP)+ (',' | ':' | '-') — said first, as a topic
+        (
+            "In Q3 2025, how many surcharges were for egress overage?",
+            "count surcharges count(surcharges) [= egress overage] <in Q3 2025>",
+        ),
+        (
+            "Germany: how many clients are there per segment?",
+            "count clients count(clients) [= Germany] per(segment)",
+        ),
+        ("In Berlin, how many clients are active?", "count clients count(clients) [= Berlin] [= active]"),
+        (
+            "2024 broken down by month: how many payments were settled?",
+            "count payments count(payments) [= settled] <in 2024> per(month)",
+        ),
+        # no topic after all when the rest reads only without one
+        ("clients in Berlin - which are they?", "list clients [= Berlin]"),
+        # OF DET? NP prep* ',' SHARE BE NP — the set a share is of, said first
+        (
+            "Of all the clients in Switzerland, what fraction are smb, as a percentage?",
+            "measure clients share() [= Switzerland] [= smb]",
+        ),
+        # chat fillers and frames
+        (
+            "quick q - how many surcharges in Q4 2024 were down to late payment fees?",
+            "count surcharges count(surcharges) [= late payment fees] <in Q4 2024>",
+        ),
+        ("hosts w/ at least 768 gb of memory pls", "list hosts [memory >= 768]"),
+        # a number's unit, then what it measures, the comparison said before or after
+        ("hosts with no less than 2048 GB memory", "list hosts [memory >= 2048]"),
+        ("hosts with >= 1536 GB RAM", "list hosts [RAM >= 1536]"),
+        ("List the servers with 1024 GB of RAM or more", "list servers [RAM >= 1024]"),
+        ("how many hosts have 5 or more cores", "count hosts count(hosts) [cores >= 5]"),
+        # with its COUNT NP: a figure for each row listed
+        (
+            "List every segment with its number of clients located in Spain.",
+            "count clients count(clients) [= Spain] per(segment)",
+        ),
+        (
+            "list the datacenters with their average host memory",
+            "measure - avg(host memory) per(datacenters)",
+        ),
+        # turned round: the number each one has, aggregated; 'X by X' groups by X
+        (
+            "How many cores does an active host have on average, datacenter by datacenter?",
+            "measure active host avg(cores) per(datacenter)",
+        ),
+        (
+            "Average core count of retired servers per datacenter",
+            "measure retired servers avg(core) per(datacenter)",
+        ),
+        # the highest figure of the one that has the most, or of any one
+        ("how much CPU is the busiest resource pool using right now?", "measure resource pool max(CPU)"),
+        (
+            "the highest memory usage of any pool in edge-paris-1",
+            "measure pool max(memory usage) [= edge-paris-1]",
+        ),
+        # said last: ranked by the date the words name, every row tied for first
+        (
+            "which machine in prod-sydney-1 was installed last?",
+            "rank machine [= prod-sydney-1] desc(latest installed)*",
+        ),
+        ("which host went into service first", "rank host asc(earliest went into service)*"),
+    ],
+)
+def test_wordings_of_the_blind_paraphrase_set(question, want):
+    assert tree(question) == want
+
+
+def test_a_number_with_its_unit_is_no_year():
+    (v,) = values(tokenize("hosts with at least 2048 GB")).values()
+    assert (v.kind, v.value) == ("number", 2048)
+
+
 def test_an_aggregate_of_a_number_of_rows_is_marked_as_counted():
     """'the average number of payments' is a figure over counts (bind.py declines it); 'the
     maximum number of CPU cores' reads the same way, and the binding pass finds the column; 'the

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -51,7 +52,7 @@ from core.keyword.plan import Absent, Decline, Filter, Having, Measure, OrderKey
 from core.keyword.readings import Reading as Pinned
 from core.keyword.tree import Condition, Group, Order, Phrase, Question, Value, Window, days
 from core.keyword.tree import Measure as Asked
-from core.plurals import plural
+from core.plurals import plural, singular
 from core.values import fold, similarity
 
 MAX_PART = 4  # words one part of a phrase may have
@@ -84,6 +85,31 @@ class SchemaNames:
 
     def defined(self, words: str) -> str:
         return self._defined.get(" ".join(folded_words(words)), "")
+
+    def acronym(self, word: str) -> str:
+        """The one column name `word` is a whole word of (a name of two words or more: 'gpa' in
+        total_gpa) or the initials of ('dob': date_of_birth); '' if none or several."""
+        found = _short_forms(self.lex).get(word, set())
+        return next(iter(found)) if len(found) == 1 else ""
+
+
+_SHORT_FORMS: weakref.WeakKeyDictionary[Lexicon, dict[str, set[str]]] = weakref.WeakKeyDictionary()
+
+
+def _short_forms(lex: Lexicon) -> dict[str, set[str]]:
+    """Each word of a column name of two words or more, and each such name's initials → the
+    names (built once per schema: a warehouse has many thousands)."""
+    index = _SHORT_FORMS.get(lex)
+    if index is None:
+        index = {}
+        for t in lex.dictionary.terms:
+            said = t.text.split()
+            if t.via != "name" or not t.column or t.table_part or len(said) < 2:
+                continue
+            for w in {*said, "".join(w[0] for w in said)}:
+                index.setdefault(w, set()).add(t.text)
+        _SHORT_FORMS[lex] = index
+    return index
 
 
 # ---------------------------------------------------------------------------------------------
@@ -325,6 +351,7 @@ def bind(
         sense = b.chosen()
         q = _building(b, tree, slots, sense)
         query = _finished(b, q)
+        _who_by_number(b, query)
     except Decline as d:
         raise Decline(d.reason, d.words, understood([*b.mentions, *_verb_mentions(b)])) from None
     _ask_back(b, near)
@@ -339,6 +366,22 @@ def bind(
         tuple(q.periods),
         tuple(b.doubts),
     )
+
+
+WHO_BY_NUMBER = 0.3  # the confidence left when 'who …' would be answered by a number alone
+
+
+def _who_by_number(b: _Binder, query: Query) -> None:
+    """'Who is the advisor of Linda Smith' answered with Student.Advisor, a number: 'who' asks
+    for someone by name, and a number that is not declared to point at anyone (it may be a
+    faculty id, a count, a code) names nobody the person asked about. A doubt the threshold
+    declines, saying why."""
+    if not b.reading.tokens or b.reading.tokens[0].low != "who" or query.measures or not query.projection:
+        return
+    if any(column_kind(b.lex, r.table, r.column) not in NUMERIC for r in query.projection):
+        return
+    shown = ", ".join(name_words(r.column) for r in query.projection)
+    b.doubts.append((WHO_BY_NUMBER, f"'who' asks for someone by name, and {shown} is only a number"))
 
 
 def _verb_mentions(b: _Binder) -> list[Mention]:
@@ -428,7 +471,8 @@ def _slots(b: _Binder, tree: Question) -> _Slots:
     slots = _Slots()
     _thing_slots(b, tree, slots)
     owner = {s.table.lower() for m in slots.thing[-1:] for s in m.senses[:1]}
-    for m in tree.measures:
+    sides = [x for m in tree.measures if m.func == "ratio" for x in (m.top, m.over) if x is not None]
+    for m in (*tree.measures, *sides):
         said = []
         for p in b.split(m.of) if m.of is not None and m.of != tree.thing else ():
             allowed = _kinds(p, "table", "column")
@@ -505,7 +549,7 @@ def _thing_slots(b: _Binder, tree: Question, slots: _Slots) -> None:
     head = _head(found)
     for p in found:
         if p is head:
-            slots.thing.append(b.settle(p, "thing", _kinds(p, "table", "column")))
+            slots.thing.append(b.settle(p, "thing", _rows_first(p)))
         elif p.start > head.start and _dated(b.lex, head, p):
             b.notes.append(f"'{p.words}' says which date")  # 'policies expire in 2026'
         elif not p.senses:
@@ -516,6 +560,19 @@ def _thing_slots(b: _Binder, tree: Question, slots: _Slots) -> None:
             slots.thing_filters.append(b.settle(p, "value", _kinds(p, "value")))
         else:
             slots.thing.insert(0, b.settle(p, "owner", _kinds(p, "table", "column")))
+
+
+def _rows_first(p: Part) -> list[Sense]:
+    """The senses a thing may take: a table or a column; but words that name a table as well as
+    they name a column of another ('airlines': the table, or routes.airline, a code) are the
+    table — what is listed, counted or ranked is rows, and the column only holds something about
+    them. (The joint choice would otherwise take whichever joins cheaper.)"""
+    allowed = _kinds(p, "table", "column")
+    tables = [s for s in allowed if s.kind == "table"]
+    best = max((s.score for s in allowed), default=0.0)
+    if tables and max(s.score for s in tables) >= best - 0.02:
+        return [s for s in allowed if s.kind == "table" or s.score > max(t.score for t in tables)]
+    return allowed
 
 
 def _condition_slots(b: _Binder, c: Condition) -> list[Mention]:
@@ -594,6 +651,8 @@ class _Query:
     thing_column: Ref | None = None  # the thing is a column ('the usage cost …')
     sort: tuple[str, bool] | None = None  # an order said with no key: ('alpha' | 'dir', desc)
     hidden: list[Measure] = field(default_factory=list)  # computed to order by, not shown
+    thing_date: Ref | None = None  # the thing's words name its rows by their date ('accounts opened')
+    row_ratio: tuple[Ref, Ref] | None = None  # each row's first number divided by its second
 
 
 def _building(b: _Binder, tree: Question, slots: _Slots, sense: dict[int, Sense]) -> _Query:
@@ -602,13 +661,19 @@ def _building(b: _Binder, tree: Question, slots: _Slots, sense: dict[int, Sense]
 
     lex = b.lex
     q = _Query()
+    dates_listed = _lists_dates(b, tree)
+    if dates_listed:  # 'when did Jensen Muller place his orders': each order with its date
+        tree = replace(tree, ask="list", measures=())
     thing_column: Ref | None = None
     if slots.thing:
         head = of(slots.thing[-1])
         q.target = head.table
         q.tables.append(head.table)
-        if head.kind == "column":
-            thing_column = q.thing_column = Ref(head.table, head.column or "")
+        if head.kind == "column" and _dated_rows(b, tree, slots.thing[-1].words, head):
+            q.thing_date = Ref(head.table, head.column or "")  # 'accounts opened in 2014'
+        elif head.kind == "column":
+            said = slots.thing[-1].words
+            thing_column = q.thing_column = _by_name(lex, Ref(head.table, head.column or ""), said)
     share = any(m.func == "share" for m in tree.measures)
     head_start = slots.thing[-1].start if slots.thing else 0
     for m in slots.thing_filters:
@@ -625,6 +690,9 @@ def _building(b: _Binder, tree: Question, slots: _Slots, sense: dict[int, Sense]
             del q.filters[before:]
     measures = {id(m): [of(x) for x in ms] for m, ms in slots.measures}
     for asked in tree.measures:
+        if asked.func == "ratio" and asked.top is not None and asked.over is not None:
+            _ratio(b, q, asked.top, asked.over, measures)
+            continue
         q.measures.append(
             _own_figure(lex, q, asked, _measure(b, q, asked, measures.get(id(asked), []), thing_column))
         )
@@ -635,6 +703,8 @@ def _building(b: _Binder, tree: Question, slots: _Slots, sense: dict[int, Sense]
     for w, ms in slots.windows:
         _window(b, q, w, [of(m) for m in ms])
     shown: list[list[Ref]] = []
+    if dates_listed and q.target is not None:
+        shown.append([_fact_date(b, q.target, "when")])  # asked for: shown whatever else is
     for phrase, ms in zip(tree.shown, slots.shown, strict=True):
         if isinstance(phrase, Asked):
             figure = _measure(b, q, phrase, measures.get(id(phrase), []), thing_column)
@@ -649,6 +719,61 @@ def _building(b: _Binder, tree: Question, slots: _Slots, sense: dict[int, Sense]
     if q.sort is not None:
         _sorted(lex, q, *q.sort)
     return q
+
+
+def _by_name(lex: Lexicon, ref: Ref, words: str) -> Ref:
+    """A thing read as an identifying column ('start stations' → trip.start_station_id) is shown
+    by the name its table keeps beside it (trip.start_station_name): people ask for stations,
+    not their numbers, unless the words say id or number."""
+    if set(words.lower().split()) & ID_WORDS or not _id_name(ref.column):
+        return ref
+    stem = re.sub(r"_?(id|no|number|key)$", "", ref.column, flags=re.IGNORECASE)
+    t = lex.table(ref.table)
+    if not stem or t is None:
+        return ref
+    names = [
+        c.name
+        for c in t.columns
+        if c.kind == "text"
+        and name_words(c.name) in (f"{name_words(stem)} name", f"{name_words(stem)} title")
+    ]
+    return Ref(ref.table, names[0]) if len(names) == 1 else ref
+
+
+DATE_WORDS = frozenset(["date", "dates", "day", "days", "time", "times", "when", "year", "years"])
+
+
+def _dated_rows(b: _Binder, tree: Question, words: str, head: Sense) -> bool:
+    """'accounts opened in 2014': the words name the rows (accounts) and the verb their date
+    (date_account_opened), and the period restricts that date — the rows are what is listed or
+    counted, not their different dates. Said with a date word ('account opening dates in 2014')
+    the date itself is the thing."""
+    if not tree.windows or any(w.subject is not None for w in tree.windows):
+        return False
+    if column_kind(b.lex, head.table, head.column or "") not in TEMPORAL:
+        return False
+    said = [w for w in folded_words(words)]
+    table = set(name_words(head.table).split())
+    return not set(said) & DATE_WORDS and any(singular(w) in table for w in said)
+
+
+WHICH_DATE = frozenset([("relative", "last"), ("top", "asc")])  # 'when did … last / first …'
+
+
+def _lists_dates(b: _Binder, tree: Question) -> bool:
+    """'when did X place his orders' asks when each of several rows happened: their dates, listed.
+    The grammar reads 'when' as the latest date, which is the answer only when one date is meant:
+    'last' or 'first' said, or one row asked about ('when did X pay'). A plural thing with no
+    such word is every row's date, and the latest of them alone would answer another question."""
+    if tree.ask != "measure" or tree.groups or tree.thing is None or len(tree.measures) != 1:
+        return False
+    m = tree.measures[0]
+    if m.hint != "date" or m.of is not None or m.func not in ("max", "min"):
+        return False
+    if any((x.cat, x.arg) in WHICH_DATE or x.cat == "super" for x in b.reading.lexemes):
+        return False
+    head = b.reading.tokens[tree.thing.end - 1].low
+    return head.isalpha() and singular(head) != head
 
 
 def _sorted(lex: Lexicon, q: _Query, how: str, desc: bool) -> None:
@@ -921,7 +1046,7 @@ def _implied(lex: Lexicon, table: str, said: str) -> Ref | None:
         hits = [c for c in numbers if column_word in split_identifier(c) or column_word in c.lower()]
         if len(hits) == 1:
             return Ref(table, hits[0])
-    if set(words) & MONEY_HINTS:
+    if set(words) & MONEY_HINTS and not _named_amounts(lex, table, said):
         money = money_column(lex, table)
         if money is not None:
             return Ref(table, money)
@@ -930,6 +1055,29 @@ def _implied(lex: Lexicon, table: str, said: str) -> Ref | None:
         if set(units) & set(split_identifier(c)):
             return Ref(table, c)
     return None
+
+
+def _named_amounts(lex: Lexicon, table: str, hint: str) -> list[Ref]:
+    """The amounts of the tables below `table` that a money word names ('paid' → the customer's
+    payments' amount_payment): a verb that names a table says whose amount better than a money
+    column of `table` that only loosely fits it (Customers.amount_outstanding is owed, not paid)."""
+    words = set(hint.lower().split())
+    if not words & MONEY_HINTS:
+        return []
+    found = [r for t in _below(lex, table) if _says_table(hint, t) and (r := amount_of(lex, t)) is not None]
+    return list(dict.fromkeys(found))
+
+
+def _named_amount(lex: Lexicon, table: str, hint: str) -> Ref | None:
+    """The one amount a money word names below `table`; two such tables are two readings, and
+    which is meant is not guessed."""
+    found = _named_amounts(lex, table, hint)
+    if len(found) > 1:
+        raise Decline(
+            f"it could not tell whether '{hint}' is about " + " or ".join(name_words(r.table) for r in found),
+            [hint],
+        )
+    return found[0] if found else None
 
 
 def _absent(b: _Binder, q: _Query, cond: Condition, named: list[Sense]) -> None:
@@ -1101,6 +1249,9 @@ def _measure(b: _Binder, q: _Query, asked: Asked, named: list[Sense], thing_colu
         if table is None:
             raise Decline(f"it could not tell what '{asked.hint or asked.func}' is of")
         ref = _implied(lex, table, asked.hint) if asked.hint else None
+        if ref is None and asked.hint:
+            ref = _named_amount(lex, table, asked.hint)
+            q.tables += [ref.table] if ref is not None else []
         if ref is None:
             column = money_column(lex, table) if asked.hint else None
             only = measure_columns(lex, table)
@@ -1252,6 +1403,8 @@ def _date_column(b: _Binder, q: _Query, words: str, named: list[Sense], year: bo
     dated = [s for s in named if s.kind == "column" and s.column]
     if dated:
         return Ref(dated[0].table, dated[0].column or "")
+    if q.thing_date is not None:
+        return q.thing_date
     buckets = [g for g in q.groups if g.bucket and g.column]
     if buckets:
         return buckets[0].raw
@@ -1390,8 +1543,10 @@ def _order(
         m = (
             Measure("COUNT", s.table, words=order.key.text)
             if s.kind == "table"
-            else ranking_measure(Ref(s.table, s.column or ""), order.key.text)
+            else _ranked_by(lex, Ref(s.table, s.column or ""), order.key.text)
         )
+        if m is None:
+            raise Decline(f"it could not rank by {order.key.text}", [order.key.text])
         q.ties, q.target = order.ties, s.table
         q.order.append(OrderKey(m, order.desc, order.key.text))
         q.measures.append(m)
@@ -1465,14 +1620,29 @@ def _order_by_phrase(
             if ref.table.lower() == target.lower() and not q.groups:
                 _order_rows(q, ref, _direction(lex, ref, order))
                 return
-            if column_kind(lex, ref.table, ref.column) not in NUMERIC:
+            ranked = _ranked_by(lex, ref, key.text)
+            if ranked is None:
                 raise Decline(f"it could not rank {name_words(target)} by {key.text}", [key.text])
-            m = ranking_measure(ref, key.text)
+            m = ranked
             q.tables.append(ref.table)
         else:
             raise Decline(f"it could not rank {name_words(target)} by {key.text}", [key.text])
     q.order.append(OrderKey(m, order.desc, key.text))
     q.measures.append(m)
+
+
+def _ranked_by(lex: Lexicon, ref: Ref, words: str) -> Measure | None:
+    """What ranks groups by another table's column: its numbers added up or averaged; but a
+    column that identifies rows ('the most orders' read as order_id) is no amount — adding up ids
+    ranks by an accident of numbering — so its rows are counted (the different ones it points
+    at, for a pointer). None for a column that is neither a number nor an identifier."""
+    if is_key(lex, ref) and len(lex.key_of(ref.table)) == 1:
+        return Measure("COUNT", ref.table, words=words)
+    if pointed_at(lex, ref) is not None or _id_name(ref.column):
+        return Measure("COUNT", ref.table, ref.column, distinct=True, words=words)
+    if column_kind(lex, ref.table, ref.column) not in NUMERIC:
+        return None
+    return ranking_measure(ref, words)
 
 
 def _row_table(q: _Query) -> str:
@@ -1608,6 +1778,9 @@ def listed_columns(lex: Lexicon, table: str, everything: bool = False) -> list[R
 def _output(b: _Binder, q: _Query, tree: Question, thing_column: Ref | None, shown: list[Ref]) -> None:
     """Groups or projection, and the default order."""
     lex = b.lex
+    if q.row_ratio is not None:
+        _row_ratio_output(lex, q, shown)
+        return
     target = q.target
     aggregated = bool(q.measures)
     if q.having and target is not None:
@@ -1668,6 +1841,59 @@ def _output(b: _Binder, q: _Query, tree: Question, thing_column: Ref | None, sho
     _listed(b, q, tree, target, thing_column, shown)
 
 
+def _ratio(b: _Binder, q: _Query, top: Asked, over: Asked, named: dict[int, list[Sense]]) -> None:
+    """'the ratio of A to B': two numbers of one row said with no aggregate are divided row by
+    row (q.row_ratio); any other pair is a ratio of two aggregates (q.ratio: a side that names
+    rows counts them, one that names a column adds it up), which the query carries for the
+    verified-answer matcher and keyword mode does not compute (Bound.computable)."""
+    said_top, said_over = named.get(id(top), []), named.get(id(over), [])
+    if top.func == over.func == "value":
+        row = _row_ratio(b.lex, said_top, said_over)
+        if row is not None:
+            q.row_ratio, q.target = row, row[0].table
+            q.tables.append(row[0].table)
+            return
+    sides = []
+    for side, said in ((top, said_top), (over, said_over)):
+        func = side.func
+        if func == "value":
+            func = "count" if said and said[-1].kind == "table" else "sum"
+        sides.append(_measure(b, q, replace(side, func=func), said, None))
+    q.ratio = (sides[0], sides[1])
+    q.measures.append(sides[0])
+
+
+def _row_ratio(lex: Lexicon, top: list[Sense], over: list[Sense]) -> tuple[Ref, Ref] | None:
+    """The two numeric columns of one table the sides name, each side naming one column (words
+    before it may only name that table: 'aircraft capacity'); None otherwise."""
+    refs: list[Ref] = []
+    for said in (top, over):
+        if not said or said[-1].kind != "column" or not said[-1].column:
+            return None
+        s = said[-1]
+        if any(o.kind != "table" or o.table.lower() != s.table.lower() for o in said[:-1]):
+            return None
+        if column_kind(lex, s.table, s.column or "") not in NUMERIC:
+            return None
+        refs.append(Ref(s.table, s.column or ""))
+    if refs[0].table.lower() != refs[1].table.lower() or refs[0] == refs[1]:
+        return None
+    return refs[0], refs[1]
+
+
+def _row_ratio_output(lex: Lexicon, q: _Query, shown: list[Ref]) -> None:
+    """A row-by-row ratio lists each row with it: 'for each course ID' names the rows (a column
+    of the ratio's own table, shown beside it); with no such words, the rows' label columns. A
+    grouping by another table's column would ask for a ratio per group, not per row: declined."""
+    assert q.row_ratio is not None
+    table = q.row_ratio[0].table
+    if q.measures or q.having or any(g.table.lower() != table.lower() or g.bucket for g in q.groups):
+        raise Decline("it asks for a ratio per group, which keyword mode does not compute")
+    said = [*q.groups, *(r for r in shown if r.table.lower() == table.lower())]
+    q.projection = list(dict.fromkeys(said or labels(lex, table)))
+    q.groups = []
+
+
 def _listed(
     b: _Binder, q: _Query, tree: Question, target: str, thing_column: Ref | None, shown: list[Ref]
 ) -> None:
@@ -1712,8 +1938,32 @@ def _fact_date(b: _Binder, table: str, words: str) -> Ref:
     return _pick_date(b, dates, words)
 
 
+def stored_count(lex: Lexicon, m: Measure) -> Measure:
+    """A count of rows whose table stores the count itself ('how many faculty' where each row of
+    faculty holds a number Faculty; 'the most degrees' where degrees holds Degrees): the column
+    added up, not the rows counted — each row is a tally, and counting them answers 'how many
+    rows', a wrong number said with confidence. The column is the one number of the table (not
+    its key, not a pointer) spelled as the words counted or as the table's own name."""
+    if m.func != "COUNT" or m.column:
+        return m
+    said = {name_words(m.table), name_words(m.words)} - {""}
+    stored = [c for c in measure_columns(lex, m.table) if name_words(c) in said]
+    if len(stored) != 1:
+        return m
+    return Measure("SUM", m.table, stored[0], words=m.words or name_words(m.table))
+
+
+def _stored_counts(lex: Lexicon, q: _Query) -> None:
+    """Every count of the query (shown, ranked by, compared) read through `stored_count`."""
+    q.measures = [stored_count(lex, m) for m in q.measures]
+    q.hidden = [stored_count(lex, m) for m in q.hidden]
+    q.order = [replace(o, key=stored_count(lex, o.key)) if isinstance(o.key, Measure) else o for o in q.order]
+    q.having = [replace(h, measure=stored_count(lex, h.measure)) for h in q.having]
+
+
 def _finished(b: _Binder, q: _Query) -> Query:
     lex = b.lex
+    _stored_counts(lex, q)
     groups = []
     for g in q.groups:
         if g.bucket and not g.column:  # 'per month': the fact's own date
@@ -1758,6 +2008,7 @@ def _finished(b: _Binder, q: _Query) -> Query:
         names=frozen_map(q.names),
         absent=tuple(q.absent),
         ties=q.ties,
+        ratio=q.row_ratio,
         having=tuple(q.having),
         count_groups=q.count_groups,
         hidden=tuple(q.hidden),

@@ -116,6 +116,11 @@ class Compiler:
         reached = {t.lower() for level in parent_levels(self.lex, table) for t in level}
         return other.lower() in reached | {table.lower()}
 
+    def _unique(self, ref: Ref) -> bool:
+        """`ref` alone tells the rows of its table apart (a one-column unique constraint)."""
+        t = self.lex.table(ref.table)
+        return t is not None and any(len(u) == 1 and u[0].lower() == ref.column.lower() for u in t.unique)
+
     def key(self, table: str) -> list[Ref]:
         return [Ref(table, k) for k in self.lex.key_of(table)]
 
@@ -139,8 +144,12 @@ class Compiler:
                 return exp.Count(this=exp.Star())
             if len(keys) == 1:
                 return exp.Count(this=exp.Distinct(expressions=[self.c(keys[0])]))
-            if len(labels) == 1:
+            if len(labels) == 1 and (not keys or self._unique(labels[0])):
                 return exp.Count(this=exp.Distinct(expressions=[self.c(labels[0])]))
+            if keys:
+                # a key of several columns (campus and discipline): its rows repeat in this view
+                # and one of its columns counts campuses, not rows — not answered with a guess
+                raise CompileError(f"it could not count each row of {m.table} once through these joins")
             return exp.Count(this=exp.Star())
         assert m.ref is not None
         arg = self.duration(m) if m.since else self.c(m.ref)
@@ -344,8 +353,21 @@ class Compiler:
         question says 'distinct' / 'different' (plan.distinct)."""
         plan = self.query
         if plan.target is not None:
-            return self.repeats(plan.target)
+            return self.repeats(plan.target) or self._only_filtered_by_root(plan.target)
         return any(self.repeats(r.table) for r in plan.projection)
+
+    def _only_filtered_by_root(self, target: str) -> bool:
+        """'which stations ever had 0 bikes available': the view's rows are another table's
+        (status), each pointing at one of the listed thing's rows, and only the thing's columns
+        are shown — the other table's rows only pick which stations, so a station they pick
+        twice is the same station, listed once."""
+        plan = self.query
+        root = self.view.root_table.lower()
+        if not self.view.steps or root == target.lower() or not plan.projection:
+            return False
+        if any(r.table.lower() != target.lower() for r in plan.projection):
+            return False
+        return target.lower() in {t.lower() for level in parent_levels(self.lex, root) for t in level}
 
     def _order_expr(self, o: OrderKey, projections: list[exp.Expr]) -> exp.Ordered:
         if isinstance(o.key, Measure) and o.key in self.query.hidden:

@@ -8,11 +8,12 @@ categories — each rule a function whose docstring is its production — builds
 A question the rules cannot place word for word is not read at all (the caller declines).
 
     question  := front? LEAD* head modifier* END
-    head      := count | measure | top | best | listing
+    head      := count | ratio | measure | top | best | listing
     count     := COUNT DISTINCT? DET? NP                         'how many active hosts'
     measure   := AGG DET? NP (OF DET? NP)?                       'average age of students'
                | AGG OF DET? NP | SUPER NP(column)               'the total of all invoices'
                | NP OF DET SUPER NP                              'the age of the oldest student'
+    ratio     := SHARE(ratio) OF side (TO | PER | OVER) side         'the ratio of capacity to range'
     top       := TOP NUMBER? DET? NP (BY key)?                   'top 5 clients by total cost'
                | WH? NUMBER NP link? DET SUPER key?              'which 3 majors have the most students'
                | DET? NUMBER SUPER NP (BY key)?                  'the 3 shortest tracks'
@@ -305,6 +306,11 @@ class Names(Protocol):
         """The ref of the metric, named filter or entity called so ('' if none)."""
         ...
 
+    def acronym(self, word: str) -> str:
+        """The words of the one column name a word typed in capitals stands for ('GPA' →
+        'total gpa', 'DOB' → 'date of birth'); '' if none or several."""
+        ...
+
 
 class NoNames:
     """A schema with no names: the grammar on the lexicon alone (tests, and the verified reader's
@@ -314,6 +320,9 @@ class NoNames:
         return False
 
     def defined(self, words: str) -> str:
+        return ""
+
+    def acronym(self, word: str) -> str:
         return ""
 
 
@@ -370,12 +379,24 @@ def _lex(
     i = 0
     while i < len(tokens):
         got = _lex_at(tokens, lows, i, found, names, as_names)
+        if _names_with(tokens, out, got, names):
+            got = Lex("np", "", got.start, got.end, got.text)  # 'helpfulness scores': a column, not a verb
         if got.cat == "np" and out and out[-1].cat == "np" and tokens[i].kind == "word" and not out[-1].value:
             prev = out.pop()  # adjacent content words are one phrase
             got = Lex("np", "", prev.start, got.end, " ".join(t.text for t in tokens[prev.start : got.end]))
         out.append(got)
         i = got.end
     return out
+
+
+def _names_with(tokens: Sequence[Token], out: Sequence[Lex], got: Lex, names: Names) -> bool:
+    """A relation verb right after content words that spells a schema name with them is part of
+    that name ('helpfulness scores' → helpfulness_score, 'round trip costs'): the verb reading
+    ('who scores …') would leave the name in two pieces."""
+    if got.cat != "verb" or not out or out[-1].cat != "np" or out[-1].value is not None:
+        return False
+    words = " ".join(t.low for t in tokens[out[-1].start : got.end])
+    return names.spells(words)
 
 
 def _lex_at(
@@ -761,6 +782,54 @@ def _share(ls: Sequence[Lex], i: int) -> Step | None:
     return Question("measure", thing=got[0], measures=(Measure("share"),), windows=windows), got[1]
 
 
+_RATIO_WORDS = frozenset(["ratio", "ratios", "proportion"])
+# what stands between a ratio's numerator and its denominator ('to', 'over', 'per', 'divided by', '/')
+_RATIO_LINKS = frozenset(["to", "over", "per", "divided by", "/", "against", "versus"])
+
+
+def _ratio(ls: Sequence[Lex], i: int) -> Step | None:
+    """SHARE(ratio) OF side LINK side — 'the ratio of helpfulness scores to clarity scores', 'the
+    ratio of population per area', 'the ratio of the total number of X to the total number of Y':
+    the numerator and the denominator each in its place (the ratio turned round is another
+    question); a side said with no aggregate is each row's own figure (func 'value'), which the
+    binding pass divides row by row when both are numbers of one row."""
+    if not (_is(ls, i, "share") and ls[i].text.lower() in _RATIO_WORDS and _at(ls, i + 1, "of")):
+        return None
+    top = _ratio_side(ls, i + 2)
+    if top is None or not _ratio_link(ls, top[1]):
+        return None
+    over = _ratio_side(ls, top[1] + 1)
+    if over is None:
+        return None
+    measure = Measure("ratio", over=over[0], top=top[0])
+    return Question("measure", measures=(measure,)), over[1]
+
+
+def _ratio_link(ls: Sequence[Lex], i: int) -> bool:
+    """TO | OVER | PER | DIVIDED BY | '/' — the word between a ratio's two sides."""
+    return i < len(ls) and ls[i].text.lower() in _RATIO_LINKS and ls[i].cat in ("prep", "group", "cmp", "np")
+
+
+def _ratio_side(ls: Sequence[Lex], i: int) -> tuple[Measure, int] | None:
+    """DET? (COUNT | AGG COUNT?)? DET? NP (IN MUNIT)? — one side of a ratio: 'clarity scores', 'the
+    total number of keywords', 'its range in miles' (the unit said only says how it is measured)"""
+    j = _skip(ls, i, "det")
+    func: Func = "value"
+    if _at(ls, j, "agg"):
+        func, j = _func(ls[j]), j + 1
+        if _at(ls, j, "count"):  # 'the total number of publications': a count
+            func, j = "count", j + 1
+    elif _at(ls, j, "count"):
+        func, j = "count", j + 1
+    got = _np(ls, j)
+    if got is None:
+        return None
+    phrase, k = got
+    if _is(ls, k, "date_prep", "in") and _at(ls, k + 1, "munit"):
+        k = _skip(ls, k + 1, "munit")  # 'range in miles'
+    return Measure(func, phrase), k
+
+
 def _when(ls: Sequence[Lex], i: int) -> Step | None:
     """WHEN AUX (GROUP | DET)? NP (PREP NP)? (LAST | FIRST)? VERB* DET? (LAST | FIRST)? NP — 'when did
     Kestrel Fashion GmbH last make a payment': the latest date of those rows"""
@@ -992,6 +1061,11 @@ def _listing(ls: Sequence[Lex], i: int) -> Step | None:
         owner = _np(ls, j + 1)  # 'the names of all students', 'name and age of each member'
         if owner is not None:
             measures = tuple(x for x in found if isinstance(x, Measure))
+            if measures and ls[j].cat == "group":  # 'the name and average rating for each business'
+                shown = tuple(x for x in found if isinstance(x, Phrase))
+                return Question(
+                    "measure", thing=owner[0], measures=measures, shown=shown, groups=(Group(owner[0]),)
+                ), owner[1]
             if measures:
                 return Question("measure", thing=owner[0], measures=measures), owner[1]
             return Question("list", thing=owner[0], shown=tuple(found), only_shown=True), owner[1]
@@ -1040,6 +1114,7 @@ HEADS: tuple[Callable[[Sequence[Lex], int], Step | None], ...] = (
     _most_of,
     _count_of,
     _postfix,
+    _ratio,
     _share,
     _when,
     _measure,
@@ -1425,6 +1500,8 @@ def _event(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
     happened; said before a period it names the date ('signed up' → the signup date)"""
     j = _skip(ls, _skip(ls, i, "rel", "list"), "be", "have", "exist", "filler")
     k = _skip(ls, j, "verb")
+    if k == j and j > i and ls[j - 1].cat == "be" and _window(ls, _participle(ls, j), q) is not None:
+        k = _participle(ls, j)  # 'were predicted to graduate in …': said before a period, a verb
     k = _skip(ls, k, "filler") if k > j and _skip(ls, k, "filler", "punct") == len(ls) else k
     if k == j or (j > i and ls[i].cat == "list" and ls[i].arg != "wh"):
         return None
@@ -1437,6 +1514,23 @@ def _event(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
     if k == len(ls) or (_at(ls, k, "group", "by", "punct", "bucket", "between") and not agent):
         return replace(q, verbs=(*q.verbs, verbs)), k  # 'taken by students' is whose, not a grouping
     return None
+
+
+def _participle(ls: Sequence[Lex], j: int) -> int:
+    """VERB+ | PARTICIPLE (TO WORD)? — after 'were' and before a period: 'were predicted to
+    graduate in …', 'are expected to close by …': a participle the lexicon does not list is a
+    verb all the same, naming what happened to the rows and so their date. Said with no period
+    ('lessons that were cancelled') it stays a value ('Cancelled'): the caller checks."""
+    k = _skip(ls, j, "verb")
+    if k > j or not _one_word(ls, j) or not ls[j].text.lower().endswith("ed"):
+        return k
+    if _is(ls, j + 1, "prep") and ls[j + 1].text.lower() == "to" and _one_word(ls, j + 2):
+        return j + 3  # 'predicted to graduate'
+    return j + 1
+
+
+def _one_word(ls: Sequence[Lex], i: int) -> bool:
+    return _is(ls, i, "np", "") and ls[i].end - ls[i].start == 1
 
 
 _ENDS = frozenset(["?", ".", "!", ";", ":", "-", "–", "—"])
@@ -1533,12 +1627,31 @@ class Reading:
         return replace(self, trees=(tree,))
 
 
+_ACRONYM = re.compile(r"^[A-Z]{2,6}s?$")
+
+
+def spelled_out(tokens: Sequence[Token], names: Names) -> tuple[Token, ...]:
+    """Words typed in capitals that are no stored value or name as typed but stand for one column
+    ('the average GPA' → total_gpa): read as that column's words. Why: people shorten a column
+    to its initials or to its one telling word, and the schema's names — not a list of
+    abbreviations kept for each database — say which column that is."""
+    out: list[Token] = []
+    for t in tokens:
+        if t.kind == "word" and _ACRONYM.match(t.text) and t.low not in WORDS.spellings.values():
+            bare = t.low[:-1] if t.text.endswith("s") and not t.text.isupper() else t.low
+            words = "" if names.spells(t.low) else names.acronym(bare)
+            if words:
+                t = replace(t, low=words)
+        out.append(t)
+    return tuple(out)
+
+
 def read(question: str, names: Names | None = None) -> Reading:
     """The question's trees: those of the first reading of its words that the grammar places
     whole, then those of the readings after it (a cue word taken as the name it spells: 'the
     shortest minimum connect time'), for the binding pass to try when the first ones do not bind.
     Every tree is over the same tokens, so one Reading carries them all."""
-    tokens = tuple(tokenize(question))
+    tokens = spelled_out(tokenize(question), names or NoNames())
     first: list[Lex] | None = None
     placed: list[Lex] | None = None
     found: list[Question] = []

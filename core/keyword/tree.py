@@ -16,7 +16,9 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any, Literal
 
-Func = Literal["count", "sum", "avg", "min", "max", "share", "ratio"]
+# 'value': a figure of each row as it is, not aggregated — a side of a ratio said with no aggregate
+# ('the ratio of capacity to range': each row's capacity divided by its range)
+Func = Literal["count", "sum", "avg", "min", "max", "share", "ratio", "value"]
 Op = Literal["=", "!=", ">", ">=", "<", "<=", "between", "contains", "prefix", "suffix", "absent", "present"]
 ValueKind = Literal["number", "year", "month", "quarter", "date", "period", "quoted"]
 Ask = Literal["count", "list", "measure", "rank"]
@@ -82,13 +84,16 @@ class Window:
 class Measure:
     """What is computed: a count of rows (of `of`, or of the thing), an aggregate of a column, a
     share of rows that meet `where` ('what % of payments failed'), or a ratio of two measures
-    ('cost per CPU hour')."""
+    ('cost per CPU hour'; 'the ratio of helpfulness scores to clarity scores': `top` the
+    numerator, `over` the denominator, each in its place — the ratio turned round is another
+    question)."""
 
     func: Func
     of: Phrase | None = None
     distinct: bool = False
     where: tuple[Condition, ...] = ()  # share: the rows counted above the line
     over: Measure | None = None  # ratio: the denominator
+    top: Measure | None = None  # ratio: the numerator, when said as a measure of its own
     hint: str = ""  # a word that names the column by what it measures ('spent' → money)
     counted: bool = False  # 'the average number of payments': the aggregate of a count, not of a column
 
@@ -146,6 +151,7 @@ class Question:
                     add(p)
             elif isinstance(x, Measure):
                 add(x.of)
+                add(x.top)
                 add(x.over)
                 for c in x.where:
                     add(c)

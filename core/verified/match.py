@@ -250,6 +250,9 @@ def facts(bound: Bound, tokens: Sequence[Token] = (), lex: KeywordLexicon | None
     if bound.ratio is not None:  # 'average cost per CPU hour' may be a mean of per-row ratios: not the same
         aggs = tuple(sorted({m.func for m in bound.tree.measures} - {"sum", "ratio"}))
         out.append(Fact("ratio", (_measure(bound.ratio[0]), _measure(bound.ratio[1]), aggs)))
+    elif q.ratio is not None:  # each row's own ratio ('capacity to range'): turned round, another question
+        out.append(Fact("ratio", (_ref(q.ratio[0]), _ref(q.ratio[1]), ("row",))))
+        out += [Fact("show", _ref(r)) for r in q.projection]
     elif bound.computable:  # a share: of the rows, those that meet the predicate
         out.append(Fact("share", ((q.target or "").lower(),)))
     else:

@@ -11,7 +11,7 @@ import pytest
 from core.keyword.bind import CUE_IS_COLUMN, Bound, SchemaNames, bind
 from core.keyword.grammar import read
 from core.keyword.match import lexicon
-from core.keyword.plan import Decline, Filter, Measure, Ref
+from core.keyword.plan import Decline, Filter, Measure, Query, Ref
 from core.settings import load_settings
 from core.verified.match import facts
 
@@ -274,3 +274,195 @@ def test_the_highest_figure_of_a_thing_is_its_own_or_declined(lex):
 def test_said_last_ranks_by_the_things_date(lex):
     q = bound(lex, "which machine in prod-sydney-1 was installed last?").query
     assert q.order[0].key == Ref("compute", "commissioned_on") and q.order[0].desc and q.ties
+
+
+@pytest.fixture(scope="module")
+def shop(tmp_path_factory):
+    """A small schema of counts stored as numbers (faculty.faculty, degrees.degrees), a money
+    column that is owed beside a table of payments, ids beside names (trip.start_station_id and
+    start_station_name), a code column named like a table (routes.airline beside airlines), and
+    dated rows (accounts opened, orders placed)."""
+    import sqlite3
+
+    from core.database import Database
+    from core.settings import DatabaseSettings
+
+    path = tmp_path_factory.mktemp("bind-shop") / "shop.sqlite"
+    with sqlite3.connect(path) as con:
+        con.executescript(
+            """
+            CREATE TABLE campus (id INTEGER PRIMARY KEY, campus TEXT, county TEXT);
+            CREATE TABLE faculty (campus INTEGER REFERENCES campus (id), year INTEGER, faculty REAL);
+            CREATE TABLE degrees (year INTEGER, campus INTEGER REFERENCES campus (id), degrees INTEGER,
+                PRIMARY KEY (year, campus));
+            CREATE TABLE customers (customer_id INTEGER PRIMARY KEY, first_name TEXT, last_name TEXT,
+                amount_outstanding REAL);
+            CREATE TABLE customer_payments (customer_id INTEGER NOT NULL REFERENCES customers (customer_id),
+                datetime_payment DATETIME, amount_payment REAL, PRIMARY KEY (customer_id, datetime_payment));
+            CREATE TABLE customer_orders (order_id INTEGER PRIMARY KEY,
+                customer_id INTEGER REFERENCES customers (customer_id), order_status TEXT, order_date DATETIME);
+            CREATE TABLE accounts (account_id INTEGER PRIMARY KEY,
+                customer_id INTEGER REFERENCES customers (customer_id), date_account_opened DATETIME,
+                account_name TEXT);
+            CREATE TABLE trip (id INTEGER PRIMARY KEY, duration INTEGER, start_station_id INTEGER,
+                start_station_name TEXT);
+            CREATE TABLE airlines (alid INTEGER PRIMARY KEY, name TEXT, country TEXT);
+            CREATE TABLE routes (rid INTEGER PRIMARY KEY, alid INTEGER REFERENCES airlines (alid), airline TEXT,
+                src TEXT);
+            CREATE TABLE station (id INTEGER PRIMARY KEY, name TEXT);
+            CREATE TABLE status (station_id INTEGER REFERENCES station (id), bikes_available INTEGER);
+            CREATE TABLE disciplines (campus INTEGER REFERENCES campus (id), discipline INTEGER,
+                students INTEGER, PRIMARY KEY (campus, discipline));
+            INSERT INTO campus VALUES (1, 'North Campus', 'Kent'), (2, 'South Campus', 'Kent'), (3, 'Bay', 'Avon');
+            INSERT INTO faculty VALUES (1, 2004, 310.5), (2, 2004, 120.0), (3, 2004, 95.0), (1, 2005, 320.0);
+            INSERT INTO degrees VALUES (2004, 1, 900), (2004, 2, 1200), (2004, 3, 40);
+            INSERT INTO customers VALUES (1, 'Ann', 'Lee', 9000), (2, 'Bo', 'Diaz', 10), (3, 'Cy', 'Orr', 50);
+            INSERT INTO customer_payments VALUES (1, '2018-01-02', 10), (2, '2018-02-03', 700),
+                (2, '2018-03-04', 800), (3, '2018-03-05', 300);
+            INSERT INTO customer_orders VALUES (1, 1, 'done', '2018-01-01'), (2, 1, 'done', '2018-02-01'),
+                (30, 2, 'done', '2018-03-01'), (4, 3, 'done', '2018-03-02'), (5, 1, 'open', '2018-04-01');
+            INSERT INTO accounts VALUES (1, 1, '2014-05-01', 'Savings'), (2, 2, '2015-01-09', 'Current');
+            INSERT INTO trip VALUES (1, 60, 7, 'Market'), (2, 90, 7, 'Market'), (3, 30, 8, 'Howard');
+            INSERT INTO airlines VALUES (1, 'Ryanair', 'Ireland'), (2, 'Aer Lingus', 'Ireland');
+            INSERT INTO routes VALUES (1, 1, 'FR', 'DUB'), (2, 1, 'FR', 'STN'), (3, 2, 'EI', 'DUB');
+            INSERT INTO station VALUES (1, 'Market'), (2, 'Howard');
+            INSERT INTO status VALUES (1, 0), (1, 0), (1, 3), (2, 4);
+            INSERT INTO disciplines VALUES (1, 10, 5), (1, 11, 6), (2, 10, 7);
+            """
+        )
+    db = Database(name="shop", config=DatabaseSettings(url=f"sqlite:///{path}"), var_dir=path.parent)
+    yield lexicon(db)
+    db.dispose()
+
+
+def test_a_count_the_rows_store_is_added_up_not_counted(shop):
+    """'how many faculty' where each faculty row holds the number Faculty: the column added up,
+    never the rows counted — for the figure asked, a ranking and a figure per group alike."""
+    q = bound(shop, "how many faculty did North Campus have in 2004").query
+    assert q.measures == (Measure("SUM", "faculty", "faculty", words="faculty"),)
+    ranked = bound(shop, "which 2 campuses gave out the most degrees in 2004").query
+    assert ranked.order[0].key == Measure("SUM", "degrees", "degrees", words="degrees") and ranked.limit == 2
+    smallest = bound(shop, "the 2 campuses with the smallest faculty in 2004").query
+    assert smallest.order[0].key == Measure("SUM", "faculty", "faculty", words="faculty")
+    assert not smallest.order[0].desc
+
+
+def test_ranking_by_a_column_that_identifies_rows_counts_them(shop):
+    """'placed the most orders' read as customer_orders.order_id: adding up ids is no ranking."""
+    q = bound(shop, "which customer placed the most orders").query
+    assert q.order[0].key == Measure("COUNT", "customer_orders", words="orders") and q.ties
+
+
+def test_a_money_verb_that_names_a_table_below_reads_that_tables_amount(shop):
+    """'total paid': the customers' payments (amount_payment), not the money column customers
+    owe (amount_outstanding), which only loosely fits 'paid'."""
+    q = bound(shop, "top 2 customers by total paid").query
+    assert q.order[0].key == Measure("SUM", "customer_payments", "amount_payment", words="paid")
+
+
+def test_when_of_several_rows_lists_their_dates(shop, lex):
+    """'when did Ann Lee place her orders': each order's date; the latest alone only when 'last'
+    says so."""
+    q = bound(shop, "when did Ann Lee place her orders").query
+    assert not q.measures and Ref("customer_orders", "order_date") in q.projection
+    last = bound(lex, "when did Kestrel Fashion GmbH last make a payment").query
+    assert [m.func for m in last.measures] == ["MAX"]
+
+
+def test_rows_named_by_their_date_in_a_period_are_the_rows(shop):
+    """'accounts opened in 2014': the accounts (by their name), restricted by the date the verb
+    names — not the different opening dates."""
+    q = bound(shop, "accounts opened in 2014").query
+    assert Ref("accounts", "account_name") in q.projection and not q.distinct
+    assert [f.ref for f in q.filters] == [Ref("accounts", "date_account_opened")]
+
+
+def test_a_thing_read_as_an_id_is_shown_by_the_name_kept_beside_it(shop):
+    q = bound(shop, "top 3 start stations by number of trips").query
+    assert q.groups == (Ref("trip", "start_station_name"),)
+
+
+def test_words_that_name_a_table_as_well_as_a_column_are_the_tables_rows(shop):
+    """'airlines' is the airlines table and also routes.airline (a code): the rows are airlines."""
+    q = bound(shop, "top 5 airlines by number of routes").query
+    assert q.target == "airlines" and Ref("airlines", "name") in q.groups
+
+
+def compiled(lex, query: Query) -> str:
+    from core.keyword.compile import compile_query
+    from core.view import build_view
+
+    return compile_query(query, build_view(lex.db, list(query.tables)), lex, "sqlite")
+
+
+def test_rows_picked_through_a_table_that_points_at_them_are_listed_once(shop):
+    """'which stations ever had 0 bikes available': the status rows only pick stations; a station
+    they pick twice is listed once."""
+    q = Query(
+        target="station",
+        projection=(Ref("station", "name"),),
+        filters=(Filter(Ref("status", "bikes_available"), "=", 0),),
+        tables=("station", "status"),
+    )
+    assert compiled(shop, q).startswith("SELECT DISTINCT")
+
+
+def test_rows_with_a_key_of_several_columns_are_not_counted_by_one_of_them(shop):
+    """Counting disciplines through a join that repeats them: one column of their key (campus)
+    would count campuses — declined, not answered."""
+    from core.keyword.compile import CompileError
+
+    q = Query(
+        target="campus",
+        measures=(Measure("COUNT", "disciplines", words="disciplines"),),
+        groups=(Ref("campus", "campus"),),
+        tables=("disciplines", "campus", "faculty"),
+    )
+    with pytest.raises(CompileError):
+        compiled(shop, q)
+
+
+def test_who_answered_by_a_number_alone_is_a_doubt(tmp_path):
+    """'Who is the advisor of Linda Smith' where Student.Advisor is a number no key declares: it
+    names nobody; the reading carries a doubt below the threshold, with the reason."""
+    import sqlite3
+
+    from core.database import Database
+    from core.keyword.bind import WHO_BY_NUMBER
+    from core.settings import DatabaseSettings
+
+    path = tmp_path / "school.sqlite"
+    with sqlite3.connect(path) as con:
+        con.executescript(
+            """
+            CREATE TABLE student (stuid INTEGER PRIMARY KEY, fname TEXT, lname TEXT, advisor INTEGER);
+            CREATE TABLE faculty (facid INTEGER PRIMARY KEY, fname TEXT, lname TEXT);
+            INSERT INTO student VALUES (1, 'Linda', 'Smith', 1121), (2, 'Tracy', 'Kim', 1148);
+            INSERT INTO faculty VALUES (1121, 'Michael', 'Goodrich'), (1148, 'Ada', 'Byron');
+            """
+        )
+    db = Database(name="school", config=DatabaseSettings(url=f"sqlite:///{path}"), var_dir=tmp_path)
+    try:
+        doubts = bound(lexicon(db), "Who is the advisor of Linda Smith?").doubts
+    finally:
+        db.dispose()
+    assert [score for score, _ in doubts] == [WHO_BY_NUMBER] and "only a number" in doubts[0][1]
+    assert load_settings().engine.keyword_min_confidence > WHO_BY_NUMBER
+
+
+def test_a_ratio_of_two_numbers_of_each_row_divides_them_row_by_row(lex):
+    """'the ratio of A to B for each X': both numbers of one row, said with no aggregate, are
+    divided row by row, each row shown by what the words name; turned round, it is another
+    question to the verified-answer matcher."""
+    b = bound(lex, "ratio of memory gb to cpu cores for each host")
+    assert b.query.ratio == (Ref("compute", "memory_gb"), Ref("compute", "cpu_cores"))
+    assert b.query.projection and not b.query.measures and not b.computable
+    turned = bound(lex, "ratio of cpu cores to memory gb for each host")
+    assert turned.query.ratio == (Ref("compute", "cpu_cores"), Ref("compute", "memory_gb"))
+    assert facts(b) != facts(turned)
+
+
+def test_a_ratio_of_counts_is_carried_but_not_computed(lex):
+    b = bound(lex, "What is the ratio of the number of hosts to the number of datacenters?")
+    assert b.ratio is not None and [m.func for m in b.ratio] == ["COUNT", "COUNT"]
+    assert b.query.ratio is None and b.computable

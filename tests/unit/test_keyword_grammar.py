@@ -22,6 +22,8 @@ def brief(tree: Question | None) -> str:
             return x.text
         if isinstance(x, Value):
             return x.text
+        if isinstance(x, Measure) and x.func == "ratio" and x.top is not None and x.over is not None:
+            return f"ratio({said(x.top)} / {said(x.over)})"
         if isinstance(x, Measure):
             inner = said(x.of) if x.of else x.hint
             return f"{x.func}({'distinct ' if x.distinct else ''}{inner})"
@@ -109,13 +111,17 @@ def test_the_days_of_a_value():
 
 
 class Names:
-    """A schema that spells 'rank', 'AC/DC' and 'Let There Be Rock' as names."""
+    """A schema that spells 'rank', 'AC/DC', 'Let There Be Rock' and 'helpfulness score(s)' as
+    names, and has one column total_gpa (which 'GPA' stands for)."""
 
     def spells(self, words: str) -> bool:
-        return words.lower() in ("rank", "ac/dc", "let there be rock")
+        return words.lower() in ("rank", "ac/dc", "let there be rock", "helpfulness scores", "clarity scores")
 
     def defined(self, words: str) -> str:
         return "total_loss" if words.lower() == "total loss" else ""
+
+    def acronym(self, word: str) -> str:
+        return "total gpa" if word == "gpa" else ""
 
 
 def cats(question: str) -> list[str]:
@@ -379,3 +385,66 @@ def test_the_or_of_values_keeps_every_value():
 )
 def test_what_no_rule_places_gets_no_tree(question):
     assert read(question).tree is None
+
+
+# ---------------------------------------------------------------------------------------------
+# ratios, participles, short forms, figures for each parent
+
+
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        # ratio := SHARE(ratio) OF side (TO | PER | OVER | DIVIDED BY) side: each side in its place
+        (
+            "What is the ratio of helpfulness scores to clarity scores for each course ID?",
+            "measure - ratio(value(helpfulness scores) / value(clarity scores)) per(course ID)",
+        ),
+        (
+            "ratio of aircraft capacity to its range in miles for each aircraft code",
+            "measure - ratio(value(aircraft capacity) / value(range)) per(aircraft code)",
+        ),
+        (
+            "Get the ratio of population per area for each state",
+            "measure - ratio(value(population) / value(area)) per(state)",
+        ),
+        (
+            "the ratio of the total number of publications to the total number of keywords per domain",
+            "measure - ratio(count(publications) / count(keywords)) per(domain)",
+        ),
+        ("ratio of maximum range to maximum payload", "measure - ratio(max(range) / max(payload))"),
+    ],
+)
+def test_a_ratio_keeps_its_numerator_and_denominator_in_their_places(question, want):
+    assert brief(read(question, Names()).tree) == want
+
+
+def test_a_ratio_turned_round_is_another_tree():
+    one = read("ratio of capacity to range").tree
+    other = read("ratio of range to capacity").tree
+    assert one is not None and other is not None and one != other
+
+
+def test_a_verb_that_spells_a_name_with_the_words_before_it_is_part_of_the_name():
+    assert "np:helpfulness scores" in cats("ratio of helpfulness scores to clarity")
+    assert "verb:scores" in cats("which player scores the most goals")  # no name: a verb
+
+
+def test_a_participle_before_a_period_names_the_date_it_restricts():
+    (w,) = read("How many students were predicted to graduate in the last 10 years?").tree.windows  # type: ignore[union-attr]
+    assert w.subject is not None and w.subject.text == "predicted to graduate"
+    # said with no period the participle stays a value: 'cancelled' is a status
+    assert tree("how many lessons were cancelled") == "count lessons count(lessons) [= cancelled]"
+
+
+def test_a_word_in_capitals_reads_as_the_column_it_stands_for():
+    reading = read("What is the average GPA of students?", Names())
+    assert [t.low for t in reading.tokens if t.text == "GPA"] == ["total gpa"]
+    assert brief(reading.tree) == "measure students avg(GPA)"
+    assert [t.low for t in read("What is the average GPA?").tokens][4] == "gpa"  # no schema: as typed
+
+
+def test_figures_for_each_parent_group_by_it_and_show_what_is_asked():
+    assert (
+        tree("Return the name and average rating for each business in new york")
+        == "measure business avg(rating) show:name [= new york] per(business)"
+    )

@@ -7,7 +7,7 @@ catalog, the relationship graph and the value index are built once and shared by
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -16,7 +16,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
-from core.catalog import Catalog, load_catalog, safe_filename, schema_signature, sqlglot_dialect
+from core.catalog import Catalog, load_catalog, schema_signature, sqlglot_dialect
 from core.connect import readonly_engine, redact
 from core.demo import demo_settings
 from core.graph import RelationshipGraph, build_graph
@@ -75,7 +75,7 @@ class Database:
             catalog: Catalog = self.__dict__["_catalog"]
             return catalog
 
-    def _bulk(self) -> dict[str, Callable[[], Any]]:
+    def _bulk(self) -> dict[str, Any]:
         """Warehouses and DuckDB are read in bulk from INFORMATION_SCHEMA (core/warehouse/reflect.py)."""
         if self.backend not in BULK_REFLECTED:
             return {}
@@ -92,16 +92,17 @@ class Database:
                 **signer,
             }
 
-        def reflector() -> Catalog:
-            """Only the tables changed since the last reflection are read again (incremental.py)."""
-            record = self.cache_dir / f"{safe_filename(self.name)}.reflected.json"
+        def refresher(stale: Mapping[str, Any] | None) -> tuple[Catalog, dict[str, Any]]:
+            """Only the tables changed since the last reflection are read again (incremental.py):
+            this process's last one, else the one the stale catalog cache kept."""
+            last = self.__dict__.get("last_reflection")
             done = incremental.reflect_incrementally(
-                self.engine, self.name, schemas, dialect, qualify, record
+                self.engine, self.name, schemas, dialect, qualify, stale, last.prior if last else None
             )
             self.__dict__["last_reflection"] = done
-            return done.catalog
+            return done.catalog, done.record
 
-        return {"reflector": reflector, **signer}
+        return {"refresher": refresher, **signer}
 
     def schema_signature(self) -> str:
         """The cheap fingerprint of the schema as it is now (one query; core/schema_watch.py)."""

@@ -21,6 +21,7 @@ from core import prompts
 from core.catalog import Catalog
 from core.graph import RelationshipGraph, graph_for
 from core.joins import synthesize_view
+from core.joins.steiner import KnownTrees
 from core.llm import LLM
 from core.retrieval import Retrieval, SchemaMatch, ValueMatch
 from core.understand import Understanding
@@ -156,7 +157,7 @@ def join_path(graph: RelationshipGraph, tables: list[str], question: str = "") -
     key = (tuple(known), question)
     if key not in memo:
         try:
-            view = synthesize_view(graph, known, question=question)
+            view = synthesize_view(graph, known, question=question, trees=question_trees(graph, question))
         except ValueError:
             return []
         named = {t.lower() for t in known}
@@ -166,9 +167,27 @@ def join_path(graph: RelationshipGraph, tables: list[str], question: str = "") -
     return list(memo[key])
 
 
+def question_trees(graph: RelationshipGraph, question: str) -> KnownTrees:
+    """The join trees found for `question` on `graph` (up to JOIN_PATHS_KEPT questions).
+
+    Scope finds the join path between the tables the question names; the join recipe is then
+    asked for exactly those tables and reuses that tree (`core.joins.steiner.steiner_tree`)
+    instead of searching a warehouse's graph again. Per question, so no answer depends on
+    what was asked before.
+    """
+    kept: dict[str, KnownTrees] = graph.__dict__.setdefault("_join_trees", {})
+    trees = kept.get(question)
+    if trees is None:
+        if len(kept) >= JOIN_PATHS_KEPT:
+            kept.clear()  # one step, as in join_path
+        trees = kept.setdefault(question, {})
+    return trees
+
+
 def forget_join_paths(graph: RelationshipGraph) -> None:
-    """Drop the join paths `join_path` remembers for `graph` (benchmarks time each question afresh)."""
+    """Drop the join paths and trees remembered for `graph` (benchmarks time each question afresh)."""
     graph.__dict__.pop("_join_paths", None)
+    graph.__dict__.pop("_join_trees", None)
 
 
 def with_join_path(linking: Linking, graph: RelationshipGraph, question: str = "") -> Linking:
@@ -199,7 +218,9 @@ def _ask_llm(
         for rel in catalog.relationships:
             if rel.table in matched or rel.ref_table in matched:
                 names.update((rel.table, rel.ref_table))
-        shown = [t for t in catalog.tables if t.name in names][:60] or list(catalog.tables[:60])
+        at = _positions(catalog)  # catalog order, without walking every table per question
+        shown = [catalog.tables[i] for i in sorted(i for n in names for i in at.get(n, ()))][:60]
+        shown = shown or list(catalog.tables[:60])
     else:
         shown = list(catalog.tables)
     tables_json = {
@@ -215,10 +236,22 @@ def _ask_llm(
         table_names=json.dumps([t.name for t in shown]),
     )
     reply = llm.json("link", messages, LinkReply)
-    known = {t.name.lower(): t.name for t in catalog.tables}
+    known = catalog.memo(("link_names",), lambda: {t.name.lower(): t.name for t in catalog.tables})
     tables = list(dict.fromkeys(known[t.lower()] for t in reply.tables if t.lower() in known))
     if not tables:
         if matched:
             return list(matched)
         raise LinkError("the LLM named no table of this database")
     return tables
+
+
+def _positions(catalog: Catalog) -> dict[str, tuple[int, ...]]:
+    """Where each table name stands in the catalog (several places when schemas share a name)."""
+
+    def build() -> dict[str, tuple[int, ...]]:
+        at: dict[str, list[int]] = {}
+        for i, t in enumerate(catalog.tables):
+            at.setdefault(t.name, []).append(i)
+        return {n: tuple(v) for n, v in at.items()}
+
+    return catalog.memo(("link_positions",), build)

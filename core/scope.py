@@ -24,7 +24,7 @@ from core.keyword.shapes import BUCKET_ADVERBS, BUCKET_UNITS, CUES
 from core.link import SCHEMA_MIN, TIE, VALUE_MIN, LinkError, join_path, link
 from core.llm import LLM
 from core.retrieval import Retrieval
-from core.schema_text import ASKBASE, table_tokens, visible
+from core.schema_text import ASKBASE, VisibleNames, table_tokens, visible_names
 from core.settings import EngineSettings
 from core.understand import Understanding
 
@@ -120,19 +120,18 @@ def scope(
     question's words nor the LLM point at any table."""
     graph = restricted_graph(db)
     sizes = table_tokens(db, ASKBASE)
-    everything = [t.name for t, _ in visible(db)]
-    named = named_tables(retrieval)
-    with_path = [*named, *join_path(graph, named, understanding.question)]
+    names = visible_names(db)
     total = sum(sizes.values())
     if total <= settings.schema_token_budget:
+        named = named_tables(retrieval)  # a pruned scope names what linking found instead
         return Scope(
-            tables=tuple(everything),
-            named=tuple(with_path),
+            tables=names.names,
+            named=(*named, *join_path(graph, named, understanding.question)),
             whole=True,
             tokens=total,
             described=described_columns(retrieval),
         )
-    return _pruned(db, retrieval, understanding, settings, llm, graph, sizes, everything)
+    return _pruned(db, retrieval, understanding, settings, llm, graph, sizes, names)
 
 
 def _pruned(
@@ -143,10 +142,10 @@ def _pruned(
     llm: LLM | None,
     graph: RelationshipGraph,
     sizes: dict[str, int],
-    everything: Sequence[str],
+    names: VisibleNames,
 ) -> Scope:
     catalog = db.catalog
-    known = {t.lower(): t for t in everything}
+    known = names.by_lower
     reasons: dict[str, str] = {}
     used_llm = False
     try:
@@ -179,13 +178,14 @@ def _pruned(
         spent += cost
         reasons.setdefault(t, "joins a table above")
     named = linking.tables if linking is not None else tuple(named_tables(retrieval))
+    shown = sorted((t for t in chosen if t in names.place), key=names.place.__getitem__)  # catalog order
     return Scope(
-        tables=tuple(t for t in everything if t in chosen),
+        tables=tuple(shown),
         named=tuple(t for t in named if t.lower() in known),
         whole=False,
         tokens=spent,
         used_llm=used_llm,
-        reasons={t: reasons[t] for t in everything if t in chosen and t in reasons},
+        reasons={t: reasons[t] for t in shown if t in reasons},
         described=described_columns(retrieval),
     )
 

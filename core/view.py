@@ -23,6 +23,8 @@ from core.database import Database
 from core.execute import Limits, QueryError, execute
 from core.joins import View, grain_text, synthesize_view
 from core.joins.identifiers import safe_name
+from core.joins.steiner import KnownTrees
+from core.link import question_trees
 
 log = logging.getLogger(__name__)
 
@@ -33,8 +35,10 @@ def build_view(
     columns: Mapping[str, Sequence[str]] | None = None,
     *,
     question: str = "",
+    trees: KnownTrees | None = None,
 ) -> View:
-    """`question`: its words pick the roles, types and parallel paths the patterns leave open."""
+    """`question`: its words pick the roles, types and parallel paths the patterns leave open.
+    `trees`: the question's join trees found so far, reused for the same tables."""
     return synthesize_view(
         db.graph,
         tables,
@@ -42,6 +46,7 @@ def build_view(
         deny_tables=db.config.deny_tables,
         deny_columns=db.config.deny_columns,
         question=question,
+        trees=trees,
     )
 
 
@@ -76,8 +81,10 @@ def recipe_view(db: Database, tables: Sequence[str], question: str, max_tables: 
     two tables on one many-to-one key the schema shows anyway."""
     if len(tables) < 2 or max_tables <= 0:
         return None
+    # the tree the scope's join path found for these tables (core/link.py), not a second search
+    trees = question_trees(db.graph.restricted(db.config.deny_tables, db.config.deny_columns), question)
     try:
-        view = build_view(db, tables, question=question)
+        view = build_view(db, tables, question=question, trees=trees)
     except ValueError as exc:
         log.info("no join recipe for %s: %s", ", ".join(tables), exc)
         return None

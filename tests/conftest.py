@@ -139,10 +139,8 @@ def demo_duckdb(demo_var) -> Path:
     return ensure_demo_duckdb(demo_var)
 
 
-@pytest.fixture
-def engine_settings(settings, engine, request):
-    """The settings with the demo on each engine of ENGINES: what an Askbase built from them
-    answers from (the scripted-model LLM tests run on both)."""
+def settings_on(settings, engine: str, request):
+    """`settings` with the demo on `engine` ("sqlite": as they are; "duckdb": its DuckDB copy)."""
     if engine != "duckdb":
         return settings
     from core.demo import demo_duckdb_settings
@@ -150,6 +148,13 @@ def engine_settings(settings, engine, request):
     request.getfixturevalue("demo_duckdb")
     databases = {**settings.databases, "demo": demo_duckdb_settings(Path(settings.var_dir))}
     return settings.model_copy(update={"databases": databases, "default_db": "demo"})
+
+
+@pytest.fixture
+def engine_settings(settings, engine, request):
+    """The settings with the demo on each engine of ENGINES: what an Askbase built from them
+    answers from (the scripted-model LLM tests run on both)."""
+    return settings_on(settings, engine, request)
 
 
 @pytest.fixture

@@ -151,6 +151,13 @@ class RelationshipGraph:
                 subtypes[p.root.lower()].extend(t.lower() for t in p.tables)
         self.subtypes: dict[str, tuple[str, ...]] = {k: tuple(dict.fromkeys(v)) for k, v in subtypes.items()}
         self.parallel: tuple[Pattern, ...] = tuple(p for p in self.patterns if p.kind == "parallel_path")
+        # each table's patterns (as root or member), asked for every table a view joins: a scan of
+        # all patterns per table cost milliseconds on a warehouse's graph (`core.bench linking`)
+        by_table: dict[str, list[Pattern]] = defaultdict(list)
+        for p in self.patterns:
+            for name in dict.fromkeys([p.root.lower(), *(t.lower() for t in p.tables)]):
+                by_table[name].append(p)
+        self._patterns_of: dict[str, tuple[Pattern, ...]] = {k: tuple(v) for k, v in by_table.items()}
 
     # -- lookups ------------------------------------------------------------------------------
 
@@ -165,8 +172,8 @@ class RelationshipGraph:
         return self.edges_between(table, table)
 
     def patterns_of(self, table: str) -> list[Pattern]:
-        low = table.lower()
-        return [p for p in self.patterns if p.root.lower() == low or low in (t.lower() for t in p.tables)]
+        """The patterns `table` is the root or a member of, in the graph's order."""
+        return list(self._patterns_of.get(table.lower(), ()))
 
     def describe_table(self, table: str) -> str:
         """Pattern roles of a table, for the trace: 'lookup', 'bridge of client↔resource_pool'..."""

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 EXACT_LIMIT = 8  # requested tables up to which the tree is provably minimal
+COMPONENTS_KEPT = 8  # blocked sets whose components a `Weights` remembers
 
 
 @dataclass
@@ -50,6 +51,77 @@ class DisjointSets:
         self.parent[root] = into
 
 
+class Weights(dict[str, dict[str, float]]):
+    """Edge weights (node → neighbour → weight) that remember their connected components.
+
+    Built once per relationship graph and searched for every question: knowing which requested
+    tables no path can join lets the search skip them instead of exhausting a component of
+    thousands of tables to find out (`python -m core.bench linking`).
+    """
+
+    def components(self, blocked: frozenset[str]) -> dict[str, str]:
+        """Each node's component (a representative node) in the graph without `blocked`."""
+        cache: dict[frozenset[str], dict[str, str]] = self.__dict__.setdefault("_components", {})
+        found = cache.get(blocked)
+        if found is None:
+            if len(cache) >= COMPONENTS_KEPT:
+                cache.clear()  # one step: threads searching at once never see it half done
+            found = cache[blocked] = _components(self, blocked)
+        return found
+
+
+KnownTrees = dict[tuple[frozenset[str], frozenset[str]], Tree]  # (tables, blocked) → minimal tree
+
+
+def _known_tree(trees: KnownTrees, terminals: Sequence[str], blocked: frozenset[str]) -> Tree | None:
+    """A tree found before whose tables are exactly `terminals`, with the same tables blocked.
+
+    Such a tree is minimal for them too: it was minimal for a subset of them, and any tree
+    spanning them spans that subset. So a question's join recipe, asked for the tables its join
+    path already found, is that path rather than a second search of the whole graph.
+    """
+    found = trees.get((frozenset(terminals), blocked))
+    if found is None:
+        return None
+    order = {n: i for i, n in enumerate(dict.fromkeys(terminals))}
+    nodes = sorted(found.nodes, key=lambda n: order[n])
+    return Tree(nodes, list(found.pairs), found.cost, found.method, found.candidates)
+
+
+def _remember(trees: KnownTrees, tree: Tree, blocked: frozenset[str]) -> None:
+    """Keep a provably minimal (exact) tree for `_known_tree`."""
+    if tree.method == "exact":
+        trees[(frozenset(tree.nodes), blocked)] = Tree(
+            list(tree.nodes), list(tree.pairs), tree.cost, tree.method, tree.candidates
+        )
+
+
+def _components(weights: Mapping[str, Mapping[str, float]], blocked: frozenset[str]) -> dict[str, str]:
+    """Connected components by union–find over every edge between two unblocked nodes."""
+    sets = DisjointSets()
+    for u, row in weights.items():
+        if u in blocked:
+            continue
+        for v in row:
+            if v not in blocked:
+                a, b = sets.find(u), sets.find(v)
+                if a != b:
+                    sets.union(a, b)
+    return {n: sets.find(n) for n in list(sets.parent)}
+
+
+def _apart(
+    weights: Mapping[str, Mapping[str, float]], terminals: Sequence[str], blocked: frozenset[str] | set[str]
+) -> set[str]:
+    """Terminals in another component than the first one (none known unless `weights` remembers
+    its components, or when a terminal is itself blocked: the search then finds out)."""
+    if not isinstance(weights, Weights) or len(set(terminals)) < 2 or any(t in blocked for t in terminals):
+        return set()
+    parts = weights.components(frozenset(blocked))
+    first = parts.get(terminals[0], terminals[0])
+    return {t for t in terminals if parts.get(t, t) != first}
+
+
 def adjacency(pairs: Iterable[Iterable[str]]) -> dict[str, list[str]]:
     """Each node's neighbours in an undirected edge list, in the order the edges come."""
     adj: dict[str, list[str]] = {}
@@ -65,16 +137,26 @@ def steiner_tree(
     blocked: frozenset[str] | set[str] = frozenset(),
     override: Mapping[tuple[str, str], float] | None = None,
     exact_limit: int = EXACT_LIMIT,
+    trees: KnownTrees | None = None,
 ) -> tuple[Tree, list[str]]:
     """Minimum-weight tree connecting `terminals` (and the terminals it cannot reach).
 
     Exact (Dreyfus–Wagner) up to `exact_limit` terminals, on the nodes that can lie on an optimal
     tree: v is kept only if its distances to its two nearest terminals sum to at most the cost of
-    a known tree (a Steiner node of degree ≥ 2 lies on a path between two terminals).
+    a known tree (a Steiner node of degree ≥ 2 lies on a path between two terminals). `trees`:
+    exact trees found before for the same question, reused when their tables are exactly the
+    terminals (and added to) — never shared across questions, so an answer never depends on
+    which question came before.
     """
     override = override or {}
-    labels, cells, bound = _two_nearest(weights, terminals, blocked, override)
-    reach = [t for t in terminals if cells[t] == cells[terminals[0]]]
+    if trees is not None and not override:
+        known = _known_tree(trees, terminals, frozenset(blocked))
+        if known is not None:
+            return known, []
+    apart = _apart(weights, terminals, blocked)
+    searched = [t for t in terminals if t not in apart]
+    labels, cells, bound = _two_nearest(weights, searched, blocked, override)
+    reach = [t for t in searched if cells[t] == cells[terminals[0]]]
     unreachable = [t for t in terminals if t not in reach]
     if len(reach) == 1:
         return Tree([reach[0]], [], 0.0, "single table", 1), unreachable
@@ -104,6 +186,8 @@ def steiner_tree(
         method=method,
         candidates=len(candidates),
     )
+    if trees is not None and not override:
+        _remember(trees, tree, frozenset(blocked))
     return tree, unreachable
 
 
@@ -124,7 +208,7 @@ def _two_nearest(
     joined = DisjointSets(terminals)
     total = dict.fromkeys(terminals, 0.0)
     groups = len(set(terminals))
-    bound = math.inf
+    bound = 0.0 if groups == 1 else math.inf
     heap = [(0.0, t, t) for t in terminals]
     heapq.heapify(heap)
     while heap:
@@ -134,37 +218,60 @@ def _two_nearest(
         mine = labels.get(u)
         if mine is None:
             labels[u] = [(d, t)]
+            nearest = d
         elif len(mine) == 1 and mine[0][1] != t:
             mine.append((d, t))
+            nearest = mine[0][0]
         else:
             continue
+        if nearest + d > bound + 1e-9:
+            continue  # u cannot lie on a tree within the bound: its label, not its neighbours
         for v, w in weights.get(u, {}).items():
             if v in blocked:
                 continue
-            dv = d + override.get((u, v), w)
+            dv = d + (override.get((u, v), w) if override else w)
+            if dv > bound:
+                continue  # popped, it would end the search (bound is finite once all are joined)
             theirs = labels.get(v)
             if theirs is not None:
-                # a path from t through u and v to v's nearest terminal: join their groups
-                a, b = joined.find(t), joined.find(theirs[0][1])
-                if a != b:
-                    joined.union(a, b)
-                    total[b] += total.pop(a) + dv + theirs[0][0]
-                    groups -= 1
-                    if groups == 1:
-                        bound = total[b]
-                if len(theirs) == 2 or theirs[0][1] == t:
+                if groups > 1:  # a path from t through u and v to v's nearest terminal
+                    a, b = joined.find(t), joined.find(theirs[0][1])
+                    if a != b:
+                        joined.union(a, b)
+                        total[b] += total.pop(a) + dv + theirs[0][0]
+                        groups -= 1
+                        if groups == 1:
+                            bound = total[b]
+                # a third label, the same terminal again, or a second one too far to matter
+                if len(theirs) == 2 or theirs[0][1] == t or theirs[0][0] + dv > bound + 1e-9:
                     continue
             heapq.heappush(heap, (dv, v, t))
     cells = {t: joined.find(t) for t in terminals}
     bounds = {root: total[root] for root in set(cells.values())}
-    # Mehlhorn's tighter bound: the MST of terminals linked across Voronoi cell borders
+    return labels, cells, _mehlhorn(weights, terminals, blocked, override, labels, cells, bounds)
+
+
+def _mehlhorn(
+    weights: Mapping[str, Mapping[str, float]],
+    terminals: Sequence[str],
+    blocked: frozenset[str] | set[str],
+    override: Mapping[tuple[str, str], float],
+    labels: Mapping[str, list[tuple[float, str]]],
+    cells: Mapping[str, str],
+    bounds: dict[str, float],
+) -> dict[str, float]:
+    """Mehlhorn's tighter bound per component: the MST of terminals linked across the borders of
+    their (searched) Voronoi cells. Every link is a real path, so any spanning tree of them is a
+    real tree and its cost an upper bound."""
     links = []
     for u, ls in labels.items():
         du, tu = ls[0]
         for v, w in weights.get(u, {}).items():
             theirs = labels.get(v)
             if theirs is not None and v not in blocked and tu < theirs[0][1]:
-                links.append((du + override.get((u, v), w) + theirs[0][0], tu, theirs[0][1]))
+                links.append(
+                    (du + (override.get((u, v), w) if override else w) + theirs[0][0], tu, theirs[0][1])
+                )
     linked = DisjointSets(terminals)
     mst = dict.fromkeys(terminals, 0.0)
     for w, a, b in sorted(links):
@@ -180,7 +287,7 @@ def _two_nearest(
             and all(cells[x] == cells[t] for x in terminals if linked.find(x) == root)
         ):
             bounds[cells[t]] = min(bounds[cells[t]], mst[root])
-    return labels, cells, bounds
+    return bounds
 
 
 def _reduced_graph(

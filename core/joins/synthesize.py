@@ -26,20 +26,20 @@ from core.graph import RelationshipGraph, build_graph
 from core.joins.constraints import elide_pass_through, enforce_bridges, fewer_fanouts
 from core.joins.materialize import materialize, role_edges
 from core.joins.patterns import named_roles, named_tables, resolve_parallel, typed_plan
-from core.joins.steiner import path_to_tree, steiner_tree
+from core.joins.steiner import KnownTrees, Weights, path_to_tree, steiner_tree
 from core.joins.view import View
 from core.joins.wording import Wording
 
 BRIDGE_BONUS = 0.05  # a bridge path wins ties against other connectors of the same length
 
 
-def graph_weights(graph: RelationshipGraph) -> dict[str, dict[str, float]]:
+def graph_weights(graph: RelationshipGraph) -> Weights:
     """Edge weights between tables (cheapest parallel edge), cached on the graph."""
-    cached: dict[str, dict[str, float]] | None = graph.__dict__.get("_weights")
+    cached: Weights | None = graph.__dict__.get("_weights")
     if cached is not None:
         return cached
     bridge_legs = {frozenset((b, side)) for sides, bs in graph.bridges.items() for b in bs for side in sides}
-    weights: dict[str, dict[str, float]] = {}
+    weights = Weights()
     for t in sorted(t.name.lower() for t in graph.catalog.tables):
         row: dict[str, float] = {}
         for other, edges in sorted(graph.neighbors(t).items()):
@@ -58,11 +58,14 @@ def synthesize_view(
     deny_tables: Collection[str] = (),
     deny_columns: Collection[str] = (),
     question: str = "",
+    trees: KnownTrees | None = None,
 ) -> View:
     """The view joining `tables` (most relevant first) along the best tree Lucy's constraints allow.
 
     Denied tables are never joined, not even as connectors; denied columns are neither shown nor
     joined on. `question` decides what the patterns leave open: roles, types, parallel paths.
+    `trees`: the minimal trees this question's other views found (`steiner_tree`), so a view of
+    tables a join path already connects does not search the graph again.
     """
     if isinstance(graph, Catalog):
         graph = build_graph(graph)
@@ -100,9 +103,9 @@ def synthesize_view(
 
     weights = graph_weights(graph)
     blocked = frozenset(lookups - set(core))
-    tree, unreachable = steiner_tree(weights, core, blocked)
+    tree, unreachable = steiner_tree(weights, core, blocked, trees=trees)
     if unreachable and blocked:
-        relaxed, still = steiner_tree(weights, core, frozenset())
+        relaxed, still = steiner_tree(weights, core, frozenset(), trees=trees)
         if len(still) < len(unreachable):
             used = sorted(set(relaxed.nodes) & blocked)
             notes.append(

@@ -22,24 +22,21 @@ FULL_SHARE of the tables changed, it reads everything, as a full reflection does
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
-import os
-import tempfile
 from collections import defaultdict
-from collections.abc import Collection, Sequence
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import sqlalchemy as sa
 
-from core.catalog import Catalog
+from core.catalog import KEPT, Catalog, DatabaseView, Table, collection_paused, reflected_catalog
 from core.warehouse.reflect import (
     ColumnRow,
     Key,
     _in,
     assemble,
+    finish,
     read_columns,
     read_estimates,
     read_keys,
@@ -48,7 +45,7 @@ from core.warehouse.reflect import (
 
 log = logging.getLogger(__name__)
 
-RECORD_VERSION = 1
+RECORD_VERSION = 2  # 2: kept in the catalog cache beside the catalog, not per-table rows apart
 FULL_SHARE = 0.25  # above this share of tables changed, one full read is cheaper than IN lists
 LAST_ALTERED = frozenset({"snowflake", "databricks"})
 
@@ -68,6 +65,21 @@ class TableRecord:
 
 
 @dataclass(frozen=True)
+class Prior:
+    """What the last reflection left: each table's fingerprint and keys, and its tables and views
+    as reflected (before any overlay), kept as they are — the same objects — when unchanged."""
+
+    scope: dict[str, Any]
+    prints: dict[Where, str]
+    keys: dict[Where, tuple[Key, ...]]
+    tables: dict[Where, Table]
+    views: dict[Where, DatabaseView]
+
+
+NO_PRIOR = Prior({}, {}, {}, {}, {})
+
+
+@dataclass(frozen=True)
 class Reflection:
     """A reflection's result: the catalog, and what had to be read for it."""
 
@@ -76,6 +88,8 @@ class Reflection:
     kept: int  # tables taken from the record unchanged
     removed: tuple[str, ...]  # tables in the record that are gone
     full: bool
+    prior: Prior = NO_PRIOR  # what the next refresh in this process starts from
+    record: dict[str, Any] = field(default_factory=dict)  # what the catalog cache keeps for the next
 
 
 def table_fingerprints(
@@ -122,31 +136,43 @@ def reflect_incrementally(
     schemas: Sequence[str],
     dialect: str,
     qualify: bool,
-    record_file: Path,
+    stale: Mapping[str, Any] | None,
+    previous: Prior | None = None,
 ) -> Reflection:
-    """The catalog of `schemas`, reading again only the tables changed since `record_file`."""
+    """The catalog of `schemas`, reading again only the tables changed since the last reflection:
+    `previous` (this process's last one) or else the catalog cache that no longer matches,
+    `stale` (another process's, with its record: core/catalog.py load_catalog)."""
     scope = {"schemas": list(schemas), "dialect": dialect, "qualify": qualify}
     with engine.connect() as conn:
         prints, every = table_fingerprints(conn, schemas)
-        old = _load(record_file, scope)
-        unchanged = {w: r for w, r in old.items() if prints.get(w) == r.fingerprint}
-        stale = [w for w in prints if w not in unchanged]
+        old = previous if previous is not None and previous.scope == scope else _load(stale, scope)
+        unchanged = {w for w, fp in old.prints.items() if prints.get(w) == fp}
+        changed = [w for w in prints if w not in unchanged]
         # a view whose engine lists its definition but no fingerprint (fakesnow): read every time
-        stale += [w for w, r in old.items() if w not in prints and not r.fingerprint]
-        full = not old or len(stale) > FULL_SHARE * max(len(prints), 1)
-        fresh = _read(conn, schemas, None if full else stale, prints, every)
+        changed += [w for w, fp in old.prints.items() if w not in prints and not fp]
+        full = not old.prints or len(changed) > FULL_SHARE * max(len(prints), 1)
+        fresh = _read(conn, schemas, None if full else changed, prints, every)
+        prior = None if full else _merge(old, unchanged, fresh, scope, dialect, qualify)
+        if prior is None and not full:  # a name now in two schemas: as a full reflection decides
+            full, fresh = True, _read(conn, schemas, None, prints, every)
         conn.rollback()
-    records = fresh if full else {**unchanged, **fresh}
-    records = {w: records[w] for w in sorted(records) if w in prints or w in fresh}
-    _save(record_file, scope, records)
-    catalog = _assemble(records, database, dialect, qualify)
-    removed = tuple(f"{s}.{t}" for s, t in sorted(set(old) - set(records)))
+    if prior is None:
+        with collection_paused():  # as in a full reflection (reflect.py)
+            prior = _fresh_prior(fresh, scope, dialect, qualify)
+    catalog = finish(
+        database,
+        dialect,
+        list(prior.tables.values()),
+        _view_order(prior),
+        (k for ks in prior.keys.values() for k in ks),
+    )
+    removed = tuple(f"{s}.{t}" for s, t in sorted(set(old.prints) - set(prior.prints)))
     read = tuple(f"{s}.{t}" for s, t in sorted(fresh))
     if not full:
         log.info(
             "%s: %d tables read again, %d kept, %d gone", database, len(read), len(unchanged), len(removed)
         )
-    return Reflection(catalog, read, 0 if full else len(unchanged), removed, full)
+    return Reflection(catalog, read, 0 if full else len(unchanged), removed, full, prior, _record(prior))
 
 
 def _read(
@@ -193,68 +219,120 @@ def _read(
     }
 
 
-def _assemble(records: dict[Where, TableRecord], database: str, dialect: str, qualify: bool) -> Catalog:
+def _assembled(
+    records: dict[Where, TableRecord], dialect: str, qualify: bool
+) -> tuple[dict[Where, Table], dict[Where, DatabaseView]]:
+    """The tables and views of `records` as a full reflection makes them (`assemble`), each by
+    where it is (schema, table); a name in two schemas keeps the first, as `assemble` does."""
+    ordered = dict(sorted(records.items()))
     columns: list[ColumnRow] = [
         (s, t, c, type_name, nullable, r.table_type)
-        for (s, t), r in records.items()
+        for (s, t), r in ordered.items()
         for c, type_name, nullable in r.columns
     ]
-    keys = [k for r in records.values() for k in r.keys]
-    definitions = {w: r.definition for w, r in records.items() if r.definition is not None}
-    estimates = {w: r.estimate for w, r in records.items() if r.estimate is not None}
-    return assemble(columns, keys, definitions, estimates, database, dialect, qualify, False)
+    keys = [k for r in ordered.values() for k in r.keys]
+    definitions = {w: r.definition for w, r in ordered.items() if r.definition is not None}
+    estimates = {w: r.estimate for w, r in ordered.items() if r.estimate is not None}
+    made = assemble(columns, keys, definitions, estimates, "", dialect, qualify, False)
+    where: dict[tuple[str | None, str], Where] = {}
+    for s, t in reversed(list(ordered)):  # the first of a name wins, as in assemble
+        where[(s if qualify else None, t)] = (s, t)
+    tables = {where[(t.schema, t.name)]: t for t in made.tables}
+    views = {where[(v.schema, v.name)]: v for v in made.views}
+    return tables, views
 
 
-def _load(record_file: Path, scope: dict[str, Any]) -> dict[Where, TableRecord]:
-    """The records of the last reflection, or none when missing, unreadable or for another scope."""
+def _fresh_prior(
+    records: dict[Where, TableRecord], scope: dict[str, Any], dialect: str, qualify: bool
+) -> Prior:
+    """Everything read this time (a full reflection)."""
+    tables, views = _assembled(records, dialect, qualify)
+    return Prior(
+        scope=scope,
+        prints={w: r.fingerprint for w, r in sorted(records.items())},
+        keys={w: r.keys for w, r in sorted(records.items()) if r.keys},
+        tables=tables,
+        views=views,
+    )
+
+
+def _merge(
+    old: Prior,
+    unchanged: set[Where],
+    fresh: dict[Where, TableRecord],
+    scope: dict[str, Any],
+    dialect: str,
+    qualify: bool,
+) -> Prior | None:
+    """The unchanged tables and views of `old` (the same objects) with the `fresh` ones in their
+    places, in the order a full reflection gives; None when a table name would now be in two
+    schemas (which one wins is the full reflection's business)."""
+    new_tables, new_views = _assembled(fresh, dialect, qualify)
+    tables = {w: t for w, t in old.tables.items() if w in unchanged} | new_tables
+    views = {w: v for w, v in old.views.items() if w in unchanged} | new_views
+    names = [w[1].lower() for w in (*tables, *views)]
+    if len(names) != len(set(names)):
+        return None
+    prints = {w: fp for w, fp in old.prints.items() if w in unchanged} | {
+        w: r.fingerprint for w, r in fresh.items()
+    }
+    keys = {w: k for w, k in old.keys.items() if w in unchanged} | {
+        w: r.keys for w, r in fresh.items() if r.keys
+    }
+    return Prior(
+        scope=scope,
+        prints=dict(sorted(prints.items())),
+        keys=dict(sorted(keys.items())),
+        tables=dict(sorted(tables.items())),
+        views=dict(sorted(views.items())),
+    )
+
+
+def _view_order(prior: Prior) -> list[DatabaseView]:
+    """Views as `assemble` lists them: those with columns, then those known by definition only."""
+    return sorted(prior.views.values(), key=lambda v: not v.columns) if prior.views else []
+
+
+def _load(stale: Mapping[str, Any] | None, scope: dict[str, Any]) -> Prior:
+    """What the last reflection left in the catalog cache, or nothing when there is none, it is
+    unreadable or for another scope."""
     try:
-        data = json.loads(record_file.read_text())
-        if data.get("version") != RECORD_VERSION or data.get("scope") != scope:
-            return {}
-        return {
-            (t["schema"], t["table"]): TableRecord(
-                fingerprint=t["fingerprint"],
-                table_type=t["type"],
-                columns=tuple((c[0], c[1], bool(c[2])) for c in t["columns"]),
-                keys=tuple(Key(k[0], k[1], k[2], k[3], tuple(k[4]), k[5], tuple(k[6])) for k in t["keys"]),
-                definition=t["definition"],
-                estimate=t["estimate"],
-            )
-            for t in data["tables"]
-        }
-    except FileNotFoundError:
-        return {}
-    except (OSError, ValueError, KeyError, TypeError, IndexError) as exc:
-        log.warning("ignoring unreadable reflection record %s: %s", record_file, exc)
-        return {}
+        record = stale.get(KEPT) if stale is not None else None
+        if (
+            stale is None
+            or not record
+            or record.get("version") != RECORD_VERSION
+            or record.get("scope") != scope
+        ):
+            return NO_PRIOR
+        catalog = reflected_catalog(stale)
+        keys: dict[Where, list[Key]] = defaultdict(list)
+        for k in record["keys"]:
+            keys[(k[0], k[1])].append(Key(k[0], k[1], k[2], k[3], tuple(k[4]), k[5], tuple(k[6])))
+        return Prior(
+            scope=scope,
+            prints={(p[0], p[1]): p[2] for p in record["prints"]},
+            keys={w: tuple(ks) for w, ks in keys.items()},
+            tables={(w[0], w[1]): t for w, t in zip(record["tables"], catalog.tables, strict=True)},
+            views={(w[0], w[1]): v for w, v in zip(record["views"], catalog.views, strict=True)},
+        )
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError) as exc:
+        log.warning("ignoring an unreadable reflection record: %s", exc)
+        return NO_PRIOR
 
 
-def _save(record_file: Path, scope: dict[str, Any], records: dict[Where, TableRecord]) -> None:
-    """Written under a name of our own, then renamed; a failure only costs the next refresh time."""
-    tables = [
-        {
-            "schema": s,
-            "table": t,
-            "fingerprint": r.fingerprint,
-            "type": r.table_type,
-            "columns": r.columns,  # tuples are JSON arrays as they are: no copies of 200,000 columns
-            "keys": [
-                (k.schema, k.table, k.kind, k.name, k.columns, k.ref_table, k.ref_columns) for k in r.keys
-            ],
-            "definition": r.definition,
-            "estimate": r.estimate,
-        }
-        for (s, t), r in records.items()
-    ]
-    tmp: Path | None = None
-    try:
-        record_file.parent.mkdir(parents=True, exist_ok=True)
-        fd, name = tempfile.mkstemp(prefix=f".{record_file.name}.", suffix=".tmp", dir=record_file.parent)
-        tmp = Path(name)
-        with os.fdopen(fd, "w") as f:  # dumps, not dump: json.dump encodes in Python, 5x slower
-            f.write(json.dumps({"version": RECORD_VERSION, "scope": scope, "tables": tables}))
-        tmp.replace(record_file)
-    except OSError as exc:
-        log.warning("could not write reflection record %s: %s", record_file, exc)
-        if tmp is not None:
-            tmp.unlink(missing_ok=True)
+def _record(prior: Prior) -> dict[str, Any]:
+    """What the catalog cache keeps for the next refresh: each table's fingerprint and keys, and
+    where each table and view of the catalog is (the tables themselves are the catalog's)."""
+    return {
+        "version": RECORD_VERSION,
+        "scope": prior.scope,
+        "prints": [(s, t, fp) for (s, t), fp in prior.prints.items()],
+        "keys": [
+            (k.schema, k.table, k.kind, k.name, k.columns, k.ref_table, k.ref_columns)
+            for ks in prior.keys.values()
+            for k in ks
+        ],
+        "tables": list(prior.tables),
+        "views": [w for w, _ in sorted(prior.views.items(), key=lambda wv: not wv[1].columns)],
+    }

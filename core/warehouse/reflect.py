@@ -34,7 +34,16 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from core.catalog import Catalog, Column, ColumnKind, DatabaseView, Relationship, Table, resolve_relationships
+from core.catalog import (
+    Catalog,
+    Column,
+    ColumnKind,
+    DatabaseView,
+    Relationship,
+    Table,
+    collection_paused,
+    resolve_relationships,
+)
 
 log = logging.getLogger(__name__)
 
@@ -394,7 +403,8 @@ def bulk_reflect(
         definitions = read_views(conn, schemas)
         estimates = read_estimates(conn, schemas)
         conn.rollback()
-    return assemble(columns, keys, definitions, estimates, database, dialect, qualify, views_are_tables)
+    with collection_paused():  # 200,000 columns are no garbage: no collection while they are made
+        return assemble(columns, keys, definitions, estimates, database, dialect, qualify, views_are_tables)
 
 
 def assemble(
@@ -457,16 +467,24 @@ def assemble(
             views.append(
                 DatabaseView(name=name, columns=(), definition=definition, schema=schema if qualify else None)
             )
+    return finish(database, dialect, tables, views, foreign)
+
+
+def finish(
+    database: str, dialect: str, tables: Sequence[Table], views: Sequence[DatabaseView], keys: Iterable[Key]
+) -> Catalog:
+    """The catalog of these tables and views, related by the foreign keys among `keys`: shared
+    by a full reflection and an incremental one that keeps most tables as they were."""
     relationships = [
         Relationship(table=k.table, columns=k.columns, ref_table=k.ref_table, ref_columns=k.ref_columns)
-        for k in foreign
-        if k.ref_table and k.columns
+        for k in keys
+        if k.kind not in ("PRIMARY KEY", "UNIQUE") and k.ref_table and k.columns
     ]
     return Catalog(
         database=database,
         dialect=dialect,
         tables=tuple(tables),
-        relationships=tuple(resolve_relationships(tables, relationships)),
+        relationships=tuple(resolve_relationships(list(tables), relationships)),
         views=tuple(views),
     )
 

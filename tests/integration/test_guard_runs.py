@@ -64,13 +64,40 @@ def test_small_sizes_and_series_in_from_are_fine():
 # ---------------------------------------------------------------- on the real servers
 
 
+DUCK = "duckdb"
+
+
+def _duckdb(tmp_path, state_url) -> tuple[Askbase, str]:
+    """A DuckDB file with the hosts table, opened read-only by Askbase as every DuckDB is."""
+    import duckdb
+
+    path, table = tmp_path / "hosts.duckdb", "gr_hosts"
+    conn = duckdb.connect(str(path))
+    conn.execute(f"CREATE TABLE {table} (id INTEGER PRIMARY KEY, name VARCHAR(40))")
+    conn.execute(f"INSERT INTO {table} VALUES (1, 'ams-1'), (2, 'ash-1'), (3, 'fra-2')")
+    conn.close()
+    settings = load_settings(
+        var_dir=str(tmp_path / "var"),
+        state_url=state_url,
+        default_db="srv",
+        databases={"srv": DatabaseSettings(url=f"duckdb:///{path}", statement_timeout_s=5)},
+    )
+    return Askbase(settings), table
+
+
 @pytest.fixture(
     params=[
         pytest.param(PG, marks=pytest.mark.postgres, id="postgres"),
         pytest.param(MY, marks=pytest.mark.mysql, id="mysql"),
+        pytest.param(DUCK, id="duckdb"),
     ]
 )
 def server(request, tmp_path, state_url) -> Iterator[tuple[str, Askbase, str]]:
+    if request.param == DUCK:
+        askbase, name = _duckdb(tmp_path, state_url)
+        yield DUCK, askbase, name
+        askbase.close()
+        return
     url = server_url(request.param)
     table = f"gr_{uuid.uuid4().hex[:8]}_hosts"
     admin = sa.create_engine(url, isolation_level="AUTOCOMMIT")
@@ -91,11 +118,14 @@ def server(request, tmp_path, state_url) -> Iterator[tuple[str, Askbase, str]]:
     admin.dispose()
 
 
+REGEXP = {"mysql": "name REGEXP '^a'", DUCK: "regexp_matches(name, '^a')"}
+
+
 def test_regexp_questions_run_on_mariadb_and_huge_values_never_start(server):
     dialect, askbase, table = server
-    if dialect == "mysql":
+    if dialect in REGEXP:
         out = askbase.rerun(
-            f"SELECT name FROM {table} WHERE name REGEXP '^a' ORDER BY id",
+            f"SELECT name FROM {table} WHERE {REGEXP[dialect]} ORDER BY id",
             database="srv",
             principal=ALICE,
             purpose="rerun",

@@ -13,11 +13,19 @@ from core.clarify.transcript import Transcript
 from core.keyword import Reading
 from core.pipeline import answer
 from core.request import Request
+from tests.conftest import ENGINES, settings_on
+
+# The SQL shapes keyword mode writes (counts, groups, top-n, joins that repeat rows, date ranges,
+# anti-joins, HAVING, ratios) are also answered on the DuckDB copy of the demo: the tests marked
+# ON_EACH_ENGINE. The rest are about reading the question, the same on every engine.
+ON_EACH_ENGINE = pytest.mark.parametrize("app", ENGINES, indirect=True)
 
 
 @pytest.fixture
-def app(settings):
-    app = Askbase(settings)  # the isolated environment has no OPENAI_API_KEY: no LLM
+def app(settings, request):
+    """Askbase over the demo: on SQLite, or on each engine of ENGINES for ON_EACH_ENGINE tests."""
+    app = Askbase(settings_on(settings, getattr(request, "param", "sqlite"), request))
+    # the isolated environment has no OPENAI_API_KEY: no LLM
     assert app.llm is None
     yield app
     app.close()
@@ -45,6 +53,7 @@ def chosen(clarification, option) -> Transcript:
     return Transcript().plus(exchange_for(clarification, option=clarification.options.index(option)))
 
 
+@ON_EACH_ENGINE
 def test_quick_start_question_is_answered_without_a_key(app, hand):
     outcome = app.ask("How many clients are there?")
     assert outcome.status == "answer" and outcome.mode == "keyword"
@@ -64,6 +73,7 @@ def test_a_loosely_typed_value_and_a_code_meaning_become_filters(app, hand):
     assert "'ACT' (active)" in outcome.interpretation and "'Zürich'" in outcome.interpretation
 
 
+@ON_EACH_ENGINE
 def test_per_group_aggregates(app, hand):
     per_country = app.ask("How many clients per country?")
     assert same_rows(
@@ -84,6 +94,7 @@ def test_per_group_aggregates(app, hand):
     assert cost.columns == ("segment", "total_cost")
 
 
+@ON_EACH_ENGINE
 def test_top_n_ranks_an_entity_by_the_total_of_its_rows(app, hand):
     outcome = app.ask("top 5 clients by cpu hours")
     want = hand(
@@ -95,6 +106,7 @@ def test_top_n_ranks_an_entity_by_the_total_of_its_rows(app, hand):
     assert "total" in outcome.interpretation and "first 5" in outcome.interpretation
 
 
+@ON_EACH_ENGINE
 def test_count_over_a_join_that_repeats_rows_counts_each_thing_once(app, hand):
     outcome = app.ask("Top 3 datacenters by number of hosts")
     want = hand(
@@ -104,6 +116,7 @@ def test_count_over_a_join_that_repeats_rows_counts_each_thing_once(app, hand):
     assert [r[1] for r in rows(outcome)] == [r[1] for r in want]
 
 
+@ON_EACH_ENGINE
 def test_years_and_rolling_periods_become_date_ranges(app, hand):
     failed = app.ask("How many payments failed in 2025?")
     assert rows(failed) == hand(
@@ -146,6 +159,7 @@ def test_declines_rather_than_guesses_and_says_what_it_understood(app, question,
     assert "Try" in outcome.error  # a rephrasing to try
 
 
+@ON_EACH_ENGINE
 def test_things_with_no_rows_of_another_table(app, hand):
     outcome = app.ask("Which clients have no payments?")
     assert outcome.status == "answer", outcome.error
@@ -213,6 +227,7 @@ def test_reading_round_trip_and_foreign_option_values():
     assert Reading.decode("reading:{not json") is None
 
 
+@ON_EACH_ENGINE
 def test_count_of_entities_with_more_than_n_related_rows(app, hand):
     outcome = app.ask("How many clients have more than 10 payments?")
     assert rows(outcome) == hand(
@@ -228,6 +243,7 @@ def test_count_of_entities_with_more_than_n_related_rows(app, hand):
     )
 
 
+@ON_EACH_ENGINE
 def test_ratio_of_two_numbers_of_each_row(app, hand):
     outcome = app.ask("ratio of memory gb to cpu cores for each host")
     assert same_rows(

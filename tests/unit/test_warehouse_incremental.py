@@ -101,3 +101,33 @@ def test_unchanged_schema_reads_nothing_and_many_changes_read_everything(wh: Pat
     assert db.__dict__["last_reflection"].full  # 2 of 5 changed: over FULL_SHARE, one full read
     _same(db.catalog, _full(db))
     db.dispose()
+
+
+def test_overlaid_tables_are_kept_as_reflected_across_processes(wh: Path, tmp_path: Path) -> None:
+    """The catalog cache keeps the catalog overlaid and, beside it, the tables the overlay changed
+    as reflected: another process's refresh starts from those, so an overlay note dropped since
+    is gone and one kept is applied once (not twice, not lost)."""
+    notes = tmp_path / "catalog.yaml"
+    notes.write_text("tables:\n  store:\n    description: Shops\n    synonyms: [shop]\n")
+
+    def with_notes(var: Path) -> Database:
+        config = DatabaseSettings(url=f"duckdb:///{wh}", catalog=str(notes))
+        return Database(name="wh", config=config, var_dir=var)
+
+    db = with_notes(tmp_path / "var")
+    assert db.catalog.known_table("store").synonyms == ("shop",)
+    db.dispose()
+    _write(wh, "ALTER TABLE promo ADD COLUMN ends DATE")
+    notes.write_text("tables:\n  sale:\n    description: Sales\n")
+
+    later = with_notes(tmp_path / "var")  # another process: the stale cache holds the record
+    catalog = later.catalog
+    done = later.__dict__["last_reflection"]
+    assert (done.full, done.read) == (False, ("main.promo",))
+    store, sale = catalog.known_table("store"), catalog.known_table("sale")
+    assert (store.description, store.synonyms) == ("", ())  # the note is gone: reflected as it was
+    assert sale.description == "Sales"
+    full = _full(later)
+    assert store == full.known_table("store")
+    assert [c.name for c in catalog.known_table("promo").columns] == ["id", "code", "ends"]
+    later.dispose()

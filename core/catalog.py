@@ -278,7 +278,9 @@ class Catalog:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Catalog:
-        with collection_paused():  # 200,000 columns are no garbage: collecting while they are made took a third
+        with (
+            collection_paused()
+        ):  # 200,000 columns are no garbage: collecting while they are made took a third
             return cls._from_dict(data)
 
     @classmethod

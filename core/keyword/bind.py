@@ -462,6 +462,19 @@ def _placed_values(p: Part, places: Sequence[Part]) -> list[Sense]:
     return kept or allowed
 
 
+def _figure_first(senses: list[Sense], m: Asked) -> list[Sense]:
+    """An extreme of words that name a table and one of its columns as well ('the highest CPU
+    usage': runtime_cpu, and its overall_usage) asks for the column: a table's rows are no
+    figure. Only a column as good as its own table; any other order stays."""
+    if m.func not in ("max", "min", "sum", "avg"):
+        return senses
+    tables = {(s.table.lower(), s.score) for s in senses if s.kind == "table"}
+    figures = [s for s in senses if s.kind == "column" and (s.table.lower(), s.score) in tables]
+    if len(figures) != 1:
+        return senses
+    return [figures[0], *(s for s in senses if s is not figures[0])]
+
+
 def _kinds(part: Part, *kinds: str) -> list[Sense]:
     return [s for s in part.senses if s.kind in kinds]
 
@@ -475,7 +488,7 @@ def _slots(b: _Binder, tree: Question) -> _Slots:
     for m in (*tree.measures, *sides):
         said = []
         for p in b.split(m.of) if m.of is not None and m.of != tree.thing else ():
-            allowed = _kinds(p, "table", "column")
+            allowed = _figure_first(_kinds(p, "table", "column"), m)
             own = [s for s in allowed if s.table.lower() in owner]  # 'the date of the payment'
             said.append(b.settle(p, "measure", own or allowed))
         slots.measures.append((m, said))
@@ -1024,6 +1037,14 @@ MONEY_HINTS = frozenset(
         "earned",
         "spent",
         "spend",
+        "cost",
+        "costs",
+        "owe",
+        "owes",
+        "owed",
+        "owing",
+        "costing",
+        "priced",
         "spends",
         "sell",
         "sold",
@@ -1205,12 +1226,21 @@ def _cue_not_column(b: _Binder, table: str, cue: str) -> None:
             )
 
 
+def _share(q: _Query) -> Measure:
+    """The rows a share is of, counted; the rows counted above the line must be said — a share
+    of rows that meet nothing ('what % of payments declined', the verb read as no value) is
+    100 %, no answer."""
+    if q.target is None:
+        raise Decline("it could not tell what the share is of")
+    if not q.predicate:
+        raise Decline("it could not tell which rows the share counts")
+    return Measure("COUNT", q.target, words="share of " + name_words(q.target))
+
+
 def _measure(b: _Binder, q: _Query, asked: Asked, named: list[Sense], thing_column: Ref | None) -> Measure:
     lex = b.lex
     if asked.func == "share":
-        if q.target is None:
-            raise Decline("it could not tell what the share is of")
-        return Measure("COUNT", q.target, words="share of " + name_words(q.target))
+        return _share(q)
     if asked.func == "ratio" and asked.over is not None:
         top = _measure(b, q, replace(asked, func="sum"), named, thing_column)
         bottom = _measure(b, q, asked.over, [], None)
@@ -1400,7 +1430,8 @@ def _date_column(b: _Binder, q: _Query, words: str, named: list[Sense], year: bo
     of the fact for a year, else the fact's own date (or its parent's), the words picking one of
     several — never a guess."""
     lex = b.lex
-    dated = [s for s in named if s.kind == "column" and s.column]
+    # a verb that names a key ('surcharges were charged': a charge's id) says no date
+    dated = [s for s in named if s.kind == "column" and s.column and not _id_like(s)]
     if dated:
         return Ref(dated[0].table, dated[0].column or "")
     if q.thing_date is not None:
@@ -1444,7 +1475,10 @@ def _pick_date(b: _Binder, dates: list[Ref], words: str) -> Ref:
         if hit is not None and fold(r.words) == fold(words):
             return hit
     said = [t.low for t in b.reading.tokens]
-    verbs = [p.text for p in (b.reading.tree.verbs if b.reading.tree else ())]
+    tree = b.reading.tree
+    # what happened to the rows, said alone or with the period ('that signed up in 2022')
+    verbs = [p.text for p in (tree.verbs if tree else ())]
+    verbs += [w.subject.text for w in (tree.windows if tree else ()) if w.subject is not None]
     spelled = [
         d
         for d in dates
@@ -1461,6 +1495,7 @@ def _pick_date(b: _Binder, dates: list[Ref], words: str) -> Ref:
         if len(began) == 1:
             return began[0]
     named_by = [d for d in dates if any(names_date(w, d) for w in said)]
+    content = [w for w in said if w not in WORDS.sets["stop"]]  # 'that' is no spelling of 'birth date'
     if len(named_by) == 1:
         b.notes.append(f"the date is {named_by[0].table} {name_words(named_by[0].column)}")
         return named_by[0]
@@ -1468,7 +1503,8 @@ def _pick_date(b: _Binder, dates: list[Ref], words: str) -> Ref:
         (
             (
                 max(
-                    (similarity(w, fold(d.column.replace("_", " "))) for w in said if len(w) > 3), default=0.0
+                    (similarity(w, fold(d.column.replace("_", " "))) for w in content if len(w) > 3),
+                    default=0.0,
                 ),
                 d,
             )
@@ -1502,6 +1538,8 @@ def _window(b: _Binder, q: _Query, w: Window, named: list[Sense]) -> None:
         dated = _own_dates(lex, ref.table)
         if len(dated) == 1 and dated[0] not in q.compared:  # rows of a season, listed with their date
             q.compared.append(dated[0])
+        elif not dated and ref not in q.compared:  # 'campuses founded before 1900': with their year
+            q.compared.append(ref)
         return
     lo, hi = span(w.value, b.today)
     if w.upper is not None:
@@ -1597,7 +1635,7 @@ def _order_by_phrase(
     if rows_only:  # 'the fewest members': the thing's own rows
         m = Measure("COUNT", _row_table(q), words=key.text)
     else:
-        s = said[-1]
+        s = _owned_column(said)
         if s.kind == "table" and s.table.lower() != target.lower():
             spoken = {
                 w
@@ -1629,6 +1667,17 @@ def _order_by_phrase(
             raise Decline(f"it could not rank {name_words(target)} by {key.text}", [key.text])
     q.order.append(OrderKey(m, order.desc, key.text))
     q.measures.append(m)
+
+
+def _owned_column(said: Sequence[Sense]) -> Sense:
+    """What a ranking key names: its last part, but a table said after one of its own columns
+    names the column's rows, not a count of them ('by CPU-hour consumption': the usage's CPU
+    hours added up, not the number of usage rows)."""
+    s = said[-1]
+    if s.kind != "table":
+        return s
+    own = [x for x in said[:-1] if x.kind == "column" and x.table.lower() == s.table.lower()]
+    return own[-1] if own else s
 
 
 def _ranked_by(lex: Lexicon, ref: Ref, words: str) -> Measure | None:

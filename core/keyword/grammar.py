@@ -359,6 +359,32 @@ def lexemes(tokens: Sequence[Token], names: Names) -> Iterator[list[Lex]]:
     for n in (1, 2):
         for chosen in itertools.combinations(flexible, n):
             yield _lex(tokens, found, names, frozenset(lx.start for lx in chosen))
+    verbs = _participles(tokens, first, found, names)
+    if verbs != first:
+        yield verbs
+
+
+def _participles(tokens: Sequence[Token], ls: list[Lex], found: dict[int, Value], names: Names) -> list[Lex]:
+    """The first reading with a past participle that ends content words before a period or a
+    time grouping read as a verb: 'campuses founded before 1900' says what happened to the
+    campuses, and so their date. Only a later reading: 'payments failed in 2025' first reads
+    'failed' as the stored status it may be."""
+    lows = [t.low for t in tokens]
+    if any(lx.cat == "share" for lx in ls):
+        return ls  # 'what % of payments failed in 2025': the participle is what the share counts
+    out: list[Lex] = []
+    for lx in ls:
+        p = lx.end - 1
+        if lx.cat != "np" or lx.arg or not _past_participle(lows, p) or names.spells(lows[p]):
+            out.append(lx)
+            continue
+        if not _period_next(lows, lx.end, found):
+            out.append(lx)
+            continue
+        if p > lx.start:
+            out.append(Lex("np", "", lx.start, p, _text(tokens, lx.start, p)))
+        out.append(Lex("verb", lows[p], p, lx.end, tokens[p].text))
+    return out
 
 
 def _spelled(tokens: Sequence[Token], lx: Lex, names: Names) -> bool:
@@ -438,11 +464,43 @@ def _lex_at(
     units = WORDS.sets["measure_units"]
     if lows[i] in units and i > 0 and (i - 1 in found or lows[i - 1] == "in" or lows[i - 1] in units):
         return Lex("munit", lows[i], i, i + 1, t.text)  # '1024 GB', '500 euros', 'in square km'
-    if lows[i] in WORDS.sets["relation_verbs"]:
+    if lows[i] in WORDS.sets["relation_verbs"] or (
+        lows[i] in WORDS.sets["priced"] and _compared_next(lows, i + 1, found)
+    ):
         return Lex("verb", lows[i], i, i + 1, t.text)
     if lows[i] in WORDS.sets["stop"] and not names.spells(lows[i]):
         return Lex("stop", lows[i], i, i + 1, t.text)
     return Lex("np", "", i, i + 1, t.text)
+
+
+def _past_participle(lows: Sequence[str], i: int) -> bool:
+    """A word that reads as a past participle ('founded', 'awarded'), not a noun ('speed', 'bed')."""
+    w = lows[i]
+    return len(w) > 4 and w.endswith("ed") and not w.endswith("eed") and w.isalpha()
+
+
+def _period_next(lows: Sequence[str], i: int, found: dict[int, Value]) -> bool:
+    """A period or a time grouping starts at i ('before 1900', 'between 1950 and 1970', 'in 2004',
+    'per year'): a participle before one says what happened to the rows, and so their date —
+    'campuses founded before 1900' — it is not part of the thing's name."""
+    if i >= len(lows):
+        return False
+    cue = WORDS.cues.get((lows[i],))
+    if cue is not None and cue[0] == "group" and i + 1 < len(lows) and lows[i + 1] in WORDS.time_units:
+        return True
+    timed = i + 1 in found and found[i + 1].is_time
+    return cue is not None and cue[0] in ("date_prep", "between") and timed
+
+
+def _compared_next(lows: Sequence[str], i: int, found: dict[int, Value]) -> bool:
+    """A comparison, a range or a number starts at i: 'cost' before one is a verb ('products
+    that cost less than 600'), not the noun of 'the usage cost'."""
+    if i in found and found[i].kind == "number":
+        return True
+    return any(
+        (cue := WORDS.cues.get(tuple(lows[i : i + n]))) is not None and cue[0] in ("cmp", "between")
+        for n in range(1, MAX_PHRASE + 1)
+    ) or (i < len(lows) and lows[i] in WORDS.symbols)
 
 
 def _name_at(
@@ -573,6 +631,21 @@ def _front(ls: Sequence[Lex], i: int) -> tuple[Question, int]:
     if whole:
         k = _skip(ls, i + 1, "det")
         q, j = Question("list", thing=ls[k].phrase), k + 1
+    q, j = _front_piece(ls, j, q, whole)
+    if j == i or not (_at(ls, j, "punct") and ls[j].arg in _FRONT_ENDS):
+        return Question("list"), i
+    while True:  # 'enterprise segment, 2026 - total usage cost?': one piece after another
+        more, k = _front_piece(ls, j + 1, q, whole)
+        if k == j + 1 or not (_at(ls, k, "punct") and ls[k].arg in _FRONT_ENDS):
+            break
+        q, j = more, k
+    if whole:
+        q = replace(q, conditions=tuple(replace(c, whole=True) for c in q.conditions))
+    return q, j + 1
+
+
+def _front_piece(ls: Sequence[Lex], j: int, q: Question, whole: bool) -> Step:
+    """(window | group | prep | TIME | NP)* — one piece of what is said in front"""
     while True:
         for rule in (_window, _group, _prep, *(() if whole else (_topic,))):
             got = rule(ls, j, q)
@@ -580,12 +653,7 @@ def _front(ls: Sequence[Lex], i: int) -> tuple[Question, int]:
                 q, j = got
                 break
         else:
-            break
-    if j == i or not (_at(ls, j, "punct") and ls[j].arg in _FRONT_ENDS):
-        return Question("list"), i
-    if whole:
-        q = replace(q, conditions=tuple(replace(c, whole=True) for c in q.conditions))
-    return q, j + 1
+            return q, j
 
 
 def _topic(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
@@ -660,10 +728,7 @@ def _measure(ls: Sequence[Lex], i: int) -> Step | None:
                 return None
             return Question("measure", thing=got[0], measures=(Measure(func),)), got[1]
         j = _skip(ls, i + 1, "aux", "be", "filler")
-        who = _np(ls, j) if j > i + 1 and _at(ls, j, "np", "det") else None
-        conditions: tuple[Condition, ...] = ()
-        if who is not None and _at(ls, who[1], "verb"):  # 'how much did Glacier Payments spend'
-            conditions, j = (Condition(None, "=", who[0], prep="of"),), who[1]
+        conditions, j = _who_did(ls, j) if j > i + 1 else ((), j)
         if _at(ls, j, "verb"):  # 'how much did we sell', 'how much was paid', 'total spent'
             k = _skip(ls, j, "verb")
             hint = " ".join(x.text.lower() for x in ls[j:k])
@@ -699,6 +764,22 @@ def _measure(ls: Sequence[Lex], i: int) -> Step | None:
         measure = Measure(extreme, ls[i].phrase, hint=said)
         return Question("measure", thing=owner[0], measures=(measure,)), owner[1]
     return None
+
+
+def _who_did(ls: Sequence[Lex], j: int) -> tuple[tuple[Condition, ...], int]:
+    """NP ((PREP | DATE_PREP) NP)? VERB — 'how much did Glacier Payments spend', 'how much did
+    clients in Paris spend': who did it, and where they are, as conditions; none when no verb
+    follows."""
+    who = _np(ls, j) if _at(ls, j, "np", "det") else None
+    if who is None:
+        return (), j
+    k = who[1]
+    where: tuple[Condition, ...] = ()
+    if _at(ls, k, "prep", "date_prep") and _at(ls, k + 1, "np") and _at(ls, k + 2, "verb"):
+        where, k = (Condition(None, "=", ls[k + 1].phrase, prep=ls[k].text.lower()),), k + 2
+    if not _at(ls, k, "verb"):
+        return (), j
+    return (Condition(None, "=", who[0], prep="of"), *where), k
 
 
 def _func(x: Lex) -> Func:
@@ -888,15 +969,37 @@ def _extreme(ls: Sequence[Lex], i: int) -> Step | None:
     conditions: tuple[Condition, ...] = ()
     j = _skip(ls, j, "filler") if _at(ls, j, "filler") and _is(ls, j + 1, "date_prep", "in") else j
     j = _skip(ls, j + 1, "munit") if _is(ls, j, "date_prep", "in") and _at(ls, j + 1, "munit") else j
-    k = _skip(ls, j, "of")  # 'the most CPU any resource pool …', 'the highest usage of any pool'
-    if _is(ls, k, "det") and ls[k].text.lower() in ("any", "every") and _at(ls, k + 1, "np"):
+    over = _over_set(ls, j)  # 'the most CPU any resource pool …', 'the highest usage of a pool'
+    if over is not None:
         measure = Measure(_func(ls[i]), column, hint=ls[i].text.lower())
-        return Question("measure", thing=ls[k + 1].phrase, measures=(measure,)), k + 2
+        return Question("measure", thing=over[0], measures=(measure,)), over[1]
     if _at(ls, j, "of", "prep", "date_prep") and _at(ls, _skip(ls, j + 1, "det"), "np"):
         k = _skip(ls, j + 1, "det")
         conditions, j = (Condition(None, "=", ls[k].phrase, prep=ls[j].text.lower()),), k + 1
     measure = Measure(_func(ls[i]), column, hint=ls[i].text.lower())
     return Question("measure", measures=(measure,), conditions=conditions), j
+
+
+_ANY = frozenset(["any", "every", "a", "an", "each"])
+
+
+def _over_set(ls: Sequence[Lex], j: int) -> tuple[Phrase, int] | None:
+    """OF? (ANY | EVERY | A) NP | (AMONG | ACROSS) DET? NP | OF (THE | ALL) NP(plural) — the rows a
+    superlative figure is taken over ('the highest usage of a pool', 'among the pools', 'of the
+    pools'): the set, not a restriction of it ('of Acme' restricts, 'of the pools' does not)."""
+    k = _skip(ls, j, "of")
+    if _is(ls, k, "det") and ls[k].text.lower() in _ANY and _at(ls, k + 1, "np"):
+        return ls[k + 1].phrase, k + 2
+    among = _at(ls, j, "prep", "group") and ls[j].text.lower() in ("among", "across", "amongst")
+    if not among and not (_at(ls, j, "of") and _is(ls, j + 1, "det")):
+        return None
+    k = _skip(ls, j + 1, "det")
+    if not _at(ls, k, "np"):
+        return None
+    last = ls[k].text.lower().split()[-1]
+    if not among and not (last.endswith("s") and not last.endswith("ss")):
+        return None
+    return ls[k].phrase, k + 1
 
 
 def _key(ls: Sequence[Lex], i: int) -> tuple[Measure | Phrase, int] | None:
@@ -1008,13 +1111,49 @@ def _best(ls: Sequence[Lex], i: int) -> Step | None:
             if ranked is not None:
                 return Question("rank", thing=got[0], order=replace(ranked[0], ties=True)), ranked[1]
         i = _skip(ls, i + 1, "be")
+    latest = _latest_done(ls, _skip(ls, _skip(ls, i, "list", "filler"), "det"))
+    if latest is not None:
+        return latest
     j = _skip(ls, i, "det")
     if _at(ls, j, "super"):
         got = _np(ls, j + 1)
         if got is not None:
             order = Order(None, ls[j].arg == "desc", hint=ls[j].text.lower(), ties=True)
-            return Question("rank", thing=got[0], order=order), got[1]
+            return _first_to(ls, got[1], Question("rank", thing=got[0], order=order))
     return None
+
+
+def _first_to(ls: Sequence[Lex], k: int, q: Question) -> Step:
+    """… TO (VERB | NP) — 'the latest host to enter service', 'the first client to sign up': the
+    infinitive after a superlative names the event whose date ranks the rows"""
+    if q.order is None or ls[k - 1].cat != "np" or not _is(ls, k, "prep") or ls[k].text.lower() != "to":
+        return q, k
+    said = ls[k + 1].text.lower().split()[0] if _at(ls, k + 1, "verb", "np") else ""
+    if not _at(ls, k + 1, "verb") and said not in WORDS.sets["events"]:
+        return q, k  # 'the latest payment to Acme': to whom, a restriction
+    j = k + 2
+    if _one_word(ls, j) and (j + 1 == len(ls) or _at(ls, j + 1, "prep", "date_prep", "punct")):
+        j += 1  # 'to enter service'
+    words = " ".join(x.text.lower() for x in ls[k + 1 : j])
+    hint = f"{'latest' if q.order.desc else 'earliest'} {words}"
+    return replace(q, order=replace(q.order, hint=hint)), j
+
+
+def _latest_done(ls: Sequence[Lex], j: int) -> Step | None:
+    """(MOST RECENTLY | LAST | FIRST | EARLIEST) PARTICIPLE NP — 'the most recently commissioned
+    node', 'the first founded campus': the rows ranked by the date the participle names (as
+    'which node was commissioned most recently'), every row tied for first"""
+    if not _at(ls, j, "super", "relative", "top") or ls[j].text.lower() not in _LAST_WORDS:
+        return None
+    if not _at(ls, j + 1, "np") or ls[j + 1].end - ls[j + 1].start < 2:
+        return None
+    done, _, rest = ls[j + 1].text.partition(" ")
+    if not done.lower().endswith("ed") or not rest:
+        return None
+    desc = _LAST_WORDS[ls[j].text.lower()]
+    thing = Phrase(ls[j + 1].start + 1, ls[j + 1].end, rest)
+    order = Order(None, desc, hint=f"{'latest' if desc else 'earliest'} {done.lower()}", ties=True)
+    return Question("rank", thing=thing, order=order), j + 2
 
 
 Item = Phrase | Measure
@@ -1143,8 +1282,9 @@ def _modifiers(ls: Sequence[Lex], i: int, q: Question) -> Question | None:
 
 
 def _skipped(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
-    """FILLER | EXIST | PUNCT | VERB PREP? BACK | END WH BE? BACK | (AS | IN) DET? SHARE — words
-    that add nothing ('… - which are they?', 'as a percentage' after a share)"""
+    """FILLER | EXIST | PUNCT | VERB PREP? BACK | END WH BE? BACK | (AS | IN) DET? SHARE | IN TOTAL
+    — words that add nothing ('… - which are they?', 'as a percentage' after a share, 'in total'
+    after a total)"""
     back = _skip(ls, _skip(ls, i + 1, "list"), "be")  # '… - which are they?', '… - what are those?'
     if _is(ls, i, "punct", *_ENDS) and back > i + 1 and _said_back(ls, back) and q.ask == "list":
         return q, back + 1
@@ -1152,6 +1292,8 @@ def _skipped(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
         return q, _skip(ls, i + 1, "det") + 1  # 'as a percentage', 'in percent': how a share is said
     if _at(ls, i, "filler", "exist", "punct") and ls[i].arg not in ("(",):
         return q, i + 1
+    if _in_total(ls, i, q):
+        return q, i + 1  # 'how much did they rack up in total': the total already asked for
     if _at(ls, i, "be", "aux") and _at(ls, i + 1, "exist"):  # 'do we have', 'have there been'
         return q, i + 2
     if _at(ls, i, "be") and _at(ls, i + 1, "group", "bucket"):  # 'are in each city'
@@ -1164,6 +1306,25 @@ def _skipped(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
     if j > i and ls[i].cat == "verb" and j < len(ls) and ls[j].text.lower() in WORDS.sets["back"]:
         return q, j + 1  # 'associated with them': a link back to what is already named
     return None
+
+
+def _in_total(ls: Sequence[Lex], i: int, q: Question) -> bool:
+    """'in total' said after a total is asked for: it adds nothing."""
+    said = _is(ls, i, "agg", "SUM") and ls[i].text.lower() == "in total"
+    return said and [m.func for m in q.measures] == ["sum"]
+
+
+def _top_after(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
+    """TOP NUMBER FILLER* END after a ranking — 'which pools consumed the most CPU hours? top 5
+    pls': how many of the ranked rows, said last; only in the ranking's own direction."""
+    if q.ask != "rank" or q.order is None or q.limit is not None or not _at(ls, i, "top"):
+        return None
+    n = _number_at(ls, i + 1)
+    if n is None or not isinstance(n.value, int) or (ls[i].arg == "desc") != q.order.desc:
+        return None
+    if _skip(ls, i + 2, "filler", "punct") != len(ls):
+        return None
+    return replace(q, limit=n.value, order=replace(q.order, ties=False)), i + 2
 
 
 def _said_back(ls: Sequence[Lex], i: int) -> bool:
@@ -1247,6 +1408,10 @@ def _compare(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
     hint = ""
     while _at(ls, j, "verb"):  # 'earning between …', 'scored more than …'
         hint, j = ls[j].text.lower(), j + 1
+    if (
+        not hint and j == i and i > 0 and _at(ls, i - 1, "verb")
+    ):  # the verb read before: 'how many … cost at least'
+        hint = ls[i - 1].text.lower()
     j = _skip(ls, j, "det")
     subject = None
     if _at(ls, j, "np") and _at(ls, j + 1, "cmp", "between"):
@@ -1418,7 +1583,8 @@ def _with(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
 
 def _order(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
     """ORDER (DET RESULTS)? (BY)? DET? (key | UNIT) | ORDER? (DIR | ALPHA) — 'sorted by name', 'in
-    descending order', 'ordered alphabetically', 'order the results by the region name'. An order
+    descending order', 'ordered alphabetically', 'order the results by the region name'. A key
+    'ranked by' (or an aggregate) with no direction after 'top N' ranks in the head's direction. An order
     said after a superlative lists every row in that order ('which lakes have the largest areas,
     ordered from largest to smallest')."""
     j = i + _at(ls, i, "order")
@@ -1440,7 +1606,11 @@ def _order(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
     key = _key(ls, j)
     if key is None:
         return None
-    return replace(q, order=Order(key[0], False)), key[1]
+    # 'the top 10 pools ranked by CPU hours': the key of the head's ranking, in its direction;
+    # 'top 5 clients sorted by name' only says how the five are shown
+    ranks = ls[i].text.lower().startswith("rank") or isinstance(key[0], Measure)
+    desc = ranks and q.order is not None and q.order.key is None and q.order.desc
+    return replace(q, order=Order(key[0], desc)), key[1]
 
 
 def _owner(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
@@ -1463,9 +1633,9 @@ _LAST_WORDS = {"last": True, "most recently": True, "latest": True, "first": Fal
 
 
 def _said_last(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
-    """BE? (VERB | NP)+ (PREP NP)? (LAST | FIRST | MOST RECENTLY) END — 'which machine … was
-    installed last', 'which host went into service last': the rows ranked by the date the words
-    name, every row tied for first"""
+    """BE? (VERB | NP)+ (PREP NP)? (LAST | FIRST | MOST RECENTLY) (END | PREP …) — 'which machine
+    … was installed last', 'which host went into service last', 'which host was commissioned
+    most recently in X': the rows ranked by the date the words name, every row tied for first"""
     if q.ask != "list" or q.order is not None or q.thing is None or q.limit is not None:
         return None
     j = _skip(ls, i, "be", "aux")
@@ -1475,8 +1645,9 @@ def _said_last(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
     if _at(ls, k, "prep", "date_prep") and _at(ls, k + 1, "np"):
         k += 2  # 'into service'
     last = ls[k].text.lower() if _at(ls, k, "relative", "top", "super") else ""
-    if last not in _LAST_WORDS or _skip(ls, k + 1, "punct", "filler") != len(ls):
-        return None
+    ends = _skip(ls, k + 1, "punct", "filler") == len(ls) or _is(ls, k + 1, "punct", *_ENDS)
+    if last not in _LAST_WORDS or not (ends or _at(ls, k + 1, "prep", "date_prep")):
+        return None  # a place may follow: 'was commissioned most recently in prod-london-1'
     said = " ".join(x.text.lower() for x in ls[j:k])
     desc = _LAST_WORDS[last]
     order = Order(None, desc, hint=f"{'latest' if desc else 'earliest'} {said}", ties=True)
@@ -1511,7 +1682,8 @@ def _event(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
         window = replace(nxt[0].windows[-1], subject=verbs)
         return replace(q, windows=(*q.windows, window)), nxt[1]
     agent = _at(ls, k, "by") and not _at(ls, _skip(ls, k + 1, "det"), "unit")
-    if k == len(ls) or (_at(ls, k, "group", "by", "punct", "bucket", "between") and not agent):
+    ends = k == len(ls) or _in_total(ls, k, q)  # 'did they rack up in total'
+    if ends or (_at(ls, k, "group", "by", "punct", "bucket", "between") and not agent):
         return replace(q, verbs=(*q.verbs, verbs)), k  # 'taken by students' is whose, not a grouping
     return None
 
@@ -1547,6 +1719,7 @@ def _show(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
     j = _skip(ls, i + 1, "list", "filler", "punct")
     j += _at(ls, j, "unsupported") and ls[j].text.lower() == "both"  # 'give both names and …'
     found, k = _items(ls, j)
+    k = _skip(ls, k, "filler")  # '… - name and date please'
     if not found or (k < len(ls) and not _at(ls, k, "punct")):
         return None
     return replace(q, shown=(*q.shown, *found)), k
@@ -1586,6 +1759,7 @@ def _and(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
 
 
 MODIFIERS: tuple[Rule, ...] = (
+    _top_after,
     _show,
     _direction,
     _skipped,

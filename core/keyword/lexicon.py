@@ -73,6 +73,8 @@ WORD_SETS = (
     "counts",
     "labels",
     "naming",
+    "priced",
+    "events",
 )
 UNITS = ("day", "week", "month", "quarter", "year")
 DEFINITION_CATEGORIES = (

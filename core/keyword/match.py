@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from core.database import Database
 
 SCHEMA_MIN = 0.8  # a name or synonym match below this is noise
+_NOUN_TAILS = ("ment", "ation", "al")  # pay → payment, register → registration, rent → rental
 # Words for the sexes a column named sex or gender often stores as one letter (lexicon.yaml `sexes`).
 SEX_CODES = dict(WORDS.sexes)
 SEX_MEANINGS = {"F": "female", "M": "male"}
@@ -142,6 +143,7 @@ class Lexicon:
         self._lock = threading.Lock()
         self._links: set[frozenset[tuple[str, str]]] | None = None
         self._text_dates: dict[str, frozenset[str]] = {}
+        self._own_words: dict[str, set[tuple[str, str]]] | None = None
 
     # -- distances -----------------------------------------------------------------------------
 
@@ -198,6 +200,11 @@ class Lexicon:
         if len(said.split()) > 1:  # 'card type' is card_type_code: a code of the card's type
             for term in [*self.dictionary.spelled(said), *self.dictionary.spelled(f"{said} code")]:
                 out[(term.table, term.column)] = Sense("column", term.table, term.column, None, 1.0, "name")
+        if len(said.split()) > 1:  # 'current CPU usage': the catalog's synonym of one column, as said
+            for term in self._synonym_of_one_column(said):
+                out[(term.table, term.column)] = Sense(
+                    "column", term.table, term.column, None, 1.0, "synonym"
+                )
         table_named = any(s.kind == "table" and name_words(s.table) == said for s in out.values())
         boost = len(said.split()) > 1 and not table_named  # 'train number': train_number, not the table train
         if boost:
@@ -205,8 +212,55 @@ class Lexicon:
         senses = sorted(
             out.values(), key=lambda s: (-s.score, boost and not _spelled(s, phrase), s.kind != "table")
         )
+        if not senses and len(typed) == 1:
+            senses = self._own_word(stem(typed[0])) or self._verb_noun(typed[0])
         _put(self._schema_cache, phrase, senses)
         return senses
+
+    def _synonym_of_one_column(self, said: str) -> list[Any]:
+        """The column whose catalog synonym the words are, word for word, when they are the
+        synonym of that one column and of no table: an analyst wrote them for it, so they beat
+        any split of them into looser parts ('current CPU' + 'usage')."""
+        terms = self.dictionary._by_text.get(said, [])
+        columns = {(t.table, t.column) for t in terms if t.column and not t.table_part}
+        if len(columns) != 1 or any(t.column is None for t in terms):
+            return []
+        return [t for t in terms if t.column and t.via == "synonym" and not t.table_part][:1]
+
+    def _verb_noun(self, verb: str) -> list[Sense]:
+        """The table a verb's noun names, when the verb names nothing itself: 'when did Acme last
+        pay' asks of payments, 'ship' of shipments, 'register' of registrations. Only a table
+        named by the noun outright (score ≥ 0.95): a looser match is no reading."""
+        stems = [verb, verb[:-1]] if verb.endswith("e") else [verb]
+        for noun in [f"{s}{tail}" for s in stems for tail in _NOUN_TAILS]:
+            found = [
+                m
+                for m in self.dictionary.match(noun, limit=4, min_score=0.95)
+                if m.column is None and m.via == "name"
+            ]
+            if len(found) == 1:
+                return [Sense("table", found[0].table, None, None, 0.9, "name")]
+        return []
+
+    def _own_word(self, word: str) -> list[Sense]:
+        """The one column named its table's name then `word` ('price' → Products.product_price):
+        the dictionary keeps a one-word rest of a column's name out ('name' would name every
+        table's), so a word that names nothing else names the column it ends, when only one
+        does."""
+        if self._own_words is None:
+            found: dict[str, set[tuple[str, str]]] = {}
+            for t in self.dictionary.terms:
+                if t.column is None or t.via != "name" or t.table_part or t.pointer:
+                    continue
+                head = name_words(t.table)
+                if t.text.startswith(f"{head} ") and len(t.text.split()) == len(head.split()) + 1:
+                    found.setdefault(t.text.split()[-1], set()).add((t.table, t.column))
+            self._own_words = found
+        cols = self._own_words.get(word, set())
+        if len(cols) != 1 or word in WORDS.sets["row_nouns"]:
+            return []
+        table, column = next(iter(cols))
+        return [Sense("column", table, column, None, 0.9, "name")]
 
     def values(self, phrase: str, quoted: bool = False) -> list[Sense]:
         """Stored values the phrase names: equal (folded), meaning of a code, contained in a

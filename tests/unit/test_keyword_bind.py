@@ -313,6 +313,10 @@ def shop(tmp_path_factory):
             CREATE TABLE status (station_id INTEGER REFERENCES station (id), bikes_available INTEGER);
             CREATE TABLE disciplines (campus INTEGER REFERENCES campus (id), discipline INTEGER,
                 students INTEGER, PRIMARY KEY (campus, discipline));
+            CREATE TABLE products (product_id INTEGER PRIMARY KEY, product_name TEXT, product_price REAL);
+            CREATE TABLE stadiums (stadium_id INTEGER PRIMARY KEY, stadium_name TEXT, year INTEGER);
+            CREATE TABLE peaks (peak_id INTEGER PRIMARY KEY, peak_name TEXT, elevation INTEGER,
+                prominence INTEGER);
             INSERT INTO campus VALUES (1, 'North Campus', 'Kent'), (2, 'South Campus', 'Kent'), (3, 'Bay', 'Avon');
             INSERT INTO faculty VALUES (1, 2004, 310.5), (2, 2004, 120.0), (3, 2004, 95.0), (1, 2005, 320.0);
             INSERT INTO degrees VALUES (2004, 1, 900), (2004, 2, 1200), (2004, 3, 40);
@@ -328,6 +332,9 @@ def shop(tmp_path_factory):
             INSERT INTO station VALUES (1, 'Market'), (2, 'Howard');
             INSERT INTO status VALUES (1, 0), (1, 0), (1, 3), (2, 4);
             INSERT INTO disciplines VALUES (1, 10, 5), (1, 11, 6), (2, 10, 7);
+            INSERT INTO products VALUES (1, 'Jeans', 600), (2, 'Shirt', 700);
+            INSERT INTO stadiums VALUES (1, 'Old Park', 1890), (2, 'New Arena', 1990);
+            INSERT INTO peaks VALUES (1, 'Tall One', 8800, 4000), (2, 'Low One', 900, 300);
             """
         )
     db = Database(name="shop", config=DatabaseSettings(url=f"sqlite:///{path}"), var_dir=path.parent)
@@ -466,3 +473,93 @@ def test_a_ratio_of_counts_is_carried_but_not_computed(lex):
     b = bound(lex, "What is the ratio of the number of hosts to the number of datacenters?")
     assert b.ratio is not None and [m.func for m in b.ratio] == ["COUNT", "COUNT"]
     assert b.query.ratio is None and b.computable
+
+
+def test_a_word_that_ends_one_column_named_for_its_table_names_that_column(shop):
+    """'price' of Products is product_price: the dictionary keeps a one-word rest of a column's
+    name out ('name' ends many), so a word that names nothing else names the one column it ends."""
+    q = bound(shop, "products with a price between 600 and 700").query
+    assert {f.ref for f in q.filters} == {Ref("products", "product_price")}
+    avg = bound(shop, "average price of products").query
+    assert avg.measures == (Measure("AVG", "products", "product_price", words="price"),)
+    with pytest.raises(Decline):
+        bound(shop, "products by name between 1 and 2")  # 'name' ends several: no column for it
+
+
+def test_a_table_said_after_its_own_column_ranks_by_the_column(lex):
+    """'by CPU-hour consumption': the usage rows' CPU hours added up, not the usage rows counted."""
+    q = bound(lex, "List the 4 biggest resource pools by CPU-hour consumption for 2024.").query
+    assert q.order[0].key == Measure("SUM", "usage", "cpu_hours", words="CPU hour consumption")
+    assert q.order[0].desc and q.limit == 4
+
+
+def test_a_catalog_synonym_of_one_column_said_whole_names_that_column(lex):
+    """'current CPU usage' is the catalog's synonym of runtime_cpu.overall_usage: never split
+    into 'current CPU' (the table) and 'usage' (another table)."""
+    q = bound(lex, "What is the highest current CPU usage of a resource pool in prod-frankfurt-1?").query
+    assert q.measures == (Measure("MAX", "runtime_cpu", "overall_usage", words="current CPU usage"),)
+    assert [(f.ref, f.value) for f in q.filters] == [(Ref("datacenter", "name"), "prod-frankfurt-1")]
+
+
+def test_a_verb_that_names_a_key_says_no_date(lex):
+    """'surcharges were charged in Q3 2025': 'charged' names a charge's id, which is no date; the
+    period is on the surcharges' own date (their payment's)."""
+    q = bound(lex, "How many egress overage surcharges were charged in Q3 2025?").query
+    assert q.measures == (Measure("COUNT", "supercharge", words="egress overage surcharges"),)
+    period = [f for f in q.filters if f.op == "range"]
+    assert [f.ref for f in period] == [Ref("payment", "paid_on")]
+    assert period[0].value == (dt.date(2025, 7, 1), dt.date(2025, 10, 1))
+
+
+def test_a_price_verb_compares_the_money_column(shop):
+    """'products that cost less than 650': the products' price, the money column the verb implies."""
+    q = bound(shop, "products that cost less than 650").query
+    assert [(f.ref, f.op, f.value) for f in q.filters] == [(Ref("products", "product_price"), "<", 650)]
+    counted = bound(shop, "how many products cost at least 650").query
+    assert [(f.ref, f.op, f.value) for f in counted.filters] == [
+        (Ref("products", "product_price"), ">=", 650)
+    ]
+
+
+def test_a_verb_that_names_nothing_names_the_table_of_its_noun(lex):
+    """'When did Acme Logistics GmbH last pay?': paying makes payments (pay → payment); the
+    latest of their dates, for that client."""
+    q = bound(lex, "When did Acme Logistics GmbH last pay?").query
+    assert q.measures == (Measure("MAX", "payment", "paid_on", words="date"),)
+    assert [(f.ref, f.value) for f in q.filters] == [(Ref("client", "name"), "Acme Logistics GmbH")]
+
+
+def test_a_debt_verb_compares_the_money_column(shop):
+    """'customers who owe more than 100': the one money column of customers, what they owe."""
+    q = bound(shop, "customers who owe more than 100").query
+    assert [(f.ref, f.op, f.value) for f in q.filters] == [(Ref("customers", "amount_outstanding"), ">", 100)]
+
+
+def test_a_participle_before_a_period_names_the_year_the_rows_are_listed_with(shop):
+    """'stadiums opened before 1900': 'opened' is a verb (the period is of the stadiums' own
+    year), and the rows are listed with the year they were compared on."""
+    q = bound(shop, "stadiums opened before 1900").query
+    assert [(f.ref, f.op, f.value) for f in q.filters] == [(Ref("stadiums", "year"), "<", 1900)]
+    assert Ref("stadiums", "year") in q.projection
+
+
+def test_an_extreme_of_words_naming_a_table_and_its_column_is_the_column(lex):
+    """'cpu usage' is a synonym of runtime_cpu and of its overall_usage alike: 'the highest cpu
+    usage' asks for a figure, so the column, never the table's rows."""
+    q = bound(lex, "what's the highest cpu usage of a pool in dev-zurich-1").query
+    assert q.measures == (Measure("MAX", "runtime_cpu", "overall_usage", words="cpu usage"),)
+
+
+def test_a_height_in_feet_compares_the_elevation(shop):
+    """'peaks above 8000 ft': feet imply the elevation (lexicon.yaml `implied`), not the
+    prominence, the table's other number."""
+    q = bound(shop, "peaks above 8000 ft").query
+    assert [(f.ref, f.op, f.value) for f in q.filters] == [(Ref("peaks", "elevation"), ">", 8000)]
+
+
+def test_a_function_word_never_picks_the_date(lex):
+    """'clients that signed up in 2022' reads as 'clients signed up in 2022': 'that' is no
+    spelling of birth_date, so the words that are left pick signup_date."""
+    for question in ("Show clients that signed up in 2022", "Show clients signed up in 2022"):
+        q = bound(lex, question).query
+        assert [f.ref for f in q.filters] == [Ref("client", "signup_date")], question

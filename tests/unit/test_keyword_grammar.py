@@ -178,6 +178,10 @@ def test_a_cue_word_the_schema_spells_is_read_as_that_name_when_the_cue_reading_
             "rank faculty members asc(phone numbers) limit 3",
         ),
         ("top 3 most valuable gifts", "rank gifts desc(most valuable) limit 3"),
+        # a key said after 'top N' with no direction ranks in the head's direction
+        ("the top 10 pools ranked by total CPU hours", "rank pools desc(sum(CPU hours)) limit 10"),
+        ("top 3 pools ordered by total CPU hours", "rank pools desc(sum(CPU hours)) limit 3"),
+        ("top 5 clients sorted by name", "rank clients asc(name) limit 5"),
         (
             "the top 3 publications with the highest number of citations",
             "rank publications desc(count(citations)) limit 3",
@@ -448,3 +452,188 @@ def test_figures_for_each_parent_group_by_it_and_show_what_is_asked():
         tree("Return the name and average rating for each business in new york")
         == "measure business avg(rating) show:name [= new york] per(business)"
     )
+
+
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        # BE? VERB (LAST | MOST RECENTLY | FIRST) (END | PREP …): a place may follow the adverb
+        (
+            "Which host was commissioned most recently in prod-london-1?",
+            "rank host [= prod-london-1] desc(latest commissioned)*",
+        ),
+        (
+            "which host was installed first at prod-london-1",
+            "rank host [= prod-london-1] asc(earliest installed)*",
+        ),
+        # (MOST RECENTLY | EARLIEST …) PARTICIPLE NP: the participle names the date, not the thing
+        (
+            "Show me the most recently commissioned node in dev-zurich-1.",
+            "rank node [= dev-zurich-1] desc(latest commissioned)*",
+        ),
+        ("the earliest founded campus", "rank campus asc(earliest founded)*"),
+        ("the latest invoice date", "rank invoice date desc(latest)*"),  # no participle: as before
+    ],
+)
+def test_an_adverb_of_time_with_a_participle_ranks_by_the_date_it_names(question, want):
+    assert tree(question) == want
+
+
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        # SUPER NP (OF (A | ANY) | AMONG | OF THE NP(plural)) NP: the set the figure is over
+        (
+            "the highest CPU usage of a resource pool in prod-frankfurt-1",
+            "measure resource pool max(CPU usage) [= prod-frankfurt-1]",
+        ),
+        ("the highest usage of the pools", "measure pools max(usage)"),
+        ("the largest usage among the pools", "measure pools max(usage)"),
+        # a name after 'of' still restricts
+        ("the latest payment date of Acme", "measure - max(payment date) [= Acme]"),
+    ],
+)
+def test_a_superlative_figure_of_a_set_is_taken_over_the_set_not_restricted_by_it(question, want):
+    assert want in [brief(t) for t in read(question).trees]
+
+
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        # 'cost' before a comparison is a verb that implies the money column; a noun elsewhere
+        ("which products cost less than $600?", "list products [< $600]"),
+        ("how many products cost at least 800", "count products count(products) [>= 800]"),
+        ("lessons costing between 300 and 400", "list lessons [between 300..400]"),
+        ("what is the total cost of usage", "measure usage sum(cost)"),
+    ],
+)
+def test_a_price_verb_before_a_comparison_is_a_verb(question, want):
+    assert tree(question) == want
+    conditions = read(question).tree.conditions  # type: ignore[union-attr]
+    assert all(c.hint.startswith("cost") for c in conditions)
+
+
+@pytest.mark.parametrize(
+    "question, want, verb",
+    [
+        # a past participle before a period or a time grouping is a verb, not part of the thing
+        ("campuses founded before 1900", "list campuses <before 1900>", "founded"),
+        ("campuses founded between 1950 and 1970", "list campuses <between 1950..1970>", "founded"),
+        ("total degrees awarded per year", "measure - sum(degrees) per(year)", "awarded"),
+        # a money verb compares the money column; a noun in '-eed' is no participle
+        ("customers who owe more than 9000", "list customers [> 9000]", ""),
+        ("the speed before 2000", "list speed <before 2000>", ""),
+    ],
+)
+def test_a_participle_before_a_period_is_a_verb_not_part_of_the_thing(question, want, verb):
+    """A later reading: the first keeps the participle in the phrase, for a stored value
+    ('payments failed in 2025': the status); the binder tries the verb reading when it fails."""
+    assert want in [brief(t) for t in read(question).trees]
+
+
+def test_a_share_keeps_its_participle_as_what_it_counts():
+    assert [brief(t) for t in read("What percentage of payments declined in 2025?").trees] == [
+        "measure payments declined share() <in 2025>"
+    ]
+
+
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        # AGG AUX NP ((PREP) NP)? VERB: who did it, and where they are, restrict what is added up
+        (
+            "How much did clients in Paris spend on usage in 2024?",
+            "measure usage sum(spend) [= clients] [= Paris] <in 2024>",
+        ),
+        ("How much did Glacier Payments spend on usage?", "measure usage sum(spend) [= Glacier Payments]"),
+    ],
+)
+def test_who_spent_and_where_restrict_the_amount(question, want):
+    assert tree(question) == want
+
+
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        # 'ended up' is a copula ('were'); 'rack up' a verb of several words; 'in total' after a
+        # total adds nothing
+        ("how many payments ended up settled?", "count payments count(payments) [= settled]"),
+        (
+            "2024 broken down by month: how many payments ended up settled?",
+            "count payments count(payments) [= settled] <in 2024> per(month)",
+        ),
+        (
+            "In 2024, how much usage cost did our public sector clients rack up in total?",
+            "measure - sum(usage cost) [= public sector clients] <in 2024>",
+        ),
+        ("how much did clients in Paris spend in total", "measure - sum(spend) [= clients] [= Paris]"),
+        ("average cost in total", "—"),  # 'in total' of an average is not read
+    ],
+)
+def test_copulas_verbs_and_totals_said_in_other_words(question, want):
+    assert tree(question) == want
+
+
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        # TOP NUMBER said last after a ranking: how many of the ranked rows, in its direction
+        (
+            "which pools consumed teh most cpu hours in 2025? top 5 pls",
+            "rank pools <in 2025> desc(cpu hours) limit 5",
+        ),
+        ("which pools consumed the least cpu hours in 2025? top 5", "—"),
+    ],
+)
+def test_a_limit_said_after_a_ranking(question, want):
+    assert tree(question) == want
+
+
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        # what to show said after the question, with a filler after it; after 'last' too
+        (
+            "most recently commissioned server at prod-london-1 - name and date please",
+            "rank server show:name show:date [= prod-london-1] desc(latest commissioned)*",
+        ),
+        (
+            "which host was commissioned last - name and date",
+            "rank host show:name show:date desc(latest commissioned)*",
+        ),
+    ],
+)
+def test_what_to_show_said_after_a_ranking_by_date(question, want):
+    assert tree(question) == want
+
+
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        # SUPER NP TO (VERB | EVENT …): the infinitive names the event whose date ranks the rows
+        (
+            "latest host to enter service at edge-paris-1",
+            "rank host [= edge-paris-1] desc(latest enter service)*",
+        ),
+        ("the newest client to sign up", "rank client desc(latest sign up)*"),
+        # to whom: a restriction, never a date
+        ("the latest payment to Acme", "rank payment [= Acme] desc(latest)*"),
+    ],
+)
+def test_an_infinitive_after_a_superlative_names_the_event_ranked_by(question, want):
+    assert tree(question) == want
+
+
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        # front := piece (',' | ':' | '-') (piece (',' | ':' | '-'))*: several topics said first
+        (
+            "enterprise segment, 2026 - total usage cost?",
+            "measure - sum(usage cost) [= enterprise segment] <in 2026>",
+        ),
+        ("In 2025, how many clients?", "count clients count(clients) <in 2025>"),
+    ],
+)
+def test_several_topics_said_in_front(question, want):
+    assert tree(question) == want

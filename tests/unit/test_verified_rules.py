@@ -88,6 +88,16 @@ VERIFIED = {
         "JOIN resource_pool p ON p.id = rt.pool_id JOIN datacenter d ON d.id = p.dc_id "
         "WHERE d.name = 'prod-frankfurt-1'",
     ),
+    "latest_host_in_dc": (
+        "Which host was commissioned most recently in prod-london-1?",
+        "SELECT h.hostname, h.commissioned_on FROM compute h JOIN datacenter d ON d.id = h.dc_id "
+        "WHERE d.name = 'prod-london-1' ORDER BY h.commissioned_on DESC LIMIT 1",
+    ),
+    "usage_cost_in_city": (
+        "What was the total usage cost of clients in Berlin in 2025?",
+        "SELECT SUM(u.cost) FROM usage u JOIN client c ON c.id = u.client_id JOIN location l ON l.id = c.loc_id "
+        "WHERE l.city = 'Berlin' AND u.month >= '2025-01-01' AND u.month < '2026-01-01'",
+    ),
 }
 
 
@@ -222,6 +232,56 @@ RULES = {
         "max_pool_cpu_in_dc",
         "What is the highest current CPU usage of a resource pool in prod-london-1?",
         "What is the lowest current CPU usage of a resource pool in prod-london-1?",
+    ),
+    "a participle after 'most recently' names the date ranked by, not the thing": (
+        "latest_host_in_dc",
+        "Show me the most recently commissioned node in dev-zurich-1.",
+        "Show me the earliest commissioned node in dev-zurich-1.",
+    ),
+    "'ranked by' after 'top N' ranks in the head's direction": (
+        "top_pools_by_cpu_hours",
+        "In 2025, what are the top 5 pools ranked by total CPU hours?",
+        "In 2025, what are the top 5 pools ranked by average CPU hours?",
+    ),
+    "a table said after its own column ranks by the column ('CPU-hour consumption')": (
+        "top_pools_by_cpu_hours",
+        "List the 4 biggest resource pools by CPU-hour consumption for 2024.",
+        "List the 4 smallest resource pools by CPU-hour consumption for 2024.",
+    ),
+    "the set a superlative figure is over ('among the pools') restricts nothing": (
+        "max_pool_cpu_in_dc",
+        "Largest overall CPU usage among the pools in prod-london-1?",
+        "Smallest overall CPU usage among the pools in prod-london-1?",
+    ),
+    "a verb that names a key ('were charged') says no date, and restricts nothing": (
+        "surcharges_in_quarter",
+        "How many support overage surcharges were charged in Q1 2026?",
+        "How many support overage surcharges were charged in 2026?",
+    ),
+    "who spent, and where they are, restrict what is added up": (
+        "usage_cost_in_city",
+        "How much did clients in Paris spend on usage in 2024?",
+        "How much did clients in Paris spend on usage in March 2024?",
+    ),
+    "an extreme of words naming a table and its column is the column's figure": (
+        "max_pool_cpu_in_dc",
+        "waht's teh highest cpu usage of a pool in dev-zurich-1",
+        "waht's teh lowest cpu usage of a pool in dev-zurich-1",
+    ),
+    "'top N' said after a ranking is its limit": (
+        "top_pools_by_cpu_hours",
+        "which pools consumed teh most cpu hours in 2024? top 3 pls",
+        "which pools consumed the most cpu hours in 2024?",
+    ),
+    "an infinitive after a superlative names the date ranked by": (
+        "latest_host_in_dc",
+        "latest host to enter service at edge-paris-1",
+        "earliest host to enter service at edge-paris-1",
+    ),
+    "several topics said in front restrict what follows": (
+        "usage_cost_in_city",
+        "Paris, 2024 - total usage cost of clients?",
+        "Paris, 2024 - average usage cost of clients?",
     ),
 }
 

@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
 from core.dictionary import stem
+from core.keyword.grammar import Token, tokenize
 from core.keyword.lexicon import FIRST_READER, GRAMMAR_KINDS, WORDS
 
-TokenKind = Literal["word", "number", "date", "quoted", "op", "punct"]
 CueKind = Literal[
     "count",  # how many, number of
     "agg",  # average, total, minimum, maximum   (arg: AVG | SUM | MIN | MAX)
@@ -44,15 +44,6 @@ CueKind = Literal[
     "and",
     "unsupported",  # arg: why keyword mode cannot answer it
 ]
-
-
-@dataclass(frozen=True)
-class Token:
-    text: str  # as typed
-    low: str  # lower case, possessive "'s" dropped
-    start: int
-    end: int
-    kind: TokenKind
 
 
 @dataclass(frozen=True)
@@ -152,89 +143,6 @@ class _Draft(_Words):
 
 # ---------------------------------------------------------------------------------------------
 # tokens
-
-_TOKEN = re.compile(
-    r"""
-    (?P<quoted>"[^"]{1,200}"|“[^”]{1,200}”|`[^`]{1,200}`|(?<![\w])'[^']{1,200}'(?![\w]))
-  | (?P<date>\d{4}-\d{1,2}-\d{1,2}(?:[ T]\d{1,2}:\d{2}(?::\d{2})?)?)
-  | (?P<code>(?=[\w\-./]*\d)(?=[\w\-./]*[A-Za-z])[A-Za-z0-9][\w\-./]*[A-Za-z0-9])
-  | (?P<number>[$€£]?\d{1,3}(?:,\d{3})+(?:\.\d+)?%?|[$€£]?\d+(?:\.\d+)?%?)
-  | (?P<op>{ops})
-  | (?P<word>[^\W\d_](?:[\w’'\-]*[\w])?)
-  | (?P<punct>[^\s\w])
-    """.replace("{ops}", "|".join(re.escape(s) for s in sorted(WORDS.symbols, key=len, reverse=True))),
-    re.VERBOSE | re.UNICODE,
-)
-# the token kind of each group of _TOKEN: a code (a product code, 'A-12') reads as a word
-_KIND_OF_GROUP: dict[str, TokenKind] = {
-    "quoted": "quoted",
-    "date": "date",
-    "code": "word",
-    "number": "number",
-    "op": "op",
-    "word": "word",
-    "punct": "punct",
-}
-
-
-# "who've", "they're", "don't": two words each ('do not' is read as the negation it says)
-_CONTRACTION = re.compile(r"^([^\W\d_]+?)(n['’]t|['’]ve|['’]re|['’]ll|['’]d)$", re.IGNORECASE)
-_EXPANDED = {"n't": "not", "'ve": "have", "'re": "are", "'ll": "will", "'d": "would", "'s": "is"}
-_NEGATED_HEADS = {"ca": "can", "wo": "will", "sha": "shall"}  # can't, won't, shan't
-# "who's the author …", "what's the total …": 'is' after these; after a noun 's is possessive
-_IS_HEADS = re.compile(r"^(who|what|where|when|how|which|that|there|here|it)(['’]s)$", re.IGNORECASE)
-# the same typed without the apostrophe, as people do in chat ('whats the total', 'dont have')
-_BARE = re.compile(
-    r"^(?:(what|who|where|that|how)(s)|(do|does|did|is|are|was|were|have|has|had|ca|wo|could|would|should)(nt))$",
-    re.IGNORECASE,
-)
-
-
-def _contraction(text: str) -> tuple[str, str] | None:
-    """The head as typed and the word the tail stands for: "don't" and 'dont' → ('do', 'not'),
-    "what's" and 'whats' → ('what', 'is')."""
-    short = _CONTRACTION.match(text) or _IS_HEADS.match(text)
-    if short is not None:
-        return short.group(1), _EXPANDED[short.group(2).lower().replace("’", "'")]
-    bare = _BARE.match(text)
-    if bare is None:
-        return None
-    return (bare.group(1), "is") if bare.group(2) else (bare.group(3), "not")
-
-
-def tokenize(question: str) -> list[Token]:
-    out: list[Token] = []
-    for m in _TOKEN.finditer(question):
-        kind = _KIND_OF_GROUP[m.lastgroup or "punct"]
-        text = m.group()
-        split = _contraction(text) if kind == "word" else None
-        if split is not None:
-            head, tail = split
-            low = _NEGATED_HEADS.get(head.lower(), head.lower()) if tail == "not" else head.lower()
-            out.append(Token(head, low, m.start(), m.start() + len(head), "word"))
-            out.append(Token(text[len(head) :], tail, m.start() + len(head), m.end(), "word"))
-            continue
-        if kind == "word" and "-" in text and not any(ch.isdigit() for ch in text):
-            # hyphenated words are read word by word ('highest-rated', 'round-trip')
-            pos = m.start()
-            for part in text.split("-"):
-                if part:
-                    out.append(Token(part, _low(part), pos, pos + len(part), "word"))
-                pos += len(part) + 1
-            continue
-        out.append(Token(text, _low(text) if kind == "word" else text.lower(), m.start(), m.end(), kind))
-    return out
-
-
-def _low(word: str) -> str:
-    """The word as the reader compares it: lower case, a possessive 's dropped, a typo of a
-    common word read as the word ('teh', 'hwo': lexicon.yaml `spellings`)."""
-    low = word.lower().replace("’", "'")
-    if low.endswith("'s"):
-        low = low[:-2]
-    low = low.rstrip("'")
-    return WORDS.spellings.get(low, low)
-
 
 # ---------------------------------------------------------------------------------------------
 # the lexicon

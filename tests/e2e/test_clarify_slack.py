@@ -197,7 +197,8 @@ def test_only_the_asker_may_answer_and_others_are_told_privately(bot, slack, dem
         [str(n)] for (n,) in hand(demo_var, CLIENTS_IN.format(column="city"))
     ]
     click_option(bot, question, "country", ts)  # a second click does not answer it again
-    assert any("already answered" in n for n in slack.wait_for(lambda s: ephemeral_to(s, USER)))
+    # waits for that note itself: another private note to the asker may be there before it
+    slack.wait_for(lambda s: any("already answered" in n for n in ephemeral_to(s, USER)))
     settle(bot)
     assert sum(1 for m in slack.thread(CHANNEL, ts) if m.result()) == 1
 

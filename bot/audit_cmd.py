@@ -13,8 +13,8 @@ import json
 import sys
 from typing import Any
 
-from bot.state import entries_since, open_state, parse_since
 from bot.terminal import table
+from core.conversation.upkeep import entries_since, open_state, parse_since
 from core.settings import Settings
 
 COLUMNS = (

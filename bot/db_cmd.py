@@ -12,8 +12,8 @@ import argparse
 import logging
 import sys
 
-from bot.state import current, head, state_engine, upgrade
 from core.connect import redact
+from core.conversation.upkeep import current, head, state_engine, upgrade
 from core.settings import Settings
 
 log = logging.getLogger(__name__)

@@ -50,10 +50,10 @@ from slack_sdk import WebClient
 from bot.schedule_runs import run_and_post, utcnow
 from bot.slack.clients import team_clients
 from bot.slack.schedule_posts import Runner
-from bot.state import open_state
 from bot.teams import posts as teams_posts
 from bot.teams.config import startup_problem as teams_problem
 from core.askbase import Askbase
+from core.conversation.upkeep import open_state
 from core.schedules import lease
 from core.schedules.tick import ChatUnavailable
 from core.schedules.triggers import as_utc

@@ -46,12 +46,12 @@ from bot.slack.context import BotContext
 from bot.slack.inflight import recovery
 from bot.slack.listeners import actions, assistant, clarify, home, questions, schedules, teaching, verified
 from bot.slack.middleware import install as install_middleware
-from bot.state import StateProbe
 from core.access import needs_emails, needs_usergroups
 from core.askbase import Askbase
 from core.conversation.claims import ClaimKeeper, Recovery, prune
 from core.conversation.queue import AnswerQueue
 from core.conversation.service import Conversations
+from core.conversation.upkeep import StateProbe
 from core.settings import Settings
 from core.verified.analysts import needs_groups
 

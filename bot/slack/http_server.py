@@ -51,7 +51,7 @@ from slack_bolt import App
 from slack_bolt.adapter.wsgi import SlackRequestHandler
 from slack_sdk.signature import SignatureVerifier
 
-from bot.state import StateHealth
+from core.conversation.upkeep import StateHealth
 
 log = logging.getLogger("askbase.http")
 

@@ -49,7 +49,6 @@ from microsoft_agents.hosting.core import TurnContext
 from microsoft_agents.hosting.core.authorization import ClaimsIdentity
 from pydantic import ValidationError
 
-from bot.state import StateProbe
 from bot.teams import clarify, files, links
 from bot.teams.app import (
     INVOKE_ACK,
@@ -71,6 +70,7 @@ from core.askbase import Askbase
 from core.conversation.claims import ClaimKeeper, Recovery, prune
 from core.conversation.queue import AnswerQueue
 from core.conversation.service import Conversations
+from core.conversation.upkeep import StateProbe
 from core.settings import Settings
 
 log = logging.getLogger("askbase.teams")

@@ -58,7 +58,7 @@ from core.values import fold, similarity
 MAX_PART = 4  # words one part of a phrase may have
 PART_MIN = 0.9  # several words are one part only when they match a name this well
 SENSE_MARGIN = 0.12  # senses this far below a part's best are not considered
-KEY_WORDS = frozenset(["id", "ids", "identifier", "identifiers"])
+KEY_WORDS = WORDS.sets["key_words"]
 ID_WORDS = KEY_WORDS | {"code", "codes", "key", "number", "numbers", "no", "nr"}
 NAME_WORDS = WORDS.sets["labels"]  # what a row is called
 _FUNCS = {"count": "COUNT", "sum": "SUM", "avg": "AVG", "min": "MIN", "max": "MAX"}
@@ -753,7 +753,7 @@ def _by_name(lex: Lexicon, ref: Ref, words: str) -> Ref:
     return Ref(ref.table, names[0]) if len(names) == 1 else ref
 
 
-DATE_WORDS = frozenset(["date", "dates", "day", "days", "time", "times", "when", "year", "years"])
+DATE_WORDS = WORDS.sets["date_words"]
 
 
 def _dated_rows(b: _Binder, tree: Question, words: str, head: Sense) -> bool:
@@ -950,7 +950,7 @@ def _condition(b: _Binder, q: _Query, cond: Condition, said: list[tuple[Mention,
 
 # prepositions after which a table only says whose rows are meant ('the cores on a host', 'the
 # majors students have', 'courses Mingoz teaches')
-SCOPES = frozenset(["of", "on", "by", "in", "at", "for", "from"])
+SCOPES = WORDS.sets["scopes"]
 
 
 def _compared(b: _Binder, q: _Query, cond: Condition, named: list[Sense]) -> Ref:
@@ -1024,36 +1024,8 @@ def _pointer(lex: Lexicon, table: str, other: str) -> Ref | None:
 
 
 # words that name money a thing brings in or costs ('top clients by revenue'): its amount, not its rows
-MONEY_WORDS = frozenset(
-    ["revenue", "revenues", "income", "sales", "turnover", "spend", "spending", "payments", "earnings"]
-)
-MONEY_HINTS = frozenset(
-    [
-        "paid",
-        "pay",
-        "earn",
-        "earns",
-        "earning",
-        "earned",
-        "spent",
-        "spend",
-        "cost",
-        "costs",
-        "owe",
-        "owes",
-        "owed",
-        "owing",
-        "costing",
-        "priced",
-        "spends",
-        "sell",
-        "sold",
-        "sales",
-        "dollars",
-        "euros",
-        "pounds",
-    ]
-)
+MONEY_WORDS = WORDS.sets["money_words"]
+MONEY_HINTS = WORDS.sets["money_hints"]
 
 
 def _implied(lex: Lexicon, table: str, said: str) -> Ref | None:
@@ -1754,8 +1726,8 @@ def _shown(lex: Lexicon, named: list[Sense], words: str = "") -> list[Ref]:
     return out
 
 
-FIRST_NAMES = ("firstname", "givenname", "fname", "forename")
-LAST_NAMES = ("lastname", "surname", "familyname", "lname")
+FIRST_NAMES = WORDS.sets["first_names"]
+LAST_NAMES = WORDS.sets["last_names"]
 
 
 def labels(lex: Lexicon, table: str) -> list[Ref]:

@@ -157,11 +157,9 @@ MONTHS["sept"] = 9
 QUARTERS = {"q1": 1, "q2": 2, "q3": 3, "q4": 4}
 ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
 _THOUSANDS = re.compile(r"(\d+(?:\.\d+)?)[kK]")
-_NOT_YEAR_AFTER = frozenset(["top", "first", "bottom", "last"])  # 'top 2000 clients'
+_NOT_YEAR_AFTER = WORDS.sets["not_year_after"]  # 'top 2000 clients'
 # a number said as a word is a number only where a number is expected ('top three', 'more than two')
-_NUMBER_BEFORE = frozenset(
-    ["top", "first", "bottom", "last", "which", "the", "than", "least", "most", "have"]
-)
+_NUMBER_BEFORE = WORDS.sets["number_before"]
 
 
 def values(tokens: Sequence[Token]) -> dict[int, Value]:
@@ -863,9 +861,9 @@ def _share(ls: Sequence[Lex], i: int) -> Step | None:
     return Question("measure", thing=got[0], measures=(Measure("share"),), windows=windows), got[1]
 
 
-_RATIO_WORDS = frozenset(["ratio", "ratios", "proportion"])
+_RATIO_WORDS = WORDS.sets["ratio_words"]
 # what stands between a ratio's numerator and its denominator ('to', 'over', 'per', 'divided by', '/')
-_RATIO_LINKS = frozenset(["to", "over", "per", "divided by", "/", "against", "versus"])
+_RATIO_LINKS = WORDS.sets["ratio_links"]
 
 
 def _ratio(ls: Sequence[Lex], i: int) -> Step | None:
@@ -980,7 +978,7 @@ def _extreme(ls: Sequence[Lex], i: int) -> Step | None:
     return Question("measure", measures=(measure,), conditions=conditions), j
 
 
-_ANY = frozenset(["any", "every", "a", "an", "each"])
+_ANY = WORDS.sets["any"]
 
 
 def _over_set(ls: Sequence[Lex], j: int) -> tuple[Phrase, int] | None:
@@ -1706,9 +1704,7 @@ def _one_word(ls: Sequence[Lex], i: int) -> bool:
 
 
 _ENDS = frozenset(["?", ".", "!", ";", ":", "-", "–", "—"])
-MONEY_UNITS = frozenset(
-    ["dollar", "dollars", "usd", "euro", "euros", "eur", "pound", "pounds", "cent", "cents"]
-)
+MONEY_UNITS = WORDS.sets["money_units"]
 
 
 def _show(ls: Sequence[Lex], i: int, q: Question) -> Step | None:

@@ -75,6 +75,19 @@ WORD_SETS = (
     "naming",
     "priced",
     "events",
+    "not_year_after",
+    "number_before",
+    "ratio_words",
+    "ratio_links",
+    "any",
+    "money_units",
+    "key_words",
+    "date_words",
+    "scopes",
+    "money_words",
+    "money_hints",
+    "first_names",
+    "last_names",
 )
 UNITS = ("day", "week", "month", "quarter", "year")
 DEFINITION_CATEGORIES = (

@@ -3,7 +3,9 @@
 Through Askbase (`operating`, core/askbase.py), as every run on a database people ask about: the
 operator's access to each database is decided first, the statements that read its values are
 attributed to `index`, and each build leaves an audit row (`askbase audit`) with the number of
-values indexed, or what failed.
+values indexed, or what failed. `core.index_refresh.index_database` does it — the same path the
+worker's scheduled refreshes (`databases.<name>.index_refresh`) take — and waits for a build or
+refresh of the same index that is running already (the worker's, another command's).
 """
 
 from __future__ import annotations
@@ -13,26 +15,32 @@ import json
 import sys
 
 from core.askbase import AccessRefused, Askbase
+from core.database import Database
+from core.index_refresh import index_database
 from core.settings import Settings
-from core.values import build_index, refresh_index, text_progress
+from core.values import text_progress
 
 
 def run_index(args: argparse.Namespace, settings: Settings) -> int:
     app = Askbase(settings)
     names = [args.db] if args.db else app.databases.names()
-    action = build_index if args.action == "build" else refresh_index
+
+    def starting(db: Database) -> None:
+        print(f"{args.action}ing the value index of '{db.name}'…", file=sys.stderr)
+
+    def waiting(db: Database) -> None:
+        print(f"another build or refresh of '{db.name}' is running; waiting for it…", file=sys.stderr)
+
     try:
         for name in names:
-            with app.operating(f"index {args.action}", db=name, source="index") as run:
-                db = run.database
-                print(f"{args.action}ing the value index of '{db.name}'…", file=sys.stderr)
-                stats = action(db, text_progress(sys.stderr))
-                run.rows = stats.values
+            stats = index_database(
+                app, name, args.action, text_progress(sys.stderr), on_start=starting, on_wait=waiting
+            )
             summary = stats.to_dict()
             skipped = summary.pop("skipped")
             print(json.dumps({k: v for k, v in summary.items() if not k.endswith("_columns")}))
             print(
-                f"'{db.name}': {stats.values:,} values from {stats.columns} columns, "
+                f"'{stats.database}': {stats.values:,} values from {stats.columns} columns, "
                 f"{stats.bytes_per_value:.0f} bytes per value, {stats.seconds:.1f} s"
                 f"{'' if stats.rewritten else ' (nothing changed)'}; {len(skipped)} columns not indexed",
                 file=sys.stderr,

@@ -25,6 +25,13 @@ What one run does is core/schedules/tick.py; posting it is bot/slack/schedule_po
 bot/teams/posts.py (schedules made in Teams, `platform = "teams"`, posted proactively with their
 stored conversation reference). A worker runs both kinds; either chat may be left unconfigured,
 and then its schedules' runs fail with a clear reason (and pause) instead of stopping the worker.
+
+Value indexes on a schedule. A database with `index_refresh` (a cron line) has its value index
+refreshed by the worker — by every worker, leading or not, since each var dir keeps its own
+indexes: each heartbeat asks core/index_refresh.py which are due on the worker's `clock`
+(`due`) and runs the job (`refresh_due`: `python -m bot index refresh`'s path, once per tick
+under the index's lock) on a thread of its own, so a refresh of many minutes never holds up the
+lease. A failed refresh is logged and tried again at the next tick; it never stops the worker.
 """
 
 from __future__ import annotations
@@ -52,6 +59,7 @@ from bot.slack.clients import team_clients
 from bot.slack.schedule_posts import Runner
 from bot.teams import posts as teams_posts
 from bot.teams.config import startup_problem as teams_problem
+from core import index_refresh
 from core.askbase import Askbase
 from core.conversation.upkeep import open_state
 from core.schedules import lease
@@ -101,6 +109,9 @@ class Worker:
         self.teams = teams_posts.teams_runner(askbase, worker_id=self.id, clock=clock)
         self.scheduler: BackgroundScheduler | None = None
         self._renewed: dt.datetime | None = None
+        # value indexes refreshed on a schedule; a cron line that cannot be read stops the start
+        self.index_schedules = index_refresh.index_schedules(self.settings)
+        self.indexing: threading.Thread | None = None  # the refreshes running now, if any
 
     @property
     def poll_s(self) -> float:
@@ -111,23 +122,76 @@ class Worker:
         return max(self.poll_s * 2, float(self.settings.schedules.lease_s))
 
     @property
+    def index_grace_s(self) -> float:
+        """A refresh tick missed by more than this (no worker ran) waits for the next one."""
+        return max(float(self.settings.schedules.misfire_grace_s), self.poll_s * 2)
+
+    @property
     def leading(self) -> bool:
         return self.scheduler is not None
 
     def run(self, stop: threading.Event) -> None:
         """Until `stop` is set: lead when possible, sync every poll, hand over on the way out."""
         log.info("worker %s started; waiting for the scheduler lease", self.id)
+        now = as_utc(self.clock())
+        for schedule in self.index_schedules:
+            nxt = index_refresh.next_tick(schedule, now)
+            log.info(
+                "value index of '%s' refreshed on %s; next at %s",
+                schedule.database,
+                schedule.describe(),
+                nxt.isoformat() if nxt else "never",
+            )
         try:
             while not stop.is_set():
                 self.step()
                 stop.wait(self.poll_s)
         finally:
             self.stop(release=True)
+            indexing = self.indexing
+            if indexing is not None and indexing.is_alive():
+                log.info("worker %s: waiting for the value-index refresh to finish", self.id)
+                indexing.join()
 
     def step(self) -> None:
-        """One heartbeat: take or renew the lease, then sync the jobs (or step down)."""
-        engine = self.runner.askbase.state
+        """One heartbeat: take or renew the lease, then sync the jobs (or step down); and start the
+        value-index refreshes that are due."""
         now = as_utc(self.clock())
+        self._lease_step(now)
+        self.refresh_indexes(now)
+
+    def refresh_indexes(self, now: dt.datetime) -> threading.Thread | None:
+        """Start the value-index refreshes due at `now` on a thread of their own, unless the last
+        ones still run (their ticks are then taken up by a later heartbeat). Returns the thread."""
+        if not self.index_schedules or (self.indexing is not None and self.indexing.is_alive()):
+            return None
+        app = self.runner.askbase
+        try:
+            last = index_refresh.last_ticks(app, self.index_schedules)
+            pending = index_refresh.due(self.index_schedules, now, last, grace_s=self.index_grace_s)
+        except Exception:
+            log.exception("worker %s: could not tell which value indexes are due", self.id)
+            return None
+        if not pending:
+            return None
+        thread = threading.Thread(
+            target=self._refresh_indexes, args=(now,), name=f"index-refresh-{self.id}", daemon=True
+        )
+        self.indexing = thread
+        thread.start()
+        return thread
+
+    def _refresh_indexes(self, now: dt.datetime) -> None:
+        try:
+            index_refresh.refresh_due(
+                self.runner.askbase, self.index_schedules, now, grace_s=self.index_grace_s
+            )
+        except Exception:  # refresh_due logs its own failures; this is a bug, and the worker goes on
+            log.exception("worker %s: value-index refresh job failed", self.id)
+
+    def _lease_step(self, now: dt.datetime) -> None:
+        """Take or renew the lease, then sync the jobs (or step down)."""
+        engine = self.runner.askbase.state
         try:
             if not self.leading:
                 if lease.acquire(engine, self.id, self.lease_s, now=now):
@@ -242,7 +306,12 @@ def run_worker(args: argparse.Namespace, settings: Settings) -> int:
             askbase.close()
             return 2
         client_for = _no_slack
-    worker = Worker(askbase, client_for)
+    try:
+        worker = Worker(askbase, client_for)
+    except index_refresh.IndexScheduleError as exc:
+        print(f"Configuration error: {exc}", file=sys.stderr)
+        askbase.close()
+        return 2
     stop = threading.Event()
 
     def on_signal(_signum: int, _frame: Any) -> None:

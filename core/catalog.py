@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar, cast, get_args
 
 import sqlalchemy as sa
-import yaml
+
+from core.yaml_text import load_yaml
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -767,7 +768,7 @@ def load_catalog(
         raw, kept = refresher(stale)
     else:
         raw = reflector() if reflector is not None else reflect(engine, database, schema)
-    catalog = overlay(raw, yaml.safe_load(overlay_text) or {}) if overlay_text else raw
+    catalog = overlay(raw, load_yaml(overlay_text) or {}) if overlay_text else raw
     catalog = replace(catalog, signature=signature)
     if kept is not None:  # the tables as reflected where the overlay made new ones
         kept = {**kept, RAW_TABLES: _unlike(raw, catalog)}

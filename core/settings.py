@@ -21,6 +21,7 @@ from functools import cache, lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import platformdirs
 from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
@@ -130,8 +131,34 @@ class DatabaseSettings(BaseModel):
     deny_columns: list[str] = []  # "table.column"
     mask_columns: list[str] = []  # "table.column", shown masked (a***@x.com)
     identity: IdentitySettings | None = None  # PostgreSQL: the asker's role / settings for row-level security
+    # `python -m bot worker` refreshes the value index on this crontab line (minute hour day month
+    # weekday, "0 3 * * *": nightly at 03:00) in `index_refresh_timezone`; None: never (core/index_refresh.py)
+    index_refresh: str | None = None
+    index_refresh_timezone: str = "UTC"
 
     model_config = {"populate_by_name": True}
+
+    @field_validator("index_refresh")
+    @classmethod
+    def _cron_line(cls, value: str | None) -> str | None:
+        """A crontab line that cannot be read is refused at load, where the error names the
+        database and the setting (`databases.sales.index_refresh`), not at 03:00."""
+        value = (value or "").strip() or None
+        if value is not None:
+            from core.schedules.triggers import cron_spec  # APScheduler, only when a schedule is set
+
+            cron_spec(value)  # ScheduleError, a ValueError, says how to write one
+        return value
+
+    @field_validator("index_refresh_timezone")
+    @classmethod
+    def _timezone(cls, value: str) -> str:
+        value = (value or "").strip()
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"'{value}' is not a timezone: use a name like Europe/Berlin or UTC") from None
+        return value
 
     @model_validator(mode="after")
     def _identity_needs_postgres(self) -> DatabaseSettings:

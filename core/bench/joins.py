@@ -54,7 +54,6 @@ from typing import Any
 
 import networkx as nx
 import sqlalchemy as sa
-import yaml
 from networkx.algorithms.approximation import steiner_tree as nx_steiner_tree
 
 from core.bench.join_gold import (
@@ -82,6 +81,7 @@ from core.graph.columns import non_key_class
 from core.graph.profiling import Profiler
 from core.joins import View, graph_weights, synthesize_view
 from core.settings import ROOT
+from core.yaml_text import load_yaml
 
 ColumnPair = frozenset[tuple[str, str]]
 PATTERNS = ("subtype", "role", "role filtered", "typed fact", "parallel path", "self-join")
@@ -395,7 +395,7 @@ def main(argv: list[str]) -> int:
             try:
                 catalog = reflect(engine, name)
                 if catalog_yaml is not None:
-                    catalog = overlay(catalog, yaml.safe_load(catalog_yaml.read_text()) or {})
+                    catalog = overlay(catalog, load_yaml(catalog_yaml.read_text()) or {})
                 graph = score_database(
                     tally, catalog, None if args.no_profile else engine, cases_of, args.show_misses
                 )

@@ -38,6 +38,7 @@ from typing import Any
 import yaml
 
 from core.definitions.model import Definition, Kind, Provenance, Scope, Source
+from core.yaml_text import load_yaml
 
 SECTIONS: dict[str, Kind] = {
     "entities": "entity",
@@ -59,7 +60,7 @@ class DefinitionError(ValueError):
 def load_file(path: str | Path, source: Source = "yaml") -> tuple[Definition, ...]:
     """The definitions of a YAML file (its `definitions:` section, or the whole file if it has none)."""
     try:
-        data = yaml.safe_load(Path(path).read_text()) or {}
+        data = load_yaml(Path(path).read_text()) or {}
     except (OSError, yaml.YAMLError) as exc:
         raise DefinitionError(f"{path}: cannot read definitions: {exc}") from exc
     if not isinstance(data, Mapping):

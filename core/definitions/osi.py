@@ -48,6 +48,7 @@ from core.definitions.expand import definition_sql
 from core.definitions.importing import Imported, Skipped
 from core.definitions.load import DefinitionError
 from core.definitions.model import Definition, Provenance, ref_of
+from core.yaml_text import load_yaml
 
 VERSION = "0.1.1"
 VENDOR = "ASKBASE"
@@ -66,7 +67,7 @@ def is_osi(path: str | Path) -> bool:
     """Is the file an OSI document (a mapping with a `semantic_model` list)? Decided by content,
     so a database's `definitions:` setting may list OSI and Askbase YAML files alike."""
     try:
-        data = yaml.safe_load(Path(path).read_text())
+        data = load_yaml(Path(path).read_text())
     except (OSError, yaml.YAMLError):
         return False
     return isinstance(data, Mapping) and isinstance(data.get("semantic_model"), list)
@@ -75,7 +76,7 @@ def is_osi(path: str | Path) -> bool:
 def read(path: str | Path, dialect: str | None = None) -> Imported:
     """The definitions of an OSI file, in `dialect` (the database's SQL), and what was skipped."""
     try:
-        data = yaml.safe_load(Path(path).read_text())
+        data = load_yaml(Path(path).read_text())
     except (OSError, yaml.YAMLError) as exc:
         raise DefinitionError(f"{path}: cannot read: {exc}") from exc
     return parse(data, str(path), dialect)

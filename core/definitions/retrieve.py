@@ -16,11 +16,11 @@ import re
 from dataclasses import dataclass
 from importlib import resources
 
-import yaml
 from rapidfuzz import fuzz
 
 from core.definitions.model import Definition, Definitions
 from core.dictionary import words
+from core.yaml_text import load_yaml
 
 MAX_PICKED = 12
 NAME_SCORE = 90  # rapidfuzz ratio of a name against the question's words of the same length
@@ -30,7 +30,7 @@ NEAR = 3  # words a name's words may lie apart and still be the name
 
 def _load_words() -> tuple[frozenset[str], frozenset[str]]:
     """The stop and generic words of words.yaml (its header says what each list is for)."""
-    data = yaml.safe_load(resources.files("core.definitions").joinpath("words.yaml").read_text())
+    data = load_yaml(resources.files("core.definitions").joinpath("words.yaml").read_text())
     if not isinstance(data, dict) or set(data) != {"stop", "generic"}:
         raise ValueError("core/definitions/words.yaml must hold exactly the lists 'stop' and 'generic'")
     lists = []

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-import yaml
+from core.yaml_text import load_yaml
 
 LEXICON_FILE = "lexicon.yaml"
 OPS = (">", ">=", "<", "<=", "=", "!=")
@@ -320,7 +320,7 @@ def _patterns(source: str, data: Mapping[str, Any]) -> Mapping[str, re.Pattern[s
 def lexicon() -> Lexicon:
     """The packaged lexicon, read and checked once per process."""
     text = resources.files("core.keyword").joinpath(LEXICON_FILE).read_text(encoding="utf-8")
-    return parse(yaml.safe_load(text))
+    return parse(load_yaml(text))
 
 
 WORDS = lexicon()  # a lexicon that does not fit its schema stops the import, not a question

@@ -7,12 +7,14 @@ caller can forget the bound or pass another one.
 
 from __future__ import annotations
 
+import sqlite3
 import weakref
 from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
+from tenacity import retry, retry_if_exception, stop_after_delay, wait_random
 
 from core.extras import require_driver
 from core.previews import PREVIEW_BYTES
@@ -33,11 +35,27 @@ def state_engine(url: str) -> sa.Engine:
 
     @sa.event.listens_for(engine, "connect")
     def _pragmas(dbapi_conn: Any, _record: Any) -> None:
-        dbapi_conn.execute("PRAGMA journal_mode=WAL")
         dbapi_conn.execute("PRAGMA busy_timeout=30000")
+        _into_wal(dbapi_conn)
         dbapi_conn.execute("PRAGMA foreign_keys=ON")
 
     return engine
+
+
+def _locked(exc: BaseException) -> bool:
+    return isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc)
+
+
+@retry(
+    retry=retry_if_exception(_locked), stop=stop_after_delay(30), wait=wait_random(0.01, 0.1), reraise=True
+)
+def _into_wal(dbapi_conn: Any) -> None:
+    """Switching a new database into WAL mode takes its exclusive lock, and SQLite may refuse that
+    at once instead of waiting out busy_timeout (when waiting could deadlock with another
+    connection's switch): processes starting together on a new state database then failed with
+    "database is locked" (seen once under CI load). The switch is tried again for as long as the
+    busy timeout would have waited."""
+    dbapi_conn.execute("PRAGMA journal_mode=WAL")
 
 
 def open_state(url: str, *, preview_bytes: int | None = None) -> sa.Engine:

@@ -21,6 +21,7 @@ from core.retrieval import ValueMatch
 from core.values.build import build_index
 from core.values.columns import EMAIL, URL, Access, looks_like_id_name
 from core.values.folding import fold, fold_many, is_numeric, similarity
+from core.values.lock import index_lock
 from core.values.search import search
 from core.values.source import Source
 from core.values.store import MAX_VALUE_CHARS, LoadedIndex, index_path, load_index
@@ -74,12 +75,7 @@ class ValueIndex:
             if self._loaded is not None and stamp == self._loaded.stamp:
                 return self._loaded
             if stamp is None and self._should_autobuild():
-                log.info("building the value index of %s on first use", self.db.name)
-                try:
-                    build_index(self.db)
-                    stamp = meta_file.stat().st_mtime
-                except (OSError, sa.exc.SQLAlchemyError) as exc:
-                    log.warning("could not build the value index of %s: %s", self.db.name, exc)
+                stamp = self._build_on_first_use(meta_file)
             self._loaded = (
                 load_index(self.path, self.db.catalog, Access.of(self.db)) if stamp is not None else None
             )
@@ -93,6 +89,22 @@ class ValueIndex:
                     self.db.name,
                 )
             return self._loaded
+
+    def _build_on_first_use(self, meta_file: Path) -> float | None:
+        """Build the index under its lock; if another build or refresh holds it, search directly
+        this time (the next lookup, two seconds on, finds what it wrote)."""
+        with index_lock(self.db, wait=False) as held:
+            if not held:
+                log.info("the value index of %s is being built elsewhere; searching directly", self.db.name)
+                return None
+            if not meta_file.exists():  # built while this lookup waited for the file
+                log.info("building the value index of %s on first use", self.db.name)
+                try:
+                    build_index(self.db)
+                except (OSError, sa.exc.SQLAlchemyError) as exc:
+                    log.warning("could not build the value index of %s: %s", self.db.name, exc)
+                    return None
+        return meta_file.stat().st_mtime if meta_file.exists() else None
 
     def _should_autobuild(self) -> bool:
         rows = sum(

@@ -651,6 +651,38 @@ def test_a_database_from_before_a_feature_gets_the_features_tables(tmp_path):
         engine.dispose()
 
 
+@pytest.mark.parametrize("state_url", BACKENDS, indirect=True)
+def test_the_head_and_the_current_revision_read_without_alembic_are_alembics(state_url):
+    """Opening the state reads the head from the revision files' names and the current revision
+    from the version table, without importing Alembic: both must be what Alembic itself says,
+    before any revision, part way and at head."""
+    from alembic.script import ScriptDirectory
+
+    assert head() == ScriptDirectory.from_config(alembic_config()).get_current_head()
+    engine = state_engine(state_url)
+    try:
+        for target in (None, "0002", "head"):
+            if target:
+                upgrade(engine, target)
+            with engine.connect() as conn:
+                alembic_says = MigrationContext.configure(
+                    conn, opts={"version_table": VERSION_TABLE}
+                ).get_current_revision()
+            assert current(engine) == alembic_says == {None: None, "0002": "0002", "head": head()}[target]
+    finally:
+        engine.dispose()
+
+
+def test_a_process_that_opens_a_state_database_at_head_does_not_import_alembic(tmp_path):
+    url = f"sqlite:///{tmp_path / 'state.sqlite'}"
+    open_state(url).dispose()
+    probe = "import sys; from core.state import open_state; open_state(sys.argv[1]); print('alembic' in sys.modules)"
+    out = subprocess.run(
+        [sys.executable, "-c", probe, url], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "False"
+
+
 RACE = """
 import pathlib, sys, time
 from core.state import open_state

@@ -66,3 +66,11 @@ def plural(phrase: str) -> str:
     if not words or not words[-1].isalpha() or words[-1] in KEEP or singular(words[-1]) != words[-1]:
         return phrase
     return " ".join([*words[:-1], _ENGINE.plural_noun(words[-1])])
+
+
+def name_phrase(name: str) -> str:
+    """A table's or column's name as words in a sentence: 'payment_amount' → 'payment amount'. A name
+    in capitals is how Snowflake (and Oracle) keep names written without quotes, so its words are
+    said in lower case, as the same schema's are on other engines: 'CPU_CORES' → 'cpu cores'."""
+    text = name.replace("_", " ").strip()
+    return text.lower() if not any(ch.islower() for ch in text) else text

@@ -127,8 +127,14 @@ class ResultShape:
 
 
 def humanize(name: str) -> str:
-    """'num_clients' → 'Number of clients', 'avg_cpu_mhz' → 'Average CPU MHz', 'id' → 'ID'."""
-    text = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name.strip())  # camelCase
+    """'num_clients' → 'Number of clients', 'avg_cpu_mhz' → 'Average CPU MHz', 'id' → 'ID',
+    'MEMORY_GB_HOURS' → 'Memory GB hours'."""
+    name = name.strip()
+    if not any(ch.islower() for ch in name) and (len(name) > 3 or not name.isalpha()):
+        # a name in capitals is one a case-insensitive engine keeps so (Snowflake, Oracle): its words
+        # are words, not acronyms; a lone short one (SKU, VAT) still is
+        name = name.lower()
+    text = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)  # camelCase
     words = [w for w in re.split(r"[\s_\-.]+", text) if w]
     if not words:
         return "Value"

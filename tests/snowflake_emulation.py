@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -57,11 +60,56 @@ class Emulation:
             **kwargs,
         )
 
+    def engine(self, database: str, schema: str) -> Any:
+        """A writable SQLAlchemy engine on `database`.`schema` (for setting tests up)."""
+        import sqlalchemy as sa
+
+        return sa.create_engine(
+            self.url(database, schema),
+            poolclass=sa.pool.NullPool,
+            connect_args={**self.connect_args, "platform_detection_timeout_seconds": 0},
+        )
+
+    def load_sqlite(self, source: Path, database: str, schema: str = "PUBLIC") -> None:
+        """The tables of the SQLite file `source` in `database`.`schema` (core/warehouse/sqlite_copy.py)."""
+        from core.warehouse.sqlite_copy import copy_sqlite_into
+
+        folder = Path(tempfile.mkdtemp(prefix="askbase-fakesnow-load-"))
+        conn = self.connect()
+        try:
+            cur = conn.cursor()
+            cur.execute(f"CREATE DATABASE IF NOT EXISTS {database}")
+            cur.execute(f"CREATE SCHEMA IF NOT EXISTS {database}.{schema}")
+        finally:
+            conn.close()
+        engine = self.engine(database, schema)
+        try:
+            copy_sqlite_into(source, engine, load=partial(_parquet_rows, folder))
+        finally:
+            engine.dispose()
+            shutil.rmtree(folder, ignore_errors=True)
+
     def sent(self) -> list[dict[str, Any]]:
         """Everything the connector sent so far: {"sql": ...} or {"login": {session parameters}}."""
         if not self.log.exists():
             return []
         return [json.loads(line) for line in self.log.read_text().splitlines() if line.strip()]
+
+
+def _parquet_rows(folder: Path, conn: Any, table: Any, rows: list[tuple[Any, ...]]) -> None:
+    """A table's rows as one Parquet file that the emulation's DuckDB reads (`read_parquet`): fakesnow
+    translates every statement with sqlglot, and the demo's rows as INSERT statements took it over a
+    minute; this takes a second. Only the emulation reads files of this machine so."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    if not rows:
+        return
+    path = folder / f"{table.name}.parquet"
+    columns = list(zip(*rows, strict=True))
+    pq.write_table(pa.table({f"c{i}": pa.array(values) for i, values in enumerate(columns)}), path)
+    name = conn.dialect.identifier_preparer.format_table(table)
+    conn.exec_driver_sql(f"INSERT INTO {name} SELECT * FROM read_parquet('{path}')")
 
 
 def _free_port() -> int:

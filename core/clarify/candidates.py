@@ -28,6 +28,7 @@ from core.clarify.transcript import options_key
 from core.joins import View
 from core.keyword.readings import Reading
 from core.link import SCHEMA_MIN, VALUE_MIN, Linking
+from core.plurals import name_phrase
 from core.retrieval import Retrieval, SchemaMatch, ValueMatch
 
 VALUE_TIE = 0.03  # two stored values this close for one typed value compete
@@ -66,7 +67,7 @@ class Candidates:
 
 
 def words_of(name: str) -> str:
-    return name.replace("_", " ").strip()
+    return name_phrase(name)
 
 
 def value_label(table: str, column: str, value: str, meaning: str = "") -> str:

@@ -30,7 +30,7 @@ from core.keyword.shapes import (
     Cue,
     everything_at,
 )
-from core.plurals import plural
+from core.plurals import name_phrase, plural
 
 
 def check_unsupported(plan: Plan, ctx: Context) -> Plan:
@@ -503,11 +503,11 @@ def suggest(lex: Lexicon, target: str | None, matching: Matching) -> str:
     many = _plural_of(table)
     examples = [f"'How many {many} are there?'"]
     if cols:
-        examples.append(f"'Number of {many} per {cols[-1].name.replace('_', ' ')}'")
+        examples.append(f"'Number of {many} per {name_phrase(cols[-1].name)}'")
     if nums:
-        examples.append(f"'Top 5 {many} by {nums[0].name.replace('_', ' ')}'")
+        examples.append(f"'Top 5 {many} by {name_phrase(nums[0].name)}'")
     return "Try a simpler question in the data's words, e.g. " + ", ".join(examples) + "."
 
 
 def _plural_of(table: str) -> str:
-    return plural(table.replace("_", " "))
+    return plural(name_phrase(table))

@@ -12,10 +12,11 @@ import datetime as dt
 
 from core.keyword.match import Sense
 from core.keyword.plan import Abstain, Filter, Having, Measure, OrderKey, Query, Ref
+from core.plurals import name_phrase
 
 
 def words(name: str) -> str:
-    return name.replace("_", " ").strip()
+    return name_phrase(name)
 
 
 def ref_text(ref: Ref, target: str | None) -> str:

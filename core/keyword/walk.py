@@ -71,7 +71,7 @@ from core.keyword.shapes import (
     said_after,
     singular_phrase,
 )
-from core.plurals import plural
+from core.plurals import name_phrase, plural
 from core.values import fold
 
 
@@ -983,7 +983,7 @@ def _column_mention(plan: Plan, ctx: Context, m: Mention, s: Sense, cues: _Cues,
 
 def _mode(plan: Plan, m: Mention, ref: Ref, sup: Cue) -> Plan:
     """Rank `ref`'s values by how many rows have each: the value 'most common' names."""
-    measure = Measure("COUNT", ref.table, words=ref.table.replace("_", " "))
+    measure = Measure("COUNT", ref.table, words=name_phrase(ref.table))
     plan = plan.adding(order=OrderKey(measure, sup.arg == "desc", f"{sup.words} {m.words}"))
     return plan.but(superlative=(sup, None))
 

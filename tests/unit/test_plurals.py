@@ -6,7 +6,7 @@ import pytest
 
 from core.catalog import Catalog, Column, Table
 from core.dictionary import KeywordDictionary
-from core.plurals import plural, singular
+from core.plurals import name_phrase, plural, singular
 from core.suggestions import example_questions
 
 
@@ -59,6 +59,16 @@ def test_singular(word, expected):
 )
 def test_plural(phrase, expected):
     assert plural(phrase) == expected
+
+
+def test_names_in_capitals_are_said_in_lower_case():
+    """Snowflake keeps unquoted names in capitals: keyword mode's sentences say them as on other engines."""
+    assert [name_phrase(n) for n in ("payment_amount", "CPU_CORES", "clientName", " MEMORY_GB ")] == [
+        "payment amount",
+        "cpu cores",
+        "clientName",
+        "memory gb",
+    ]
 
 
 def test_a_question_in_the_plural_finds_the_singular_table_and_column():

@@ -20,6 +20,7 @@ from core.access import Principal
 from core.askbase import Askbase
 from core.settings import AccessRule, load_settings
 from core.state.audit import entries_since
+from tests.conftest import copy_on
 
 USER, CHANNEL = "U0ANALYST", "C0SALES"
 
@@ -43,28 +44,27 @@ def db_path(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def shop_url(engine: str, db_path: Path, tmp_path: Path) -> str:
-    """The shop on each engine of tests/conftest.py ENGINES: the SQLite file, or a DuckDB copy."""
-    if engine == "sqlite":
-        return f"sqlite:///{db_path}"
-    from core.warehouse.duckdb import copy_sqlite
-
-    return f"duckdb:///{copy_sqlite(db_path, tmp_path / 'shop.duckdb')}"
+def shop_on(engine: str, db_path: Path, request: pytest.FixtureRequest) -> dict[str, Any]:
+    """The shop on each engine of tests/conftest.py ENGINES (its DatabaseSettings' fields): the
+    SQLite file, or its copy on that engine."""
+    return copy_on(engine, db_path, request, "askbase_shop")
 
 
-def make_app(tmp_path: Path, url: str, shop: dict[str, Any] | None = None, **overrides: Any) -> Askbase:
+def make_app(
+    tmp_path: Path, shop_on: dict[str, Any], shop: dict[str, Any] | None = None, **overrides: Any
+) -> Askbase:
     settings = load_settings(
         var_dir=str(tmp_path / "var"),
         state_url=f"sqlite:///{tmp_path / 'state.sqlite'}",
-        databases={"shop": {"url": url, **(shop or {})}},
+        databases={"shop": {**shop_on, **(shop or {})}},
         **overrides,
     )
     return Askbase(settings)
 
 
 @pytest.fixture
-def app(tmp_path: Path, shop_url: str) -> Iterator[Askbase]:
-    app = make_app(tmp_path, shop_url)
+def app(tmp_path: Path, shop_on: dict[str, Any]) -> Iterator[Askbase]:
+    app = make_app(tmp_path, shop_on)
     yield app
     app.close()
 
@@ -92,8 +92,8 @@ def test_stored_sql_runs_again_under_the_guard_and_is_audited(app, db_path, hand
     assert audited(app) == [("rerun", USER, CHANNEL, "answer", None)]
 
 
-def test_stored_sql_a_rule_added_since_denies_is_refused_and_never_runs(tmp_path, shop_url):
-    app = make_app(tmp_path, shop_url, shop={"deny_tables": ["salary"]})
+def test_stored_sql_a_rule_added_since_denies_is_refused_and_never_runs(tmp_path, shop_on):
+    app = make_app(tmp_path, shop_on, shop={"deny_tables": ["salary"]})
     try:
         outcome = app.rerun(
             "SELECT SUM(amount) FROM salary", database="shop", principal=WHO, purpose="schedule_run"
@@ -112,9 +112,9 @@ def test_stored_sql_that_writes_is_refused_and_the_data_stays(app, db_path, hand
     assert hand("SELECT COUNT(*) FROM client", db_path) == [(3,)]
 
 
-def test_someone_who_may_not_query_the_database_is_refused_and_audited(tmp_path, shop_url):
+def test_someone_who_may_not_query_the_database_is_refused_and_audited(tmp_path, shop_on):
     app = make_app(
-        tmp_path, shop_url, access={"rules": [AccessRule(databases=["shop"], channels=["C0OTHER"])]}
+        tmp_path, shop_on, access={"rules": [AccessRule(databases=["shop"], channels=["C0OTHER"])]}
     )
     try:
         outcome = app.rerun("SELECT name FROM client", database="shop", principal=WHO, purpose="csv")

@@ -107,33 +107,21 @@ def _column_row(column: Column) -> list[Any]:
     return row
 
 
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """No garbage collection while a large catalog is written out: its 200,000 rows are no
-    garbage while they are made, and collections as they were made tripled the time."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 _frozen_once = False
 
 
 @contextmanager
-def collection_paused() -> Iterator[None]:
-    """No garbage collection while a large catalog is made; the first one made frozen.
+def collection_paused(*, freeze: bool = True) -> Iterator[None]:
+    """No garbage collection while a large catalog is made or written out; the first one made
+    frozen (`freeze`).
 
     Why: 200,000 columns are no garbage, yet collecting while they were made took a third of a
-    cache read, and the first full collection after it, walking them all, another 0.4 s
-    (`python -m core.bench reflect`). `gc.freeze` puts what is alive out of the collector's
-    reach, as servers do once at start-up — but it takes everything alive in the process at that
-    moment, and a cycle among those that dies later is never freed. So it is done once, for the
-    first catalog a process loads (at start, with little else alive); a refresh later in a
-    long-running process only pauses collection.
+    cache read (and tripled writing one out), and the first full collection after it, walking
+    them all, another 0.4 s (`python -m core.bench reflect`). `gc.freeze` puts what is alive out
+    of the collector's reach, as servers do once at start-up — but it takes everything alive in
+    the process at that moment, and a cycle among those that dies later is never freed. So it is
+    done once, for the first catalog a process loads (at start, with little else alive); a
+    refresh later in a long-running process, or a catalog written out, only pauses collection.
     """
     global _frozen_once
     enabled = gc.isenabled()
@@ -142,7 +130,7 @@ def collection_paused() -> Iterator[None]:
         yield
     finally:
         if enabled:
-            if not _frozen_once:
+            if freeze and not _frozen_once:
                 _frozen_once = True
                 gc.freeze()
             gc.enable()
@@ -269,7 +257,7 @@ class Catalog:
         """What the disk cache holds. Written out field by field: `dataclasses.asdict` deep-copies
         every value and took 10 s for a catalog of 10,000 tables × 20 columns."""
         data = {f.name: getattr(self, f.name) for f in fields(self)}
-        with paused_gc():
+        with collection_paused(freeze=False):  # its rows are no garbage while they are made
             data["tables"] = [table_dict(t) for t in self.tables]
         data["relationships"] = [asdict(r) for r in self.relationships]
         data["patterns"] = [asdict(p) for p in self.patterns]
@@ -279,9 +267,7 @@ class Catalog:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Catalog:
-        with (
-            collection_paused()
-        ):  # 200,000 columns are no garbage: collecting while they are made took a third
+        with collection_paused():  # 200,000 columns are no garbage while they are made
             return cls._from_dict(data)
 
     @classmethod

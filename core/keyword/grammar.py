@@ -988,7 +988,7 @@ def _over_set(ls: Sequence[Lex], j: int) -> tuple[Phrase, int] | None:
     k = _skip(ls, j, "of")
     if _is(ls, k, "det") and ls[k].text.lower() in _ANY and _at(ls, k + 1, "np"):
         return ls[k + 1].phrase, k + 2
-    among = _at(ls, j, "prep", "group") and ls[j].text.lower() in ("among", "across", "amongst")
+    among = _at(ls, j, "prep", "group") and ls[j].text.lower() in WORDS.sets["among"]
     if not among and not (_at(ls, j, "of") and _is(ls, j + 1, "det")):
         return None
     k = _skip(ls, j + 1, "det")
@@ -1124,7 +1124,12 @@ def _best(ls: Sequence[Lex], i: int) -> Step | None:
 def _first_to(ls: Sequence[Lex], k: int, q: Question) -> Step:
     """… TO (VERB | NP) — 'the latest host to enter service', 'the first client to sign up': the
     infinitive after a superlative names the event whose date ranks the rows"""
-    if q.order is None or ls[k - 1].cat != "np" or not _is(ls, k, "prep") or ls[k].text.lower() != "to":
+    if (
+        q.order is None
+        or ls[k - 1].cat != "np"
+        or not _is(ls, k, "prep")
+        or ls[k].text.lower() not in WORDS.sets["infinitive"]
+    ):
         return q, k
     said = ls[k + 1].text.lower().split()[0] if _at(ls, k + 1, "verb", "np") else ""
     if not _at(ls, k + 1, "verb") and said not in WORDS.sets["events"]:
@@ -1308,7 +1313,7 @@ def _skipped(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
 
 def _in_total(ls: Sequence[Lex], i: int, q: Question) -> bool:
     """'in total' said after a total is asked for: it adds nothing."""
-    said = _is(ls, i, "agg", "SUM") and ls[i].text.lower() == "in total"
+    said = _is(ls, i, "agg", "SUM") and ls[i].text.lower() in WORDS.sets["sum_after"]
     return said and [m.func for m in q.measures] == ["sum"]
 
 
@@ -1606,7 +1611,7 @@ def _order(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
         return None
     # 'the top 10 pools ranked by CPU hours': the key of the head's ranking, in its direction;
     # 'top 5 clients sorted by name' only says how the five are shown
-    ranks = ls[i].text.lower().startswith("rank") or isinstance(key[0], Measure)
+    ranks = ls[i].text.lower().split()[0] in WORDS.sets["rank_words"] or isinstance(key[0], Measure)
     desc = ranks and q.order is not None and q.order.key is None and q.order.desc
     return replace(q, order=Order(key[0], desc)), key[1]
 

@@ -88,6 +88,11 @@ WORD_SETS = (
     "money_hints",
     "first_names",
     "last_names",
+    "among",
+    "infinitive",
+    "sum_after",
+    "rank_words",
+    "noun_suffixes",
 )
 UNITS = ("day", "week", "month", "quarter", "year")
 DEFINITION_CATEGORIES = (

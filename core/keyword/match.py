@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from core.database import Database
 
 SCHEMA_MIN = 0.8  # a name or synonym match below this is noise
-_NOUN_TAILS = ("ment", "ation", "al")  # pay → payment, register → registration, rent → rental
+_NOUN_TAILS = WORDS.sets["noun_suffixes"]  # pay → payment, register → registration, rent → rental
 # Words for the sexes a column named sex or gender often stores as one letter (lexicon.yaml `sexes`).
 SEX_CODES = dict(WORDS.sexes)
 SEX_MEANINGS = {"F": "female", "M": "male"}
@@ -230,17 +230,19 @@ class Lexicon:
     def _verb_noun(self, verb: str) -> list[Sense]:
         """The table a verb's noun names, when the verb names nothing itself: 'when did Acme last
         pay' asks of payments, 'ship' of shipments, 'register' of registrations. Only a table
-        named by the noun outright (score ≥ 0.95): a looser match is no reading."""
+        named by a noun outright (score ≥ 0.95), and only one: a looser match, or two nouns of
+        the verb naming two tables, is no reading."""
         stems = [verb, verb[:-1]] if verb.endswith("e") else [verb]
-        for noun in [f"{s}{tail}" for s in stems for tail in _NOUN_TAILS]:
+        named: set[str] = set()
+        for noun in (f"{s}{tail}" for s in stems for tail in _NOUN_TAILS):
             found = [
                 m
                 for m in self.dictionary.match(noun, limit=4, min_score=0.95)
                 if m.column is None and m.via == "name"
             ]
             if len(found) == 1:
-                return [Sense("table", found[0].table, None, None, 0.9, "name")]
-        return []
+                named.add(found[0].table)
+        return [Sense("table", named.pop(), None, None, 0.9, "name")] if len(named) == 1 else []
 
     def _own_word(self, word: str) -> list[Sense]:
         """The one column named its table's name then `word` ('price' → Products.product_price):

@@ -489,6 +489,8 @@ def test_an_adverb_of_time_with_a_participle_ranks_by_the_date_it_names(question
         ),
         ("the highest usage of the pools", "measure pools max(usage)"),
         ("the largest usage among the pools", "measure pools max(usage)"),
+        ("the largest usage amongst the pools", "measure pools max(usage)"),
+        ("the highest usage across pools", "measure pools max(usage)"),
         # a name after 'of' still restricts
         ("the latest payment date of Acme", "measure - max(payment date) [= Acme]"),
     ],

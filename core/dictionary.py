@@ -13,10 +13,9 @@ The dictionary is built once per catalog (cached on the catalog object) and acce
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 from rapidfuzz import fuzz, process
@@ -28,7 +27,7 @@ from core.values import NO_RULES, Access, fold, similarity
 
 # Abbreviations common in column names, read as the words people say.
 LARGE_DICTIONARY = 20_000  # term texts above which a match scores only WordIndex's candidates
-CANDIDATES = 5_000  # ... at most this many texts
+CANDIDATES = 1_000  # ... at most this many texts
 WORD_ALIKE = 75  # a keyword's word and a term's word this alike (rapidfuzz ratio) make it a candidate
 
 ABBREVIATIONS = {
@@ -258,19 +257,19 @@ class WordIndex:
 
     def candidates(self, query: str, limit: int) -> list[int]:
         """Ids of at most `limit` texts that share a word (or a near spelling of one) with `query`."""
-        covered: list[np.ndarray[Any, np.dtype[np.int32]]] = []
+        counts = np.zeros(len(self._lengths), dtype=np.int32)
         for w in set(query.split()):
             alike = process.extract(w, self._vocabulary, scorer=fuzz.ratio, limit=30, score_cutoff=WORD_ALIKE)
             if alike:
-                covered.append(np.unique(np.concatenate([self._postings[i] for _, _, i in alike])))
-        if not covered:
-            return []
-        counts = np.bincount(np.concatenate(covered), minlength=len(self._lengths))
+                covered = np.zeros(len(self._lengths), dtype=bool)  # a text counts once per word
+                for _, _, i in alike:
+                    covered[self._postings[i]] = True
+                counts += covered
         found = np.flatnonzero(counts)
         if len(found) > limit:  # most words covered first, then the shortest texts
             rank = counts[found].astype(np.int64) * 10_000 - self._lengths[found]
-            found = found[np.argpartition(-rank, limit)[:limit]]
-        return sorted(int(i) for i in found)
+            found = np.sort(found[np.argpartition(-rank, limit)[:limit]])
+        return [int(i) for i in found.tolist()]
 
 
 @dataclass(frozen=True)
@@ -394,7 +393,14 @@ class KeywordDictionary:
         for i in near:
             text = self._texts[i]
             score = similarity(query, text)
+            # a warehouse repeats a column in hundreds of tables (`client_id`): one text, as many
+            # terms of one score; past `limit` of a kind, the rest could at best tie with those kept
+            kinds: Counter[tuple[str, bool, str]] = Counter()
             for term in self._by_text[text]:
+                kind = (term.via, term.pointer, term.table_part)
+                kinds[kind] += 1
+                if kinds[kind] > limit:
+                    continue
                 if term.table_part and similarity(query, term.table_part) >= score:
                     continue  # 'hosts' names the table, not every 'host …' column
                 s = score

@@ -273,7 +273,8 @@ def annotated_table(
     """
     catalog = db if isinstance(db, Catalog) else db.catalog
     dialect = catalog.dialect
-    keep = [c for c in table.columns if c.name.lower() in {x.lower() for x in columns}]
+    wanted = {x.lower() for x in columns}
+    keep = [c for c in table.columns if c.name.lower() in wanted]
     index = {c.name.lower(): i for i, c in enumerate(columns_in(columns, keep))}
 
     def name(text: str) -> str:

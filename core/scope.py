@@ -7,7 +7,10 @@ Only above the budget is the schema pruned, CHESS-style (papers/chess.txt §3.2,
 but tuned for recall: the tables the LLM linker picks (Lucy's PROMPTA, core/link.py), every
 table a question word or a stored value hit, the connectors on the join paths between them,
 then their one-hop neighbours while the budget allows. A table a keyword or value hit is never
-dropped, even past the budget.
+dropped, even past the budget. A word that matches only a column referring to another table
+("clients" and `invoice.client_id`) names the table referred to: the table holding the column is
+shown but not joined in (on a warehouse, hundreds of tables refer to `client`, and a join path
+through all of them is neither wanted nor cheap to find).
 
 Separately, the tables the question's words *name* (schema words, not stored values: a value
 hint never pulls a table into a join) are what the join recipe is built from (core/view.py).
@@ -155,16 +158,20 @@ def _pruned(
             reasons.setdefault(t, linking.reasons.get(t, "linked"))
     except LinkError:
         linking = None
+    joined = {t.lower() for t in reasons}  # the tables the join path connects
     for m in retrieval.schema:
         if m.score >= SCHEMA_MIN:
             reasons.setdefault(m.table, f"the word '{m.keyword}' matches it")
+            if m.column is None or (m.table.lower(), m.column.lower()) not in graph.reference_columns:
+                joined.add(m.table.lower())
     for v in retrieval.values:
         if v.score >= VALUE_MIN:
             reasons.setdefault(v.table, f"'{v.keyword}' is stored in it")
+            joined.add(v.table.lower())
     core = [known[t.lower()] for t in reasons if t.lower() in known]
     if not core:
         raise LinkError("none of the question's words matched a table, a column or a stored value")
-    for t in join_path(graph, core, understanding.question):
+    for t in join_path(graph, [t for t in core if t.lower() in joined], understanding.question):
         if t.lower() in known and t not in core:
             core.append(known[t.lower()])
             reasons.setdefault(known[t.lower()], "on the join path between the tables above")

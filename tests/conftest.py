@@ -31,10 +31,11 @@ from core.state import clarifications, open_state
 from tests.clock import Clock
 from tests.fakes.openai_server import FakeOpenAI
 from tests.servers import MYSQL, POSTGRES, admin_engine, content_digest, server_url, shared_copy
+from tests.shared_run import run_folder, run_lock, run_owner
 from tests.slack_harness import Plan, RunningBot, script_llm
 from tests.slack_requests import BOT_TOKEN, SIGNING_SECRET
 from tests.snowflake_emulation import PYTHON as FAKESNOW_PYTHON
-from tests.snowflake_emulation import Emulation, emulation
+from tests.snowflake_emulation import Emulation, loaded, shared_emulation
 
 PLATFORM_VARS = ("OPENAI_", "SLACK_", "ASKBASE_", "PORT", "CONNECTIONS__")
 KEEP = ("ASKBASE_TEST_POSTGRES_URL", "ASKBASE_TEST_MYSQL_URL")
@@ -63,11 +64,15 @@ def isolated_env(monkeypatch, tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def demo_var(tmp_path_factory) -> Path:
-    """One demo database for the whole session (built once, read-only afterwards)."""
-    from core.demo import ensure_demo
+    """One demo database for the whole run, shared by its workers (tests/shared_run.py), with its
+    DuckDB copy: built once, read-only afterwards. Askbase's caches of the demo on each engine
+    (catalog, graph, value index) live beside it, so they too are built once per run."""
+    from core.demo import ensure_demo, ensure_demo_duckdb
 
-    var = tmp_path_factory.mktemp("demo-var")
-    ensure_demo(var)
+    var = run_folder(tmp_path_factory, "demo-var")
+    with run_lock(var):
+        ensure_demo(var)
+        ensure_demo_duckdb(var)
     return var
 
 
@@ -125,7 +130,7 @@ def llm_settings(fake_llm) -> LLMSettings:
 # The engines the engine suite runs on: the demo on SQLite and, with the same data, its DuckDB copy
 # (core/demo.py ensure_demo_duckdb) in every run; PostgreSQL and MariaDB when their servers are
 # configured (ASKBASE_TEST_POSTGRES_URL, ASKBASE_TEST_MYSQL_URL: a shared read-only copy, tests/servers.py
-# shared_copy); Snowflake emulated by fakesnow when .venv-fakesnow exists (one server per session,
+# shared_copy); Snowflake emulated by fakesnow when .venv-fakesnow exists (one server per run,
 # the demo loaded once; the engine tests of ON_FAKESNOW).
 FAKESNOW = pytest.mark.skipif(
     not FAKESNOW_PYTHON.exists(), reason="needs .venv-fakesnow (make fakesnow, or .ci/run, creates it)"
@@ -162,25 +167,32 @@ def engine(request) -> str:
 
 @pytest.fixture(scope="session")
 def demo_duckdb(demo_var) -> Path:
-    """The DuckDB copy of the session's demo, made once."""
+    """The DuckDB copy of the run's demo (made with it)."""
     from core.demo import ensure_demo_duckdb
 
     return ensure_demo_duckdb(demo_var)
 
 
 @pytest.fixture(scope="session")
-def fakesnow(tmp_path_factory) -> Iterator[Emulation]:
-    """The Snowflake emulation (tests/snowflake_emulation.py): one server for the whole session."""
-    with emulation(tmp_path_factory.mktemp("fakesnow")) as emu:
-        yield emu
+def fakesnow_folder(tmp_path_factory) -> Path:
+    return run_folder(tmp_path_factory, "fakesnow")
 
 
 @pytest.fixture(scope="session")
-def demo_snowflake(fakesnow, demo_var) -> DatabaseSettings:
-    """The demo on the emulation, loaded once per session (database ASKBASE_DEMO, schema PUBLIC)."""
+def fakesnow(fakesnow_folder) -> Emulation:
+    """The Snowflake emulation (tests/snowflake_emulation.py): one server for the whole run,
+    started by the first worker that needs it, ending with the run."""
+    with run_lock(fakesnow_folder):
+        return shared_emulation(fakesnow_folder, run_owner())
+
+
+@pytest.fixture(scope="session")
+def demo_snowflake(fakesnow, fakesnow_folder, demo_var) -> DatabaseSettings:
+    """The demo on the emulation, loaded once per run (database ASKBASE_DEMO, schema PUBLIC)."""
     from core.demo import CATALOG_PATH, DEMO_DESCRIPTION
 
-    fakesnow.load_sqlite(demo_var / "demo.sqlite", "ASKBASE_DEMO")
+    with run_lock(fakesnow_folder):
+        loaded(fakesnow_folder, demo_var / "demo.sqlite", "ASKBASE_DEMO", fakesnow)
     return DatabaseSettings(
         url=fakesnow.url("ASKBASE_DEMO", "PUBLIC"),
         warehouse={"connect": fakesnow.connect_args},
@@ -197,7 +209,6 @@ def demo_on(engine: str, request) -> DatabaseSettings:
     if engine == "sqlite":
         return demo_settings(var)
     if engine == "duckdb":
-        request.getfixturevalue("demo_duckdb")
         return demo_duckdb_settings(var)
     if engine == "snowflake":
         return request.getfixturevalue("demo_snowflake")
@@ -225,13 +236,10 @@ def settings_on(settings, engine: str, request):
     )
 
 
-_snowflake_copies: set[tuple[int, str]] = set()  # (emulation port, database) loaded in this process
-
-
 def copy_on(engine: str, source: Path, request, prefix: str) -> dict[str, Any]:
     """A test's own SQLite file `source` on `engine`, as the fields of its DatabaseSettings: the file
     itself, a DuckDB copy beside it, a shared read-only copy on the server (`<prefix>_<digest>`,
-    tests/servers.py shared_copy), or a copy on the session's emulation, loaded once per session."""
+    tests/servers.py shared_copy), or a copy on the run's emulation, loaded once per run."""
     if engine == "sqlite":
         return {"url": f"sqlite:///{source}"}
     if engine == "duckdb":
@@ -241,10 +249,10 @@ def copy_on(engine: str, source: Path, request, prefix: str) -> dict[str, Any]:
     if engine in SERVER_ENVS:
         return {"url": shared_copy(SERVER_ENVS[engine], source, prefix)}
     emu: Emulation = request.getfixturevalue("fakesnow")
+    folder: Path = request.getfixturevalue("fakesnow_folder")
     database = f"{prefix}_{content_digest(source)}".upper()
-    if (emu.port, database) not in _snowflake_copies:
-        emu.load_sqlite(source, database)
-        _snowflake_copies.add((emu.port, database))
+    with run_lock(folder):
+        loaded(folder, source, database, emu)
     return {"url": emu.url(database, "PUBLIC"), "warehouse": {"connect": emu.connect_args}}
 
 

@@ -118,30 +118,60 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-@contextmanager
-def emulation(folder: Path) -> Iterator[Emulation]:
-    port = _free_port()
-    log = folder / "sent.jsonl"
+def _start(folder: Path, port: int, *extra: str) -> subprocess.Popen[bytes]:
+    """The server on `port`, answering once this returns; its log and stderr in `folder`."""
     process = subprocess.Popen(
-        [str(PYTHON), str(SERVER), "--port", str(port), "--log", str(log)],
+        [str(PYTHON), str(SERVER), "--port", str(port), "--log", str(folder / "sent.jsonl"), *extra],
+        stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=(folder / "server.log").open("w"),
+        start_new_session=bool(extra),
     )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"fakesnow server stopped: {(folder / 'server.log').read_text()[-2000:]}")
+        with closing(socket.socket()) as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return process
+        time.sleep(0.1)
+    process.kill()
+    raise RuntimeError("fakesnow server did not start within 60 s")
+
+
+@contextmanager
+def emulation(folder: Path) -> Iterator[Emulation]:
+    """A server of the caller's own, stopped on leaving: what it was sent is the caller's alone."""
+    port = _free_port()
+    process = _start(folder, port)
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if process.poll() is not None:
-                raise RuntimeError(f"fakesnow server stopped: {(folder / 'server.log').read_text()[-2000:]}")
-            with closing(socket.socket()) as sock:
-                if sock.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.1)
-        else:
-            raise RuntimeError("fakesnow server did not start within 60 s")
-        yield Emulation(port=port, log=log)
+        yield Emulation(port=port, log=folder / "sent.jsonl")
     finally:
         process.terminate()
         try:
             process.wait(timeout=10)
         except subprocess.TimeoutExpired:
             process.kill()
+
+
+def shared_emulation(folder: Path, owner: int) -> Emulation:
+    """The one server of a test run, started by the first process that asks (under the run's lock,
+    tests/shared_run.py) and ended by the server itself once the process `owner` is gone: the
+    workers that use it come and go, the run outlives them. Databases loaded into it are marked
+    in `folder` (`loaded`), so each is loaded once per run."""
+    info = folder / "server.json"
+    if info.is_file():
+        return Emulation(port=int(json.loads(info.read_text())["port"]), log=folder / "sent.jsonl")
+    port = _free_port()
+    _start(folder, port, "--exit-with", str(owner))
+    info.write_text(json.dumps({"port": port}))
+    return Emulation(port=port, log=folder / "sent.jsonl")
+
+
+def loaded(folder: Path, source: Path, database: str, emu: Emulation) -> None:
+    """`database` on the run's shared emulation holds the tables of `source`, loaded once per run
+    (the caller holds the run's lock)."""
+    mark = folder / f"loaded-{database}"
+    if not mark.exists():
+        emu.load_sqlite(source, database)
+        mark.touch()

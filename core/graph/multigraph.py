@@ -123,6 +123,10 @@ class RelationshipGraph:
             adjacency[e.table.lower()][e.ref_table.lower()].append(e)
             adjacency[e.ref_table.lower()][e.table.lower()].append(e)
         self._adjacency = {k: dict(v) for k, v in adjacency.items()}
+        # (table, column) of every column that refers to another table (lower case)
+        self.reference_columns: frozenset[tuple[str, str]] = frozenset(
+            (e.table.lower(), c.lower()) for e in self.edges if not e.is_self for c in e.columns
+        )
         self.lookups: frozenset[str] = frozenset(p.root.lower() for p in self.patterns if p.kind == "lookup")
         bridges: dict[frozenset[str], list[str]] = defaultdict(list)
         for p in self.patterns:
@@ -151,6 +155,10 @@ class RelationshipGraph:
                 subtypes[p.root.lower()].extend(t.lower() for t in p.tables)
         self.subtypes: dict[str, tuple[str, ...]] = {k: tuple(dict.fromkeys(v)) for k, v in subtypes.items()}
         self.parallel: tuple[Pattern, ...] = tuple(p for p in self.patterns if p.kind == "parallel_path")
+        from_root: dict[str, list[int]] = defaultdict(list)
+        for i, p in enumerate(self.parallel):
+            from_root[p.root.lower()].append(i)
+        self._parallel_from: dict[str, tuple[int, ...]] = {k: tuple(v) for k, v in from_root.items()}
         # each table's patterns (as root or member), asked for every table a view joins: a scan of
         # all patterns per table cost milliseconds on a warehouse's graph (`core.bench linking`)
         by_table: dict[str, list[Pattern]] = defaultdict(list)
@@ -170,6 +178,12 @@ class RelationshipGraph:
 
     def self_edges(self, table: str) -> list[Edge]:
         return self.edges_between(table, table)
+
+    def parallel_from(self, roots: Iterable[str]) -> list[Pattern]:
+        """The parallel paths whose root is one of `roots` (lower case), in the graph's order: a
+        view looks up those of its own tables, not all of a warehouse's thousands."""
+        found = {i for root in roots for i in self._parallel_from.get(root, ())}
+        return [self.parallel[i] for i in sorted(found)]
 
     def patterns_of(self, table: str) -> list[Pattern]:
         """The patterns `table` is the root or a member of, in the graph's order."""

@@ -80,11 +80,14 @@ def named_tables(
     if not words:
         return []
     asked = set(requested)
-    near = asked | {n for t in asked for n in graph.neighbors(t)}
+
+    def near(table: str) -> bool:  # asked, or joined to a table asked (not: every neighbour of a hub)
+        return table in asked or any(t in asked for t in graph.neighbors(table))
+
     out: dict[str, str] = {}
     words = words.without([c.said for cs in roles.values() for c in cs if c.said])
     for parent, children in graph.subtypes.items():
-        if parent not in near:
+        if not near(parent):
             continue
         for child in children:
             table = graph.catalog.table(child)
@@ -93,15 +96,15 @@ def named_tables(
     for role_table, copies in roles.items():
         thing, player = (t.lower() for t in graph.roles[role_table].tables)
         sides = {thing, player, *graph.subtypes.get(thing, ()), *graph.subtypes.get(player, ())}
-        if role_table not in asked and (sides | {role_table}) & near and sides & (asked | set(out)):
+        if role_table not in asked and any(map(near, sides | {role_table})) and sides & (asked | set(out)):
             out.setdefault(role_table, f"the question names the role {', '.join(c.label for c in copies)}")
         things = {thing, *graph.subtypes.get(thing, ())}
         if len(copies) > 1 and (role_table in asked or role_table in out) and not things & (asked | set(out)):
             # two roles in one agreement: the agreement ties them together
             out.setdefault(thing, f"it ties the roles {', '.join(c.label for c in copies)} to one {thing}")
-    for p in graph.parallel:
+    for p in graph.parallel_from(asked):
         a, b, c = p.root.lower(), p.tables[0].lower(), p.tables[1].lower()
-        if a in asked and b in asked and c not in asked:
+        if b in asked and c not in asked:
             table = graph.catalog.table(c)
             common = {w for t in (a, b) for w in words_of(t)}
             if table is not None and (
@@ -168,9 +171,9 @@ def resolve_parallel(
     """
     pairs = list(tree.pairs)
     nodes = set(tree.nodes)
-    for p in graph.parallel:
+    for p in graph.parallel_from(nodes):
         a, b, c = p.root.lower(), p.tables[0].lower(), p.tables[1].lower()
-        if a not in nodes or b not in nodes:
+        if b not in nodes:
             continue
         present = {frozenset(q) for q in pairs}
         ab, ac, cb = frozenset((a, b)), frozenset((a, c)), frozenset((c, b))

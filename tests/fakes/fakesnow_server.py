@@ -13,6 +13,7 @@ sent at login), so tests can read exactly what Askbase sent:
   implemented; here it succeeds and is recorded.
 
     .venv-fakesnow/bin/python tests/fakes/fakesnow_server.py --port N [--db-path DIR] [--log FILE]
+        [--exit-with PID]
 """
 
 from __future__ import annotations
@@ -20,8 +21,11 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import os
 import secrets
 import sys
+import threading
+import time
 from typing import Any
 
 import fakesnow.server
@@ -131,12 +135,27 @@ class LoginFields:
         return again
 
 
+def exit_with(pid: int) -> None:
+    """End this server once `pid` (the test run that shares it) has ended, however that ended."""
+    while True:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            os._exit(0)
+        except PermissionError:
+            pass
+        time.sleep(0.5)
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--db-path", help="keep databases in this folder (default: in memory)")
     parser.add_argument("--log", help="append one JSON line per request here")
+    parser.add_argument("--exit-with", type=int, help="stop once the process with this pid has ended")
     args = parser.parse_args(argv)
+    if args.exit_with:
+        threading.Thread(target=exit_with, args=(args.exit_with,), daemon=True).start()
     if args.db_path:
         fakesnow.server.shared_fs = fakesnow.server.FakeSnow(db_path=args.db_path)
     config = uvicorn.Config(

@@ -117,3 +117,46 @@ def test_built_once_per_catalog_and_access():
     cat = catalog()
     assert keyword_dictionary(cat) is keyword_dictionary(cat)
     assert keyword_dictionary(cat, Access(tables=frozenset({"salary"}))) is not keyword_dictionary(cat)
+
+
+def warehouse(tables: int) -> Catalog:
+    """The small catalog above among `tables` generated ones of 20 columns (python -m core.bench
+    linking's names: business words, `*_id` keys, names, amounts, statuses)."""
+    from core.bench.linking import SUFFIXES, WORDS
+
+    generated = []
+    for i in range(tables):
+        a, b = WORDS[i % len(WORDS)], WORDS[(i * 7 + 3) % len(WORDS)]
+        cols = [Column("id", "BIGINT", "integer", primary_key=True)]
+        for j in range(1, 20):
+            word = WORDS[(i + j * 5) % len(WORDS)]
+            kind = ("id", "name", "amount", "status")[j % 4]
+            cols.append(Column(f"{word}_{kind}_{j:02d}", "TEXT", "text"))
+        generated.append(Table(f"{a}_{b}_{SUFFIXES[i % len(SUFFIXES)]}_{i:05d}", tuple(cols)))
+    small = catalog()
+    return Catalog(
+        database="wide",
+        dialect="duckdb",
+        tables=(*small.tables, *generated),
+        relationships=small.relationships,
+        signature="wide",
+    )
+
+
+def test_a_warehouse_sized_dictionary_matches_as_a_full_scan_would(monkeypatch):
+    """Above LARGE_DICTIONARY texts only the word index's candidates are scored: the best
+    matches, and the score of every match returned, are those of scoring every text."""
+    import core.dictionary
+
+    wide = KeywordDictionary(warehouse(1_500))
+    assert len(wide._texts) > core.dictionary.LARGE_DICTIONARY
+    keywords = ["clients", "customer", "paymnets", "invoice no", "host status", "budget amount", "zzz"]
+    indexed = {k: wide.match(k) for k in keywords}
+    monkeypatch.setattr(core.dictionary, "LARGE_DICTIONARY", 10**9)
+    for keyword, got in indexed.items():
+        full = wide.match(keyword)
+        assert [m.score for m in got] == [m.score for m in full], keyword
+        scored = {(m.table, m.column): m.score for m in wide.match(keyword, limit=10**6)}
+        assert all(scored[(m.table, m.column)] == m.score for m in got), keyword
+    assert best(wide, "clients")[:2] == ("CLIENT", None)
+    assert indexed["zzz"] == []

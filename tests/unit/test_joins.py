@@ -24,7 +24,7 @@ from core.connect import readonly_engine
 from core.expand import expand
 from core.graph import build_graph
 from core.joins import sample_sql, synthesize_view, view_ddl
-from core.joins.steiner import steiner_tree
+from core.joins.steiner import Weights, steiner_tree
 
 
 def make_graph(path: Path, ddl: str, rows: dict[str, list[tuple]] | None = None, catalog_yaml: str = ""):
@@ -115,6 +115,37 @@ def test_beyond_the_exact_limit_the_tree_is_a_good_approximation():
     assert approx.method == "approximate" and exact.method == "exact"
     assert exact.cost <= approx.cost <= 1.25 * exact.cost
     assert set(terminals) <= set(approx.nodes)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_copies_of_a_table_are_searched_once_and_the_tree_is_still_minimal(seed):
+    """A warehouse's daily, history and staging copies of a table join the same tables at the same
+    cost (twins): the search keeps one of each kind, and finds a tree of the same cost as a search
+    of every table, using a copy when the question asks for it."""
+    rng = random.Random(seed)
+    g = nx.gnp_random_graph(9, 0.35, seed=seed)
+    for u, v in g.edges:
+        g.edges[u, v]["weight"] = rng.choice([1.0, 1.15, 1.3])
+    g = nx.relabel_nodes(g, {n: f"t{n}" for n in g})
+    for n in list(g):
+        for k in range(rng.randint(0, 3)):
+            copy = f"{n}_copy{k}"
+            g.add_node(copy)
+            for m in list(g[n]):
+                if "_copy" not in m:
+                    g.add_edge(copy, m, weight=g.edges[n, m]["weight"])
+    component = max(nx.connected_components(g), key=len)
+    terminals = rng.sample(sorted(component), min(len(component), rng.randint(2, 6)))
+    plain = {u: {v: g.edges[u, v]["weight"] for v in g[u]} for u in g}
+    twins = Weights(plain)
+    assert twins.twins()  # every generated copy stands in for another
+
+    tree, unreachable = steiner_tree(twins, terminals)
+
+    assert unreachable == []
+    assert tree.cost == pytest.approx(steiner_tree(plain, terminals)[0].cost)
+    assert set(terminals) <= set(tree.nodes)
+    assert sum(plain[a][b] for a, b in tree.pairs) == pytest.approx(tree.cost)
 
 
 def test_unreachable_tables_are_left_out_and_said_so(tmp_path):

@@ -349,6 +349,11 @@ class KeywordDictionary:
             self._word_index = WordIndex(self._texts)
         return self._word_index
 
+    def prepare(self) -> None:
+        """Build now what the first match of a large dictionary would (core/warm.py)."""
+        if len(self._texts) > LARGE_DICTIONARY:
+            self._words()
+
     def spelled(self, text: str) -> list[Term]:
         """Columns whose own name is `text` word for word (folded, singular words). The fuzzy match
         cannot find them when the name is mostly filler words: 'number of hosts' leaves only 'host'

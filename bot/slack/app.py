@@ -25,7 +25,6 @@ import logging
 import signal
 import sys
 import threading
-import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -48,12 +47,13 @@ from bot.slack.listeners import actions, assistant, clarify, home, questions, sc
 from bot.slack.middleware import install as install_middleware
 from core.access import needs_emails, needs_usergroups
 from core.askbase import Askbase
-from core.conversation.claims import ClaimKeeper, Recovery, prune
+from core.conversation.claims import ClaimKeeper, Recovery
 from core.conversation.queue import AnswerQueue
 from core.conversation.service import Conversations
 from core.conversation.upkeep import StateProbe
 from core.settings import Settings
 from core.verified.analysts import needs_groups
+from core.warm import warm_up as warm_database
 
 log = logging.getLogger("askbase.slack")
 
@@ -212,21 +212,10 @@ def http_server(bot: SlackBot, port: int, host: str = "0.0.0.0") -> WSGIServer:
 
 
 def warm_up(askbase: Askbase, settings: Settings) -> None:
-    """Open the state DB and the default database; load its catalog, join graph and value index."""
-    start = time.perf_counter()
-    try:
-        prune(askbase.state)  # processed event ids older than Slack's retry window
-        db = askbase.database(settings.default_db)
-        db.catalog  # noqa: B018
-        askbase.trusted.watch.signature(db)  # notes the schema's fingerprint (core/schema_watch.py)
-        db.graph  # noqa: B018
-        db.values  # noqa: B018
-        if installed("charts"):  # the `charts` extra
-            import matplotlib.figure  # noqa: F401 — the first chart is drawn without this wait
-
-        log.info("warm: %s ready in %.1f s", db.name, time.perf_counter() - start)
-    except Exception:  # the first question will report what is wrong, in the thread
-        log.exception("warm-up of '%s' failed", settings.default_db)
+    """The default database warmed up (core/warm.py), and the charting library loaded when the
+    `charts` extra is there: the first chart is drawn without that wait."""
+    if warm_database(askbase, settings.default_db) and installed("charts"):
+        import matplotlib.figure  # noqa: F401
 
 
 def start_bot(settings: Settings, *, socket_mode: bool = False) -> tuple[Askbase, SlackBot]:

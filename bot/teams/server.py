@@ -35,7 +35,6 @@ import logging
 import re
 import sys
 import threading
-import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -67,11 +66,12 @@ from bot.teams.outbound import cloud_adapter
 from bot.teams.proactive import Sender
 from bot.teams.runtime import TeamsRuntime
 from core.askbase import Askbase
-from core.conversation.claims import ClaimKeeper, Recovery, prune
+from core.conversation.claims import ClaimKeeper, Recovery
 from core.conversation.queue import AnswerQueue
 from core.conversation.service import Conversations
 from core.conversation.upkeep import StateProbe
 from core.settings import Settings
+from core.warm import warm_up
 
 log = logging.getLogger("askbase.teams")
 
@@ -295,20 +295,6 @@ def create_server(
     return TeamsServer(app=app, runtime=runtime)
 
 
-def warm_up(askbase: Askbase, settings: Settings) -> None:
-    """Open the state DB and the default database; load its catalog, join graph and value index."""
-    start = time.perf_counter()
-    try:
-        prune(askbase.state)
-        db = askbase.database(settings.default_db)
-        db.catalog  # noqa: B018
-        db.graph  # noqa: B018
-        db.values  # noqa: B018
-        log.info("warm: %s ready in %.1f s", db.name, time.perf_counter() - start)
-    except Exception:  # the first question will report what is wrong, in the chat
-        log.exception("warm-up of '%s' failed", settings.default_db)
-
-
 def serve(args: argparse.Namespace, settings: Settings) -> int:
     problem = startup_problem(settings)
     if problem:
@@ -317,7 +303,9 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
     if anonymous(settings):
         log.warning(ANONYMOUS_WARNING)
     askbase = Askbase(settings)
-    warmer = threading.Thread(target=warm_up, args=(askbase, settings), name="askbase-warm-up", daemon=True)
+    warmer = threading.Thread(
+        target=warm_up, args=(askbase, settings.default_db), name="askbase-warm-up", daemon=True
+    )
     warmer.start()
     warmer.join(WARM_UP_S)
     try:

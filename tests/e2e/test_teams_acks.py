@@ -36,7 +36,9 @@ from tests.teams_harness import APP_ID, TeamsServed, connector_env, identity_env
 
 pytestmark = pytest.mark.slow  # real processes, bursts
 
-ACK_BOUND_MS = 1500.0
+# alone a burst's slowest ack takes 0.3-0.4 s here; in a clean-clone CI run, four test workers on
+# two cores, one took 1.51 s. What the bound catches took 14.8 s and 30 s.
+ACK_BOUND_MS = 3000.0
 QUESTION = "How many clients are there?"
 ANON = {"ASKBASE_TEAMS__ALLOW_ANONYMOUS": "true"}
 

@@ -64,16 +64,35 @@ class Database:
         """Reflected + overlaid catalog; re-read when the schema signature changes (see refresh)."""
         with self._lock:
             if "_catalog" not in self.__dict__:
+                bulk = self._bulk()
+                sign = bulk.pop("signer", None) or (
+                    lambda: schema_signature(self.engine, self.config.schema_name)
+                )
+                read: list[str] = []
+
+                def signer() -> str:
+                    read.append(str(sign()))
+                    return read[-1]
+
                 self.__dict__["_catalog"] = load_catalog(
                     self.engine,
                     self.name,
                     overlay_path=self.config.catalog,
                     schema=self.config.schema_name,
                     cache_dir=self.cache_dir,
-                    **self._bulk(),
+                    signer=signer,
+                    **bulk,
                 )
+                self.__dict__["_fingerprint"] = read[-1] if read else ""
             catalog: Catalog = self.__dict__["_catalog"]
             return catalog
+
+    @property
+    def catalog_fingerprint(self) -> str:
+        """The schema's fingerprint (`schema_signature`) when the current catalog was read: the
+        schema watch (core/schema_watch.py) reloads nothing while the schema still has it."""
+        self.catalog  # noqa: B018
+        return str(self.__dict__.get("_fingerprint", ""))
 
     def _bulk(self) -> dict[str, Any]:
         """Warehouses and DuckDB are read in bulk from INFORMATION_SCHEMA (core/warehouse/reflect.py)."""

@@ -41,8 +41,9 @@ class SchemaWatch:
         raw = db.schema_signature()
         with self._lock:
             self._seen[db.name] = (now, raw)
-        if seen is None or not seen[1]:
-            db.refresh()  # first sight: the catalog may have been read before a change
+        if seen is None or not seen[1]:  # first sight: the catalog may have been read before a change
+            if raw != db.catalog_fingerprint:
+                db.refresh()
             return db.catalog.signature
         if raw != seen[1]:
             log.info("the schema of %s changed; reloading its catalog", db.name)

@@ -47,3 +47,30 @@ def test_a_database_that_cannot_be_read_is_logged_and_the_start_goes_on(settings
         assert warm_up(app, "gone") is False
     assert "warm-up of 'gone' failed" in caplog.text
     app.close()
+
+
+def test_a_catalog_read_before_the_warm_up_is_read_again_only_if_the_schema_moved(
+    settings, tmp_path, demo_var
+):
+    import shutil
+    import sqlite3
+
+    source = tmp_path / "ops.sqlite"
+    shutil.copyfile(demo_var / "demo.sqlite", source)
+    ops = settings.model_copy(update={"databases": {"ops": DatabaseSettings(url=f"sqlite:///{source}")}})
+    app = Askbase(ops)
+    db = app.database("ops")
+    first = db.catalog
+    assert warm_up(app, "ops")
+    assert db.catalog is first  # the fingerprint it was read with is still the schema's
+
+    other = Askbase(ops)
+    moved = other.database("ops")
+    before = moved.catalog
+    with sqlite3.connect(source) as conn:
+        conn.execute("ALTER TABLE client ADD COLUMN referrer TEXT")
+    assert warm_up(other, "ops")
+    assert moved.catalog is not before
+    assert "referrer" in [c.name for c in moved.catalog.table("client").columns]
+    app.close()
+    other.close()

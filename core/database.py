@@ -7,7 +7,7 @@ catalog, the relationship graph and the value index are built once and shared by
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -65,25 +65,17 @@ class Database:
         with self._lock:
             if "_catalog" not in self.__dict__:
                 bulk = self._bulk()
-                sign = bulk.pop("signer", None) or (
-                    lambda: schema_signature(self.engine, self.config.schema_name)
-                )
-                read: list[str] = []
-
-                def signer() -> str:
-                    read.append(str(sign()))
-                    return read[-1]
-
+                fingerprint = self._fingerprint_now(bulk.pop("signer", None))
                 self.__dict__["_catalog"] = load_catalog(
                     self.engine,
                     self.name,
                     overlay_path=self.config.catalog,
                     schema=self.config.schema_name,
                     cache_dir=self.cache_dir,
-                    signer=signer,
+                    signer=lambda: fingerprint,
                     **bulk,
                 )
-                self.__dict__["_fingerprint"] = read[-1] if read else ""
+                self.__dict__["_fingerprint"] = fingerprint
             catalog: Catalog = self.__dict__["_catalog"]
             return catalog
 
@@ -125,8 +117,10 @@ class Database:
 
     def schema_signature(self) -> str:
         """The cheap fingerprint of the schema as it is now (one query; core/schema_watch.py)."""
-        bulk = self._bulk()
-        signer = bulk.get("signer")
+        return self._fingerprint_now(self._bulk().get("signer"))
+
+    def _fingerprint_now(self, signer: Callable[[], str] | None) -> str:
+        """The warehouse's bulk `signer`, or core/catalog.py's schema_signature elsewhere."""
         return str(signer()) if signer is not None else schema_signature(self.engine, self.config.schema_name)
 
     def refresh(self) -> bool:

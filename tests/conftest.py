@@ -31,7 +31,7 @@ from core.state import clarifications, open_state
 from tests.clock import Clock
 from tests.fakes.openai_server import FakeOpenAI
 from tests.servers import MYSQL, POSTGRES, admin_engine, content_digest, server_url, shared_copy
-from tests.shared_run import run_folder, run_lock, run_owner
+from tests.shared_run import run_folder, run_lock
 from tests.slack_harness import Plan, RunningBot, script_llm
 from tests.slack_requests import BOT_TOKEN, SIGNING_SECRET
 from tests.snowflake_emulation import PYTHON as FAKESNOW_PYTHON
@@ -64,15 +64,14 @@ def isolated_env(monkeypatch, tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def demo_var(tmp_path_factory) -> Path:
-    """One demo database for the whole run, shared by its workers (tests/shared_run.py), with its
-    DuckDB copy: built once, read-only afterwards. Askbase's caches of the demo on each engine
-    (catalog, graph, value index) live beside it, so they too are built once per run."""
-    from core.demo import ensure_demo, ensure_demo_duckdb
+    """One demo database for the whole run, shared by its workers (tests/shared_run.py): built
+    once, read-only afterwards. Askbase's caches of the demo on each engine (catalog, graph, value
+    index) live beside it, so they too are built once per run."""
+    from core.demo import ensure_demo
 
     var = run_folder(tmp_path_factory, "demo-var")
     with run_lock(var):
         ensure_demo(var)
-        ensure_demo_duckdb(var)
     return var
 
 
@@ -167,10 +166,12 @@ def engine(request) -> str:
 
 @pytest.fixture(scope="session")
 def demo_duckdb(demo_var) -> Path:
-    """The DuckDB copy of the run's demo (made with it)."""
+    """The DuckDB copy of the run's demo, made by the first worker that needs it (under the run's
+    lock: two processes must not write it at once)."""
     from core.demo import ensure_demo_duckdb
 
-    return ensure_demo_duckdb(demo_var)
+    with run_lock(demo_var):
+        return ensure_demo_duckdb(demo_var)
 
 
 @pytest.fixture(scope="session")
@@ -182,8 +183,7 @@ def fakesnow_folder(tmp_path_factory) -> Path:
 def fakesnow(fakesnow_folder) -> Emulation:
     """The Snowflake emulation (tests/snowflake_emulation.py): one server for the whole run,
     started by the first worker that needs it, ending with the run."""
-    with run_lock(fakesnow_folder):
-        return shared_emulation(fakesnow_folder, run_owner())
+    return shared_emulation(fakesnow_folder)
 
 
 @pytest.fixture(scope="session")
@@ -191,8 +191,7 @@ def demo_snowflake(fakesnow, fakesnow_folder, demo_var) -> DatabaseSettings:
     """The demo on the emulation, loaded once per run (database ASKBASE_DEMO, schema PUBLIC)."""
     from core.demo import CATALOG_PATH, DEMO_DESCRIPTION
 
-    with run_lock(fakesnow_folder):
-        loaded(fakesnow_folder, demo_var / "demo.sqlite", "ASKBASE_DEMO", fakesnow)
+    loaded(fakesnow_folder, demo_var / "demo.sqlite", "ASKBASE_DEMO", fakesnow)
     return DatabaseSettings(
         url=fakesnow.url("ASKBASE_DEMO", "PUBLIC"),
         warehouse={"connect": fakesnow.connect_args},
@@ -209,6 +208,7 @@ def demo_on(engine: str, request) -> DatabaseSettings:
     if engine == "sqlite":
         return demo_settings(var)
     if engine == "duckdb":
+        request.getfixturevalue("demo_duckdb")
         return demo_duckdb_settings(var)
     if engine == "snowflake":
         return request.getfixturevalue("demo_snowflake")
@@ -251,8 +251,7 @@ def copy_on(engine: str, source: Path, request, prefix: str) -> dict[str, Any]:
     emu: Emulation = request.getfixturevalue("fakesnow")
     folder: Path = request.getfixturevalue("fakesnow_folder")
     database = f"{prefix}_{content_digest(source)}".upper()
-    with run_lock(folder):
-        loaded(folder, source, database, emu)
+    loaded(folder, source, database, emu)
     return {"url": emu.url(database, "PUBLIC"), "warehouse": {"connect": emu.connect_args}}
 
 

@@ -23,6 +23,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from tests.shared_run import run_lock, run_owner
+
 ROOT = Path(__file__).resolve().parents[1]
 # The connector's Rust core looks for an AWS region in the EC2 metadata service at 169.254.169.254;
 # tests reach 127.0.0.1 only.
@@ -118,14 +120,20 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _start(folder: Path, port: int, *extra: str) -> subprocess.Popen[bytes]:
-    """The server on `port`, answering once this returns; its log and stderr in `folder`."""
+def _start(folder: Path, port: int, exit_with: int | None = None) -> subprocess.Popen[bytes]:
+    """The server on `port`, answering once this returns; its log and stderr in `folder`. With
+    `exit_with`, a process of its own that ends when that one has."""
     process = subprocess.Popen(
-        [str(PYTHON), str(SERVER), "--port", str(port), "--log", str(folder / "sent.jsonl"), *extra],
+        [
+            str(PYTHON),
+            str(SERVER),
+            *("--port", str(port), "--log", str(folder / "sent.jsonl")),
+            *(("--exit-with", str(exit_with)) if exit_with is not None else ()),
+        ],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=(folder / "server.log").open("w"),
-        start_new_session=bool(extra),
+        start_new_session=exit_with is not None,
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -154,24 +162,24 @@ def emulation(folder: Path) -> Iterator[Emulation]:
             process.kill()
 
 
-def shared_emulation(folder: Path, owner: int) -> Emulation:
-    """The one server of a test run, started by the first process that asks (under the run's lock,
-    tests/shared_run.py) and ended by the server itself once the process `owner` is gone: the
-    workers that use it come and go, the run outlives them. Databases loaded into it are marked
-    in `folder` (`loaded`), so each is loaded once per run."""
+def shared_emulation(folder: Path) -> Emulation:
+    """The one server of a test run (`folder` is the run's, tests/shared_run.py), started by the
+    first process that asks and ended by the server itself once the run is over: the workers that
+    use it come and go, the run outlives them. Databases loaded into it are marked in `folder`
+    (`loaded`), so each is loaded once per run."""
     info = folder / "server.json"
-    if info.is_file():
-        return Emulation(port=int(json.loads(info.read_text())["port"]), log=folder / "sent.jsonl")
-    port = _free_port()
-    _start(folder, port, "--exit-with", str(owner))
-    info.write_text(json.dumps({"port": port}))
-    return Emulation(port=port, log=folder / "sent.jsonl")
+    with run_lock(folder):
+        if not info.is_file():
+            port = _free_port()
+            _start(folder, port, exit_with=run_owner())
+            info.write_text(json.dumps({"port": port}))
+    return Emulation(port=int(json.loads(info.read_text())["port"]), log=folder / "sent.jsonl")
 
 
 def loaded(folder: Path, source: Path, database: str, emu: Emulation) -> None:
-    """`database` on the run's shared emulation holds the tables of `source`, loaded once per run
-    (the caller holds the run's lock)."""
+    """`database` on the run's shared emulation holds the tables of `source`, loaded once per run."""
     mark = folder / f"loaded-{database}"
-    if not mark.exists():
-        emu.load_sqlite(source, database)
-        mark.touch()
+    with run_lock(folder):
+        if not mark.exists():
+            emu.load_sqlite(source, database)
+            mark.touch()

@@ -156,23 +156,25 @@ def generate_wide(path: Path, demo: Path, tables: int, columns: int) -> float:
         return time.perf_counter() - start
 
 
-def _filler_ddl(i: int, columns: int) -> str:
-    """Table i of the generated part: a business-sounding name, an id, `*_id` keys, names, amounts."""
+FILLER_KINDS = (("id", "BIGINT"), ("name", "VARCHAR"), ("amount", "DOUBLE"), ("status", "VARCHAR"))
+
+
+def filler_table(i: int, columns: int) -> tuple[str, list[tuple[str, str]]]:
+    """Table i of the generated part: a business-sounding name, and its columns (name, SQL type):
+    an id, then `*_id` keys, names, amounts and statuses in turn."""
     a, b = WORDS[i % len(WORDS)], WORDS[(i * 7 + 3) % len(WORDS)]
     name = f"{a}_{b}_{SUFFIXES[i % len(SUFFIXES)]}_{i:05d}"
-    cols = ["id BIGINT PRIMARY KEY"]
+    cols = [("id", "BIGINT")]
     for j in range(1, columns):
-        word = WORDS[(i + j * 5) % len(WORDS)]
-        kind = j % 4
-        if kind == 0:
-            cols.append(f"{word}_id_{j:02d} BIGINT")
-        elif kind == 1:
-            cols.append(f"{word}_name_{j:02d} VARCHAR")
-        elif kind == 2:
-            cols.append(f"{word}_amount_{j:02d} DOUBLE")
-        else:
-            cols.append(f"{word}_status_{j:02d} VARCHAR")
-    return f"CREATE TABLE {name} ({', '.join(cols)})"
+        kind, type_ = FILLER_KINDS[j % 4]
+        cols.append((f"{WORDS[(i + j * 5) % len(WORDS)]}_{kind}_{j:02d}", type_))
+    return name, cols
+
+
+def _filler_ddl(i: int, columns: int) -> str:
+    name, cols = filler_table(i, columns)
+    body = ", ".join(f"{c} {t}{' PRIMARY KEY' if c == 'id' else ''}" for c, t in cols)
+    return f"CREATE TABLE {name} ({body})"
 
 
 def one_question(db: Database, question: str, settings: EngineSettings, llm: LLM) -> dict[str, float]:

@@ -82,10 +82,11 @@ class Weights(dict[str, dict[str, float]]):
             first: dict[tuple[tuple[str, float], ...], str] = {}
             found = {}
             for node in sorted(self):
-                row = self[node]
-                if row:
-                    found.setdefault(node, first.setdefault(tuple(sorted(row.items())), node))
-            found = self.__dict__["_twins"] = {n: rep for n, rep in found.items() if rep != n}
+                if self[node]:
+                    stand_in = first.setdefault(tuple(sorted(self[node].items())), node)
+                    if stand_in != node:
+                        found[node] = stand_in
+            self.__dict__["_twins"] = found
         return found
 
 
@@ -225,7 +226,8 @@ def _stood_in_for(
         if len(kept) >= COMPONENTS_KEPT:
             kept.clear()  # one step, as in `Weights.components`
         found = kept[key] = frozenset(n for n, rep in weights.twins().items() if rep not in blocked)
-    return found - set(terminals) if found & set(terminals) else found
+    asked = found.intersection(terminals)
+    return found - asked if asked else found
 
 
 def _two_nearest(

@@ -97,7 +97,7 @@ class ValueIndex:
             if not held:
                 log.info("the value index of %s is being built elsewhere; searching directly", self.db.name)
                 return None
-            if not meta_file.exists():  # built while this lookup waited for the file
+            if not meta_file.exists():  # else another process built it before this one took the lock
                 log.info("building the value index of %s on first use", self.db.name)
                 try:
                     build_index(self.db)

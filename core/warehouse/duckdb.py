@@ -115,7 +115,7 @@ def files_engine(url: str) -> sa.Engine:
         conn.execute(f"SET allowed_directories = [{', '.join(map(_literal, folders))}]")
         conn.execute("SET enable_external_access = false")
         for table in tables:
-            conn.execute(f"CREATE VIEW {_quote(table.name)} AS SELECT * FROM {table.reader}")
+            conn.execute(f"CREATE VIEW {quote(table.name)} AS SELECT * FROM {table.reader}")
         _lock(conn)
         return ConnectionWrapper(conn)
 
@@ -175,7 +175,8 @@ def _lock(conn: Any) -> None:
     conn.execute("SET lock_configuration = true")
 
 
-def _quote(name: str) -> str:
+def quote(name: str) -> str:
+    """A name quoted for DuckDB and SQLite alike."""
     return '"' + name.replace('"', '""') + '"'
 
 
@@ -258,18 +259,11 @@ def copy_sqlite(source: Path, target: Path) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(target.name + ".partial")
     partial.unlink(missing_ok=True)
-    src = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
-    src.text_factory = lambda raw: raw.decode("utf-8", errors="replace")
+    src = open_sqlite(source)
     dst = duckdb.connect(str(partial))
     try:
-        names = [
-            r[0]
-            for r in src.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
-            )
-        ]
-        keyed = _load_order(src, names)
-        for name in keyed:
+        names = sqlite_tables(src)
+        for name in names:
             _copy_table(src, dst, name, names)
     finally:
         src.close()
@@ -278,9 +272,24 @@ def copy_sqlite(source: Path, target: Path) -> Path:
     return target
 
 
-def _load_order(src: sqlite3.Connection, names: list[str]) -> list[str]:
-    """Referenced tables before the tables that reference them (cycles: in name order)."""
-    refs = {n: {r[2] for r in src.execute(f"PRAGMA foreign_key_list({_quote(n)})")} for n in names}
+def open_sqlite(source: Path) -> sqlite3.Connection:
+    """The SQLite file `source` opened read-only for copying (core/warehouse/sqlite_copy.py too):
+    text that is not UTF-8 is read with replacement characters rather than stopping the copy."""
+    src = sqlite3.connect(f"file:{Path(source).resolve()}?mode=ro", uri=True)
+    src.text_factory = lambda raw: raw.decode("utf-8", errors="replace")
+    return src
+
+
+def sqlite_tables(src: sqlite3.Connection) -> list[str]:
+    """The tables of `src` in the order a copy creates them: referenced tables before the tables
+    that reference them (cycles: in name order)."""
+    names = [
+        r[0]
+        for r in src.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
+        )
+    ]
+    refs = {n: {r[2] for r in src.execute(f"PRAGMA foreign_key_list({quote(n)})")} for n in names}
     order: list[str] = []
     pending = list(names)
     while pending:
@@ -292,25 +301,25 @@ def _load_order(src: sqlite3.Connection, names: list[str]) -> list[str]:
 
 
 def _copy_table(src: sqlite3.Connection, dst: Any, name: str, names: list[str]) -> None:
-    info = list(src.execute(f"PRAGMA table_info({_quote(name)})"))
-    rows = src.execute(f"SELECT * FROM {_quote(name)}").fetchall()
+    info = list(src.execute(f"PRAGMA table_info({quote(name)})"))
+    rows = src.execute(f"SELECT * FROM {quote(name)}").fetchall()
     columns = [
         (c[1], duckdb_type(c[2] or "", [r[i] for r in rows]) + (" NOT NULL" if c[3] else ""))
         for i, c in enumerate(info)
     ]
     pk = [c[1] for c in sorted(info, key=lambda c: c[5]) if c[5]]
     fks: dict[int, list[tuple[str, str, str]]] = {}
-    for fk in src.execute(f"PRAGMA foreign_key_list({_quote(name)})"):
+    for fk in src.execute(f"PRAGMA foreign_key_list({quote(name)})"):
         fks.setdefault(fk[0], []).append((fk[3], fk[2], fk[4]))
     lower = {n.lower(): n for n in names}
-    keys = [f"PRIMARY KEY ({', '.join(_quote(c) for c in pk)})"] if pk else []
+    keys = [f"PRIMARY KEY ({', '.join(quote(c) for c in pk)})"] if pk else []
     for parts in fks.values():
         ref = lower.get(parts[0][1].lower())
         if ref is None or any(p[2] is None for p in parts):
             continue
         keys.append(
-            f"FOREIGN KEY ({', '.join(_quote(p[0]) for p in parts)}) REFERENCES {_quote(ref)} "
-            f"({', '.join(_quote(p[2]) for p in parts)})"
+            f"FOREIGN KEY ({', '.join(quote(p[0]) for p in parts)}) REFERENCES {quote(ref)} "
+            f"({', '.join(quote(p[2]) for p in parts)})"
         )
     for attempt in (keys, [k for k in keys if k.startswith("PRIMARY")], []):
         for retype in (False, True):
@@ -319,7 +328,7 @@ def _copy_table(src: sqlite3.Connection, dst: Any, name: str, names: list[str]) 
                 _create_and_load(dst, name, cols, attempt, rows)
                 return
             except Exception as exc:  # duckdb.Error: a key that does not hold, a date that is not one
-                dst.execute(f"DROP TABLE IF EXISTS {_quote(name)}")
+                dst.execute(f"DROP TABLE IF EXISTS {quote(name)}")
                 log.info("copying %s: %s; trying with fewer keys or text dates", name, str(exc)[:200])
     raise RuntimeError(f"could not copy table {name} into DuckDB")
 
@@ -346,8 +355,8 @@ def _create_and_load(
 ) -> None:
     import pyarrow as pa
 
-    body = ", ".join([*(f"{_quote(c)} {t}" for c, t in columns), *keys])
-    dst.execute(f"CREATE TABLE {_quote(name)} ({body})")
+    body = ", ".join([*(f"{quote(c)} {t}" for c, t in columns), *keys])
+    dst.execute(f"CREATE TABLE {quote(name)} ({body})")
     if not rows:
         return
     arrow_types = {"BIGINT": pa.int64(), "DOUBLE": pa.float64(), "BOOLEAN": pa.int64(), "BLOB": pa.binary()}
@@ -363,6 +372,6 @@ def _create_and_load(
     dst.register("askbase_staged", staged)
     try:
         casts = ", ".join(f"CAST(c{i} AS {t})" for i, t in enumerate(bare))
-        dst.execute(f"INSERT INTO {_quote(name)} SELECT {casts} FROM askbase_staged")
+        dst.execute(f"INSERT INTO {quote(name)} SELECT {casts} FROM askbase_staged")
     finally:
         dst.unregister("askbase_staged")

@@ -32,7 +32,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from core.warehouse.duckdb import _load_order, _quote, duckdb_type
+from core.warehouse.duckdb import duckdb_type, open_sqlite, quote, sqlite_tables
 
 log = logging.getLogger(__name__)
 
@@ -58,23 +58,15 @@ def copy_sqlite_into(
     """Copy every table of the SQLite file `source` into `engine` (in `schema`); the tables' names.
 
     `load` puts a table's rows in (an engine with a faster way in than INSERT statements)."""
-    src = sqlite3.connect(f"file:{Path(source).resolve()}?mode=ro", uri=True)
-    src.text_factory = lambda raw: raw.decode("utf-8", errors="replace")
+    src = open_sqlite(source)
     try:
-        names = [
-            r[0]
-            for r in src.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
-            )
-        ]
+        names = sqlite_tables(src)
         upper = bool(engine.dialect.requires_name_normalize)
         metadata = sa.MetaData(schema=schema)
-        copied: list[str] = []
         with engine.connect() as conn:
-            for name in _load_order(src, names):
+            for name in names:
                 _copy_table(src, conn, metadata, name, names, upper, load)
-                copied.append(name)
-        return copied
+        return names
     finally:
         src.close()
 
@@ -91,8 +83,8 @@ def _copy_table(
     def named(text: str) -> str:
         return text.upper() if upper else text
 
-    info = list(src.execute(f"PRAGMA table_info({_quote(name)})"))
-    rows = src.execute(f"SELECT * FROM {_quote(name)}").fetchall()
+    info = list(src.execute(f"PRAGMA table_info({quote(name)})"))
+    rows = src.execute(f"SELECT * FROM {quote(name)}").fetchall()
     columns: list[tuple[str, sa.types.TypeEngine[Any], bool]] = []
     converters = []
     for i, c in enumerate(info):
@@ -101,8 +93,7 @@ def _copy_table(
         columns.append((named(c[1]), type_, bool(c[3])))
         converters.append(convert)
     data = [tuple(convert(v) for convert, v in zip(converters, row, strict=True)) for row in rows]
-    keys = _keys(src, name, names, named, metadata.schema)
-    pk, unique, foreign = keys
+    pk, unique, foreign = _keys(src, name, info, names, named, metadata.schema)
     for attempt in ([*pk, *unique, *foreign], [*pk, *unique], pk, []):
         table = sa.Table(
             named(name),
@@ -124,20 +115,25 @@ def _copy_table(
 
 
 def _keys(
-    src: sqlite3.Connection, name: str, names: list[str], named: Any, schema: str | None
+    src: sqlite3.Connection,
+    name: str,
+    info: list[Any],
+    names: list[str],
+    named: Any,
+    schema: str | None,
 ) -> tuple[list[sa.Constraint], list[sa.Constraint], list[sa.Constraint]]:
-    """The table's primary key, unique constraints and foreign keys (to tables that are copied too)."""
-    info = list(src.execute(f"PRAGMA table_info({_quote(name)})"))
+    """The table's primary key (from its `PRAGMA table_info` rows), unique constraints and foreign
+    keys (to tables that are copied too)."""
     pk_columns = [named(c[1]) for c in sorted(info, key=lambda c: c[5]) if c[5]]
     pk: list[sa.Constraint] = [sa.PrimaryKeyConstraint(*pk_columns)] if pk_columns else []
     unique: list[sa.Constraint] = []
-    for index in src.execute(f"PRAGMA index_list({_quote(name)})").fetchall():
+    for index in src.execute(f"PRAGMA index_list({quote(name)})").fetchall():
         if index[3] == "u":  # a UNIQUE constraint (not an index created apart, not the primary key)
-            cols = [named(r[2]) for r in src.execute(f"PRAGMA index_info({_quote(index[1])})")]
+            cols = [named(r[2]) for r in src.execute(f"PRAGMA index_info({quote(index[1])})")]
             if cols and None not in cols:
                 unique.append(sa.UniqueConstraint(*cols))
     fks: dict[int, list[tuple[str, str, str | None]]] = {}
-    for fk in src.execute(f"PRAGMA foreign_key_list({_quote(name)})"):
+    for fk in src.execute(f"PRAGMA foreign_key_list({quote(name)})"):
         fks.setdefault(fk[0], []).append((fk[3], fk[2], fk[4]))
     lower = {n.lower(): n for n in names}
     foreign: list[sa.Constraint] = []

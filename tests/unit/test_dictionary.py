@@ -121,18 +121,13 @@ def test_built_once_per_catalog_and_access():
 
 def warehouse(tables: int) -> Catalog:
     """The small catalog above among `tables` generated ones of 20 columns (python -m core.bench
-    linking's names: business words, `*_id` keys, names, amounts, statuses)."""
-    from core.bench.linking import SUFFIXES, WORDS
+    linking's: business words, `*_id` keys, names, amounts, statuses)."""
+    from core.bench.linking import filler_table
 
     generated = []
     for i in range(tables):
-        a, b = WORDS[i % len(WORDS)], WORDS[(i * 7 + 3) % len(WORDS)]
-        cols = [Column("id", "BIGINT", "integer", primary_key=True)]
-        for j in range(1, 20):
-            word = WORDS[(i + j * 5) % len(WORDS)]
-            kind = ("id", "name", "amount", "status")[j % 4]
-            cols.append(Column(f"{word}_{kind}_{j:02d}", "TEXT", "text"))
-        generated.append(Table(f"{a}_{b}_{SUFFIXES[i % len(SUFFIXES)]}_{i:05d}", tuple(cols)))
+        name, cols = filler_table(i, 20)
+        generated.append(Table(name, tuple(Column(c, t, "text", primary_key=c == "id") for c, t in cols)))
     small = catalog()
     return Catalog(
         database="wide",

@@ -280,8 +280,6 @@ def _answer_tree(db: Database, request: Request, settings: EngineSettings, trace
             "matches": placed_words(reading, lex),  # what the words name ('clients' → client)
             "pinned": [r.encode() for r in readings],
         }
-    if reading.tree is None:
-        return _answer_walk(db, request, settings, trace)
     bound = _interpreted(db, request, settings, trace, lex, reading, readings)
     if isinstance(bound, Outcome):
         return bound

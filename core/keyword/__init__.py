@@ -12,24 +12,18 @@ doubts), or asks back when two to four concrete readings compete (options re-ask
 `Reading` pinned, core/keyword/readings.py). In a thread, a follow-up is applied to its last
 reading as a change (a filter, a period, a grouping), or it says that such follow-ups need an LLM.
 
-Reading the question
-    shapes.py        cue phrases, literals (numbers, dates, quarters, periods) and content words
-    match.py         phrases → tables, columns, values; one coherent reading (DANKE matching)
+Reading the question: lexicon → grammar → tree → binding (the path every question takes first)
+    lexicon.yaml     every word keyword mode reads, as data (lexicon.py checks and loads it)
+    grammar.py       words → lexemes → question trees (tree.py); a follow-up → the change it says
+    bind.py          a tree → a Query over this schema's tables, columns and values, or a decline
+    followup.py      a follow-up in a thread: the last question's tree changed, then bound again
     readings.py      Reading: one reading of some words, as clarification options carry it
 
-From the reading to a query: passes over an immutable plan (interpret.py lists them in order;
-each is `(Plan, Context) -> Plan`, or declines)
-    plan.py          Plan (the question part-way to SQL), Query (what will be computed), Context
-    columns.py       what a column is for: kinds (dates kept as text too), labels, keys, measures
-    walk.py          left to right: each phrase and literal takes its role from the cues before it;
-                     ratios and durations that claim several words first
-    filters.py       comparisons, presence tests, several values of one column
-    dates.py         which date a date is about, and the [start, end) of a year, month, period
-    time_buckets.py  'per month', 'by year', 'which month' → group by a calendar unit
-    ranking.py       superlatives and 'top N': which column ranks, how many rows are kept
-    output.py        the target table, grouping or projection, the default order, the tables
-    abstain.py       when to decline, and what to say
-    followup.py      a follow-up in a thread as a change to the last reading
+The first reader, for questions the grammar has no rule for yet (first_reader.py; issue 33 retires
+it): shapes.py (cues and literals) → match.py (phrases → senses) → the passes of interpret.py over
+an immutable Plan (plan.py): walk.py, filters.py, dates.py, time_buckets.py, ranking.py, output.py,
+abstain.py. match.py also holds the schema's Lexicon both readers bind with; columns.py says what
+a column is for (kinds, labels, keys, measures).
 
 Judging the reading
     confidence.py    join soundness and uniqueness (hard rules), and the confidence: match
@@ -38,6 +32,7 @@ Judging the reading
 From the query to an answer
     compile.py       the query as SQL over the view, date arithmetic per dialect
     explain.py       the reading and the refusal in plain words
+    replies.py       the decline and the question back, as both readers word them
     answer.py        the stages, traced: answer_keyword(db, request, settings, trace) -> Outcome
 """
 

@@ -11,43 +11,26 @@ import contextlib
 import datetime as dt
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import replace
-from typing import Any, Literal
 
-from core.answer import Clarification, ErrorKind, Option, Outcome
+from core.answer import Outcome
 from core.conversation import MAX_TURNS, Turn
 from core.database import Database
 from core.dictionary import name_words
 from core.expand import ExpandError, expand
 from core.joins import View
-from core.keyword.abstain import understood_words
-from core.keyword.bind import Bound
-from core.keyword.compile import CompileError, compile_query, order_outputs
-from core.keyword.confidence import assess
+from core.keyword.bind import Ambiguous, Bound, SchemaNames, bind, parts, understood
+from core.keyword.compile import CompileError, compile_query
+from core.keyword.confidence import judge
 from core.keyword.definitions import answer_defined, said_definitions, unplaced_definitions_text
 from core.keyword.explain import abstain_text, describe, doubt_text, follow_up_text, sense_label
-from core.keyword.followup import FollowUp, apply, looks_like_follow_up, self_contained
+from core.keyword.first_reader import answer_first_reader
+from core.keyword.followup import Continued, apply
 from core.keyword.grammar import Reading as GrammarReading
-from core.keyword.interpret import make_plan
-from core.keyword.match import (
-    Lexicon,
-    Matching,
-    Mention,
-    Sense,
-    choose,
-    content_words,
-    discover,
-    lexicon,
-    names_across_stop_words,
-    names_in_stop_words,
-    names_over_cues,
-    percent_signs,
-    row_nouns_naming_a_table,
-    values_over_stop_words,
-)
-from core.keyword.plan import Abstain, Ambiguity, AmbiguousDate, Context, Decline, Plan, Query, Ref
+from core.keyword.grammar import continues, read, read_change
+from core.keyword.match import Lexicon, Mention, lexicon
+from core.keyword.plan import Abstain, Ambiguity, AmbiguousDate, Decline, Query
 from core.keyword.readings import Reading, decode_all
-from core.keyword.shapes import Shape, read_shape
+from core.keyword.replies import EMPTY_DOUBT, asked, clarify, failed
 from core.plurals import plural
 from core.request import Request
 from core.run import check_for, outcome_of, run_over_view
@@ -57,11 +40,6 @@ from core.view import build_view, required
 
 log = logging.getLogger(__name__)
 
-EMPTY_DOUBT = (
-    "that reading matches no rows, and it may not be what you meant. If it is, the answer is none; "
-    "otherwise try naming the columns or values you mean"
-)
-
 
 def answer_keyword(db: Database, request: Request, settings: EngineSettings, trace: Trace) -> Outcome:
     """The keyword-mode outcome: an answer labelled with its reading, a clarifying question, or a
@@ -70,7 +48,7 @@ def answer_keyword(db: Database, request: Request, settings: EngineSettings, tra
         return _answer(db, request, settings, trace)
     except Exception as exc:  # a reader bug must cost one question, never the bot
         log.exception("keyword mode failed on %r", request.question)
-        return _failed(
+        return failed(
             db,
             request,
             trace,
@@ -80,187 +58,17 @@ def answer_keyword(db: Database, request: Request, settings: EngineSettings, tra
 
 
 def _answer(db: Database, request: Request, settings: EngineSettings, trace: Trace) -> Outcome:
-    """The grammar's reading; a follow-up in a thread, or a question the grammar reads no tree
-    for, is read by the first reader (walk.py) until the grammar covers it."""
+    """A follow-up in a thread as a change to the last answer; any other question on its own."""
     if request.history:
-        return _answer_walk(db, request, settings, trace)
+        followed = _follow_up(db, request, settings, trace)
+        if followed is not None:
+            return followed
     return _answer_tree(db, request, settings, trace)
-
-
-def _answer_walk(db: Database, request: Request, settings: EngineSettings, trace: Trace) -> Outcome:
-    notify = request.on_stage or (lambda _stage: None)
-    notify("keyword")
-    readings = decode_all(request.transcript.choices)
-    lex = lexicon(db)
-    if request.definitions and not readings and not request.after_rejection:
-        defined = answer_defined(db, request, lex, settings, trace)  # metrics, named filters, entities
-        if defined is not None:
-            return defined
-        named = said_definitions(request.question, request.definitions)
-        if named:  # the reading below knows no definitions: it would answer with its own meaning
-            return _failed(db, request, trace, "keyword_abstain", unplaced_definitions_text(named))
-    today = request.today or dt.date.today()
-    ctx = Context(lex, today, tuple(readings))
-    with trace.stage("retrieve") as st:
-        shape, matching = _match(request.question, lex, readings)
-        st.outputs = {
-            "cues": [f"{c.kind}{':' + c.arg if c.arg else ''} '{c.words}'" for c in shape.cues],
-            "literals": [f"{lit.kind} '{lit.words}'" for lit in shape.literals],
-            "matches": understood_words(matching),
-            "unmatched": content_words(shape, matching.unmatched),
-            "pinned": [r.encode() for r in readings],
-        }
-    follow: FollowUp | None = None
-    history = tuple(request.history)
-    if history and looks_like_follow_up(shape, matching):
-        with trace.stage("follow-up") as st:
-            continued = _continue(db, lex, ctx, shape, matching, history, settings)
-            st.outputs = {"previous": history[-1].question}
-            if isinstance(continued, Abstain):
-                st.outputs["declined"] = continued.reason
-            elif continued is not None:
-                st.outputs["change"] = continued.change
-            else:
-                st.outputs["read"] = "on its own"
-        if isinstance(continued, Abstain):
-            return _failed(
-                db, request, trace, "keyword_abstain", follow_up_text(continued, history[-1].question)
-            )
-        follow = continued
-    with trace.stage("interpret") as st:
-        near = request.after_rejection or settings.clarify == "always"
-        plan = follow.plan if follow is not None else make_plan(shape, matching, ctx, near=near)
-        if isinstance(plan, Abstain):
-            st.outputs = {"abstain": plan.reason, "not_understood": list(plan.not_understood)}
-        elif isinstance(plan, Ambiguity):
-            st.outputs = {"ambiguous": plan.words, "readings": list(plan.labels)}
-        else:
-            st.outputs = {"reading": describe(plan.query), "tables": list(plan.query.tables)}
-    if isinstance(plan, Abstain):
-        return _failed(
-            db,
-            request,
-            trace,
-            "keyword_abstain",
-            abstain_text(plan),
-            interpretation="; ".join(plan.understood),
-        )
-    if isinstance(plan, Ambiguity):
-        return _clarify(db, request, trace, plan)
-    query = plan.query
-    interpretation = describe(query)
-    if follow is not None:
-        interpretation = f"Follow-up to '{history[-1].question}' ({follow.change}): {interpretation}"
-    with trace.stage("view") as st:
-        words = request.question if follow is None else f"{history[-1].question} {request.question}"
-        view = build_view(db, list(query.tables), question=words)
-        if query.target:  # each row, or each row measured, is a target's
-            view = required(view, query.target)
-        st.outputs = {"tables": view.tables, "joins": view.explain(), "fans_out": view.fans_out}
-        missing = [t for t in query.tables if t.lower() not in {x.lower() for x in view.tables}]
-    if missing:
-        return _failed(
-            db,
-            request,
-            trace,
-            "keyword_abstain",
-            f"Keyword mode could not join {', '.join(missing)} to the other tables the question names, so it did not answer. Try asking about fewer things at once.",
-            interpretation=interpretation,
-        )
-    with trace.stage("confidence") as st:
-        try:
-            confidence = assess(
-                plan, view, ctx, also=(follow.own,) if follow is not None else (), question=words
-            )
-        except Decline as d:
-            st.outputs = {"declined": d.reason}
-            return _failed(
-                db,
-                request,
-                trace,
-                "keyword_abstain",
-                doubt_text(query, d.reason),
-                interpretation=interpretation,
-            )
-        st.outputs = confidence.trace(settings.keyword_min_confidence)
-    ask = confidence.askable(settings.keyword_min_confidence)
-    if confidence.score < settings.keyword_min_confidence and ask is not None:
-        return _asked(db, request, trace, ask.words, ask.options, interpretation)
-    if confidence.score < settings.keyword_min_confidence and confidence.weakest is not None:
-        return _failed(
-            db,
-            request,
-            trace,
-            "keyword_abstain",
-            doubt_text(query, confidence.weakest.says),
-            interpretation=interpretation,
-        )
-    with trace.stage("compile") as st:
-        try:
-            over_view = compile_query(query, view, lex, db.catalog.dialect)
-            st.outputs = {"sql": over_view}
-        except CompileError as exc:
-            st.outputs = {"error": str(exc)}
-            return _failed(
-                db,
-                request,
-                trace,
-                "keyword_abstain",
-                f"Keyword mode could not write this query: {exc}. Try a simpler question.",
-                interpretation=interpretation,
-            )
-    run = run_over_view(db, over_view, view, settings, trace, notify)
-    result = run.result
-    nothing = result is not None and (
-        not result.rows or (len(result.rows) == 1 and all(v is None for v in result.rows[0]))
-    )  # no rows, or an average or total over none of them (a row of NULLs)
-    if nothing:
-        # "none" is an answer people act on, and from a misreading it looks like any other: on
-        # unseen schemas most of keyword mode's empty results were readings it got wrong ('before
-        # X or after Y' read as both; 'at least 3 products' counted per product). The reading and
-        # its SQL are shown, so a reading that is right still tells the person there are none.
-        return _failed(
-            db,
-            request,
-            trace,
-            "keyword_abstain",
-            doubt_text(query, EMPTY_DOUBT),
-            interpretation=interpretation,
-            sql=run.sql,
-        )
-    if result is not None:
-        tied = _tied_at_limit(db, query, view, lex, result.rows, settings, trace)
-        asks_when = bool(shape.tokens) and shape.tokens[0].low == "when"  # the date is the answer anyway
-        if tied and query.limit == 1 and not asks_when:
-            names = ", ".join(str(r[0]) for r in tied)
-            return _failed(
-                db,
-                request,
-                trace,
-                "keyword_abstain",
-                f"Keyword mode (no LLM) found a tie: {names} share the first place, so 'the first one' "
-                "has no single answer. Ask for the top few instead to see them all.",
-                interpretation=interpretation,
-                sql=run.sql,
-            )
-        if tied:
-            interpretation += f" (More rows tie with the last one shown: {len(tied)} share its value.)"
-    return outcome_of(
-        run,
-        question=request.question,
-        database=db.name,
-        trace=trace,
-        mode="keyword",
-        interpretation=interpretation,
-    )
 
 
 def _answer_tree(db: Database, request: Request, settings: EngineSettings, trace: Trace) -> Outcome:
     """The question read by the grammar: lexicon → tree → binding → view → confidence → compile
     → run, each stage in the trace; any stage may end in a decline or a question back."""
-    from core.keyword.bind import SchemaNames
-    from core.keyword.grammar import read
-
     notify = request.on_stage or (lambda _stage: None)
     notify("keyword")
     readings = decode_all(request.transcript.choices)
@@ -271,7 +79,7 @@ def _answer_tree(db: Database, request: Request, settings: EngineSettings, trace
             return defined
         named = said_definitions(request.question, request.definitions)
         if named:  # the reading below knows no definitions: it would answer with its own meaning
-            return _failed(db, request, trace, "keyword_abstain", unplaced_definitions_text(named))
+            return failed(db, request, trace, "keyword_abstain", unplaced_definitions_text(named))
     with trace.stage("retrieve") as st:
         reading = read(request.question, SchemaNames(lex))
         st.outputs = {
@@ -280,17 +88,34 @@ def _answer_tree(db: Database, request: Request, settings: EngineSettings, trace
             "matches": placed_words(reading, lex),  # what the words name ('clients' → client)
             "pinned": [r.encode() for r in readings],
         }
+    if reading.tree is None:  # until the grammar has a rule for it (issue 33)
+        return answer_first_reader(db, request, settings, trace, lex)
     bound = _interpreted(db, request, settings, trace, lex, reading, readings)
     if isinstance(bound, Outcome):
         return bound
-    query = bound.query
-    view = _joined(db, request, trace, query)
+    return _settled(db, request, settings, trace, lex, bound, request.question, describe(bound.query))
+
+
+def _settled(
+    db: Database,
+    request: Request,
+    settings: EngineSettings,
+    trace: Trace,
+    lex: Lexicon,
+    bound: Bound,
+    words: str,
+    interpretation: str,
+) -> Outcome:
+    """From a bound reading of `words` to the answer: the joins, the confidence, the SQL and the
+    run, each of which may still decline or ask back."""
+    notify = request.on_stage or (lambda _stage: None)
+    view = _joined(db, request, trace, bound.query, words, interpretation)
     if isinstance(view, Outcome):
         return view
-    doubt = _doubted(db, request, settings, trace, lex, bound, view)
+    doubt = _doubted(db, request, settings, trace, lex, bound, view, words, interpretation)
     if doubt is not None:
         return doubt
-    return _ran(db, request, settings, trace, lex, query, view, notify)
+    return _ran(db, request, settings, trace, lex, bound.query, view, notify, interpretation)
 
 
 def _interpreted(
@@ -303,8 +128,6 @@ def _interpreted(
     readings: Sequence[Reading],
 ) -> Bound | Outcome:
     """The 'interpret' stage: the first tree the schema binds, or the decline or question back."""
-    from core.keyword.bind import Ambiguous
-
     with trace.stage("interpret") as st:
         near = request.after_rejection or settings.clarify == "always"
         try:
@@ -312,7 +135,7 @@ def _interpreted(
         except Decline as d:
             st.outputs = {"abstain": d.reason, "not_understood": list(d.words)}
             abstain = Abstain(d.reason, d.understood, d.words, suggestion(lex, reading))
-            return _failed(
+            return failed(
                 db,
                 request,
                 trace,
@@ -322,7 +145,7 @@ def _interpreted(
             )
         except Ambiguous as amb:
             st.outputs = {"ambiguous": amb.words, "readings": [sense_label(s) for s in amb.senses]}
-            return _asked(db, request, trace, amb.words, amb.senses, f"'{amb.words}'")
+            return asked(db, request, trace, amb.words, amb.senses, f"'{amb.words}'")
         except AmbiguousDate as amb:
             st.outputs = {"ambiguous": amb.words}
             options = amb.refs[:4]
@@ -332,29 +155,31 @@ def _interpreted(
                 readings=tuple(Reading(words=amb.words, table=o.table, column=o.column) for o in options),
                 labels=tuple(f"{o.table} {o.column.replace('_', ' ')}" for o in options),
             )
-            return _clarify(db, request, trace, ambiguity)
+            return clarify(db, request, trace, ambiguity)
         st.outputs = {"reading": describe(bound.query), "tables": list(bound.query.tables)}
     return bound
 
 
-def _joined(db: Database, request: Request, trace: Trace, query: Query) -> View | Outcome:
+def _joined(
+    db: Database, request: Request, trace: Trace, query: Query, words: str, interpretation: str
+) -> View | Outcome:
     """The 'view' stage: the join tree over the query's tables, or a decline when one is left out."""
     with trace.stage("view") as st:
-        view = build_view(db, list(query.tables), question=request.question)
+        view = build_view(db, list(query.tables), question=words)
         if query.target:
             view = required(view, query.target)
         st.outputs = {"tables": view.tables, "joins": view.explain(), "fans_out": view.fans_out}
         missing = [t for t in query.tables if t.lower() not in {x.lower() for x in view.tables}]
     if not missing:
         return view
-    return _failed(
+    return failed(
         db,
         request,
         trace,
         "keyword_abstain",
         f"Keyword mode could not join {', '.join(missing)} to the other tables the question names, "
         "so it did not answer. Try asking about fewer things at once.",
-        interpretation=describe(query),
+        interpretation=interpretation,
     )
 
 
@@ -366,18 +191,17 @@ def _doubted(
     lex: Lexicon,
     bound: Bound,
     view: View,
+    words: str,
+    interpretation: str,
 ) -> Outcome | None:
     """The 'confidence' stage: None when sure enough; else the question back or the decline."""
-    from core.keyword.confidence import judge
-
     query, threshold = bound.query, settings.keyword_min_confidence
-    interpretation = describe(query)
     with trace.stage("confidence") as st:
         try:
-            confidence = judge(query, bound.placed(), view, lex, request.question, bound.doubts)
+            confidence = judge(query, bound.placed(), view, lex, words, bound.doubts)
         except Decline as d:
             st.outputs = {"declined": d.reason}
-            return _failed(
+            return failed(
                 db,
                 request,
                 trace,
@@ -390,9 +214,9 @@ def _doubted(
         return None
     ask = confidence.askable(threshold)
     if ask is not None:
-        return _asked(db, request, trace, ask.words, ask.options, interpretation)
+        return asked(db, request, trace, ask.words, ask.options, interpretation)
     says = confidence.weakest.says if confidence.weakest is not None else "it is not sure of the reading"
-    return _failed(
+    return failed(
         db, request, trace, "keyword_abstain", doubt_text(query, says), interpretation=interpretation
     )
 
@@ -406,17 +230,17 @@ def _ran(
     query: Query,
     view: View,
     notify: Callable[[str], None],
+    interpretation: str,
 ) -> Outcome:
     """The 'compile' stage and the run: the answer, or a decline when it cannot be written or
     finds nothing (a reading that finds no rows is shown, not answered as none)."""
-    interpretation = describe(query)
     with trace.stage("compile") as st:
         try:
             over_view = compile_query(query, view, lex, db.catalog.dialect)
             st.outputs = {"sql": over_view}
         except CompileError as exc:
             st.outputs = {"error": str(exc)}
-            return _failed(
+            return failed(
                 db,
                 request,
                 trace,
@@ -429,7 +253,7 @@ def _ran(
     if result is not None and (
         not result.rows or (len(result.rows) == 1 and all(v is None for v in result.rows[0]))
     ):
-        return _failed(
+        return failed(
             db,
             request,
             trace,
@@ -455,8 +279,6 @@ def bind_first(
 ) -> Bound:
     """The first of the grammar's trees the schema binds, as keyword mode computes it; the first
     tree's reason when none does."""
-    from core.keyword.bind import bind
-
     if reading.tree is None:
         raise unread(reading, lex)
     first: Decline | None = None
@@ -480,8 +302,6 @@ def bind_first(
 def unread(reading: GrammarReading, lex: Lexicon) -> Decline:
     """Why the grammar placed no reading: wording keyword mode does not compute, else the words
     that name nothing in this database, else how the words fit together."""
-    from core.keyword.bind import parts, understood
-
     for x in reading.lexemes:
         if x.cat == "unsupported":
             return Decline(f"it asks for {x.arg} ('{x.text}'), which keyword mode does not compute", [x.text])
@@ -504,8 +324,6 @@ def unread(reading: GrammarReading, lex: Lexicon) -> Decline:
 
 def placed_words(reading: GrammarReading, lex: Lexicon) -> list[str]:
     """What each phrase of the question names, best reading first ('clients' → client)."""
-    from core.keyword.bind import parts, understood
-
     found = [p for x in reading.lexemes if x.cat == "np" for p in parts(reading, lex, x.phrase)]
     return understood([Mention(p.start, p.end, p.words, p.senses) for p in found if p.senses])
 
@@ -513,9 +331,6 @@ def placed_words(reading: GrammarReading, lex: Lexicon) -> list[str]:
 def suggestion(lex: Lexicon, reading: GrammarReading) -> str:
     """One question keyword mode answers on this schema, in the data's words — the count of a
     thing the question named, else of the table most others join to — checked by reading it."""
-    from core.keyword.bind import SchemaNames, parts
-    from core.keyword.grammar import read
-
     named = {
         s.table: p.words  # the asker's own word for it
         for x in reading.lexemes
@@ -536,181 +351,93 @@ def suggestion(lex: Lexicon, reading: GrammarReading) -> str:
     return ""
 
 
-def _tied_at_limit(
-    db: Database,
-    query: Query,
-    view: View,
-    lex: Lexicon,
-    rows: Sequence[tuple[Any, ...]],
-    settings: EngineSettings,
-    trace: Trace,
-) -> list[tuple[Any, ...]]:
-    """The rows that tie with the last one a LIMIT keeps, when more exist than it keeps ('which
-    aircraft flies the most flights?' when two fly as many): found by asking for one row more,
-    with the measure it ranks by shown even when the answer hides it."""
-    limit = query.limit
-    dialect = db.catalog.dialect
-    if not limit or len(rows) < limit:
-        return []
-    probe = replace(query, limit=limit + 1)
-    if query.hidden:  # 'which storm affected the most regions': show the count it ranks by
-        probe = replace(probe, measures=(*query.measures, *query.hidden), hidden=())
-    unshown = [o.key for o in query.order if isinstance(o.key, Ref) and o.key not in query.projection]
-    if unshown and not (query.measures or query.groups):  # 'the customers who ordered the largest quantity'
-        probe = replace(probe, projection=(*query.projection, *unshown))
-    with trace.stage("ties") as st:
+def _follow_up(db: Database, request: Request, settings: EngineSettings, trace: Trace) -> Outcome | None:
+    """A message in a thread read as a change to keyword mode's last answer (core/keyword/
+    followup.py): the answer, or why it cannot be continued without an LLM; None when the message
+    is a question of its own after all."""
+    lex = lexicon(db)
+    today = request.today or dt.date.today()
+    said_on = continues(request.question)
+    if not said_on and _stands_alone(request.question, lex, today):
+        return None
+    history = tuple(request.history)
+    last = history[-1].question
+    with trace.stage("follow-up") as st:
+        st.outputs = {"previous": last}
+        previous = _previous(db, lex, today, history, settings)
         try:
-            more = compile_query(probe, view, lex, dialect)
-        except CompileError:
-            st.outputs = {"checked": False}
-            return []
-        keys = order_outputs(more, dialect)
-        if not keys:
-            st.outputs = {"checked": False}
-            return []
-        run = run_over_view(db, more, view, settings, Trace(question="", database=db.name))
-        extra = run.result.rows if run.result is not None else []
-        last = extra[limit - 1] if len(extra) > limit else None
-        tied = (
-            [r for r in extra if all(r[k] == last[k] for k in keys)]
-            if last is not None and all(extra[limit][k] == last[k] for k in keys)
-            else []
-        )
-        st.outputs = {"checked": run.result is not None, "tied": len(tied)}
-    return tied
+            if previous is None:
+                raise Decline("the last answer in this thread is not one keyword mode can continue")
+            continued = apply(previous, read_change(request.question, SchemaNames(lex)), lex, today)
+        except Decline as d:
+            st.outputs["declined"] = d.reason
+            if not said_on and previous is None:
+                return None
+            text = follow_up_text(Abstain(reason=d.reason, not_understood=tuple(d.words)), last)
+            return failed(db, request, trace, "keyword_abstain", text)
+        except (Ambiguous, AmbiguousDate) as amb:
+            st.outputs["declined"] = f"ambiguous '{amb.words}'"
+            reason = f"it could not tell which column '{amb.words}' is about"
+            text = follow_up_text(Abstain(reason=reason, not_understood=(amb.words,)), last)
+            return failed(db, request, trace, "keyword_abstain", text)
+        st.outputs["change"] = continued.change
+    bound = continued.bound
+    interpretation = f"Follow-up to '{last}' ({continued.change}): {describe(bound.query)}"
+    words = continued.reading.question
+    return _settled(db, request, settings, trace, lex, bound, words, interpretation)
 
 
-def _match(question: str, lex: Lexicon, readings: Sequence[Reading]) -> tuple[Shape, Matching]:
-    shape = names_over_cues(read_shape(question), lex)
-    shape = row_nouns_naming_a_table(percent_signs(shape, lex), lex)
-    shape = names_across_stop_words(names_in_stop_words(shape, lex), lex)
-    shape = values_over_stop_words(shape, lex)
-    return shape, choose(discover(shape, lex, readings), lex)
-
-
-def _continue(
-    db: Database,
-    lex: Lexicon,
-    ctx: Context,
-    shape: Shape,
-    matching: Matching,
-    history: Sequence[Turn],
-    settings: EngineSettings,
-) -> FollowUp | Abstain | None:
-    """The follow-up applied to keyword mode's last reading; an Abstain when it cannot be; None
-    when the message reads as a question of its own after all."""
-    previous = _previous(db, lex, ctx.today, history, settings)
-    on_its_own = self_contained(shape, matching)
-    if previous is None:
-        if on_its_own:
-            return None
-        return Abstain(reason="the last answer in this thread is not one keyword mode can continue")
+def _stands_alone(question: str, lex: Lexicon, today: dt.date) -> bool:
+    """The message is a question of its own: the grammar reads it whole and it names a table
+    ('how many payments are there?', not 'what is the average amount?')."""
+    reading = read(question, SchemaNames(lex))
     try:
-        return apply(previous, shape, matching, ctx)
-    except Decline as d:
-        if on_its_own:
-            return None
-        return Abstain(reason=d.reason, understood=tuple(understood_words(matching)), not_understood=d.words)
+        bound = bind_first(reading, lex, today, (), False)
+    except (Decline, Ambiguous, AmbiguousDate):
+        return False
+    return any(m.sense is not None and m.sense.kind == "table" for m in bound.mentions)
 
 
 def _previous(
     db: Database, lex: Lexicon, today: dt.date, history: Sequence[Turn], settings: EngineSettings
-) -> Plan | None:
+) -> Continued | None:
     """Keyword mode's reading of the last answered turn: the thread's questions read again,
     oldest first, each follow-up on top of the reading before it — trusted only when it gives
     the SQL the turn was answered with (not an LLM's answer, not one a clarification settled)."""
-    ctx = Context(lex, today)
-    plan: Plan | None = None
+    names = SchemaNames(lex)
+    last: Continued | None = None
     for turn in history[-MAX_TURNS:]:
-        shape, matching = _match(turn.question, lex, ())
-        candidates: list[Plan] = []
-        if plan is not None and looks_like_follow_up(shape, matching):
-            with contextlib.suppress(Decline):
-                candidates.append(apply(plan, shape, matching, ctx).plan)
-        alone = make_plan(shape, matching, ctx)
-        if isinstance(alone, Plan):
-            candidates.append(alone)
+        candidates: list[Continued] = []
+        if last is not None:
+            with contextlib.suppress(Decline, Ambiguous, AmbiguousDate):
+                candidates.append(apply(last, read_change(turn.question, names), lex, today))
+        reading = read(turn.question, names)
+        with contextlib.suppress(Decline, Ambiguous, AmbiguousDate):
+            bound = bind_first(reading, lex, today, (), False)
+            candidates.append(Continued(reading.with_tree(bound.tree), bound))
         want = " ".join(turn.sql.split())
-        plan = next(
+        last = next(
             (
                 c
                 for c in candidates
-                if want and " ".join(_final_sql(db, c, settings, turn.question).split()) == want
+                if want and _final_sql(db, c.bound.query, settings, turn.question) == want
             ),
             None,
         )
-    return plan
+    return last
 
 
-def _final_sql(db: Database, plan: Plan, settings: EngineSettings, question: str) -> str:
-    """The SQL keyword mode would run for `plan` (compiled, expanded, guarded), without running it."""
-    view = build_view(db, list(plan.query.tables), question=question)
-    if {t.lower() for t in plan.query.tables} - {t.lower() for t in view.tables}:
+def _final_sql(db: Database, query: Query, settings: EngineSettings, question: str) -> str:
+    """The SQL keyword mode would run for `query` (compiled, expanded, guarded), without running it."""
+    view = build_view(db, list(query.tables), question=question)
+    if query.target:
+        view = required(view, query.target)
+    if {t.lower() for t in query.tables} - {t.lower() for t in view.tables}:
         return ""
     dialect = db.catalog.dialect
     try:
-        expanded = expand(compile_query(plan.query, view, lexicon(db), dialect), view, dialect)
+        expanded = expand(compile_query(query, view, lexicon(db), dialect), view, dialect)
     except (CompileError, ExpandError):
         return ""
     verdict = check_for(db, expanded, settings)
-    return verdict.sql if verdict.allowed else ""
-
-
-def _clarify(
-    db: Database, request: Request, trace: Trace, plan: Ambiguity, interpretation: str = ""
-) -> Outcome:
-    what = "value" if plan.kind == "AmbValue" else "column"
-    clarification = Clarification(
-        question=f"Which {what} does '{plan.words}' mean?",
-        options=tuple(Option(label, r.encode()) for label, r in zip(plan.labels, plan.readings, strict=True)),
-        kind=plan.kind,
-    )
-    return Outcome(
-        status="clarify",
-        question=request.question,
-        database=db.name,
-        mode="keyword",
-        clarification=clarification,
-        interpretation=interpretation or f"'{plan.words}' can be read in {len(plan.readings)} ways",
-        trace=trace,
-    )
-
-
-def _asked(
-    db: Database, request: Request, trace: Trace, words: str, options: Sequence[Sense], reading: str
-) -> Outcome:
-    """Ask which of a phrase's close readings was meant (the chosen one first)."""
-    kind: Literal["AmbValue", "AmbTableColumn"] = (
-        "AmbValue" if options[0].kind == "value" else "AmbTableColumn"
-    )
-    ambiguity = Ambiguity(
-        words=words,
-        kind=kind,
-        readings=tuple(s.reading(words) for s in options),
-        labels=tuple(sense_label(s) for s in options),
-    )
-    return _clarify(
-        db, request, trace, ambiguity, f"{reading} ('{words}' can be read in {len(options)} ways)"
-    )
-
-
-def _failed(
-    db: Database,
-    request: Request,
-    trace: Trace,
-    kind: ErrorKind,
-    message: str,
-    *,
-    interpretation: str = "",
-    sql: str = "",
-) -> Outcome:
-    return Outcome.failed(
-        request.question,
-        kind,
-        message,
-        database=db.name,
-        mode="keyword",
-        interpretation=interpretation,
-        sql=sql,
-        trace=trace,
-    )
+    return " ".join(verdict.sql.split()) if verdict.allowed else ""

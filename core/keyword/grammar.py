@@ -1780,6 +1780,59 @@ MODIFIERS: tuple[Rule, ...] = (
 )
 
 
+# -- a follow-up: what it changes in the last question -------------------------------------------
+
+
+def _bare(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
+    """DET? (TIME | NP) — said alone in a follow-up, a period or a value: 'what about 2024?',
+    'and only the failed ones?', 'France?'"""
+    j = _skip(ls, i, "det")
+    value = ls[j].value if _at(ls, j, "value") else None
+    if value is not None and value.is_time:
+        return replace(q, windows=(*q.windows, Window(value))), j + 1
+    if _at(ls, j, "np"):
+        return replace(q, conditions=(*q.conditions, Condition(None, "=", ls[j].phrase))), j + 1
+    return None
+
+
+def _continuing(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
+    """LIST | DET(those) | FOLLOW_ON | POINTING — words inside a follow-up that only say it
+    continues the last answer ('now show only those with …')"""
+    said = ls[i].text.lower() in WORDS.sets["follow_on"] | WORDS.sets["pointing"]
+    return (q, i + 1) if _at(ls, i, "list") or said else None
+
+
+CHANGES: tuple[Rule, ...] = (
+    _continuing,
+    _skipped,
+    _group,
+    _window,
+    _compare,
+    _absent,
+    _with,
+    _prep,
+    _is_value,
+    _bare,
+)
+
+
+def change(ls: Sequence[Lex]) -> Question | None:
+    """(window | group | compare | absent | with | prep | is | bare)+ END — what a follow-up in a
+    thread changes in the last question: its filters, its period, its grouping ('in Germany',
+    '2024', 'per country', 'the failed ones'). None when a word asks for anything else (a
+    ranking, another measure): such a change needs an LLM."""
+    q, i = Question("list"), 0
+    while i < len(ls):
+        for rule in CHANGES:
+            got = rule(ls, i, q)
+            if got is not None and got[1] > i:
+                q, i = got
+                break
+        else:
+            return None
+    return q if q.conditions or q.windows or q.groups else None
+
+
 # ---------------------------------------------------------------------------------------------
 # reading a question
 
@@ -1837,3 +1890,48 @@ def read(question: str, names: Names | None = None) -> Reading:
             placed = reading
         found += more
     return Reading(question, tokens, tuple(placed or first or ()), tuple(found))
+
+
+def _said_to_continue(tokens: Sequence[Token]) -> tuple[int, int]:
+    """[start, end) of the tokens left when the words that only say 'this continues the last
+    answer' are taken off both ends ('and only those', 'what about', '… instead?')."""
+    on, pointing = WORDS.sets["follow_on"], WORDS.sets["pointing"]
+    a, b = 0, len(tokens)
+    while a < b and (tokens[a].kind == "punct" or tokens[a].low in on | pointing or _about_next(tokens, a)):
+        a += 1
+    while b > a and (tokens[b - 1].kind == "punct" or tokens[b - 1].low in on | pointing):
+        b -= 1
+    return a, b
+
+
+def _about_next(tokens: Sequence[Token], i: int) -> bool:
+    """'what about', 'how about': the question word only leads into the change."""
+    return tokens[i].low in ("what", "how") and i + 1 < len(tokens) and tokens[i + 1].low == "about"
+
+
+def continues(question: str) -> bool:
+    """The message says it continues the last answer: it starts with a follow-on word ('and only
+    …', 'what about …') or points at the last answer's rows ('those', 'the failed ones')."""
+    tokens = tokenize(question)
+    words = [t for t in tokens if t.kind == "word"]
+    pointing = WORDS.sets["pointing"]
+    said_on = bool(words) and (words[0].low in WORDS.sets["follow_on"] or _about_next(words, 0))
+    return said_on or any(t.low in pointing for t in words)
+
+
+def read_change(question: str, names: Names | None = None) -> Reading:
+    """A follow-up read as a change to the last question: its one tree (if any) holds only the
+    conditions, periods and groupings it says, over the words left when those that only say
+    'this continues' are taken off."""
+    names = names or NoNames()
+    tokens = tokenize(question)
+    a, b = _said_to_continue(tokens)
+    core = question[tokens[a].start : tokens[b - 1].end] if a < b else ""
+    tokens = list(spelled_out(tokenize(core), names))
+    first: list[Lex] | None = None
+    for ls in lexemes(tokens, names):
+        first = first or ls
+        tree = change(ls)
+        if tree is not None:
+            return Reading(core, tuple(tokens), tuple(ls), (tree,))
+    return Reading(core, tuple(tokens), tuple(first or ()), ())

@@ -70,6 +70,8 @@ WORD_SETS = (
     "recent",
     "starts",
     "back",
+    "follow_on",
+    "pointing",
     "counts",
     "labels",
     "naming",

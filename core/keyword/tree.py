@@ -13,8 +13,8 @@ Every node is frozen: a tree is a value, compared and hashed as one.
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
-from typing import Any, Literal
+from dataclasses import dataclass, fields, is_dataclass, replace
+from typing import Any, Literal, TypeVar, cast
 
 # 'value': a figure of each row as it is, not aggregated — a side of a ratio said with no aggregate
 # ('the ratio of capacity to range': each row's capacity divided by its range)
@@ -183,3 +183,18 @@ def days(value: Value) -> tuple[dt.date, dt.date] | None:
     if value.kind == "date":
         return value.value, value.value + dt.timedelta(days=1)
     return None
+
+
+N = TypeVar("N")
+
+
+def shifted(node: N, n: int) -> N:
+    """The node with every phrase and value `n` tokens further on: a follow-up's words read after
+    those of the question it changes, as one reading (core/keyword/followup.py)."""
+    if isinstance(node, Phrase | Value):
+        return cast(N, replace(node, start=node.start + n, end=node.end + n))
+    if isinstance(node, tuple):
+        return cast(N, tuple(shifted(x, n) for x in node))
+    if is_dataclass(node) and not isinstance(node, type):
+        return cast(N, replace(node, **{f.name: shifted(getattr(node, f.name), n) for f in fields(node)}))
+    return node

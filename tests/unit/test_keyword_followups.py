@@ -127,3 +127,31 @@ def test_a_question_of_its_own_in_a_thread_is_read_on_its_own(app, hand):
     outcome = thread.ask("how many payments are there?")
     assert outcome.status == "answer"
     assert rows(outcome) == norm(hand("SELECT COUNT(*) FROM payment"))
+
+
+def test_a_period_said_as_a_range_replaces_the_period(app, hand):
+    thread = Thread(app)
+    thread.ask("How many payments per month in 2025?")
+    outcome = thread.ask("between 2023 and 2024 instead")
+    assert outcome.status == "answer", outcome.error
+    assert rows(outcome) == norm(
+        hand(
+            "SELECT strftime('%Y-%m', paid_on), COUNT(*) FROM payment "
+            "WHERE paid_on >= '2023-01-01' AND paid_on < '2025-01-01' GROUP BY 1"
+        )
+    )
+
+
+def test_follow_ups_on_a_list_replace_one_value_and_add_another(app, hand):
+    thread = Thread(app)
+    thread.ask("list clients in Germany")
+    thread.ask("what about France?")
+    outcome = thread.ask("and only the enterprise ones")
+    assert outcome.status == "answer", outcome.error
+    assert rows(outcome) == norm(
+        hand(
+            "SELECT client.name FROM client JOIN location ON client.loc_id = location.id "
+            "WHERE location.country = 'France' AND client.segment = 'enterprise'"
+        )
+    )
+    assert "only where segment is 'enterprise'" in outcome.interpretation

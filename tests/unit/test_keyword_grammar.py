@@ -8,7 +8,7 @@ import datetime as dt
 
 import pytest
 
-from core.keyword.grammar import Lex, lexemes, read, tokenize, values
+from core.keyword.grammar import Lex, continues, lexemes, read, read_change, tokenize, values
 from core.keyword.tree import Condition, Group, Measure, Order, Phrase, Question, Value, Window, days
 
 
@@ -639,3 +639,50 @@ def test_an_infinitive_after_a_superlative_names_the_event_ranked_by(question, w
 )
 def test_several_topics_said_in_front(question, want):
     assert tree(question) == want
+
+
+# ---------------------------------------------------------------------------------------------
+# a follow-up: what it changes in the last question (read_change, continues)
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("and only those in Germany?", "list - [= Germany]"),  # prep, the follow-on words taken off
+        ("what about France?", "list - [= France]"),  # bare: a value said alone
+        ("and only the failed ones?", "list - [= failed]"),  # 'the … ones' points back
+        ("what about 2024?", "list - <in 2024>"),  # bare: a period said alone
+        ("just Q3 2025", "list - <in Q3 2025>"),
+        ("per country instead", "list - per(country)"),  # group; 'instead' is no part of the name
+        ("how about by month", "list - per(month)"),
+        ("between 2023 and 2024 instead", "list - <between 2023..2024>"),
+        ("now show only those with cost over 100", "list - [> 100]"),  # compare, with its verb
+    ],
+)
+def test_a_follow_up_reads_as_the_conditions_periods_and_groupings_it_changes(message, expected):
+    assert brief(read_change(message).tree) == expected
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["and the top 5 by cost?", "what is the average amount?", "and how many are there?", "sorted by name"],
+)
+def test_a_follow_up_that_ranks_or_measures_is_no_change(message):
+    reading = read_change(message)
+    assert reading.tree is None
+    assert any(x.cat in ("top", "agg", "count", "order") for x in reading.lexemes)
+
+
+@pytest.mark.parametrize(
+    ("message", "said"),
+    [
+        ("and only those in Germany?", True),  # a follow-on word first
+        ("what about 2024?", True),
+        ("the failed ones", True),  # points at the last answer's rows
+        ("how many payments are there?", False),
+        ("what is the average amount?", False),  # no word says it: the schema decides (answer.py)
+        ("per country instead", False),
+    ],
+)
+def test_a_message_says_it_continues_the_last_answer_by_its_first_word_or_by_pointing(message, said):
+    assert continues(message) is said

@@ -30,10 +30,11 @@ from core.keyword.grammar import continues, read, read_change
 from core.keyword.match import Lexicon, Mention, lexicon
 from core.keyword.plan import Abstain, Ambiguity, AmbiguousDate, Decline, Query
 from core.keyword.readings import Reading, decode_all
-from core.keyword.replies import EMPTY_DOUBT, asked, clarify, failed
+from core.keyword.replies import asked, clarify, failed
+from core.keyword.stages import compiled, joined, ran
 from core.plurals import plural
 from core.request import Request
-from core.run import check_for, outcome_of, run_over_view
+from core.run import check_for, outcome_of
 from core.settings import EngineSettings
 from core.trace import Trace
 from core.view import build_view, required
@@ -109,7 +110,7 @@ def _settled(
     """From a bound reading of `words` to the answer: the joins, the confidence, the SQL and the
     run, each of which may still decline or ask back."""
     notify = request.on_stage or (lambda _stage: None)
-    view = _joined(db, request, trace, bound.query, words, interpretation)
+    view = joined(db, request, trace, bound.query, words, interpretation)
     if isinstance(view, Outcome):
         return view
     doubt = _doubted(db, request, settings, trace, lex, bound, view, words, interpretation)
@@ -158,29 +159,6 @@ def _interpreted(
             return clarify(db, request, trace, ambiguity)
         st.outputs = {"reading": describe(bound.query), "tables": list(bound.query.tables)}
     return bound
-
-
-def _joined(
-    db: Database, request: Request, trace: Trace, query: Query, words: str, interpretation: str
-) -> View | Outcome:
-    """The 'view' stage: the join tree over the query's tables, or a decline when one is left out."""
-    with trace.stage("view") as st:
-        view = build_view(db, list(query.tables), question=words)
-        if query.target:
-            view = required(view, query.target)
-        st.outputs = {"tables": view.tables, "joins": view.explain(), "fans_out": view.fans_out}
-        missing = [t for t in query.tables if t.lower() not in {x.lower() for x in view.tables}]
-    if not missing:
-        return view
-    return failed(
-        db,
-        request,
-        trace,
-        "keyword_abstain",
-        f"Keyword mode could not join {', '.join(missing)} to the other tables the question names, "
-        "so it did not answer. Try asking about fewer things at once.",
-        interpretation=interpretation,
-    )
 
 
 def _doubted(
@@ -232,38 +210,15 @@ def _ran(
     notify: Callable[[str], None],
     interpretation: str,
 ) -> Outcome:
-    """The 'compile' stage and the run: the answer, or a decline when it cannot be written or
-    finds nothing (a reading that finds no rows is shown, not answered as none)."""
-    with trace.stage("compile") as st:
-        try:
-            over_view = compile_query(query, view, lex, db.catalog.dialect)
-            st.outputs = {"sql": over_view}
-        except CompileError as exc:
-            st.outputs = {"error": str(exc)}
-            return failed(
-                db,
-                request,
-                trace,
-                "keyword_abstain",
-                f"Keyword mode could not write this query: {exc}. Try a simpler question.",
-                interpretation=interpretation,
-            )
-    run = run_over_view(db, over_view, view, settings, trace, notify)
-    result = run.result
-    if result is not None and (
-        not result.rows or (len(result.rows) == 1 and all(v is None for v in result.rows[0]))
-    ):
-        return failed(
-            db,
-            request,
-            trace,
-            "keyword_abstain",
-            doubt_text(query, EMPTY_DOUBT),
-            interpretation=interpretation,
-            sql=run.sql,
-        )
-    if result is not None and query.ties and len(result.rows) > 1:
-        interpretation += f" ({len(result.rows)} tie for the first place: all are shown.)"
+    """The SQL and the run: the answer, with every row tied for the first place said as a tie."""
+    sql = compiled(db, request, trace, lex, query, view, interpretation)
+    if isinstance(sql, Outcome):
+        return sql
+    run = ran(db, request, settings, trace, query, sql, view, notify, interpretation)
+    if isinstance(run, Outcome):
+        return run
+    if run.result is not None and query.ties and len(run.result.rows) > 1:
+        interpretation += f" ({len(run.result.rows)} tie for the first place: all are shown.)"
     return outcome_of(
         run,
         question=request.question,

@@ -88,13 +88,12 @@ class Confidence:
         }
 
 
-def assess(plan: Plan, view: View, ctx: Context, also: Sequence[Plan] = (), question: str = "") -> Confidence:
-    """The confidence of `plan` answered over `view`; raises Decline when a join is unsound.
-    `also`: other readings whose words are part of it (a follow-up's own words); `question`: the
-    words the view was synthesized with."""
+def assess(plan: Plan, view: View, ctx: Context, question: str = "") -> Confidence:
+    """The confidence of the first reader's `plan` answered over `view`; raises Decline when a
+    join is unsound. `question`: the words the view was synthesized with."""
     check_joins(plan, view, ctx, question)
     evidence = [
-        *(e for p in (plan, *also) for e in _match_evidence(p, ctx.lex)),
+        *_match_evidence(plan, ctx.lex),
         *_join_evidence(plan, view, ctx.lex),
         *_reading_evidence(plan, view, ctx.lex),
     ]

@@ -35,25 +35,23 @@ from core.keyword.match import (
     row_nouns_naming_a_table,
     values_over_stop_words,
 )
-from core.keyword.plan import Abstain, Ambiguity, Context, Decline, Query, Ref
+from core.keyword.plan import Abstain, Ambiguity, Context, Decline, Plan, Query, Ref
 from core.keyword.readings import Reading, decode_all
-from core.keyword.replies import EMPTY_DOUBT, asked, clarify, failed
+from core.keyword.replies import asked, clarify, failed
 from core.keyword.shapes import Shape, read_shape
+from core.keyword.stages import compiled, joined, ran
 from core.request import Request
 from core.run import outcome_of, run_over_view
 from core.settings import EngineSettings
 from core.trace import Trace
-from core.view import build_view, required
 
 
 def answer_first_reader(
     db: Database, request: Request, settings: EngineSettings, trace: Trace, lex: Lexicon
 ) -> Outcome:
-    """The question read by the first reader, stage by stage as the grammar's path reads it."""
-    notify = request.on_stage or (lambda _stage: None)
+    """The question read by the first reader, then the stages the grammar's path takes too."""
     readings = decode_all(request.transcript.choices)
-    today = request.today or dt.date.today()
-    ctx = Context(lex, today, tuple(readings))
+    ctx = Context(lex, request.today or dt.date.today(), tuple(readings))
     with trace.stage("retrieve") as st:
         shape, matching = _match(request.question, lex, readings)
         st.outputs = {
@@ -63,6 +61,29 @@ def answer_first_reader(
             "unmatched": content_words(shape, matching.unmatched),
             "pinned": [r.encode() for r in readings],
         }
+    plan = _planned(db, request, settings, trace, ctx, shape, matching)
+    if isinstance(plan, Outcome):
+        return plan
+    interpretation = describe(plan.query)
+    view = joined(db, request, trace, plan.query, request.question, interpretation)
+    if isinstance(view, Outcome):
+        return view
+    doubt = _doubted(db, request, settings, trace, ctx, plan, view, interpretation)
+    if doubt is not None:
+        return doubt
+    return _ran(db, request, settings, trace, lex, plan.query, view, shape, interpretation)
+
+
+def _planned(
+    db: Database,
+    request: Request,
+    settings: EngineSettings,
+    trace: Trace,
+    ctx: Context,
+    shape: Shape,
+    matching: Matching,
+) -> Plan | Outcome:
+    """The 'interpret' stage: the passes of interpret.py, or the decline or the question back."""
     with trace.stage("interpret") as st:
         near = request.after_rejection or settings.clarify == "always"
         plan = make_plan(shape, matching, ctx, near=near)
@@ -73,110 +94,74 @@ def answer_first_reader(
         else:
             st.outputs = {"reading": describe(plan.query), "tables": list(plan.query.tables)}
     if isinstance(plan, Abstain):
-        return failed(
-            db,
-            request,
-            trace,
-            "keyword_abstain",
-            abstain_text(plan),
-            interpretation="; ".join(plan.understood),
-        )
+        understood = "; ".join(plan.understood)
+        return failed(db, request, trace, "keyword_abstain", abstain_text(plan), interpretation=understood)
     if isinstance(plan, Ambiguity):
         return clarify(db, request, trace, plan)
-    query = plan.query
-    interpretation = describe(query)
-    with trace.stage("view") as st:
-        words = request.question
-        view = build_view(db, list(query.tables), question=words)
-        if query.target:  # each row, or each row measured, is a target's
-            view = required(view, query.target)
-        st.outputs = {"tables": view.tables, "joins": view.explain(), "fans_out": view.fans_out}
-        missing = [t for t in query.tables if t.lower() not in {x.lower() for x in view.tables}]
-    if missing:
-        return failed(
-            db,
-            request,
-            trace,
-            "keyword_abstain",
-            f"Keyword mode could not join {', '.join(missing)} to the other tables the question names, so it did not answer. Try asking about fewer things at once.",
-            interpretation=interpretation,
-        )
+    return plan
+
+
+def _doubted(
+    db: Database,
+    request: Request,
+    settings: EngineSettings,
+    trace: Trace,
+    ctx: Context,
+    plan: Plan,
+    view: View,
+    interpretation: str,
+) -> Outcome | None:
+    """The 'confidence' stage: None when sure enough; else the question back or the decline."""
+    threshold = settings.keyword_min_confidence
     with trace.stage("confidence") as st:
         try:
-            confidence = assess(plan, view, ctx, question=words)
+            confidence = assess(plan, view, ctx, question=request.question)
         except Decline as d:
             st.outputs = {"declined": d.reason}
-            return failed(
-                db,
-                request,
-                trace,
-                "keyword_abstain",
-                doubt_text(query, d.reason),
-                interpretation=interpretation,
-            )
-        st.outputs = confidence.trace(settings.keyword_min_confidence)
-    ask = confidence.askable(settings.keyword_min_confidence)
-    if confidence.score < settings.keyword_min_confidence and ask is not None:
+            text = doubt_text(plan.query, d.reason)
+            return failed(db, request, trace, "keyword_abstain", text, interpretation=interpretation)
+        st.outputs = confidence.trace(threshold)
+    if confidence.score >= threshold:
+        return None
+    ask = confidence.askable(threshold)
+    if ask is not None:
         return asked(db, request, trace, ask.words, ask.options, interpretation)
-    if confidence.score < settings.keyword_min_confidence and confidence.weakest is not None:
-        return failed(
-            db,
-            request,
-            trace,
-            "keyword_abstain",
-            doubt_text(query, confidence.weakest.says),
-            interpretation=interpretation,
+    says = confidence.weakest.says if confidence.weakest is not None else "it is not sure of the reading"
+    text = doubt_text(plan.query, says)
+    return failed(db, request, trace, "keyword_abstain", text, interpretation=interpretation)
+
+
+def _ran(
+    db: Database,
+    request: Request,
+    settings: EngineSettings,
+    trace: Trace,
+    lex: Lexicon,
+    query: Query,
+    view: View,
+    shape: Shape,
+    interpretation: str,
+) -> Outcome:
+    """The SQL and the run; a tie at a LIMIT of one is declined ('the first one' has no single
+    answer), a tie at another LIMIT is said."""
+    notify = request.on_stage or (lambda _stage: None)
+    sql = compiled(db, request, trace, lex, query, view, interpretation)
+    if isinstance(sql, Outcome):
+        return sql
+    run = ran(db, request, settings, trace, query, sql, view, notify, interpretation)
+    if isinstance(run, Outcome):
+        return run
+    tied = _tied_at_limit(db, query, view, lex, run.result.rows, settings, trace) if run.result else []
+    asks_when = bool(shape.tokens) and shape.tokens[0].low == "when"  # the date is the answer anyway
+    if tied and query.limit == 1 and not asks_when:
+        names = ", ".join(str(r[0]) for r in tied)
+        text = (
+            f"Keyword mode (no LLM) found a tie: {names} share the first place, so 'the first one' "
+            "has no single answer. Ask for the top few instead to see them all."
         )
-    with trace.stage("compile") as st:
-        try:
-            over_view = compile_query(query, view, lex, db.catalog.dialect)
-            st.outputs = {"sql": over_view}
-        except CompileError as exc:
-            st.outputs = {"error": str(exc)}
-            return failed(
-                db,
-                request,
-                trace,
-                "keyword_abstain",
-                f"Keyword mode could not write this query: {exc}. Try a simpler question.",
-                interpretation=interpretation,
-            )
-    run = run_over_view(db, over_view, view, settings, trace, notify)
-    result = run.result
-    nothing = result is not None and (
-        not result.rows or (len(result.rows) == 1 and all(v is None for v in result.rows[0]))
-    )  # no rows, or an average or total over none of them (a row of NULLs)
-    if nothing:
-        # "none" is an answer people act on, and from a misreading it looks like any other: on
-        # unseen schemas most of keyword mode's empty results were readings it got wrong ('before
-        # X or after Y' read as both; 'at least 3 products' counted per product). The reading and
-        # its SQL are shown, so a reading that is right still tells the person there are none.
-        return failed(
-            db,
-            request,
-            trace,
-            "keyword_abstain",
-            doubt_text(query, EMPTY_DOUBT),
-            interpretation=interpretation,
-            sql=run.sql,
-        )
-    if result is not None:
-        tied = _tied_at_limit(db, query, view, lex, result.rows, settings, trace)
-        asks_when = bool(shape.tokens) and shape.tokens[0].low == "when"  # the date is the answer anyway
-        if tied and query.limit == 1 and not asks_when:
-            names = ", ".join(str(r[0]) for r in tied)
-            return failed(
-                db,
-                request,
-                trace,
-                "keyword_abstain",
-                f"Keyword mode (no LLM) found a tie: {names} share the first place, so 'the first one' "
-                "has no single answer. Ask for the top few instead to see them all.",
-                interpretation=interpretation,
-                sql=run.sql,
-            )
-        if tied:
-            interpretation += f" (More rows tie with the last one shown: {len(tied)} share its value.)"
+        return failed(db, request, trace, "keyword_abstain", text, interpretation=interpretation, sql=run.sql)
+    if tied:
+        interpretation += f" (More rows tie with the last one shown: {len(tied)} share its value.)"
     return outcome_of(
         run,
         question=request.question,

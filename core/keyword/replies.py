@@ -15,11 +15,6 @@ from core.keyword.plan import Ambiguity
 from core.request import Request
 from core.trace import Trace
 
-EMPTY_DOUBT = (
-    "that reading matches no rows, and it may not be what you meant. If it is, the answer is none; "
-    "otherwise try naming the columns or values you mean"
-)
-
 
 def clarify(
     db: Database, request: Request, trace: Trace, plan: Ambiguity, interpretation: str = ""

@@ -24,10 +24,12 @@ rule of defog's own evaluator, sql-eval's `normalize_table`: a list in an order 
 for is not a wrong answer), rows that tie on the gold's ORDER BY keys in any order, with the
 columns matched up whatever their order (values compared with 10 significant digits). Unlike
 sql-eval, duplicate rows and extra columns still count against an answer.
-Beside that strict figure the report gives a *semantic* one: an answer that shows fewer columns
-than the gold, whose columns are each one of the gold's and whose rows equal the gold's on those
-columns, is *right with fewer columns* (the gold's writer chose extra label or qualifier columns,
-"list all stations" → name and city; which columns to show is a judgement, not a wrong answer).
+Beside that strict figure the report gives a *semantic* one: an answer whose rows equal the
+gold's on the columns both show is *right on other columns* — it shows fewer columns than the
+gold, each one of the gold's (the gold's writer chose extra label or qualifier columns, "list all
+stations" → name and city), or more, the gold's among them (the count a ranking ranked by, the
+date a 'which … joined in 2017' read): which columns to show is a judgement, not a wrong answer,
+and sql-eval itself accepts the extra ones.
 Strict EX stays the headline; the semantic wrong rate says how often an answer is wrong in
 substance.
 *Answered* means the engine returned rows rather than declining, asking back or failing;
@@ -123,7 +125,7 @@ class Result:
     rows: list[Row] = field(default_factory=list)
     confidence: float | None = None  # keyword mode's, for its reading (core/bench/calibration.py)
     candidates: CandidateRecord | None = None  # llm mode: how its candidates were chosen
-    fewer_columns: bool = False  # not correct, but right on the gold's columns it shows
+    other_columns: bool = False  # not correct, but right on the columns it shares with the gold
     reader: str = ""  # keyword mode: 'grammar', or 'first' for the first reader (no tree read)
 
 
@@ -132,7 +134,7 @@ class Tally:
     questions: int = 0
     answered: int = 0
     correct: int = 0
-    fewer_columns: int = 0  # answers right with fewer columns than the gold (not in `correct`)
+    other_columns: int = 0  # answers right on the columns they share with the gold (not in `correct`)
     abstained: int = 0
     clarified: int = 0
     failed: int = 0
@@ -144,7 +146,7 @@ class Tally:
         if r.status == "answer":
             self.answered += 1
             self.correct += int(r.correct)
-            self.fewer_columns += int(r.fewer_columns and not r.correct)
+            self.other_columns += int(r.other_columns and not r.correct)
         elif r.status == "clarify":
             self.clarified += 1
         elif r.status == "abstain":
@@ -464,20 +466,27 @@ def same_result(pred: Sequence[Row], gold: Gold, *, order_asked: bool = True) ->
     return same_rows(pred, gold.rows, ordered=ordered, tie_keys=gold.tie_keys)
 
 
-def same_on_fewer_columns(pred: Sequence[Row], gold: Gold, *, order_asked: bool = True) -> bool:
-    """Are `pred`'s columns fewer than the gold's, each one of them, with the gold's rows on them?
+def same_on_other_columns(pred: Sequence[Row], gold: Gold, *, order_asked: bool = True) -> bool:
+    """Do `pred` and the gold agree on the columns both show, one showing fewer than the other?
 
-    The semantic figure: which columns to show beside the thing asked for is the gold writer's
-    choice, so an answer that is the gold cut down to some of its columns is right in substance.
-    Rows still compare as a multiset (in order when the strict rule says so; when the gold's
-    order keys are not among the kept columns, in exactly the gold's order).
+    The semantic figure: an answer that is the gold cut down to some of its columns, or the gold
+    with columns added, is right in substance. Rows still compare as a multiset, one to one (in
+    order when the strict rule says so; when the gold's order keys are not among the shared
+    columns, in exactly the gold's order).
     """
     if not pred or not gold.rows or len(pred) != len(gold.rows):
         return False
     width, gold_width = len(pred[0]), len(gold.rows[0])
-    if not 0 < width < gold_width:
+    if width == gold_width or not width or not gold_width:
         return False
     ordered = gold.ordered and order_asked
+    if width > gold_width:  # the gold's columns among more: compare the answer cut down to them
+        return any(
+            same_rows(
+                [tuple(r[i] for i in kept) for r in pred], gold.rows, ordered=ordered, tie_keys=gold.tie_keys
+            )
+            for kept in itertools.combinations(range(width), gold_width)
+        )
     for kept in itertools.combinations(range(gold_width), width):
         rows = [tuple(r[i] for i in kept) for r in gold.rows]
         keys = gold.tie_keys
@@ -600,7 +609,7 @@ class Harness:
         got = self._plain(db, text, schema) if mode == "plain" else self._engine(db, text, mode)
         ms = (time.perf_counter() - start) * 1000
         correct, gold_error = self.judge(q, got.rows) if got.status == "answer" else (False, "")
-        fewer = got.status == "answer" and not correct and self.judge_fewer_columns(q, got.rows)
+        other = got.status == "answer" and not correct and self.judge_other_columns(q, got.rows)
         return Result(
             q=q,
             status=got.status,
@@ -614,7 +623,7 @@ class Harness:
             interpretation=got.interpretation,
             gold_error=gold_error,
             mode=mode,
-            fewer_columns=fewer,
+            other_columns=other,
             columns=tuple(got.columns),
             rows=list(got.rows),
             confidence=calibration.confidence_of(got.trace) if mode.startswith("keyword") else None,
@@ -680,11 +689,11 @@ class Harness:
                 return True, gold_error
         return False, gold_error
 
-    def judge_fewer_columns(self, q: Question, rows: Sequence[Row]) -> bool:
-        """Are the rows the gold's (or an alternative's) cut down to fewer of its columns?"""
+    def judge_other_columns(self, q: Question, rows: Sequence[Row]) -> bool:
+        """Are the rows the gold's (or an alternative's) on the columns both show?"""
         for sql in (q.gold_sql, *q.alternatives):
             gold = self._gold.get((q.db_id, sql))  # judge() ran first and filled the cache
-            if isinstance(gold, Gold) and same_on_fewer_columns(rows, gold, order_asked=asks_for_order(q)):
+            if isinstance(gold, Gold) and same_on_other_columns(rows, gold, order_asked=asks_for_order(q)):
                 return True
         return False
 
@@ -783,9 +792,9 @@ def summarize(
             "failed": t.failed,
             "ex": round(t.correct / max(t.questions, 1), 4),
             "wrong_rate": round((t.answered - t.correct) / t.answered, 4) if t.answered else 0.0,
-            "fewer_columns": t.fewer_columns,
-            "ex_semantic": round((t.correct + t.fewer_columns) / max(t.questions, 1), 4),
-            "wrong_rate_semantic": round((t.answered - t.correct - t.fewer_columns) / t.answered, 4)
+            "other_columns": t.other_columns,
+            "ex_semantic": round((t.correct + t.other_columns) / max(t.questions, 1), 4),
+            "wrong_rate_semantic": round((t.answered - t.correct - t.other_columns) / t.answered, 4)
             if t.answered
             else 0.0,
         }
@@ -808,7 +817,7 @@ def summarize(
     )
     first = [r for r in results if r.reader == "first" and r.status == "answer"]
     if any(r.reader for r in results):
-        right = sum(r.correct or r.fewer_columns for r in first)
+        right = sum(r.correct or r.other_columns for r in first)
         out["first_reader"] = {"answered": len(first), "right": right, "wrong": len(first) - right}
     records = [(r.candidates, r.correct) for r in results if r.candidates is not None]
     if records:
@@ -819,14 +828,14 @@ def summarize(
 def report(summary: dict[str, Any]) -> str:
     lines = [
         f"{'category':16} {'questions':>9} {'answered':>8} {'correct':>7} {'abstain':>7} {'clarify':>7} "
-        f"{'failed':>6} {'ex':>6} {'wrong':>6}   {'fewer':>5} {'ex-sem':>6} {'wr-sem':>6}"
+        f"{'failed':>6} {'ex':>6} {'wrong':>6}   {'other':>5} {'ex-sem':>6} {'wr-sem':>6}"
     ]
 
     def line(name: str, f: dict[str, Any]) -> str:
         return (
             f"{name:16} {f['questions']:>9} {f['answered']:>8} {f['correct']:>7} {f['abstained']:>7} "
             f"{f['clarified']:>7} {f['failed']:>6} {f['ex']:>6.1%} {f['wrong_rate']:>6.1%}   "
-            f"{f['fewer_columns']:>5} {f['ex_semantic']:>6.1%} {f['wrong_rate_semantic']:>6.1%}"
+            f"{f['other_columns']:>5} {f['ex_semantic']:>6.1%} {f['wrong_rate_semantic']:>6.1%}"
         )
 
     for name, f in summary["per_category"].items():
@@ -834,7 +843,7 @@ def report(summary: dict[str, Any]) -> str:
     lines.append(line("all", summary))
     lines.append(
         f"strict: EX {summary['ex']:.1%}, wrong {summary['wrong_rate']:.1%} of answered; semantic "
-        f"(an answer right on fewer of the gold's columns counts as right — {summary['fewer_columns']} "
+        f"(an answer right on the columns it shares with the gold counts as right — {summary['other_columns']} "
         f"of them): EX {summary['ex_semantic']:.1%}, wrong {summary['wrong_rate_semantic']:.1%} of answered"
     )
     lines.append(
@@ -975,7 +984,7 @@ def side_by_side(summaries: Sequence[dict[str, Any]]) -> str:
         ("EX (correct / questions)", lambda s: pct(s["ex"])),
         ("answered", lambda s: s["answered"]),
         ("wrong rate (of answered)", lambda s: pct(s["wrong_rate"]) if s["answered"] else "-"),
-        ("right, fewer columns", lambda s: s["fewer_columns"]),
+        ("right, other columns", lambda s: s["other_columns"]),
         ("wrong rate, semantic", lambda s: pct(s["wrong_rate_semantic"]) if s["answered"] else "-"),
         ("asked back", lambda s: s["clarified"]),
         ("declined (keyword)", lambda s: s["abstained"]),
@@ -1026,7 +1035,7 @@ def detail_line(r: Result) -> dict[str, Any]:
         "question": r.q.question,
         "status": r.status,
         "correct": r.correct,
-        "fewer_columns": r.fewer_columns,
+        "other_columns": r.other_columns,
         "sql": r.sql,
         "gold_sql": r.q.gold_sql,
         "result": {

@@ -19,7 +19,7 @@ from core.bench.ask import (
     compare,
     main,
     order_keys,
-    same_on_fewer_columns,
+    same_on_other_columns,
     same_result,
     stratified_sample,
 )
@@ -64,21 +64,27 @@ def test_the_golds_order_counts_only_when_the_question_asks_for_one():
     assert not same_result(by_name[:2], by_total, order_asked=False)  # the rows themselves still count
 
 
-def test_an_answer_on_fewer_of_the_golds_columns_is_right_only_in_the_semantic_figure():
+def test_an_answer_on_fewer_or_more_columns_than_the_gold_is_right_only_in_the_semantic_figure():
     stations = gold([("Palo Alto", "San Jose"), ("Market", "SF"), ("Howard", "SF")])
     assert not same_result([("Palo Alto",), ("Market",), ("Howard",)], stations)  # strict: wrong
-    assert same_on_fewer_columns([("Market",), ("Palo Alto",), ("Howard",)], stations)
-    assert same_on_fewer_columns([("SF",), ("San Jose",), ("SF",)], stations)  # any of its columns
-    assert not same_on_fewer_columns([("Market",), ("Howard",)], stations)  # a row missing
-    assert not same_on_fewer_columns([("Market",), ("Market",), ("Howard",)], stations)  # a value wrong
-    assert not same_on_fewer_columns([("Palo Alto", 1), ("Market", 2), ("Howard", 3)], stations)
-    assert not same_on_fewer_columns(
+    assert same_on_other_columns([("Market",), ("Palo Alto",), ("Howard",)], stations)
+    assert same_on_other_columns([("SF",), ("San Jose",), ("SF",)], stations)  # any of its columns
+    assert not same_on_other_columns([("Market",), ("Howard",)], stations)  # a row missing
+    assert not same_on_other_columns([("Market",), ("Market",), ("Howard",)], stations)  # a value wrong
+    assert not same_on_other_columns([("Palo Alto", 1), ("Market", 2), ("Howard", 3)], stations)
+    with_count = [("SF", 2, "Market"), ("San Jose", 1, "Palo Alto"), ("SF", 2, "Howard")]
+    assert same_on_other_columns(with_count, stations)  # the gold's columns among more, in any order
+    assert not same_on_other_columns([("Palo Alto", "San Jose", 1), ("Market", "SF", 2)], stations)
+    assert not same_on_other_columns(
+        [("Palo Alto", "Oakland", 1), ("Market", "SF", 2), ("Howard", "SF", 2)], stations
+    )
+    assert not same_on_other_columns(
         [("Palo Alto", "San Jose"), ("Market", "SF"), ("Howard", "SF")], stations
     )  # as many columns: the strict rule's to judge
     ranked = gold([("a", "x", 3), ("b", "y", 2), ("c", "z", 1)], ordered=True, keys=[2])
-    assert same_on_fewer_columns([("a", 3), ("b", 2), ("c", 1)], ranked)
-    assert not same_on_fewer_columns([("b",), ("a",), ("c",)], ranked)  # out of the asked order
-    assert same_on_fewer_columns([("b",), ("a",), ("c",)], ranked, order_asked=False)
+    assert same_on_other_columns([("a", 3), ("b", 2), ("c", 1)], ranked)
+    assert not same_on_other_columns([("b",), ("a",), ("c",)], ranked)  # out of the asked order
+    assert same_on_other_columns([("b",), ("a",), ("c",)], ranked, order_asked=False)
 
 
 def test_order_keys_are_found_by_alias_expression_or_position():
@@ -172,7 +178,7 @@ def test_keyword_mode_figures(dataset, capsys):
         assert key in out
     assert out["questions"] == 5
     assert out["correct"] == 3 and out["answered"] == 4 and out["abstained"] == 1
-    assert out["wrong_rate_semantic"] == pytest.approx((4 - 3 - out["fewer_columns"]) / 4)
+    assert out["wrong_rate_semantic"] == pytest.approx((4 - 3 - out["other_columns"]) / 4)
     assert out["ex"] == pytest.approx(3 / 5) and out["wrong_rate"] == pytest.approx(1 / 4)
     assert out["llm_calls_per_question"] == 0
     assert out["per_category"]["ratio"]["abstained"] == 1

@@ -50,6 +50,7 @@ from core.keyword.match import (
 )
 from core.keyword.plan import Absent, Decline, Filter, Having, Measure, OrderKey, Query, Ref, frozen_map
 from core.keyword.readings import Reading as Pinned
+from core.keyword.time_buckets import MONTH_NAMES, WEEKDAY_NAMES
 from core.keyword.tree import Condition, Group, Order, Phrase, Question, Value, Window, days
 from core.keyword.tree import Measure as Asked
 from core.plurals import plural, singular
@@ -914,7 +915,7 @@ def _condition(b: _Binder, q: _Query, cond: Condition, said: list[tuple[Mention,
                     for s, f in flags
                 ]
                 return
-            if cond.op == "!=" or flags or cond.prep.split()[-1:] not in [[p] for p in SCOPES]:
+            if cond.op == "!=" or flags or not _scoped(cond.prep):
                 raise Decline(f"it could not tell what '{words}' says of the rows", [words])
             # 'on a host', 'do students have', 'received by publications': whose rows
             q.tables += [s.table for s in named]
@@ -951,6 +952,16 @@ def _condition(b: _Binder, q: _Query, cond: Condition, said: list[tuple[Mention,
 # prepositions after which a table only says whose rows are meant ('the cores on a host', 'the
 # majors students have', 'courses Mingoz teaches')
 SCOPES = WORDS.sets["scopes"]
+
+
+def _scoped(prep: str) -> bool:
+    """The words before a table say only whose rows are meant: a scope preposition ('on a host'),
+    or a relation verb with none ('the authors who wrote the paper with the title …': the authors
+    of that paper, which the condition said of it restricts)."""
+    said = prep.split()
+    if not said or WORDS.cues.get((said[-1],), ("",))[0] == "have":
+        return False  # 'campuses had their fee recorded in 1996': whose fee, and so whose year, is unsaid
+    return said[-1] in SCOPES or said[-1] in WORDS.sets["relation_verbs"]
 
 
 def _compared(b: _Binder, q: _Query, cond: Condition, named: list[Sense]) -> Ref:
@@ -1576,6 +1587,12 @@ def _order(
             m = _measure(b, q, key, [], None)
         else:
             m = _measure(b, q, key, measures.get(id(key), []), None)
+        own = stored_count(lex, m)
+        if key.func == "count" and own.column and own.table.lower() == target.lower() and tree.only_shown:
+            # 'the highest number of citations' of a publication with a citation_num: its own
+            # number, no count of rows, not shown when what to show is said ('the title of …')
+            q.order.append(OrderKey(Ref(own.table, own.column), order.desc))
+            return
         q.order.append(OrderKey(m, order.desc, key.of.text if key.of else key.hint))
         q.measures.append(m)
         return
@@ -1608,6 +1625,8 @@ def _order_by_phrase(
         m = Measure("COUNT", _row_table(q), words=key.text)
     else:
         s = _owned_column(said)
+        if s.kind == "table" and set(key.text.lower().split()) & WORDS.sets["key_words"]:
+            raise Decline(f"'{key.text}' names the rows' identifier, not a number of them", [key.text])
         if s.kind == "table" and s.table.lower() != target.lower():
             spoken = {
                 w
@@ -1630,6 +1649,10 @@ def _order_by_phrase(
             if ref.table.lower() == target.lower() and not q.groups:
                 _order_rows(q, ref, _direction(lex, ref, order))
                 return
+            if is_key(lex, ref) and any(g.table.lower() == ref.table.lower() for g in q.groups):
+                raise Decline(
+                    f"'{key.text}' identifies each {name_words(ref.table)}: no figure to rank by", [key.text]
+                )
             ranked = _ranked_by(lex, ref, key.text)
             if ranked is None:
                 raise Decline(f"it could not rank {name_words(target)} by {key.text}", [key.text])
@@ -1830,6 +1853,7 @@ def _output(b: _Binder, q: _Query, tree: Question, thing_column: Ref | None, sho
                 and target
                 and m.table.lower() != target.lower()
                 and not q.groups
+                and not (tree.ask == "rank" and tree.thing is not None)  # ranked: each one's average
                 and _pointer(lex, m.table, target)
             ):
                 # 'the average rating of businesses': over every review, or of each business's average?
@@ -1837,7 +1861,9 @@ def _output(b: _Binder, q: _Query, tree: Question, thing_column: Ref | None, sho
                     f"it could not tell whether the average is over {name_words(m.table)} rows or per {name_words(target)}"
                 )
         if tree.ask == "rank" and tree.thing is not None:
-            if thing_column is not None:
+            if _shown_ranked(lex, q, tree, shown):
+                pass
+            elif thing_column is not None:
                 q.groups.insert(0, thing_column)
             elif target is not None and not any(r.table == target for r in q.groups):
                 _group_by_table(lex, q, target, name_words(target))
@@ -1860,6 +1886,23 @@ def _output(b: _Binder, q: _Query, tree: Question, thing_column: Ref | None, sho
     if target is None:
         raise Decline("it names nothing to list")
     _listed(b, q, tree, target, thing_column, shown)
+
+
+def _shown_ranked(lex: Lexicon, q: _Query, tree: Question, shown: list[Ref]) -> bool:
+    """'the latitude and longitude of the business with the highest rating': one row ranked by a
+    figure of its rows (its reviews' average), showing only the columns asked for — grouped by
+    them and by the row's key, the figure only ordering the rows. Whether it applied."""
+    target = q.target
+    if not (tree.only_shown and shown and target and tree.limit and not q.ties):
+        return False
+    if any(r.table.lower() != target.lower() for r in shown):
+        return False
+    for r in shown:
+        q.groups.append(r)
+        q.names[r] = name_words(target)
+    q.hidden = [o.key for o in q.order if isinstance(o.key, Measure)]
+    q.tables.append(target)
+    return True
 
 
 def _ratio(b: _Binder, q: _Query, top: Asked, over: Asked, named: dict[int, list[Sense]]) -> None:
@@ -2033,4 +2076,27 @@ def _finished(b: _Binder, q: _Query) -> Query:
         having=tuple(q.having),
         count_groups=q.count_groups,
         hidden=tuple(q.hidden),
+        calendar=frozen_map(_calendar(lex, order, groups)),
     )
+
+
+def _calendar(lex: Lexicon, order: Sequence[OrderKey], groups: Sequence[Ref]) -> dict[Ref, str]:
+    """The text columns of month or weekday names the answer is ordered by, with which names they
+    hold: 'reviews per month of 2021, ordered by the month' on a month column that stores 'April'
+    is in calendar order, not alphabetical ('April' before 'August' only by accident)."""
+    found: dict[Ref, str] = {}
+    for o in order:
+        if not isinstance(o.key, Ref) or o.key.bucket or o.key not in groups:
+            continue
+        if column_kind(lex, o.key.table, o.key.column) != "text":
+            continue
+        for kind, names in (("month", MONTH_NAMES), ("weekday", WEEKDAY_NAMES)):
+            stored = [n for n in names[:4] if any(_stores(s, o.key) for s in lex.values(n))]
+            if len(stored) >= 2:
+                found[o.key] = kind
+                break
+    return found
+
+
+def _stores(s: Sense, ref: Ref) -> bool:
+    return s.table == ref.table and s.column == ref.column and s.via == "value"

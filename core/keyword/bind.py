@@ -729,10 +729,22 @@ def _building(b: _Binder, tree: Question, slots: _Slots, sense: dict[int, Sense]
             shown.append(labels(lex, q.target) if q.target else [])
         else:
             shown.append(_shown(lex, [of(m) for m in ms], phrase.text))
+    _columns_of_one_table(q, tree, shown)
     _output(b, q, tree, thing_column, [r for refs in shown for r in refs])
     if q.sort is not None:
         _sorted(lex, q, *q.sort)
     return q
+
+
+def _columns_of_one_table(q: _Query, tree: Question, shown: list[list[Ref]]) -> None:
+    """'give me the dates and zip codes with a storm event': columns listed with no thing said
+    are rows of their table when every one of them is a column of that one table."""
+    if q.target is not None or tree.ask != "list" or tree.thing is not None or not shown:
+        return
+    tables = {r.table for refs in shown for r in refs}
+    if len(tables) == 1 and all(shown):
+        q.target = tables.pop()
+        q.tables.append(q.target)
 
 
 def _by_name(lex: Lexicon, ref: Ref, words: str) -> Ref:
@@ -923,6 +935,9 @@ def _condition(b: _Binder, q: _Query, cond: Condition, said: list[tuple[Mention,
     if cond.op == "absent":
         _absent(b, q, cond, named)
         return
+    if cond.op in ("contains", "prefix", "suffix"):
+        _text_filter(q, cond, values)
+        return
     tables = [s for s in named if s.kind == "table"]
     counted = tables and not cond.prep and not any(s.kind == "column" for s in named)
     if counted and q.target and tables[-1].table.lower() != q.target.lower():
@@ -949,6 +964,18 @@ def _condition(b: _Binder, q: _Query, cond: Condition, said: list[tuple[Mention,
         q.compared.append(column)
 
 
+def _text_filter(q: _Query, cond: Condition, values: list[tuple[Mention, Sense]]) -> None:
+    """'with "IEEE Transactions" in its name', 'starting with "Ha"': the quoted words as part of
+    the one column the value index finds them in — a column never guessed."""
+    said = cond.value.text.strip("\"'“”`") if isinstance(cond.value, Phrase) else ""
+    columns = {Ref(s.table, s.column) for _, s in values if s.column}
+    if not said or len(columns) != 1:
+        raise Decline(f"it could not tell which column holds '{said}'", [said])
+    ref = columns.pop()
+    q.filters.append(Filter(ref, cond.op, said, f"{cond.op} {said}"))
+    q.tables.append(ref.table)
+
+
 # prepositions after which a table only says whose rows are meant ('the cores on a host', 'the
 # majors students have', 'courses Mingoz teaches')
 SCOPES = WORDS.sets["scopes"]
@@ -956,9 +983,12 @@ SCOPES = WORDS.sets["scopes"]
 
 def _scoped(prep: str) -> bool:
     """The words before a table say only whose rows are meant: a scope preposition ('on a host'),
-    or a relation verb with none ('the authors who wrote the paper with the title …': the authors
-    of that paper, which the condition said of it restricts)."""
+    or a relation verb, with or without 'with' or 'to' ('the authors who wrote the paper with the
+    title …': the authors of that paper, which the condition said of it restricts; 'keyphrases
+    associated with papers')."""
     said = prep.split()
+    if said[-1:] in (["with"], ["to"]) and len(said) > 1:
+        said = said[:-1]  # 'associated with papers', 'linked to a client'
     if not said or WORDS.cues.get((said[-1],), ("",))[0] == "have":
         return False  # 'campuses had their fee recorded in 1996': whose fee, and so whose year, is unsaid
     return said[-1] in SCOPES or said[-1] in WORDS.sets["relation_verbs"]

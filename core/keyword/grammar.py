@@ -701,9 +701,14 @@ def _count(ls: Sequence[Lex], i: int) -> Step | None:
         return None
     counted, k = got
     verbs = ls[k : _skip(ls, k, "verb")]
-    if _at(ls, k + len(verbs), "np", "det") or _linked_group(ls, k) > k:
+    after = k + len(verbs)
+    if (
+        _at(ls, after, "np", "det")
+        or _linked_group(ls, k) > k
+        or (_at(ls, after, "with") and _at(ls, after + 1, "np"))
+    ):
         verbs = []  # 'restaurants serve Italian food': the verb and its object say which rows;
-        # 'papers associated with each dataset': the verb links them to a grouping
+        # 'papers associated with each dataset', '… with papers': the verb links them to others
     k += len(verbs)
     thing = counted
     if _at(ls, k, "of"):
@@ -1245,10 +1250,14 @@ def _listing(ls: Sequence[Lex], i: int) -> Step | None:
             return Question(
                 "measure", measures=measures, shown=tuple(x for x in found if isinstance(x, Phrase))
             ), j
-        return None
+        # 'give me the dates and zip codes with a storm event': the columns, of the rows said after
+        return Question("list", shown=tuple(found), only_shown=True), j
     first = found[0]
     if not isinstance(first, Phrase) or first.text == "names":
         return None
+    if wh and _at(ls, j, "exist") and _at(ls, j + 1, "np") and _is(ls, j + 2, "date_prep", "in"):
+        # 'what cities do we have stations in': the cities the stations are in, each once
+        return Question("list", thing=ls[j + 1].phrase, shown=(first,), only_shown=True, distinct=True), j + 3
     if not wh or not _at(ls, j, "aux", "be"):
         return Question("list", thing=first), j
     k = _skip(ls, j + 1, "filler")
@@ -1763,6 +1772,56 @@ def _singular(words: str) -> bool:
     return not last.endswith("s") or last.endswith("ss")
 
 
+def _asked_again(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
+    """AND COUNT NP (AUX | HAVE | BE)* BACK ('/' BACK)? (HAVE | VERB)* (THAT UNIT)? END — 'which
+    author had the most books in 2021 and how many books did he/she have that year': the figure
+    that ranks asked for again, which a ranking shows; 'which users posted reviews … and how many
+    reviews have they posted': one count for each row listed."""
+    if not (_at(ls, i, "and") and _at(ls, i + 1, "count") and _at(ls, i + 2, "np")):
+        return None
+    j = _skip(ls, i + 3, "aux", "have", "be")
+    if not _back(ls, j):
+        return None
+    j += 1
+    if _is(ls, j, "group") and ls[j].text == "/" and _back(ls, j + 1):
+        j += 2  # 'he/she'
+    j = _skip(ls, j, "have", "verb")
+    if q.windows and _at(ls, j, "rel") and _at(ls, j + 1, "unit"):
+        j += 2  # 'that year': the period already said
+    if _skip(ls, j, "punct", "filler") != len(ls):
+        return None
+    counted = ls[i + 2].phrase
+    if q.ask == "rank" and q.order is not None and q.order.key is not None:
+        return (q, j) if _key_words(q.order.key) == counted.text.lower() else None
+    if q.ask == "list" and q.thing is not None and not (q.measures or q.groups or q.shown):
+        measure = Measure("count", counted)
+        return replace(q, ask="count", thing=counted, measures=(measure,), groups=(Group(q.thing),)), j
+    return None
+
+
+def _back(ls: Sequence[Lex], i: int) -> bool:
+    """A word that points back at a thing already named ('they', 'he', 'she')."""
+    return i < len(ls) and ls[i].text.lower() in WORDS.sets["back"]
+
+
+def _text_in(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
+    """WITH? QUOTED TEXT(in its name | in the title …) | TEXT QUOTED — 'the journal with "IEEE
+    Transactions" in its name', 'clients whose names start with "Ha"': part of a stored name,
+    the words quoted as said."""
+    j = i + _at(ls, i, "with")
+    if (
+        _is(ls, j, "np", "quoted")
+        and _is(ls, j + 1, "text", "contains")
+        and ls[j + 1].text.lower().startswith("in ")
+    ):
+        cond = Condition(None, "contains", ls[j].phrase)
+        return replace(q, conditions=(*q.conditions, cond)), j + 2
+    if _at(ls, i, "text") and _is(ls, i + 1, "np", "quoted"):
+        cond = Condition(None, cast(Op, ls[i].arg), ls[i + 1].phrase)
+        return replace(q, conditions=(*q.conditions, cond)), i + 2
+    return None
+
+
 def _said_last(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
     """BE? (VERB | NP)+ (PREP NP)? (LAST | FIRST | MOST RECENTLY) (END | PREP …) — 'which machine
     … was installed last', 'which host went into service last', 'which host was commissioned
@@ -1896,6 +1955,8 @@ MODIFIERS: tuple[Rule, ...] = (
     _window,
     _said_last,
     _ranked_after,
+    _asked_again,
+    _text_in,
     _event,
     _we_did,
     _owner,

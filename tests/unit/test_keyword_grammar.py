@@ -732,3 +732,50 @@ def test_an_unsupported_word_the_schema_names_a_column_by_is_that_column():
         "rank flight duration desc(longest)*"
     )
     assert read("what was the longest flight duration?").tree is None  # no such column: declined
+
+
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        # items with no owner: the columns, of the rows the restrictions after them name
+        (
+            "give me the names and prices with a discount code",
+            "list - show:names show:prices [= discount code]",
+        ),
+        # WH NP EXIST NP IN: the values of a column the rows are in, each once
+        ("what countries do we have offices in", "list offices show:countries"),
+        # AND COUNT NP … BACK … VERB: one count for each row listed …
+        (
+            "Which clients placed orders for products in the Garden category and how many orders have they placed?",
+            "count orders count(orders) [= orders] [= products] [= Garden category] per(clients)",
+        ),
+        # … or the figure that ranks asked for again (a ranking shows it)
+        (
+            "Which pilot flew the most missions in 2020 and how many missions did he/she fly that year?",
+            "rank pilot <in 2020> desc(missions)*",
+        ),
+    ],
+)
+def test_what_to_show_said_around_the_rows(question, want):
+    assert tree(question) == want
+
+
+def test_a_figure_asked_for_again_must_be_the_one_that_ranks():
+    assert read("which pilot flew the most missions and how many hours did he fly").tree is None
+
+
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        # WITH? QUOTED TEXT(in its name …) | TEXT QUOTED: part of a stored name, as quoted
+        ('how many journals with "Nature" in the name', 'count journals count(journals) [contains "Nature"]'),
+        ('which labels start with "Blue"', 'list labels [prefix "Blue"]'),
+        # a verb and 'with' before a thing link the rows counted to it
+        (
+            'the number of tags associated with threads in the forum with "Rust" in its name',
+            'count tags count(tags) [= threads] [= forum] [contains "Rust"]',
+        ),
+    ],
+)
+def test_text_said_in_quotes_as_part_of_a_name(question, want):
+    assert tree(question) == want

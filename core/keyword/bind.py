@@ -49,6 +49,7 @@ from core.keyword.match import (
     choose,
 )
 from core.keyword.plan import Absent, Decline, Filter, Having, Measure, OrderKey, Query, Ref, frozen_map
+from core.keyword.plan import Op as PlanOp
 from core.keyword.readings import Reading as Pinned
 from core.keyword.time_buckets import MONTH_NAMES, WEEKDAY_NAMES
 from core.keyword.tree import Condition, Group, Order, Phrase, Question, Value, Window, days
@@ -972,7 +973,8 @@ def _text_filter(q: _Query, cond: Condition, values: list[tuple[Mention, Sense]]
     if not said or len(columns) != 1:
         raise Decline(f"it could not tell which column holds '{said}'", [said])
     ref = columns.pop()
-    q.filters.append(Filter(ref, cond.op, said, f"{cond.op} {said}"))
+    op: PlanOp = "contains" if cond.op == "contains" else "prefix" if cond.op == "prefix" else "suffix"
+    q.filters.append(Filter(ref, op, said, f"{op} {said}"))
     q.tables.append(ref.table)
 
 

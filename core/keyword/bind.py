@@ -1538,7 +1538,12 @@ def _pick_date(b: _Binder, dates: list[Ref], words: str) -> Ref:
 def _window(b: _Binder, q: _Query, w: Window, named: list[Sense]) -> None:
     lex = b.lex
     years = w.value.kind == "year" and (w.upper is None or w.upper.kind == "year")
-    ref = _date_column(b, q, w.value.text, named, years)
+    try:
+        ref = _date_column(b, q, w.value.text, named, years)
+    except Decline:
+        if _year_and_month(b, q, w):
+            return
+        raise
     q.periods.append((ref, w.value))
     words = f"{w.prep} {w.value.text}" + (f" and {w.upper.text}" if w.upper else "")
     q.tables.append(ref.table)
@@ -1568,6 +1573,39 @@ def _window(b: _Binder, q: _Query, w: Window, named: list[Sense]) -> None:
     q.filters.append(Filter(ref, "range", (lo, hi), words))
     if ref not in q.compared:  # listed rows of a period differ in their dates
         q.compared.append(ref)
+
+
+def _year_and_month(b: _Binder, q: _Query, w: Window) -> bool:
+    """'in April 2021' on rows that keep no date but a year number and a month name (review.year,
+    review.month = 'April'): both compared, when the table has exactly one of each. Whether it
+    applied."""
+    if w.value.kind != "month" or w.prep != "in" or w.upper is not None or w.value.value[0] is None:
+        return False
+    year, month = w.value.value
+    for table in dict.fromkeys(t for t in (_fact(q), q.target) if t):
+        t = b.lex.table(table)
+        if t is None:
+            continue
+        years = [c.name for c in t.columns if c.kind in NUMERIC and c.name.lower() == "year"]
+        months = [
+            c.name
+            for c in t.columns
+            if column_kind(b.lex, table, c.name) == "text" and _month_names(b.lex, Ref(table, c.name))
+        ]
+        if len(years) == 1 and len(months) == 1:
+            words = f"in {w.value.text}"
+            q.filters += [
+                Filter(Ref(table, years[0]), "=", year, words),
+                Filter(Ref(table, months[0]), "=", MONTH_NAMES[month - 1], words),
+            ]
+            q.tables.append(table)
+            return True
+    return False
+
+
+def _month_names(lex: Lexicon, ref: Ref) -> bool:
+    """The text column stores month names ('April'), as the value index finds them."""
+    return sum(any(_stores(s, ref) for s in lex.values(n)) for n in MONTH_NAMES[:4]) >= 2
 
 
 # -- order and output ----------------------------------------------------------------------------

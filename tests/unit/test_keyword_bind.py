@@ -651,3 +651,11 @@ def test_quoted_words_in_a_name_match_inside_the_one_column_that_holds_them(rate
     assert [(f.ref, f.op, f.value) for f in q.filters] == [(Ref("book", "title"), "contains", "Rivers")]
     with pytest.raises(Decline):
         bound(rated, 'how many books with "Zzyzx" in the title')  # held by no column: not guessed
+
+
+def test_a_month_of_a_year_on_rows_that_keep_a_year_and_a_month_name(rated):
+    q = bound(rated, "How many visits were made in February 2021?").query
+    assert [(f.ref, f.value) for f in q.filters] == [
+        (Ref("visit", "year"), 2021),
+        (Ref("visit", "month"), "February"),
+    ]

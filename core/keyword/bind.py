@@ -49,7 +49,9 @@ from core.keyword.match import (
     choose,
 )
 from core.keyword.plan import Absent, Decline, Filter, Having, Measure, OrderKey, Query, Ref, frozen_map
+from core.keyword.plan import Op as PlanOp
 from core.keyword.readings import Reading as Pinned
+from core.keyword.time_buckets import MONTH_NAMES, WEEKDAY_NAMES
 from core.keyword.tree import Condition, Group, Order, Phrase, Question, Value, Window, days
 from core.keyword.tree import Measure as Asked
 from core.plurals import plural, singular
@@ -728,10 +730,22 @@ def _building(b: _Binder, tree: Question, slots: _Slots, sense: dict[int, Sense]
             shown.append(labels(lex, q.target) if q.target else [])
         else:
             shown.append(_shown(lex, [of(m) for m in ms], phrase.text))
+    _columns_of_one_table(q, tree, shown)
     _output(b, q, tree, thing_column, [r for refs in shown for r in refs])
     if q.sort is not None:
         _sorted(lex, q, *q.sort)
     return q
+
+
+def _columns_of_one_table(q: _Query, tree: Question, shown: list[list[Ref]]) -> None:
+    """'give me the dates and zip codes with a storm event': columns listed with no thing said
+    are rows of their table when every one of them is a column of that one table."""
+    if q.target is not None or tree.ask != "list" or tree.thing is not None or not shown:
+        return
+    tables = {r.table for refs in shown for r in refs}
+    if len(tables) == 1 and all(shown):
+        q.target = tables.pop()
+        q.tables.append(q.target)
 
 
 def _by_name(lex: Lexicon, ref: Ref, words: str) -> Ref:
@@ -914,13 +928,16 @@ def _condition(b: _Binder, q: _Query, cond: Condition, said: list[tuple[Mention,
                     for s, f in flags
                 ]
                 return
-            if cond.op == "!=" or flags or cond.prep.split()[-1:] not in [[p] for p in SCOPES]:
+            if cond.op == "!=" or flags or not _scoped(cond.prep):
                 raise Decline(f"it could not tell what '{words}' says of the rows", [words])
             # 'on a host', 'do students have', 'received by publications': whose rows
             q.tables += [s.table for s in named]
         return
     if cond.op == "absent":
         _absent(b, q, cond, named)
+        return
+    if cond.op in ("contains", "prefix", "suffix"):
+        _text_filter(q, cond, values)
         return
     tables = [s for s in named if s.kind == "table"]
     counted = tables and not cond.prep and not any(s.kind == "column" for s in named)
@@ -948,9 +965,35 @@ def _condition(b: _Binder, q: _Query, cond: Condition, said: list[tuple[Mention,
         q.compared.append(column)
 
 
+def _text_filter(q: _Query, cond: Condition, values: list[tuple[Mention, Sense]]) -> None:
+    """'with "IEEE Transactions" in its name', 'starting with "Ha"': the quoted words as part of
+    the one column the value index finds them in — a column never guessed."""
+    said = cond.value.text.strip("\"'“”`") if isinstance(cond.value, Phrase) else ""
+    columns = {Ref(s.table, s.column) for _, s in values if s.column}
+    if not said or len(columns) != 1:
+        raise Decline(f"it could not tell which column holds '{said}'", [said])
+    ref = columns.pop()
+    op: PlanOp = "contains" if cond.op == "contains" else "prefix" if cond.op == "prefix" else "suffix"
+    q.filters.append(Filter(ref, op, said, f"{op} {said}"))
+    q.tables.append(ref.table)
+
+
 # prepositions after which a table only says whose rows are meant ('the cores on a host', 'the
 # majors students have', 'courses Mingoz teaches')
 SCOPES = WORDS.sets["scopes"]
+
+
+def _scoped(prep: str) -> bool:
+    """The words before a table say only whose rows are meant: a scope preposition ('on a host'),
+    or a relation verb, with or without 'with' or 'to' ('the authors who wrote the paper with the
+    title …': the authors of that paper, which the condition said of it restricts; 'keyphrases
+    associated with papers')."""
+    said = prep.split()
+    if said[-1:] in (["with"], ["to"]) and len(said) > 1:
+        said = said[:-1]  # 'associated with papers', 'linked to a client'
+    if not said or WORDS.cues.get((said[-1],), ("",))[0] == "have":
+        return False  # 'campuses had their fee recorded in 1996': whose fee, and so whose year, is unsaid
+    return said[-1] in SCOPES or said[-1] in WORDS.sets["relation_verbs"]
 
 
 def _compared(b: _Binder, q: _Query, cond: Condition, named: list[Sense]) -> Ref:
@@ -1495,7 +1538,12 @@ def _pick_date(b: _Binder, dates: list[Ref], words: str) -> Ref:
 def _window(b: _Binder, q: _Query, w: Window, named: list[Sense]) -> None:
     lex = b.lex
     years = w.value.kind == "year" and (w.upper is None or w.upper.kind == "year")
-    ref = _date_column(b, q, w.value.text, named, years)
+    try:
+        ref = _date_column(b, q, w.value.text, named, years)
+    except Decline:
+        if _year_and_month(b, q, w):
+            return
+        raise
     q.periods.append((ref, w.value))
     words = f"{w.prep} {w.value.text}" + (f" and {w.upper.text}" if w.upper else "")
     q.tables.append(ref.table)
@@ -1525,6 +1573,39 @@ def _window(b: _Binder, q: _Query, w: Window, named: list[Sense]) -> None:
     q.filters.append(Filter(ref, "range", (lo, hi), words))
     if ref not in q.compared:  # listed rows of a period differ in their dates
         q.compared.append(ref)
+
+
+def _year_and_month(b: _Binder, q: _Query, w: Window) -> bool:
+    """'in April 2021' on rows that keep no date but a year number and a month name (review.year,
+    review.month = 'April'): both compared, when the table has exactly one of each. Whether it
+    applied."""
+    if w.value.kind != "month" or w.prep != "in" or w.upper is not None or w.value.value[0] is None:
+        return False
+    year, month = w.value.value
+    for table in dict.fromkeys(t for t in (_fact(q), q.target) if t):
+        t = b.lex.table(table)
+        if t is None:
+            continue
+        years = [c.name for c in t.columns if c.kind in NUMERIC and c.name.lower() == "year"]
+        months = [
+            c.name
+            for c in t.columns
+            if column_kind(b.lex, table, c.name) == "text" and _month_names(b.lex, Ref(table, c.name))
+        ]
+        if len(years) == 1 and len(months) == 1:
+            words = f"in {w.value.text}"
+            q.filters += [
+                Filter(Ref(table, years[0]), "=", year, words),
+                Filter(Ref(table, months[0]), "=", MONTH_NAMES[month - 1], words),
+            ]
+            q.tables.append(table)
+            return True
+    return False
+
+
+def _month_names(lex: Lexicon, ref: Ref) -> bool:
+    """The text column stores month names ('April'), as the value index finds them."""
+    return sum(any(_stores(s, ref) for s in lex.values(n)) for n in MONTH_NAMES[:4]) >= 2
 
 
 # -- order and output ----------------------------------------------------------------------------
@@ -1576,6 +1657,12 @@ def _order(
             m = _measure(b, q, key, [], None)
         else:
             m = _measure(b, q, key, measures.get(id(key), []), None)
+        own = stored_count(lex, m)
+        if key.func == "count" and own.column and own.table.lower() == target.lower() and tree.only_shown:
+            # 'the highest number of citations' of a publication with a citation_num: its own
+            # number, no count of rows, not shown when what to show is said ('the title of …')
+            q.order.append(OrderKey(Ref(own.table, own.column), order.desc))
+            return
         q.order.append(OrderKey(m, order.desc, key.of.text if key.of else key.hint))
         q.measures.append(m)
         return
@@ -1608,6 +1695,8 @@ def _order_by_phrase(
         m = Measure("COUNT", _row_table(q), words=key.text)
     else:
         s = _owned_column(said)
+        if s.kind == "table" and set(key.text.lower().split()) & WORDS.sets["key_words"]:
+            raise Decline(f"'{key.text}' names the rows' identifier, not a number of them", [key.text])
         if s.kind == "table" and s.table.lower() != target.lower():
             spoken = {
                 w
@@ -1630,6 +1719,10 @@ def _order_by_phrase(
             if ref.table.lower() == target.lower() and not q.groups:
                 _order_rows(q, ref, _direction(lex, ref, order))
                 return
+            if is_key(lex, ref) and any(g.table.lower() == ref.table.lower() for g in q.groups):
+                raise Decline(
+                    f"'{key.text}' identifies each {name_words(ref.table)}: no figure to rank by", [key.text]
+                )
             ranked = _ranked_by(lex, ref, key.text)
             if ranked is None:
                 raise Decline(f"it could not rank {name_words(target)} by {key.text}", [key.text])
@@ -1830,6 +1923,7 @@ def _output(b: _Binder, q: _Query, tree: Question, thing_column: Ref | None, sho
                 and target
                 and m.table.lower() != target.lower()
                 and not q.groups
+                and not (tree.ask == "rank" and tree.thing is not None)  # ranked: each one's average
                 and _pointer(lex, m.table, target)
             ):
                 # 'the average rating of businesses': over every review, or of each business's average?
@@ -1837,7 +1931,9 @@ def _output(b: _Binder, q: _Query, tree: Question, thing_column: Ref | None, sho
                     f"it could not tell whether the average is over {name_words(m.table)} rows or per {name_words(target)}"
                 )
         if tree.ask == "rank" and tree.thing is not None:
-            if thing_column is not None:
+            if _shown_ranked(lex, q, tree, shown):
+                pass
+            elif thing_column is not None:
                 q.groups.insert(0, thing_column)
             elif target is not None and not any(r.table == target for r in q.groups):
                 _group_by_table(lex, q, target, name_words(target))
@@ -1860,6 +1956,23 @@ def _output(b: _Binder, q: _Query, tree: Question, thing_column: Ref | None, sho
     if target is None:
         raise Decline("it names nothing to list")
     _listed(b, q, tree, target, thing_column, shown)
+
+
+def _shown_ranked(lex: Lexicon, q: _Query, tree: Question, shown: list[Ref]) -> bool:
+    """'the latitude and longitude of the business with the highest rating': one row ranked by a
+    figure of its rows (its reviews' average), showing only the columns asked for — grouped by
+    them and by the row's key, the figure only ordering the rows. Whether it applied."""
+    target = q.target
+    if not (tree.only_shown and shown and target and tree.limit and not q.ties):
+        return False
+    if any(r.table.lower() != target.lower() for r in shown):
+        return False
+    for r in shown:
+        q.groups.append(r)
+        q.names[r] = name_words(target)
+    q.hidden = [o.key for o in q.order if isinstance(o.key, Measure)]
+    q.tables.append(target)
+    return True
 
 
 def _ratio(b: _Binder, q: _Query, top: Asked, over: Asked, named: dict[int, list[Sense]]) -> None:
@@ -2033,4 +2146,27 @@ def _finished(b: _Binder, q: _Query) -> Query:
         having=tuple(q.having),
         count_groups=q.count_groups,
         hidden=tuple(q.hidden),
+        calendar=frozen_map(_calendar(lex, order, groups)),
     )
+
+
+def _calendar(lex: Lexicon, order: Sequence[OrderKey], groups: Sequence[Ref]) -> dict[Ref, str]:
+    """The text columns of month or weekday names the answer is ordered by, with which names they
+    hold: 'reviews per month of 2021, ordered by the month' on a month column that stores 'April'
+    is in calendar order, not alphabetical ('April' before 'August' only by accident)."""
+    found: dict[Ref, str] = {}
+    for o in order:
+        if not isinstance(o.key, Ref) or o.key.bucket or o.key not in groups:
+            continue
+        if column_kind(lex, o.key.table, o.key.column) != "text":
+            continue
+        for kind, names in (("month", MONTH_NAMES), ("weekday", WEEKDAY_NAMES)):
+            stored = [n for n in names[:4] if any(_stores(s, o.key) for s in lex.values(n))]
+            if len(stored) >= 2:
+                found[o.key] = kind
+                break
+    return found
+
+
+def _stores(s: Sense, ref: Ref) -> bool:
+    return s.table == ref.table and s.column == ref.column and s.via == "value"

@@ -353,13 +353,20 @@ def lexemes(tokens: Sequence[Token], names: Names) -> Iterator[list[Lex]]:
     found = values(tokens)
     first = _lex(tokens, found, names, frozenset())
     yield first
-    flexible = [lx for lx in first if lx.cat in _NAME_KINDS and _spelled(tokens, lx, names)]
+    flexible = [lx for lx in first if _nameable(lx) and _spelled(tokens, lx, names)]
     for n in (1, 2):
         for chosen in itertools.combinations(flexible, n):
             yield _lex(tokens, found, names, frozenset(lx.start for lx in chosen))
     verbs = _participles(tokens, first, found, names)
     if verbs != first:
         yield verbs
+
+
+def _nameable(lx: Lex) -> bool:
+    """A cue the schema's own name may outrank: a cue kind that is often a column's word ('rank',
+    'last name'), or an unsupported word a column is named by ('trip duration': a duration column
+    is read, not computed)."""
+    return lx.cat in _NAME_KINDS or (lx.cat == "unsupported" and lx.text.lower() in WORDS.sets["column_cues"])
 
 
 def _participles(tokens: Sequence[Token], ls: list[Lex], found: dict[int, Value], names: Names) -> list[Lex]:
@@ -373,10 +380,11 @@ def _participles(tokens: Sequence[Token], ls: list[Lex], found: dict[int, Value]
     out: list[Lex] = []
     for lx in ls:
         p = lx.end - 1
-        if lx.cat != "np" or lx.arg or not _past_participle(lows, p) or names.spells(lows[p]):
+        last = _last_next(lows, lx.end)  # 'which datacenter opened most recently': opened_on ranks
+        if lx.cat != "np" or lx.arg or not _past_participle(lows, p) or (names.spells(lows[p]) and not last):
             out.append(lx)
             continue
-        if not _period_next(lows, lx.end, found):
+        if not _period_next(lows, lx.end, found) and not last:
             out.append(lx)
             continue
         if p > lx.start:
@@ -463,12 +471,18 @@ def _lex_at(
     if lows[i] in units and i > 0 and (i - 1 in found or lows[i - 1] == "in" or lows[i - 1] in units):
         return Lex("munit", lows[i], i, i + 1, t.text)  # '1024 GB', '500 euros', 'in square km'
     if lows[i] in WORDS.sets["relation_verbs"] or (
-        lows[i] in WORDS.sets["priced"] and _compared_next(lows, i + 1, found)
+        lows[i] in WORDS.sets["priced"] and _compared_next(lows, i + 1, found) and not _after_det(lows, i)
     ):
         return Lex("verb", lows[i], i, i + 1, t.text)
     if lows[i] in WORDS.sets["stop"] and not names.spells(lows[i]):
         return Lex("stop", lows[i], i, i + 1, t.text)
     return Lex("np", "", i, i + 1, t.text)
+
+
+def _after_det(lows: Sequence[str], i: int) -> bool:
+    """A determiner comes right before i: the word after it is a noun ('have a cost under 5'), not
+    the verb it may also be ('products that cost less than 600')."""
+    return i > 0 and WORDS.cues.get((lows[i - 1],), ("", ""))[0] == "det"
 
 
 def _past_participle(lows: Sequence[str], i: int) -> bool:
@@ -488,6 +502,16 @@ def _period_next(lows: Sequence[str], i: int, found: dict[int, Value]) -> bool:
         return True
     timed = i + 1 in found and found[i + 1].is_time
     return cue is not None and cue[0] in ("date_prep", "between") and timed
+
+
+def _last_next(lows: Sequence[str], i: int) -> bool:
+    """'last', 'first' or 'most recently' ends the question at i: a participle before it says what
+    happened to the rows, and so which date ranks them ('which datacenter opened most recently')."""
+    for n in (2, 1):
+        said = " ".join(lows[i : i + n])
+        if said in _LAST_WORDS and all(w in "?.!" for w in lows[i + n :]):
+            return True
+    return False
 
 
 def _compared_next(lows: Sequence[str], i: int, found: dict[int, Value]) -> bool:
@@ -677,8 +701,14 @@ def _count(ls: Sequence[Lex], i: int) -> Step | None:
         return None
     counted, k = got
     verbs = ls[k : _skip(ls, k, "verb")]
-    if _at(ls, k + len(verbs), "np", "det"):
-        verbs = []  # 'restaurants serve Italian food': the verb and its object say which rows
+    after = k + len(verbs)
+    if (
+        _at(ls, after, "np", "det")
+        or _linked_group(ls, k) > k
+        or (_at(ls, after, "with") and _at(ls, after + 1, "np"))
+    ):
+        verbs = []  # 'restaurants serve Italian food': the verb and its object say which rows;
+        # 'papers associated with each dataset', '… with papers': the verb links them to others
     k += len(verbs)
     thing = counted
     if _at(ls, k, "of"):
@@ -1211,16 +1241,23 @@ def _listing(ls: Sequence[Lex], i: int) -> Step | None:
             if measures:
                 return Question("measure", thing=owner[0], measures=measures), owner[1]
             return Question("list", thing=owner[0], shown=tuple(found), only_shown=True), owner[1]
+        ranked = _shown_of_ranked(ls, j, found)
+        if ranked is not None:
+            return ranked
     if len(found) > 1:
         measures = tuple(x for x in found if isinstance(x, Measure))
         if measures:
             return Question(
                 "measure", measures=measures, shown=tuple(x for x in found if isinstance(x, Phrase))
             ), j
-        return None
+        # 'give me the dates and zip codes with a storm event': the columns, of the rows said after
+        return Question("list", shown=tuple(found), only_shown=True), j
     first = found[0]
     if not isinstance(first, Phrase) or first.text == "names":
         return None
+    if wh and _at(ls, j, "exist") and _at(ls, j + 1, "np") and _is(ls, j + 2, "date_prep", "in"):
+        # 'what cities do we have stations in': the cities the stations are in, each once
+        return Question("list", thing=ls[j + 1].phrase, shown=(first,), only_shown=True, distinct=True), j + 3
     if not wh or not _at(ls, j, "aux", "be"):
         return Question("list", thing=first), j
     k = _skip(ls, j + 1, "filler")
@@ -1236,6 +1273,18 @@ def _listing(ls: Sequence[Lex], i: int) -> Step | None:
     if end > other[1] or ls[j].cat == "aux":  # 'which courses does Mingoz teach', 'which films is X in'
         return Question("list", thing=first, conditions=(Condition(None, "=", other[0], prep="by"),)), end
     return Question("list", thing=first), j
+
+
+def _shown_of_ranked(ls: Sequence[Lex], j: int, found: Sequence[Item]) -> Step | None:
+    """items OF (top | DET? SUPER NP) — 'the names of the top 3 restaurants with the highest
+    ratings', 'the titles of the 5 longest films', 'the name of the oldest student': the rows
+    ranked, showing what is named."""
+    if not _at(ls, j, "of") or not all(isinstance(x, Phrase) for x in found):
+        return None
+    got = _top(ls, j + 1) or _best(ls, _skip(ls, j + 1, "det"))
+    if got is None or got[0].ask != "rank" or got[0].thing is None:
+        return None
+    return replace(got[0], shown=tuple(found), only_shown=True), got[1]
 
 
 def _of_value(ls: Sequence[Lex], i: int) -> Step | None:
@@ -1299,8 +1348,14 @@ def _skipped(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
         return q, i + 1  # 'how much did they rack up in total': the total already asked for
     if _at(ls, i, "be", "aux") and _at(ls, i + 1, "exist"):  # 'do we have', 'have there been'
         return q, i + 2
-    if _at(ls, i, "be") and _at(ls, i + 1, "group", "bucket"):  # 'are in each city'
+    if _at(ls, i, "be", "have") and _at(ls, i + 1, "group", "bucket"):  # 'are in each city', 'have each'
         return q, i + 1
+    if _owned_last(ls, i, q):
+        return q, i + 1  # 'the largest amount any customer has'
+    back = _said_again(ls, i)
+    if back > i:
+        return q, back  # 'the number of papers they have published'
+
     if _is(ls, i, "date_prep", "in") and _at(ls, i + 1, "munit") and ls[i + 1].arg not in MONEY_UNITS:
         return q, _skip(ls, i + 1, "munit")  # 'memory in GB': the unit only ('in euros' may pick a currency)
     if _is(ls, i, "punct", "(") and _at(ls, i + 1, "super"):  # '(lowest latitude)'
@@ -1311,10 +1366,29 @@ def _skipped(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
     return None
 
 
+def _owned_last(ls: Sequence[Lex], i: int, q: Question) -> bool:
+    """HAVE END after a figure of a set ('the largest outstanding amount any customer has', 'the
+    average age each student has'): the figure is the set's own, already said."""
+    ends = _skip(ls, i + 1, "filler", "punct") == len(ls)
+    return ends and _at(ls, i, "have") and q.thing is not None and bool(q.measures) and _at(ls, i - 1, "np")
+
+
+def _said_again(ls: Sequence[Lex], i: int) -> int:
+    """NP BACK (HAVE | BE | AUX)* VERB+ — 'the number of papers they have published', 'reviews they
+    posted': a clause on the noun before it that points back at the rows already named and says
+    the link again; it adds nothing. Where it ends (i when it is not one)."""
+    if not (_at(ls, i - 1, "np") and i < len(ls) and ls[i].text.lower() in WORDS.sets["back"]):
+        return i
+    j = _skip(ls, i + 1, "have", "be", "aux")
+    k = _skip(ls, j, "verb")
+    return k if k > j else i
+
+
 def _in_total(ls: Sequence[Lex], i: int, q: Question) -> bool:
     """'in total' said after a total is asked for: it adds nothing."""
     said = _is(ls, i, "agg", "SUM") and ls[i].text.lower() in WORDS.sets["sum_after"]
-    return said and [m.func for m in q.measures] == ["sum"]
+    counted = [m.func for m in q.measures] == ["count"] and not q.groups  # 'how many routes in total'
+    return said and ([m.func for m in q.measures] == ["sum"] or counted)
 
 
 def _top_after(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
@@ -1343,6 +1417,7 @@ def _group(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
         return replace(q, groups=(*q.groups, Group(unit=ls[i].arg))), i + 1
     if _at(ls, i, "np") and _at(ls, i + 1, "by") and _at(ls, i + 2, "np") and _same(ls[i], ls[i + 2]):
         return replace(q, groups=(*q.groups, Group(ls[i].phrase))), i + 3  # 'datacenter by datacenter'
+    i = _linked_group(ls, i)
     if not _at(ls, i, "group", "by"):
         return None
     groups: list[Group] = []
@@ -1361,6 +1436,18 @@ def _group(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
         if not (_at(ls, j, "and") and _at(ls, _skip(ls, j + 1, "det"), "np", "unit")):
             break  # 'by rank and sex': both
     return replace(q, groups=(*q.groups, *groups)), j
+
+
+def _linked_group(ls: Sequence[Lex], i: int) -> int:
+    """BE? VERB+ (WITH | PREP) before GROUP — 'papers associated with each dataset', 'keyphrases
+    are linked to each paper': the verb only links the rows to what they are counted for; where
+    the grouping starts (i when no such link is said). A verb with no preposition before a
+    grouping ('signed up per month') is _event's: it names the date."""
+    j = _skip(ls, i, "be")
+    k = _skip(ls, j, "verb")
+    if k > j and _at(ls, k, "with", "prep") and _at(ls, k + 1, "group"):
+        return k + 1
+    return i
 
 
 def _same(a: Lex, b: Lex) -> bool:
@@ -1389,6 +1476,8 @@ def _window(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
         return None
     elif _at(ls, i, "of"):
         j = _skip(ls, i + 1, "det")
+        if _at(ls, j, "unit") and _is(ls, j + 1, "value", ls[j].arg):
+            j += 1  # 'each month of the year 2021': the unit said before its value
         if _is(ls, j, "value", "year") and _at(ls, j + 1, "np"):
             window = Window(ls[j].value, "in", subject=ls[j + 1].phrase)  # type: ignore[arg-type]
             return replace(q, windows=(*q.windows, window)), j + 2
@@ -1438,8 +1527,13 @@ def _compare(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
     elif _number_at(ls, j) is not None and (after := _or_more(ls, j + 1)) is not None:
         said_unit, said, k = after  # '5 or more', '1024 GB of RAM or more'
         op, value, subject = ls[k - 1].arg, _number_at(ls, j), subject or said  # type: ignore[assignment]
-    elif subject is None and hint and _number_at(ls, j) is not None and _at(ls, j + 1, "np"):
-        op, value, k = "=", _number_at(ls, j), j + 1  # 'worth 4 credits'
+    elif (
+        subject is None
+        and (hint or _had(ls, i, j))
+        and _number_at(ls, j) is not None
+        and _at(ls, j + 1, "np")
+    ):
+        op, value, k = "=", _number_at(ls, j), j + 1  # 'worth 4 credits', 'had 0 bikes available'
     elif subject is not None and _is(ls, j, "cmp", "=", "!=") and _at(ls, j + 1, "np"):
         cond = Condition(subject, cast(Op, ls[j].arg), ls[j + 1].phrase)  # 'rating != R'
         return replace(q, conditions=(*q.conditions, cond)), j + 2
@@ -1458,6 +1552,12 @@ def _compare(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
         subject, k = ls[k].phrase, k + 1
     cond = Condition(subject, op, value, upper, unit=unit, hint=hint)
     return replace(q, conditions=(*q.conditions, cond)), k
+
+
+def _had(ls: Sequence[Lex], i: int, j: int) -> bool:
+    """HAVE or WITH links the rows to a number said before what it counts ('stations that had 0
+    bikes available', 'hosts with 64 cores'): the figure is that number."""
+    return any(x.cat in ("have", "with") for x in ls[i:j])
 
 
 def _or_more(ls: Sequence[Lex], i: int) -> tuple[str, Phrase | None, int] | None:
@@ -1507,6 +1607,9 @@ def _is_value(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
     if not _at(ls, j, "np") or (j == i and not negated and not share):
         return None
     op: Op = "!=" if negated else "="
+    if _is(ls, j + 1, "np", "quoted") and ls[j].arg != "quoted":  # 'with the title "Dune"'
+        cond = Condition(ls[j].phrase, op, ls[j + 1].phrase, prep=ls[i].text.lower())
+        return replace(q, conditions=(*q.conditions, cond)), j + 2
     cond = Condition(None, op, ls[j].phrase, prep=ls[i].text.lower())
     return replace(q, conditions=(*q.conditions, cond)), j + 1
 
@@ -1612,8 +1715,18 @@ def _order(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
     # 'the top 10 pools ranked by CPU hours': the key of the head's ranking, in its direction;
     # 'top 5 clients sorted by name' only says how the five are shown
     ranks = ls[i].text.lower().split()[0] in WORDS.sets["rank_words"] or isinstance(key[0], Measure)
-    desc = ranks and q.order is not None and q.order.key is None and q.order.desc
+    # 'which authors wrote the most books, ordered by the number of books': the head's key said
+    # again keeps the head's direction
+    again = q.order is not None and q.order.key is not None and _key_words(q.order.key) == _key_words(key[0])
+    desc = ranks and q.order is not None and (q.order.key is None or again) and q.order.desc
     return replace(q, order=Order(key[0], desc)), key[1]
+
+
+def _key_words(key: Measure | Phrase) -> str:
+    """The words a ranking key was said with ('books' for 'the most books' and 'the number of books')."""
+    if isinstance(key, Phrase):
+        return key.text.lower()
+    return key.of.text.lower() if key.of is not None else key.hint
 
 
 def _owner(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
@@ -1633,6 +1746,80 @@ def _owner(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
 
 
 _LAST_WORDS = {"last": True, "most recently": True, "latest": True, "first": False, "earliest": False}
+
+
+def _ranked_after(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
+    """(REL | WH | WITH) link* DET SUPER key? after the rows listed — 'the authors who wrote the
+    most papers', 'the business with the highest rating': those rows ranked, every row tied for
+    first (as 'which authors wrote the most papers'). When what to show is said of one thing ('the
+    title of the publication that has received the most citations') the answer is that one row,
+    showing only what is asked: the figure that ranks is not asked for."""
+    if q.ask != "list" or q.order is not None or q.limit is not None or q.thing is None:
+        return None
+    if not (_at(ls, i, "rel", "with") or _is(ls, i, "list", "wh")):
+        return None
+    ranked = _ranked(ls, _skip(ls, i, "rel", "list"))
+    if ranked is None:
+        return None
+    if q.only_shown and _singular(q.thing.text):  # 'the title of the publication that …': the one
+        return replace(q, ask="rank", order=ranked[0], limit=1), ranked[1]
+    return replace(q, ask="rank", order=replace(ranked[0], ties=True)), ranked[1]
+
+
+def _singular(words: str) -> bool:
+    """The phrase's last word is no plural ('publication', 'business'; not 'papers')."""
+    last = words.lower().split()[-1]
+    return not last.endswith("s") or last.endswith("ss")
+
+
+def _asked_again(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
+    """AND COUNT NP (AUX | HAVE | BE)* BACK ('/' BACK)? (HAVE | VERB)* (THAT UNIT)? END — 'which
+    author had the most books in 2021 and how many books did he/she have that year': the figure
+    that ranks asked for again, which a ranking shows; 'which users posted reviews … and how many
+    reviews have they posted': one count for each row listed."""
+    if not (_at(ls, i, "and") and _at(ls, i + 1, "count") and _at(ls, i + 2, "np")):
+        return None
+    j = _skip(ls, i + 3, "aux", "have", "be")
+    if not _back(ls, j):
+        return None
+    j += 1
+    if _is(ls, j, "group") and ls[j].text == "/" and _back(ls, j + 1):
+        j += 2  # 'he/she'
+    j = _skip(ls, j, "have", "verb")
+    if q.windows and _at(ls, j, "rel") and _at(ls, j + 1, "unit"):
+        j += 2  # 'that year': the period already said
+    if _skip(ls, j, "punct", "filler") != len(ls):
+        return None
+    counted = ls[i + 2].phrase
+    if q.ask == "rank" and q.order is not None and q.order.key is not None:
+        return (q, j) if _key_words(q.order.key) == counted.text.lower() else None
+    if q.ask == "list" and q.thing is not None and not (q.measures or q.groups or q.shown):
+        measure = Measure("count", counted)
+        return replace(q, ask="count", thing=counted, measures=(measure,), groups=(Group(q.thing),)), j
+    return None
+
+
+def _back(ls: Sequence[Lex], i: int) -> bool:
+    """A word that points back at a thing already named ('they', 'he', 'she')."""
+    return i < len(ls) and ls[i].text.lower() in WORDS.sets["back"]
+
+
+def _text_in(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
+    """WITH? QUOTED TEXT(in its name | in the title …) | TEXT QUOTED — 'the journal with "IEEE
+    Transactions" in its name', 'clients whose names start with "Ha"': part of a stored name,
+    the words quoted as said."""
+    j = i + _at(ls, i, "with")
+    if (
+        _is(ls, j, "np", "quoted")
+        and _is(ls, j + 1, "text", "contains")
+        and ls[j + 1].text.lower().startswith("in ")
+    ):
+        cond = Condition(None, "contains", ls[j].phrase)
+        return replace(q, conditions=(*q.conditions, cond)), j + 2
+    if _at(ls, i, "text") and _is(ls, i + 1, "np", "quoted"):
+        cond = Condition(None, cast(Op, ls[i].arg), ls[i + 1].phrase)
+        return replace(q, conditions=(*q.conditions, cond)), i + 2
+    return None
 
 
 def _said_last(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
@@ -1767,6 +1954,9 @@ MODIFIERS: tuple[Rule, ...] = (
     _group,
     _window,
     _said_last,
+    _ranked_after,
+    _asked_again,
+    _text_in,
     _event,
     _we_did,
     _owner,

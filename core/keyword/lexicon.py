@@ -95,6 +95,7 @@ WORD_SETS = (
     "sum_after",
     "rank_words",
     "noun_suffixes",
+    "column_cues",
 )
 UNITS = ("day", "week", "month", "quarter", "year")
 DEFINITION_CATEGORIES = (

@@ -563,3 +563,99 @@ def test_a_function_word_never_picks_the_date(lex):
     for question in ("Show clients that signed up in 2022", "Show clients signed up in 2022"):
         q = bound(lex, question).query
         assert [f.ref for f in q.filters] == [Ref("client", "signup_date")], question
+
+
+@pytest.fixture(scope="module")
+def rated(tmp_path_factory):
+    """Stores rated by their visits (a figure of another table's rows), visits dated by a month
+    name and a year, books with a stored number of pages and writers linked to them."""
+    import sqlite3
+
+    from core.database import Database
+    from core.settings import DatabaseSettings
+
+    path = tmp_path_factory.mktemp("bind-rated") / "rated.sqlite"
+    with sqlite3.connect(path) as con:
+        con.executescript(
+            """
+            CREATE TABLE store (store_id INTEGER PRIMARY KEY, name TEXT, city TEXT, latitude REAL,
+                longitude REAL);
+            CREATE TABLE visit (visit_id INTEGER PRIMARY KEY, store_id INTEGER REFERENCES store (store_id),
+                rating INTEGER, month TEXT, year INTEGER);
+            CREATE TABLE writer (writer_id INTEGER PRIMARY KEY, name TEXT);
+            CREATE TABLE book (book_id INTEGER PRIMARY KEY, title TEXT, page_num INTEGER);
+            CREATE TABLE writes (writer_id INTEGER REFERENCES writer (writer_id),
+                book_id INTEGER REFERENCES book (book_id));
+            INSERT INTO store VALUES (1, 'Corner', 'Leeds', 53.8, -1.5), (2, 'Market', 'York', 53.9, -1.1);
+            INSERT INTO visit VALUES (1, 1, 5, 'January', 2021), (2, 1, 3, 'February', 2021),
+                (3, 2, 4, 'April', 2021), (4, 2, 2, 'March', 2020);
+            INSERT INTO writer VALUES (1, 'Ann Reed'), (2, 'Bo Stone');
+            INSERT INTO book VALUES (1, 'Dune Roads', 320), (2, 'Quiet Rivers', 180);
+            INSERT INTO writes VALUES (1, 1), (2, 1), (2, 2);
+            """
+        )
+    db = Database(name="rated", config=DatabaseSettings(url=f"sqlite:///{path}"), var_dir=path.parent)
+    yield lexicon(db)
+    db.dispose()
+
+
+def test_month_names_a_count_is_ordered_by_are_in_calendar_order(rated):
+    q = bound(rated, "How many visits were made in each month of the year 2021, ordered by the month?").query
+    assert q.groups == (Ref("visit", "month"),) and dict(q.calendar) == {Ref("visit", "month"): "month"}
+
+
+def test_the_columns_of_the_one_row_ranked_by_a_figure_of_its_rows(rated):
+    """'the city of the store with the highest rating': each store's visits averaged, the one
+    store first, only its city shown (the average only orders)."""
+    q = bound(rated, "What is the city of the store with the highest rating?").query
+    assert Ref("store", "city") in q.groups and q.limit == 1 and not q.ties
+    assert q.hidden == (Measure("AVG", "visit", "rating", words="rating"),)
+
+
+def test_a_stored_number_of_things_orders_the_one_row_without_being_shown(rated):
+    q = bound(rated, "What is the title of the book that has the highest number of pages?").query
+    assert q.projection == (Ref("book", "title"),) and q.limit == 1
+    assert q.order[0].key == Ref("book", "page_num") and q.order[0].desc
+
+
+def test_a_table_after_a_relation_verb_says_whose_rows(rated):
+    q = bound(
+        rated, 'What are the names of the writers who wrote the book with the title "Dune Roads"?'
+    ).query
+    assert q.projection == (Ref("writer", "name"),)
+    assert [(f.ref, f.value) for f in q.filters] == [(Ref("book", "title"), "Dune Roads")]
+
+
+def test_the_id_of_the_grouped_rows_is_no_figure_to_rank_by(rated):
+    with pytest.raises(Decline) as info:
+        bound(rated, "How many visits are associated with each store, ordered by the store ID?")
+    assert "identifies" in info.value.reason
+
+
+def test_columns_listed_with_no_thing_are_rows_of_their_one_table(rated):
+    q = bound(rated, "show the latitudes and longitudes with a York city").query
+    assert q.target == "store" and q.projection == (Ref("store", "latitude"), Ref("store", "longitude"))
+    assert [(f.ref, f.value) for f in q.filters] == [(Ref("store", "city"), "York")]
+    where = bound(rated, "what cities do we have stores in").query
+    assert where.projection == (Ref("store", "city"),) and where.distinct
+
+
+def test_a_count_asked_for_each_row_listed(rated):
+    q = bound(rated, "Which stores received visits in 2021 and how many visits did they receive?").query
+    assert q.measures == (Measure("COUNT", "visit", words="visits"),) and Ref("store", "name") in q.groups
+    assert [(f.ref, f.value) for f in q.filters] == [(Ref("visit", "year"), 2021)]
+
+
+def test_quoted_words_in_a_name_match_inside_the_one_column_that_holds_them(rated):
+    q = bound(rated, 'how many writers are associated with books with "Rivers" in the title').query
+    assert [(f.ref, f.op, f.value) for f in q.filters] == [(Ref("book", "title"), "contains", "Rivers")]
+    with pytest.raises(Decline):
+        bound(rated, 'how many books with "Zzyzx" in the title')  # held by no column: not guessed
+
+
+def test_a_month_of_a_year_on_rows_that_keep_a_year_and_a_month_name(rated):
+    q = bound(rated, "How many visits were made in February 2021?").query
+    assert [(f.ref, f.value) for f in q.filters] == [
+        (Ref("visit", "year"), 2021),
+        (Ref("visit", "month"), "February"),
+    ]

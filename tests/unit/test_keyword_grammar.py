@@ -642,6 +642,145 @@ def test_several_topics_said_in_front(question, want):
 
 
 # ---------------------------------------------------------------------------------------------
+# kinds of question the first reader (walk.py) answered, each read by a rule of its own
+
+
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        # 'in total' after a count: the count already asked for
+        ("how many invoices are there in total", "count invoices count(invoices)"),
+        # HAVE END after a figure over a set: the set's own figure
+        ("what is the highest salary any instructor has", "measure instructor max(salary)"),
+        # HAVE GROUP: one count per value ('how many X have each Y')
+        ("how many hosts have each rack number", "count hosts count(hosts) per(rack number)"),
+        # HAVE | WITH NUMBER NP: the figure is that number
+        ("which pools ever had 0 spare hosts?", "list pools [spare hosts = 0]"),
+        ("hosts with 64 cores", "list hosts [cores = 64]"),
+        # a priced word after a determiner is the noun, compared ('have a cost over 20')
+        ("how many orders have a cost over 20?", "count orders count(orders) [cost > 20]"),
+        ("products that cost less than 600", "list products [< 600]"),
+    ],
+)
+def test_links_that_add_nothing_and_figures_said_after_have(question, want):
+    assert tree(question) == want
+
+
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        # a participle before LAST | FIRST | MOST RECENTLY names the date that ranks the rows
+        ("which client signed up most recently?", "rank client desc(latest signed up)*"),
+        ("which ship launched first", "rank ship asc(earliest launched)*"),
+        # items OF (top | DET? NUMBER? SUPER NP): the rows ranked, showing what is named
+        ("the names of the 5 oldest hosts", "rank hosts show:names asc(oldest) limit 5"),
+        ("the name of the top client by total payments", "rank client show:name desc(sum(payments)) limit 1"),
+        # (REL | WH | WITH) … DET SUPER key after the rows: ranked, every row tied for first …
+        ("the names of the students who got the most awards", "rank students show:names desc(awards)*"),
+        # … or, what to show said of one thing, that one row
+        (
+            "the title of the album that has received the highest number of awards",
+            "rank album show:title desc(count(awards)) limit 1",
+        ),
+        (
+            "the name and city of the client with the highest balance",
+            "rank client show:name show:city desc(balance) limit 1",
+        ),
+        # the head's key said again after an order keeps the head's direction
+        (
+            "which authors wrote the most books, ordered by the number of books they have written",
+            "rank authors desc(count(books))",
+        ),
+    ],
+)
+def test_rankings_said_after_the_rows(question, want):
+    assert tree(question) == want
+
+
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        # BE? VERB+ (WITH | PREP) GROUP: the verb links the rows to what they are counted for
+        ("How many tracks are linked to each album?", "count tracks count(tracks) per(album)"),
+        ("the total number of orders associated with each client", "count orders count(orders) per(client)"),
+        # a verb with no preposition before a grouping is the event that dates the rows
+        ("How many clients signed up per month?", "count clients count(clients) per(month)"),
+        # OF DET? UNIT VALUE: 'each month of the year 2024'
+        (
+            "How many invoices were issued in each month of the year 2024?",
+            "count invoices count(invoices) <in 2024> per(month)",
+        ),
+        # WITH DET? NP QUOTED: the column and the value said of it
+        (
+            'the names of the members who joined the club with the name "Chess"',
+            'list members show:names [= club] [name = "Chess"]',
+        ),
+    ],
+)
+def test_groups_periods_and_values_said_with_a_link(question, want):
+    assert tree(question) == want
+
+
+def test_an_unsupported_word_the_schema_names_a_column_by_is_that_column():
+    """'duration' asks for a computed duration unless a column is called so: then it is read."""
+
+    class Durations(Names):
+        def spells(self, words: str) -> bool:
+            return words in ("duration", "flight duration")
+
+    assert brief(read("what was the longest flight duration?", Durations()).tree) == (
+        "rank flight duration desc(longest)*"
+    )
+    assert read("what was the longest flight duration?").tree is None  # no such column: declined
+
+
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        # items with no owner: the columns, of the rows the restrictions after them name
+        (
+            "give me the names and prices with a discount code",
+            "list - show:names show:prices [= discount code]",
+        ),
+        # WH NP EXIST NP IN: the values of a column the rows are in, each once
+        ("what countries do we have offices in", "list offices show:countries"),
+        # AND COUNT NP … BACK … VERB: one count for each row listed …
+        (
+            "Which clients placed orders for products in the Garden category and how many orders have they placed?",
+            "count orders count(orders) [= orders] [= products] [= Garden category] per(clients)",
+        ),
+        # … or the figure that ranks asked for again (a ranking shows it)
+        (
+            "Which pilot flew the most missions in 2020 and how many missions did he/she fly that year?",
+            "rank pilot <in 2020> desc(missions)*",
+        ),
+    ],
+)
+def test_what_to_show_said_around_the_rows(question, want):
+    assert tree(question) == want
+
+
+def test_a_figure_asked_for_again_must_be_the_one_that_ranks():
+    assert read("which pilot flew the most missions and how many hours did he fly").tree is None
+
+
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        # WITH? QUOTED TEXT(in its name …) | TEXT QUOTED: part of a stored name, as quoted
+        ('how many journals with "Nature" in the name', 'count journals count(journals) [contains "Nature"]'),
+        ('which labels start with "Blue"', 'list labels [prefix "Blue"]'),
+        # a verb and 'with' before a thing link the rows counted to it
+        (
+            'the number of tags associated with threads in the forum with "Rust" in its name',
+            'count tags count(tags) [= threads] [= forum] [contains "Rust"]',
+        ),
+    ],
+)
+def test_text_said_in_quotes_as_part_of_a_name(question, want):
+    assert tree(question) == want
+
+
 # a follow-up: what it changes in the last question (read_change, continues)
 
 

@@ -13,9 +13,10 @@ The dictionary is built once per catalog (cached on the catalog object) and acce
 from __future__ import annotations
 
 import re
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from rapidfuzz import fuzz, process
@@ -29,6 +30,7 @@ from core.values import NO_RULES, Access, fold, similarity
 LARGE_DICTIONARY = 20_000  # term texts above which a match scores only WordIndex's candidates
 CANDIDATES = 1_000  # ... at most this many texts
 WORD_ALIKE = 75  # a keyword's word and a term's word this alike (rapidfuzz ratio) make it a candidate
+WORDS_KEPT = 4_096  # keyword words whose alike vocabulary words a WordIndex remembers
 
 ABBREVIATIONS = {
     "no": "number",
@@ -136,6 +138,7 @@ STOPWORDS = frozenset(
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 MIN_SCORE = 0.6
+MATCH_LIMIT = 8  # matches a keyword returns unless asked for another number
 DESCRIPTION_MAX = 0.7  # a description mention alone never outranks a name
 
 
@@ -146,7 +149,19 @@ def stem(word: str) -> str:
 
 def split_identifier(name: str) -> list[str]:
     """'CustomerOrders' / 'customer_orders' / 'customer-orders' → ['customer', 'orders']."""
-    return fold(_CAMEL.sub(" ", name)).split()
+    return list(_split(name))
+
+
+NAMES_KEPT = 65_536  # identifiers whose split words are remembered (_split, name_words, expanded_words)
+
+
+@lru_cache(maxsize=NAMES_KEPT)
+def _split(name: str) -> tuple[str, ...]:
+    """split_identifier, remembered: a warehouse repeats its column names (`id`, `client_id`,
+    `created_at`) across thousands of tables, and folding 800,000 names one by one was most of
+    building the keyword dictionary and the description index on 10,000 tables
+    (`python -m core.bench linking`, the first question)."""
+    return tuple(fold(_CAMEL.sub(" ", name)).split())
 
 
 def words(text: str, *, expand: bool = False) -> list[str]:
@@ -160,10 +175,11 @@ def words(text: str, *, expand: bool = False) -> list[str]:
     return out
 
 
+@lru_cache(maxsize=NAMES_KEPT)
 def expanded_words(name: str) -> str:
     """A name's words with its abbreviations spelled out: 'cust_addr' → 'customer address', and
     'LName', which camel case splits into 'l name', → 'last name'."""
-    parts = [p.lower() for p in split_identifier(name)]
+    parts = [p.lower() for p in _split(name)]
     joined: list[str] = []
     for part in parts:
         if joined and len(joined[-1]) == 1 and joined[-1] + part in ABBREVIATIONS:
@@ -229,8 +245,10 @@ def without_unit(words_: str) -> str:
     return ""
 
 
+@lru_cache(maxsize=NAMES_KEPT)
 def name_words(name: str) -> str:
-    return " ".join(stem(w) for w in split_identifier(name))
+    """A name's words, singular: 'client_orders' → 'client order' (remembered, as `_split`)."""
+    return " ".join(stem(w) for w in _split(name))
 
 
 class WordIndex:
@@ -254,15 +272,34 @@ class WordIndex:
         self._vocabulary = list(by_word)
         self._postings = [np.asarray(by_word[w], dtype=np.int32) for w in self._vocabulary]
         self._lengths = np.asarray([len(t) for t in texts], dtype=np.int32)
+        self._alike_words: dict[str, tuple[int, ...]] = {}
+
+    def _alike(self, word: str) -> tuple[int, ...]:
+        """The vocabulary's words spelled like `word` (their positions), remembered per word.
+
+        Why: scanning the vocabulary (10,000 words on a warehouse) is most of a keyword's
+        candidate search, and a question's keywords share their words ('payment', 'payment
+        amount', 'amount'). The answer depends on the catalog alone, so it is kept with this index
+        (up to WORDS_KEPT words, then forgotten all at once: no lock, no half-cleared state).
+        """
+        kept = self._alike_words.get(word)
+        if kept is None:
+            found = process.extract(
+                word, self._vocabulary, scorer=fuzz.ratio, limit=30, score_cutoff=WORD_ALIKE
+            )
+            if len(self._alike_words) >= WORDS_KEPT:
+                self._alike_words = {}
+            kept = self._alike_words[word] = tuple(i for _, _, i in found)
+        return kept
 
     def candidates(self, query: str, limit: int) -> list[int]:
         """Ids of at most `limit` texts that share a word (or a near spelling of one) with `query`."""
         counts = np.zeros(len(self._lengths), dtype=np.int32)
         for w in set(query.split()):
-            alike = process.extract(w, self._vocabulary, scorer=fuzz.ratio, limit=30, score_cutoff=WORD_ALIKE)
+            alike = self._alike(w)
             if alike:
                 covered = np.zeros(len(self._lengths), dtype=bool)  # a text counts once per word
-                for _, _, i in alike:
+                for i in alike:
                     covered[self._postings[i]] = True
                 counts += covered
         found = np.flatnonzero(counts)
@@ -335,6 +372,8 @@ class KeywordDictionary:
             self._by_text[term.text].append(term)
         self._texts = list(self._by_text)
         self._word_index: WordIndex | None = None
+        # (text, limit) → the terms a match scores (_kept); at most one entry per text and limit
+        self._kept_terms: dict[tuple[str, int], tuple[Term, ...]] = {}
         # Description words → the tables/columns they describe.
         self._described = described
         self._by_word: dict[str, set[tuple[str, str | None]]] = defaultdict(set)
@@ -344,8 +383,11 @@ class KeywordDictionary:
                     self._by_word[w].add(key)
 
     def _words(self) -> WordIndex:
-        """The word index of the terms, built on the first match of a large dictionary."""
+        """The word index of the terms, built on the first match of a large dictionary, with which
+        of each repeated text's terms a match at the usual limit scores (`_kept`)."""
         if self._word_index is None:
+            for text in self._texts:
+                self._kept(text, MATCH_LIMIT)
             self._word_index = WordIndex(self._texts)
         return self._word_index
 
@@ -353,6 +395,30 @@ class KeywordDictionary:
         """Build now what the first match of a large dictionary would (core/warm.py)."""
         if len(self._texts) > LARGE_DICTIONARY:
             self._words()
+
+    def _kept(self, text: str, limit: int) -> Sequence[Term]:
+        """The terms of `text` a match scores: the first `limit` of each kind, in their order.
+
+        Why: a warehouse repeats a column in hundreds of tables (`client_id`): one text, as many
+        terms of one score; past `limit` of a kind, the rest could at best tie with those kept.
+        Walking all of them for every match was most of a keyword's time on 10,000 tables
+        (`python -m core.bench linking`), so the choice is made once per text and limit.
+        """
+        terms = self._by_text[text]
+        if len(terms) <= limit:
+            return terms  # no kind can hold more than `limit`
+        key = (text, limit)
+        kept = self._kept_terms.get(key)
+        if kept is None:
+            seen: dict[tuple[str, bool, str], int] = defaultdict(int)
+            chosen = []
+            for term in terms:
+                kind = (term.via, term.pointer, term.table_part)
+                seen[kind] += 1
+                if seen[kind] <= limit:
+                    chosen.append(term)
+            kept = self._kept_terms[key] = tuple(chosen)
+        return kept
 
     def spelled(self, text: str) -> list[Term]:
         """Columns whose own name is `text` word for word (folded, singular words). The fuzzy match
@@ -364,7 +430,9 @@ class KeywordDictionary:
             if t.column and t.via == "name" and not t.table_part and not t.pointer
         ]
 
-    def match(self, keyword: str, limit: int = 8, min_score: float = MIN_SCORE) -> list[SchemaMatch]:
+    def match(
+        self, keyword: str, limit: int = MATCH_LIMIT, min_score: float = MIN_SCORE
+    ) -> list[SchemaMatch]:
         """Tables and columns `keyword` may name, best first (one match per table/column)."""
         typed = [
             part for w in words(keyword) for part in (TYPED_SHORT[w].split() if w in TYPED_SHORT else [w])
@@ -398,22 +466,21 @@ class KeywordDictionary:
         for i in near:
             text = self._texts[i]
             score = similarity(query, text)
-            # a warehouse repeats a column in hundreds of tables (`client_id`): one text, as many
-            # terms of one score; past `limit` of a kind, the rest could at best tie with those kept
-            kinds: Counter[tuple[str, bool, str]] = Counter()
-            for term in self._by_text[text]:
-                kind = (term.via, term.pointer, term.table_part)
-                kinds[kind] += 1
-                if kinds[kind] > limit:
-                    continue
-                if term.table_part and similarity(query, term.table_part) >= score:
-                    continue  # 'hosts' names the table, not every 'host …' column
+            if round(score, 4) < min_score:
+                continue  # no term of it can score more than the text: none would be offered
+            for term in self._kept(text, limit):
                 s = score
                 if term.via == "synonym":
                     s *= 0.98  # the real name wins a tie
                 if term.pointer:
                     s *= 0.85  # payment.client_id says 'client', but clients live in client
-                offer(SchemaMatch(keyword, term.table, term.column, round(s, 4), term.via))
+                s = round(s, 4)
+                key = (term.table, term.column)
+                if s < min_score or (key in best and best[key].score >= s):
+                    continue  # `offer` would refuse it: spare the table-part comparison below
+                if term.table_part and similarity(query, term.table_part) >= score:
+                    continue  # 'hosts' names the table, not every 'host …' column
+                offer(SchemaMatch(keyword, term.table, term.column, s, term.via))
         # Description mentions: the share of the keyword's words the description contains.
         hits: dict[tuple[str, str | None], int] = defaultdict(int)
         for w in set(kw_words):

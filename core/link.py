@@ -215,9 +215,9 @@ def _ask_llm(
     if len(catalog.tables) > 60:
         names = set(matched) | set(retrieval.tables()[:20])
         names |= set(join_path(graph, list(matched), understanding.question))
-        for rel in catalog.relationships:
-            if rel.table in matched or rel.ref_table in matched:
-                names.update((rel.table, rel.ref_table))
+        touching = _relationship_ends(catalog)
+        for t in matched:
+            names.update(touching.get(t, ()))
         at = _positions(catalog)  # catalog order, without walking every table per question
         shown = [catalog.tables[i] for i in sorted(i for n in names for i in at.get(n, ()))][:60]
         shown = shown or list(catalog.tables[:60])
@@ -243,6 +243,21 @@ def _ask_llm(
             return list(matched)
         raise LinkError("the LLM named no table of this database")
     return tables
+
+
+def _relationship_ends(catalog: Catalog) -> dict[str, frozenset[str]]:
+    """For each table in a relationship, both ends of every relationship it is in: what
+    `_ask_llm` shows beside a matched table, without scanning a warehouse's tens of thousands of
+    relationships per question. Exact names, as `matched` holds them."""
+
+    def build() -> dict[str, frozenset[str]]:
+        ends: dict[str, set[str]] = {}
+        for rel in catalog.relationships:
+            for t in (rel.table, rel.ref_table):
+                ends.setdefault(t, set()).update((rel.table, rel.ref_table))
+        return {t: frozenset(e) for t, e in ends.items()}
+
+    return catalog.memo(("link_relationship_ends",), build)
 
 
 def _positions(catalog: Catalog) -> dict[str, tuple[int, ...]]:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
@@ -151,7 +151,7 @@ def _render(
     for table, columns in shown:
         rows = _sampled(db, table, columns, settings, style.sample_rows)
         if style.knowledge:
-            parts.append(annotated_table(db, table, columns, names, rows, style.cell_chars, described))
+            parts.append(_annotated(db, table, columns, names, rows, style, described))
             continue
         ddl = create_table(db, table, columns, names)
         parts.append(
@@ -178,6 +178,54 @@ def _sampled(
 ) -> list[tuple[Any, ...]]:
     key = ("sample", db.name, table.name.lower(), tuple(c.lower() for c in columns), n)
     return db.catalog.memo(key, lambda: sample(db, table, columns, settings, n))
+
+
+RENDERS_KEPT = 20_000  # tables' renderings remembered per catalog (_annotated), then forgotten at once
+
+
+def _annotated(
+    db: Database,
+    table: Table,
+    columns: Sequence[str],
+    shown: set[str],
+    rows: Sequence[Sequence[Any]],
+    style: SchemaStyle,
+    described: Described | None,
+) -> str:
+    """`annotated_table` of a table and the example rows `_sampled` read, remembered per catalog.
+
+    Why: a warehouse's pruned scope shows some 40 tables, mostly the same hub neighbours question
+    after question, and rendering each anew was most of the synthesis stage's steady time
+    (`python -m core.bench linking`). The key holds everything the rendering reads: the rules,
+    the graph (inferred joins), the columns and the style (which fix the example rows: `_sampled`
+    reads them once per catalog, table, columns and number), which of the tables it refers to
+    are shown, and which of its columns' descriptions are wanted.
+    """
+    low = table.name.lower()
+    rules = DataRules.of(db.config)
+    graph_id = id(db.graph)
+    targets = frozenset(t for t in _ref_tables(db, table, graph_id) if t in shown)
+    mine = None if described is None else frozenset(c for t, c in described if t == low)
+    key = (db.name, rules, graph_id, low, tuple(columns), style, targets, mine)
+    kept: dict[Hashable, str] = db.catalog.memo(("annotated tables",), dict)
+    text = kept.get(key)
+    if text is None:
+        text = annotated_table(db, table, columns, shown, rows, style.cell_chars, described)
+        if len(kept) >= RENDERS_KEPT:
+            kept.clear()  # one step, so threads rendering at once never see it half done
+        kept[key] = text
+    return text
+
+
+def _ref_tables(db: Database, table: Table, graph_id: int) -> frozenset[str]:
+    """The tables (lower case) `table`'s joins refer to, the only ones whose presence in a scope
+    changes its rendering; remembered per table and graph."""
+    refs: dict[str, frozenset[str]] = db.catalog.memo(("referred tables", graph_id), dict)
+    low = table.name.lower()
+    found = refs.get(low)
+    if found is None:
+        found = refs[low] = frozenset(r.ref_table.lower() for r in _relationships(db, table, knowledge=True))
+    return found
 
 
 def ddl_text(db: Database, style: SchemaStyle = PLAIN, tables: Sequence[str] | None = None) -> str:
@@ -459,7 +507,9 @@ def sample(
     select = exp.select(*(exp.Column(this=identifier(c, dialect)) for c in columns)).from_(
         table_expr(table.name, table.schema, table.name, dialect)
     )
-    verdict = check_for(db, select.limit(n).sql(dialect=dialect), settings)
+    # built here, so no need of the copy `limit` makes by default (most of a read's time: sqlglot
+    # deep-copies the tree, several milliseconds for a 20-column table, `core.bench linking`)
+    verdict = check_for(db, select.limit(n, copy=False).sql(dialect=dialect), settings)
     if not verdict.allowed:
         log.info("no example rows for %s: %s", table.name, verdict.reason)
         return []

@@ -202,7 +202,7 @@ def _neighbours(graph: RelationshipGraph, core: Sequence[str], known: dict[str, 
     inside = {t.lower() for t in core}
     links: dict[str, int] = {}
     for t in core:
-        for other in graph.neighbors(t):
+        for other in graph.neighbor_names(t):  # a hub has a thousand: no copy of their edges
             if other not in inside and other in known:
                 links[other] = links.get(other, 0) + 1
     return [known[t] for t in sorted(links, key=lambda t: (-links[t], t))]

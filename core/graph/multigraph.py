@@ -123,6 +123,7 @@ class RelationshipGraph:
             adjacency[e.table.lower()][e.ref_table.lower()].append(e)
             adjacency[e.ref_table.lower()][e.table.lower()].append(e)
         self._adjacency = {k: dict(v) for k, v in adjacency.items()}
+        self._descriptions: dict[str, str] = {}  # describe_table's texts, by lower-case table name
         # (table, column) of every column that refers to another table (lower case)
         self.reference_columns: frozenset[tuple[str, str]] = frozenset(
             (e.table.lower(), c.lower()) for e in self.edges if not e.is_self for c in e.columns
@@ -190,10 +191,26 @@ class RelationshipGraph:
         return list(self._patterns_of.get(table.lower(), ()))
 
     def describe_table(self, table: str) -> str:
-        """Pattern roles of a table, for the trace: 'lookup', 'bridge of client↔resource_pool'..."""
+        """Pattern roles of a table, for the trace: 'lookup', 'bridge of client↔resource_pool'...
+
+        Remembered per table: every join a view makes asks it of the joined table, and a
+        warehouse's hub belongs to a thousand patterns (a millisecond a call, `core.bench linking`).
+        The graph's patterns never change once built, so neither does the text.
+        """
         low = table.lower()
+        text = self._descriptions.get(low)
+        if text is None:
+            text = self._descriptions[low] = self._describe(low)
+        return text
+
+    def neighbor_names(self, table: str) -> list[str]:
+        """The keys of `neighbors(table)`, in its order, without copying each one's edges."""
+        low = table.lower()
+        return [k for k in self._adjacency.get(low, ()) if k != low]
+
+    def _describe(self, low: str) -> str:
         out = []
-        for p in self.patterns_of(table):
+        for p in self.patterns_of(low):
             src = "catalog" if p.origin == "catalog" else "detected"
             if p.kind == "lookup":
                 out.append(f"lookup table ({src})")

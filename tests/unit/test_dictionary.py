@@ -155,3 +155,16 @@ def test_a_warehouse_sized_dictionary_matches_as_a_full_scan_would(monkeypatch):
         assert all(scored[(m.table, m.column)] == m.score for m in got), keyword
     assert best(wide, "clients")[:2] == ("CLIENT", None)
     assert indexed["zzz"] == []
+
+
+def test_a_text_repeated_in_many_tables_is_cut_to_ties_only():
+    """A column name repeated in hundreds of tables is scored for the first `limit` terms of each
+    kind only (KeywordDictionary._kept): what is cut could at best tie with what is kept, so the
+    scores returned are those of an uncapped match, for any limit."""
+    wide = KeywordDictionary(warehouse(1_500))
+    for keyword in ["client id", "status", "amount", "payment amount", "host"]:
+        everything = wide.match(keyword, limit=10**6)
+        for limit in (1, 4, 8, 12):
+            got = wide.match(keyword, limit=limit)
+            assert [m.score for m in got] == [m.score for m in everything[:limit]], (keyword, limit)
+            assert wide.match(keyword, limit=limit) == got  # remembered per text and limit: the same

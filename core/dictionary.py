@@ -376,11 +376,13 @@ class KeywordDictionary:
         self._kept_terms: dict[tuple[str, int], tuple[Term, ...]] = {}
         # Description words → the tables/columns they describe.
         self._described = described
-        self._by_word: dict[str, set[tuple[str, str | None]]] = defaultdict(set)
+        # in catalog order, not a set: tied description matches are cut in the same order in every
+        # process (a set of (table, None) keys iterates in an order hash(None) picks per process)
+        self._by_word: dict[str, dict[tuple[str, str | None], None]] = defaultdict(dict)
         for key, text in described.items():
             for w in words(text):
                 if w not in STOPWORDS:
-                    self._by_word[w].add(key)
+                    self._by_word[w][key] = None
 
     def _words(self) -> WordIndex:
         """The word index of the terms, built on the first match of a large dictionary, with which
@@ -483,8 +485,8 @@ class KeywordDictionary:
                 offer(SchemaMatch(keyword, term.table, term.column, s, term.via))
         # Description mentions: the share of the keyword's words the description contains.
         hits: dict[tuple[str, str | None], int] = defaultdict(int)
-        for w in set(kw_words):
-            for key in self._by_word.get(w, ()):
+        for w in dict.fromkeys(kw_words):
+            for key in self._by_word.get(w, {}):
                 hits[key] += 1
         for (table, column), n in hits.items():
             score = DESCRIPTION_MAX * n / len(set(kw_words))

@@ -168,3 +168,20 @@ def test_a_text_repeated_in_many_tables_is_cut_to_ties_only():
             got = wide.match(keyword, limit=limit)
             assert [m.score for m in got] == [m.score for m in everything[:limit]], (keyword, limit)
             assert wide.match(keyword, limit=limit) == got  # remembered per text and limit: the same
+
+
+def test_tied_description_matches_come_in_catalog_order():
+    """Which of several equally good description matches make the cut must not change from one
+    process to the next (a set of (table, None) keys iterated in an order hash(None) picks did)."""
+    names = [f"ledger_{i:02d}" for i in range(12)]
+    tables = tuple(
+        Table(
+            name,
+            (Column("id", "INTEGER", "integer", primary_key=True),),
+            description="Monthly revenue figures.",
+        )
+        for name in names
+    )
+    dictionary = KeywordDictionary(Catalog(database="d", dialect="sqlite", tables=tables, signature="t"))
+    found = [m.table for m in dictionary.match("revenue", limit=5) if m.via == "description"]
+    assert found == names[:5]

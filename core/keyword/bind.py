@@ -50,6 +50,7 @@ from core.keyword.match import (
 )
 from core.keyword.plan import Absent, Decline, Filter, Having, Measure, OrderKey, Query, Ref, frozen_map
 from core.keyword.plan import Op as PlanOp
+from core.keyword.ranking import BIRTH
 from core.keyword.readings import Reading as Pinned
 from core.keyword.time_buckets import MONTH_NAMES, WEEKDAY_NAMES
 from core.keyword.tree import Condition, Group, Order, Phrase, Question, Value, Window, days
@@ -1658,6 +1659,14 @@ def _order(
         else:
             m = _measure(b, q, key, measures.get(id(key), []), None)
         own = stored_count(lex, m)
+        if key.func == "count" and not own.column and key.of is not None:
+            spelled = [
+                c
+                for c in measure_columns(lex, target)
+                if name_words(c) == f"number of {name_words(key.of.text)}"
+            ]
+            if len(spelled) == 1:  # 'the largest number of hosts' of a party with a number_of_hosts
+                own = Measure("SUM", target, spelled[0])
         if key.func == "count" and own.column and own.table.lower() == target.lower() and tree.only_shown:
             # 'the highest number of citations' of a publication with a citation_num: its own
             # number, no count of rows, not shown when what to show is said ('the title of …')
@@ -1790,6 +1799,9 @@ def _implied_order(b: _Binder, q: _Query, order: Order) -> Ref:
     hint = order.hint.lower()
     if any(hint.startswith(w) for w in TEMPORAL_HINTS) and not _implied(lex, target, hint):
         dates = _own_dates(lex, target)
+        born = [d for d in dates if BIRTH.search(d.column.lower())]
+        if hint.startswith("oldest") and len(born) == 1:
+            return born[0]  # 'the oldest employee': the earliest birth date, not the hire date
         if dates:
             return _pick_date(b, dates, hint)
     ref = _implied(lex, target, hint)

@@ -1250,8 +1250,11 @@ def _listing(ls: Sequence[Lex], i: int) -> Step | None:
             return Question(
                 "measure", measures=measures, shown=tuple(x for x in found if isinstance(x, Phrase))
             ), j
-        # 'give me the dates and zip codes with a storm event': the columns, of the rows said after
-        return Question("list", shown=tuple(found), only_shown=True), j
+        if _at(ls, j, "with", "rel", "prep"):
+            # 'give me the dates and zip codes with a storm event': the columns, of the rows said
+            # after; with no rows said ('statement ids and details') the grammar reads no owner
+            return Question("list", shown=tuple(found), only_shown=True), j
+        return None
     first = found[0]
     if not isinstance(first, Phrase) or first.text == "names":
         return None
@@ -1281,6 +1284,8 @@ def _shown_of_ranked(ls: Sequence[Lex], j: int, found: Sequence[Item]) -> Step |
     ranked, showing what is named."""
     if not _at(ls, j, "of") or not all(isinstance(x, Phrase) for x in found):
         return None
+    if any(lx.cat == "names" for lx in ls[:j]):
+        return None  # 'the first and last name of the oldest …': no rule reads a person's names yet
     got = _top(ls, j + 1) or _best(ls, _skip(ls, j + 1, "det"))
     if got is None or got[0].ask != "rank" or got[0].thing is None:
         return None
@@ -1755,6 +1760,8 @@ def _ranked_after(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
     title of the publication that has received the most citations') the answer is that one row,
     showing only what is asked: the figure that ranks is not asked for."""
     if q.ask != "list" or q.order is not None or q.limit is not None or q.thing is None:
+        return None
+    if q.conditions:  # 'which country has the airport with the highest elevation': the airport is ranked
         return None
     if not (_at(ls, i, "rel", "with") or _is(ls, i, "list", "wh")):
         return None

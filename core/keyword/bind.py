@@ -514,7 +514,7 @@ def _slots(b: _Binder, tree: Question) -> _Slots:
                 (item, [b.settle(p, "measure", _kinds(p, "table", "column")) for p in b.split(item.of)])
             )
         shown: list[Mention] = []
-        if isinstance(item, Phrase) and item.text != "names":
+        if isinstance(item, Phrase) and not set(item.text.lower().split()) <= {"name", "names"}:
             found = _owned(b, item, tree.thing)
             shown = [b.settle(p, "shown", _kinds(p, "column", "table")) for p in found]
         slots.shown.append(shown)
@@ -534,22 +534,29 @@ def _slots(b: _Binder, tree: Question) -> _Slots:
 
 
 def _owned(b: _Binder, item: Phrase, owner: Phrase | None) -> list[Part]:
-    """The parts of a column asked for of a thing; a word that names no column alone ('the type
-    of document') names the one the thing's words and it spell together ('document type' →
-    document_type_code), as schemas name a thing's own columns."""
+    """The parts of a column asked for of a thing. The thing's own column spelled with its words
+    and the item's comes first ('the colors of the school' → school.school_colors, not another
+    table's colors; 'the type of document' → document_type_code), as schemas name a thing's own
+    columns; else the item's words alone."""
+    own = _spelled_with(b, item, owner)
     try:
-        return b.split(item)
+        found = b.split(item)
     except Decline:
-        if owner is None:
+        if own is None:
             raise
-        lows = [
-            t.low
-            for t in (*b.reading.tokens[owner.start : owner.end], *b.reading.tokens[item.start : item.end])
-        ]
-        senses = [s for s in b.lex.schema(" ".join(lows)) if s.kind == "column" and s.score >= 0.95]
-        if not senses:
-            raise
-        return [Part(item.start, item.end, item.text, tuple(senses))]
+        return [own]
+    return [own] if own is not None and len(found) == 1 else found
+
+
+def _spelled_with(b: _Binder, item: Phrase, owner: Phrase | None) -> Part | None:
+    """The item as a column the owner's words and its own spell together, if any does well."""
+    if owner is None:
+        return None
+    tokens = (*b.reading.tokens[owner.start : owner.end], *b.reading.tokens[item.start : item.end])
+    senses = [
+        s for s in b.lex.schema(" ".join(t.low for t in tokens)) if s.kind == "column" and s.score >= 0.95
+    ]
+    return Part(item.start, item.end, item.text, tuple(senses)) if senses else None
 
 
 def _thing_slots(b: _Binder, tree: Question, slots: _Slots) -> None:

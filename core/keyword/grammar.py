@@ -1286,6 +1286,8 @@ def _shown_of_ranked(ls: Sequence[Lex], j: int, found: Sequence[Item]) -> Step |
         return None
     if any(lx.cat == "names" for lx in ls[:j]):
         return None  # 'the first and last name of the oldest …': no rule reads a person's names yet
+    if _every_column(found):
+        return None  # 'all details of the …': every column, which no rule reads yet
     got = _top(ls, j + 1) or _best(ls, _skip(ls, j + 1, "det"))
     if got is None or got[0].ask != "rank" or got[0].thing is None:
         return None
@@ -1353,8 +1355,8 @@ def _skipped(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
         return q, i + 1  # 'how much did they rack up in total': the total already asked for
     if _at(ls, i, "be", "aux") and _at(ls, i + 1, "exist"):  # 'do we have', 'have there been'
         return q, i + 2
-    if _at(ls, i, "be", "have") and _at(ls, i + 1, "group", "bucket"):  # 'are in each city', 'have each'
-        return q, i + 1
+    if _at(ls, i, "be", "have") and _at(ls, i + 1, "group", "bucket") and not _did_after(ls, i + 2):
+        return q, i + 1  # 'are in each city', 'have each'; not 'has each builder built' (a verb of its own)
     if _owned_last(ls, i, q):
         return q, i + 1  # 'the largest amount any customer has'
     back = _said_again(ls, i)
@@ -1387,6 +1389,15 @@ def _said_again(ls: Sequence[Lex], i: int) -> int:
     j = _skip(ls, i + 1, "have", "be", "aux")
     k = _skip(ls, j, "verb")
     return k if k > j else i
+
+
+def _did_after(ls: Sequence[Lex], i: int) -> bool:
+    """The content words at i end in a verb ('each builder built', 'each author published'): 'has'
+    before them is an auxiliary, not what the rows have."""
+    if not _at(ls, i, "np"):
+        return False
+    last = ls[i].text.split()[-1].lower()
+    return len(ls[i].text.split()) > 1 and (last in WORDS.agents or _past_participle([last], 0))
 
 
 def _in_total(ls: Sequence[Lex], i: int, q: Question) -> bool:
@@ -1768,9 +1779,17 @@ def _ranked_after(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
     ranked = _ranked(ls, _skip(ls, i, "rel", "list"))
     if ranked is None:
         return None
+    if _every_column(q.shown):
+        return None  # 'all details of the airport with …': every column, which no rule reads yet
     if q.only_shown and _singular(q.thing.text):  # 'the title of the publication that …': the one
         return replace(q, ask="rank", order=ranked[0], limit=1), ranked[1]
     return replace(q, ask="rank", order=replace(ranked[0], ties=True)), ranked[1]
+
+
+def _every_column(shown: Sequence[object]) -> bool:
+    """What to show is every column ('details', 'info' said after 'all'): no rule reads that yet."""
+    every = WORDS.sets["every_column"]
+    return any(isinstance(x, Phrase) and set(x.text.lower().split()) <= every for x in shown)
 
 
 def _singular(words: str) -> bool:

@@ -72,6 +72,7 @@ WORD_SETS = (
     "back",
     "follow_on",
     "pointing",
+    "every_column",
     "counts",
     "labels",
     "naming",

@@ -825,3 +825,20 @@ def test_a_follow_up_that_ranks_or_measures_is_no_change(message):
 )
 def test_a_message_says_it_continues_the_last_answer_by_its_first_word_or_by_pointing(message, said):
     assert continues(message) is said
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "how many bridges has each engineer built?",  # 'has' an auxiliary: the verb is the engineer's
+        "how many songs has each composer composed?",
+        "all details of the river with the largest basin",  # every column: no rule reads it yet
+        "all the information of the three longest rivers",
+    ],
+)
+def test_wording_no_rule_reads_yet_gets_no_tree(question):
+    assert read(question).tree is None
+
+
+def test_has_each_before_a_noun_is_what_the_rows_have():
+    assert tree("how many hosts have each rack number") == "count hosts count(hosts) per(rack number)"

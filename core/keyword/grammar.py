@@ -1818,7 +1818,8 @@ def _asked_again(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
         return None
     counted = ls[i + 2].phrase
     if q.ask == "rank" and q.order is not None and q.order.key is not None:
-        return (q, j) if _key_words(q.order.key) == counted.text.lower() else None
+        # asked for: shown, even where only what was named would be ('the name of the instructor …')
+        return (replace(q, only_shown=False), j) if _key_words(q.order.key) == counted.text.lower() else None
     if q.ask == "list" and q.thing is not None and not (q.measures or q.groups or q.shown):
         measure = Measure("count", counted)
         return replace(q, ask="count", thing=counted, measures=(measure,), groups=(Group(q.thing),)), j

@@ -842,3 +842,13 @@ def test_wording_no_rule_reads_yet_gets_no_tree(question):
 
 def test_has_each_before_a_noun_is_what_the_rows_have():
     assert tree("how many hosts have each rack number") == "count hosts count(hosts) per(rack number)"
+
+
+def test_the_figure_a_ranking_ranks_by_asked_for_again_is_shown():
+    asked = read(
+        "What is the name of the author who has written the most books, and how many books have they written?"
+    )
+    alone = read("What is the name of the author who has written the most books?")
+    assert brief(asked.tree) == brief(alone.tree) == "rank author show:name desc(books) limit 1"
+    assert alone.tree is not None and alone.tree.only_shown  # the name alone
+    assert asked.tree is not None and not asked.tree.only_shown  # the name and the count

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from core.answer import Outcome
 from core.conversation import MAX_TURNS, Turn
@@ -22,7 +22,7 @@ from core.keyword.bind import Ambiguous, Bound, SchemaNames, bind, parts, unders
 from core.keyword.compile import CompileError, compile_query
 from core.keyword.confidence import judge
 from core.keyword.definitions import answer_defined, said_definitions, unplaced_definitions_text
-from core.keyword.explain import abstain_text, describe, doubt_text, follow_up_text, sense_label
+from core.keyword.explain import abstain_text, describe, follow_up_text, sense_label
 from core.keyword.first_reader import answer_first_reader
 from core.keyword.followup import Continued, apply
 from core.keyword.grammar import Reading as GrammarReading
@@ -31,10 +31,10 @@ from core.keyword.match import Lexicon, Mention, lexicon
 from core.keyword.plan import Abstain, Ambiguity, AmbiguousDate, Decline, Query
 from core.keyword.readings import Reading, decode_all
 from core.keyword.replies import asked, clarify, failed
-from core.keyword.stages import compiled, joined, ran
+from core.keyword.stages import answer_of, answered, joined, judged
 from core.plurals import plural
 from core.request import Request
-from core.run import check_for, outcome_of
+from core.run import check_for
 from core.settings import EngineSettings
 from core.trace import Trace
 from core.view import build_view, required
@@ -109,14 +109,22 @@ def _settled(
 ) -> Outcome:
     """From a bound reading of `words` to the answer: the joins, the confidence, the SQL and the
     run, each of which may still decline or ask back."""
-    notify = request.on_stage or (lambda _stage: None)
     view = joined(db, request, trace, bound.query, words, interpretation)
     if isinstance(view, Outcome):
         return view
-    doubt = _doubted(db, request, settings, trace, lex, bound, view, words, interpretation)
+    query, threshold = bound.query, settings.keyword_min_confidence
+    doubt = judged(
+        db,
+        request,
+        trace,
+        query,
+        threshold,
+        interpretation,
+        lambda: judge(query, bound.placed(), view, lex, words, bound.doubts),
+    )
     if doubt is not None:
         return doubt
-    return _ran(db, request, settings, trace, lex, bound.query, view, notify, interpretation)
+    return _ran(db, request, settings, trace, lex, bound.query, view, interpretation)
 
 
 def _interpreted(
@@ -161,44 +169,6 @@ def _interpreted(
     return bound
 
 
-def _doubted(
-    db: Database,
-    request: Request,
-    settings: EngineSettings,
-    trace: Trace,
-    lex: Lexicon,
-    bound: Bound,
-    view: View,
-    words: str,
-    interpretation: str,
-) -> Outcome | None:
-    """The 'confidence' stage: None when sure enough; else the question back or the decline."""
-    query, threshold = bound.query, settings.keyword_min_confidence
-    with trace.stage("confidence") as st:
-        try:
-            confidence = judge(query, bound.placed(), view, lex, words, bound.doubts)
-        except Decline as d:
-            st.outputs = {"declined": d.reason}
-            return failed(
-                db,
-                request,
-                trace,
-                "keyword_abstain",
-                doubt_text(query, d.reason),
-                interpretation=interpretation,
-            )
-        st.outputs = confidence.trace(threshold)
-    if confidence.score >= threshold:
-        return None
-    ask = confidence.askable(threshold)
-    if ask is not None:
-        return asked(db, request, trace, ask.words, ask.options, interpretation)
-    says = confidence.weakest.says if confidence.weakest is not None else "it is not sure of the reading"
-    return failed(
-        db, request, trace, "keyword_abstain", doubt_text(query, says), interpretation=interpretation
-    )
-
-
 def _ran(
     db: Database,
     request: Request,
@@ -207,26 +177,15 @@ def _ran(
     lex: Lexicon,
     query: Query,
     view: View,
-    notify: Callable[[str], None],
     interpretation: str,
 ) -> Outcome:
     """The SQL and the run: the answer, with every row tied for the first place said as a tie."""
-    sql = compiled(db, request, trace, lex, query, view, interpretation)
-    if isinstance(sql, Outcome):
-        return sql
-    run = ran(db, request, settings, trace, query, sql, view, notify, interpretation)
+    run = answered(db, request, settings, trace, lex, query, view, interpretation)
     if isinstance(run, Outcome):
         return run
     if run.result is not None and query.ties and len(run.result.rows) > 1:
         interpretation += f" ({len(run.result.rows)} tie for the first place: all are shown.)"
-    return outcome_of(
-        run,
-        question=request.question,
-        database=db.name,
-        trace=trace,
-        mode="keyword",
-        interpretation=interpretation,
-    )
+    return answer_of(db, request, trace, run, interpretation)
 
 
 def bind_first(

@@ -10,6 +10,7 @@ compile, run — and a tie at a LIMIT of one is declined.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -20,7 +21,7 @@ from core.joins import View
 from core.keyword.abstain import understood_words
 from core.keyword.compile import CompileError, compile_query, order_outputs
 from core.keyword.confidence import assess
-from core.keyword.explain import abstain_text, describe, doubt_text
+from core.keyword.explain import abstain_text, describe
 from core.keyword.interpret import make_plan
 from core.keyword.match import (
     Lexicon,
@@ -35,13 +36,13 @@ from core.keyword.match import (
     row_nouns_naming_a_table,
     values_over_stop_words,
 )
-from core.keyword.plan import Abstain, Ambiguity, Context, Decline, Plan, Query, Ref
+from core.keyword.plan import Abstain, Ambiguity, Context, Plan, Query, Ref
 from core.keyword.readings import Reading, decode_all
-from core.keyword.replies import asked, clarify, failed
+from core.keyword.replies import clarify, failed
 from core.keyword.shapes import Shape, read_shape
-from core.keyword.stages import compiled, joined, ran
+from core.keyword.stages import answer_of, answered, joined, judged
 from core.request import Request
-from core.run import outcome_of, run_over_view
+from core.run import run_over_view
 from core.settings import EngineSettings
 from core.trace import Trace
 
@@ -68,7 +69,9 @@ def answer_first_reader(
     view = joined(db, request, trace, plan.query, request.question, interpretation)
     if isinstance(view, Outcome):
         return view
-    doubt = _doubted(db, request, settings, trace, ctx, plan, view, interpretation)
+    threshold = settings.keyword_min_confidence
+    measure = functools.partial(assess, plan, view, ctx, question=request.question)
+    doubt = judged(db, request, trace, plan.query, threshold, interpretation, measure)
     if doubt is not None:
         return doubt
     return _ran(db, request, settings, trace, lex, plan.query, view, shape, interpretation)
@@ -101,36 +104,6 @@ def _planned(
     return plan
 
 
-def _doubted(
-    db: Database,
-    request: Request,
-    settings: EngineSettings,
-    trace: Trace,
-    ctx: Context,
-    plan: Plan,
-    view: View,
-    interpretation: str,
-) -> Outcome | None:
-    """The 'confidence' stage: None when sure enough; else the question back or the decline."""
-    threshold = settings.keyword_min_confidence
-    with trace.stage("confidence") as st:
-        try:
-            confidence = assess(plan, view, ctx, question=request.question)
-        except Decline as d:
-            st.outputs = {"declined": d.reason}
-            text = doubt_text(plan.query, d.reason)
-            return failed(db, request, trace, "keyword_abstain", text, interpretation=interpretation)
-        st.outputs = confidence.trace(threshold)
-    if confidence.score >= threshold:
-        return None
-    ask = confidence.askable(threshold)
-    if ask is not None:
-        return asked(db, request, trace, ask.words, ask.options, interpretation)
-    says = confidence.weakest.says if confidence.weakest is not None else "it is not sure of the reading"
-    text = doubt_text(plan.query, says)
-    return failed(db, request, trace, "keyword_abstain", text, interpretation=interpretation)
-
-
 def _ran(
     db: Database,
     request: Request,
@@ -144,11 +117,7 @@ def _ran(
 ) -> Outcome:
     """The SQL and the run; a tie at a LIMIT of one is declined ('the first one' has no single
     answer), a tie at another LIMIT is said."""
-    notify = request.on_stage or (lambda _stage: None)
-    sql = compiled(db, request, trace, lex, query, view, interpretation)
-    if isinstance(sql, Outcome):
-        return sql
-    run = ran(db, request, settings, trace, query, sql, view, notify, interpretation)
+    run = answered(db, request, settings, trace, lex, query, view, interpretation)
     if isinstance(run, Outcome):
         return run
     tied = _tied_at_limit(db, query, view, lex, run.result.rows, settings, trace) if run.result else []
@@ -162,14 +131,7 @@ def _ran(
         return failed(db, request, trace, "keyword_abstain", text, interpretation=interpretation, sql=run.sql)
     if tied:
         interpretation += f" (More rows tie with the last one shown: {len(tied)} share its value.)"
-    return outcome_of(
-        run,
-        question=request.question,
-        database=db.name,
-        trace=trace,
-        mode="keyword",
-        interpretation=interpretation,
-    )
+    return answer_of(db, request, trace, run, interpretation)
 
 
 def _tied_at_limit(

@@ -1329,8 +1329,14 @@ HEADS: tuple[Callable[[Sequence[Lex], int], Step | None], ...] = (
 
 def _modifiers(ls: Sequence[Lex], i: int, q: Question) -> Question | None:
     """modifier* END: every lexeme after the head placed by a modifier rule, or None."""
+    return _placed(ls, i, q, MODIFIERS)
+
+
+def _placed(ls: Sequence[Lex], i: int, q: Question, rules: Sequence[Rule]) -> Question | None:
+    """rule* END: the tree once every lexeme from i is placed by the first of `rules` that takes
+    it (and moves on), or None when one is placed by none."""
     while i < len(ls):
-        for rule in MODIFIERS:
+        for rule in rules:
             got = rule(ls, i, q)
             if got is not None and got[1] > i:
                 q, i = got
@@ -2038,16 +2044,8 @@ def change(ls: Sequence[Lex]) -> Question | None:
     thread changes in the last question: its filters, its period, its grouping ('in Germany',
     '2024', 'per country', 'the failed ones'). None when a word asks for anything else (a
     ranking, another measure): such a change needs an LLM."""
-    q, i = Question("list"), 0
-    while i < len(ls):
-        for rule in CHANGES:
-            got = rule(ls, i, q)
-            if got is not None and got[1] > i:
-                q, i = got
-                break
-        else:
-            return None
-    return q if q.conditions or q.windows or q.groups else None
+    q = _placed(ls, 0, Question("list"), CHANGES)
+    return q if q is not None and (q.conditions or q.windows or q.groups) else None
 
 
 # ---------------------------------------------------------------------------------------------

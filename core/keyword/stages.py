@@ -10,12 +10,13 @@ from core.answer import Outcome
 from core.database import Database
 from core.joins import View
 from core.keyword.compile import CompileError, compile_query
+from core.keyword.confidence import Confidence
 from core.keyword.explain import doubt_text
 from core.keyword.match import Lexicon
-from core.keyword.plan import Query
-from core.keyword.replies import failed
+from core.keyword.plan import Decline, Query
+from core.keyword.replies import asked, failed
 from core.request import Request
-from core.run import Run, run_over_view
+from core.run import Run, outcome_of, run_over_view
 from core.settings import EngineSettings
 from core.trace import Trace
 from core.view import build_view, required
@@ -99,3 +100,63 @@ def ran(
             sql=run.sql,
         )
     return run
+
+
+def answered(
+    db: Database,
+    request: Request,
+    settings: EngineSettings,
+    trace: Trace,
+    lex: Lexicon,
+    query: Query,
+    view: View,
+    interpretation: str,
+) -> Run | Outcome:
+    """The SQL and its run, or the decline either ends in."""
+    sql = compiled(db, request, trace, lex, query, view, interpretation)
+    if isinstance(sql, Outcome):
+        return sql
+    notify = request.on_stage or (lambda _stage: None)
+    return ran(db, request, settings, trace, query, sql, view, notify, interpretation)
+
+
+def answer_of(db: Database, request: Request, trace: Trace, run: Run, interpretation: str) -> Outcome:
+    """The keyword-mode answer of a run, labelled with its reading."""
+    return outcome_of(
+        run,
+        question=request.question,
+        database=db.name,
+        trace=trace,
+        mode="keyword",
+        interpretation=interpretation,
+    )
+
+
+def judged(
+    db: Database,
+    request: Request,
+    trace: Trace,
+    query: Query,
+    threshold: float,
+    interpretation: str,
+    measure: Callable[[], Confidence],
+) -> Outcome | None:
+    """The 'confidence' stage: None when the reading is sure enough; else the question back (two
+    to four close readings of one phrase) or the decline that says what it doubts."""
+    with trace.stage("confidence") as st:
+        try:
+            confidence = measure()
+        except Decline as d:  # an unsound join
+            st.outputs = {"declined": d.reason}
+            text = doubt_text(query, d.reason)
+            return failed(db, request, trace, "keyword_abstain", text, interpretation=interpretation)
+        st.outputs = confidence.trace(threshold)
+    if confidence.score >= threshold:
+        return None
+    ask = confidence.askable(threshold)
+    if ask is not None:
+        return asked(db, request, trace, ask.words, ask.options, interpretation)
+    says = confidence.weakest.says if confidence.weakest is not None else "it is not sure of the reading"
+    return failed(
+        db, request, trace, "keyword_abstain", doubt_text(query, says), interpretation=interpretation
+    )

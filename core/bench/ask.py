@@ -5,7 +5,9 @@
                              [--db DB_ID] [--category NAME] [--details FILE] [--json] [--quiet]
 
 DIR holds `questions.json` (a list of {"db_id", "question", "gold_sql"} and optionally
-"category", "instructions", "gold_alternatives") and `database/<db_id>/<db_id>.sqlite`.
+"category", "instructions", "gold_alternatives") and `database/<db_id>/<db_id>.sqlite`; or DIR is
+a folder of such lists over the demo and Spider's databases (tests/data/keyword_fresh2: `shape`
+is the category), laid out as a dataset under var/bench/sets/.
 `--dataset demo` runs the built-in questions on the bundled demo database (DEMO_QUESTIONS);
 `--dataset insurance` the business questions of tests/data/insurance_business_questions.json on
 the insurance demo, with its catalog and business definitions (config/insurance_*.yaml).
@@ -77,6 +79,7 @@ from core.bench.plain import TASK as PLAIN_TASK
 from core.bench.plain import answer_plain
 from core.database import Database, Databases
 from core.definitions import Definitions, of_database
+from core.demo import CATALOG_PATH as DEMO_CATALOG
 from core.demo import ensure_demo
 from core.llm import LLM
 from core.pipeline import answer
@@ -387,6 +390,37 @@ def insurance_dataset(var_dir: Path) -> Path:
     ]
     (folder / "questions.json").write_text(json.dumps(questions, indent=1))
     return folder
+
+
+SPIDER_DATABASES = ROOT.parent / "shared" / "bench" / "spider-train" / "database"
+
+
+def question_set_dataset(folder: Path, var_dir: Path) -> Path:
+    """A folder of question lists (tests/data/keyword_fresh: files of {"db_id", "question",
+    "gold_sql", "shape"}) as a dataset folder under `var_dir`: the questions in one file, each
+    database linked beside them — "demo" the bundled demo with its catalog, any other a Spider
+    database (../shared/bench/spider-train/database)."""
+    dataset = var_dir / "bench" / "sets" / folder.resolve().name
+    questions = [
+        {**q, "category": q.get("category") or q.get("shape") or ""}
+        for f in sorted(folder.glob("*.json"))
+        for q in json.loads(f.read_text())
+    ]
+    for db_id in sorted({q["db_id"] for q in questions}):
+        home = dataset / "database" / db_id
+        home.mkdir(parents=True, exist_ok=True)
+        source = ensure_demo(var_dir) if db_id == DEMO else SPIDER_DATABASES / db_id / f"{db_id}.sqlite"
+        _link(home / f"{db_id}.sqlite", source)
+        if db_id == DEMO:
+            _link(home / f"{DEMO}.catalog.yaml", Path(str(DEMO_CATALOG)))
+    (dataset / "questions.json").write_text(json.dumps(questions, indent=1))
+    return dataset
+
+
+def _link(path: Path, target: Path) -> None:
+    if path.is_symlink() or path.exists():
+        path.unlink()
+    path.symlink_to(target.resolve())
 
 
 def run_gold(path: Path, sql: str) -> Gold:
@@ -1130,6 +1164,9 @@ def main(argv: list[str]) -> int:
         parser.error("--sample needs a positive number")
     if str(args.dataset) == INSURANCE:
         args.dataset = insurance_dataset(Path(load_settings().var_dir))
+    listed = str(args.dataset) != DEMO and not (args.dataset / "questions.json").is_file()
+    if listed and any(args.dataset.glob("*.json")):  # a folder of question lists (keyword_fresh)
+        args.dataset = question_set_dataset(args.dataset, Path(load_settings().var_dir))
     if str(args.dataset) == DEMO:
         questions = demo_questions()
     elif (args.dataset / "questions.json").is_file():

@@ -470,3 +470,31 @@ def test_sample_on_the_command_line(dataset, capsys, tmp_path):
         main(["--help"])
     help_text = capsys.readouterr().out
     assert "stratified over databases" in help_text and "--seed" in help_text
+
+
+def test_a_folder_of_question_lists_runs_as_a_dataset(tmp_path, capsys):
+    sets = tmp_path / "fresh"
+    sets.mkdir()
+    (sets / "demo.json").write_text(
+        json.dumps(
+            [
+                {
+                    "db_id": "demo",
+                    "question": "How many clients are there?",
+                    "gold_sql": "SELECT COUNT(*) FROM client",
+                    "shape": "count",
+                },
+                {
+                    "db_id": "demo",
+                    "question": "How many payments are there?",
+                    "gold_sql": "SELECT COUNT(*) FROM client",
+                    "shape": "count",
+                },
+            ]
+        )
+    )
+    out = run_json(capsys, str(sets), "--mode", "keyword")
+    assert (
+        out["questions"] == 2 and out["answered"] == 2 and out["correct"] == 1
+    )  # the second gold is another count
+    assert out["per_category"]["count"]["questions"] == 2

@@ -91,12 +91,11 @@ class ValueIndex:
             return self._loaded
 
     def _build_on_first_use(self, meta_file: Path) -> float | None:
-        """Build the index under its lock; if another build or refresh holds it, search directly
-        this time (the next lookup, two seconds on, finds what it wrote)."""
-        with index_lock(self.db, wait=False) as held:
-            if not held:
-                log.info("the value index of %s is being built elsewhere; searching directly", self.db.name)
-                return None
+        """Build the index under its lock; when another build or refresh holds it, wait for it and
+        read what it wrote. Why wait: only a small database is built on first use (seconds), and
+        searching it directly meanwhile finds codes only as typed ('INV2024-00123' missed
+        INV-2024-00123), so the first question of a second process read less than the rest."""
+        with index_lock(self.db, on_wait=self._waiting):
             if not meta_file.exists():  # else another process built it before this one took the lock
                 log.info("building the value index of %s on first use", self.db.name)
                 try:
@@ -105,6 +104,9 @@ class ValueIndex:
                     log.warning("could not build the value index of %s: %s", self.db.name, exc)
                     return None
         return meta_file.stat().st_mtime if meta_file.exists() else None
+
+    def _waiting(self) -> None:
+        log.info("the value index of %s is being built elsewhere; waiting for it", self.db.name)
 
     def _should_autobuild(self) -> bool:
         rows = sum(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
+import threading
 import uuid
 from pathlib import Path
 
@@ -29,7 +30,10 @@ from core.values import (
 from core.values import build as values_build
 from core.values import columns as values_columns
 from core.values import lookup as values_lookup
+from core.values.lock import index_lock
 from tests.servers import server_url
+
+WAIT_S = 60  # a bound on a thread told at once to go on; never a measured time
 
 CITIES = [
     "Zürich",
@@ -339,6 +343,32 @@ def test_small_database_is_indexed_on_first_use(tmp_path):
     assert first(database, "E176") == "E-176"
     assert (index_path(database) / "meta.json").is_file()
     assert database.values.mode == "index"
+
+
+def test_a_first_lookup_waits_for_the_build_running_elsewhere(tmp_path):
+    """Another process (here a thread) holds the index's lock while it builds: the first lookup
+    waits and reads the index it wrote, rather than search directly and miss 'E176' → 'E-176'."""
+    database = make_db(tmp_path)
+    other = make_db(tmp_path)  # a second handle on the same database and index folder
+    holding, go = threading.Event(), threading.Event()
+
+    def elsewhere() -> None:
+        with index_lock(other):
+            holding.set()
+            go.wait(WAIT_S)
+            build_index(other)
+
+    builder = threading.Thread(target=elsewhere)
+    builder.start()
+    assert holding.wait(WAIT_S)
+    found: list[str | None] = []
+    asker = threading.Thread(target=lambda: found.append(first(database, "E176")))
+    asker.start()
+    asker.join(0.5)  # it waits for the build (a lookup that does not wait has answered by now)
+    go.set()
+    asker.join(WAIT_S)
+    builder.join(WAIT_S)
+    assert found == ["E-176"] and database.values.mode == "index"
 
 
 def test_large_database_without_index_is_searched_directly(tmp_path, monkeypatch, caplog):

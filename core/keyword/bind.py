@@ -31,6 +31,7 @@ from core.keyword.columns import (
     NUMERIC,
     TEMPORAL,
     column_kind,
+    is_birth_date,
     is_key,
     label_columns,
     measure_columns,
@@ -50,7 +51,6 @@ from core.keyword.match import (
 )
 from core.keyword.plan import Absent, Decline, Filter, Having, Measure, OrderKey, Query, Ref, frozen_map
 from core.keyword.plan import Op as PlanOp
-from core.keyword.ranking import BIRTH
 from core.keyword.readings import Reading as Pinned
 from core.keyword.time_buckets import MONTH_NAMES, WEEKDAY_NAMES
 from core.keyword.tree import Condition, Group, Order, Phrase, Question, Value, Window, days
@@ -514,7 +514,7 @@ def _slots(b: _Binder, tree: Question) -> _Slots:
                 (item, [b.settle(p, "measure", _kinds(p, "table", "column")) for p in b.split(item.of)])
             )
         shown: list[Mention] = []
-        if isinstance(item, Phrase) and not set(item.text.lower().split()) <= {"name", "names"}:
+        if isinstance(item, Phrase) and not _names_only(item):
             found = _owned(b, item, tree.thing)
             shown = [b.settle(p, "shown", _kinds(p, "column", "table")) for p in found]
         slots.shown.append(shown)
@@ -734,7 +734,7 @@ def _building(b: _Binder, tree: Question, slots: _Slots, sense: dict[int, Sense]
             if figure not in q.measures and not any(o.key == figure for o in q.order):
                 q.measures.append(figure)  # 'show the count …': the figure asked for, else one more
             shown.append([])
-        elif phrase.text == "names" or set(phrase.text.lower().split()) <= {"name", "names"}:
+        elif _names_only(phrase):
             shown.append(labels(lex, q.target) if q.target else [])
         else:
             shown.append(_shown(lex, [of(m) for m in ms], phrase.text))
@@ -997,7 +997,7 @@ def _scoped(prep: str) -> bool:
     title …': the authors of that paper, which the condition said of it restricts; 'keyphrases
     associated with papers')."""
     said = prep.split()
-    if said[-1:] in (["with"], ["to"]) and len(said) > 1:
+    if said[-1] in WORDS.sets["verb_particles"] and len(said) > 1:
         said = said[:-1]  # 'associated with papers', 'linked to a client'
     if not said or WORDS.cues.get((said[-1],), ("",))[0] == "have":
         return False  # 'campuses had their fee recorded in 1996': whose fee, and so whose year, is unsaid
@@ -1806,8 +1806,8 @@ def _implied_order(b: _Binder, q: _Query, order: Order) -> Ref:
     hint = order.hint.lower()
     if any(hint.startswith(w) for w in TEMPORAL_HINTS) and not _implied(lex, target, hint):
         dates = _own_dates(lex, target)
-        born = [d for d in dates if BIRTH.search(d.column.lower())]
-        if hint.startswith("oldest") and len(born) == 1:
+        born = [d for d in dates if is_birth_date(d.column)]
+        if hint.split()[0] in WORDS.sets["by_birth"] and len(born) == 1:
             return born[0]  # 'the oldest employee': the earliest birth date, not the hire date
         if dates:
             return _pick_date(b, dates, hint)
@@ -1820,6 +1820,11 @@ def _implied_order(b: _Binder, q: _Query, order: Order) -> Ref:
         if len(named or money) == 1:
             return (named or money)[0]
     raise Decline(f"it could not tell what '{order.hint}' ranks {name_words(target)} by", [order.hint])
+
+
+def _names_only(phrase: Phrase) -> bool:
+    """'names', 'their name': what is shown is the label of what is listed or grouped."""
+    return set(phrase.text.lower().split()) <= WORDS.sets["names_only"]
 
 
 def _shown(lex: Lexicon, named: list[Sense], words: str = "") -> list[Ref]:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from rapidfuzz import fuzz
 
 from core.dictionary import name_words, stem
+from core.keyword.lexicon import WORDS
 from core.keyword.match import Lexicon, Mention, Sense
 from core.keyword.plan import Measure, Ref
 
@@ -112,6 +113,12 @@ def label_columns(lex: Lexicon, table: str) -> list[str]:
     if ids:
         return ids[:1]
     return [t.columns[0].name] if t.columns else []
+
+
+def is_birth_date(column: str) -> bool:
+    """The column's name says it holds a date of birth ('date_of_birth', 'BirthDate', 'dob')."""
+    low = column.lower()
+    return any(w in low for w in WORDS.sets["birth_words"])
 
 
 def age_column(lex: Lexicon, table: str) -> Ref | None:

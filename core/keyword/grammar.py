@@ -42,6 +42,7 @@ from typing import Literal, Protocol, cast
 
 from core.keyword.lexicon import WORDS
 from core.keyword.tree import Condition, Func, Group, Measure, Op, Order, Phrase, Question, Value, Window
+from core.plurals import singular
 
 TokenKind = Literal["word", "number", "date", "quoted", "op", "punct"]
 
@@ -1801,7 +1802,7 @@ def _every_column(shown: Sequence[object]) -> bool:
 def _singular(words: str) -> bool:
     """The phrase's last word is no plural ('publication', 'business'; not 'papers')."""
     last = words.lower().split()[-1]
-    return not last.endswith("s") or last.endswith("ss")
+    return singular(last) == last
 
 
 def _asked_again(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
@@ -1845,7 +1846,7 @@ def _text_in(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
     if (
         _is(ls, j, "np", "quoted")
         and _is(ls, j + 1, "text", "contains")
-        and ls[j + 1].text.lower().startswith("in ")
+        and " ".join(ls[j + 1].text.lower().split()) in WORDS.sets["contains_after"]
     ):
         cond = Condition(None, "contains", ls[j].phrase)
         return replace(q, conditions=(*q.conditions, cond)), j + 2
@@ -2112,16 +2113,17 @@ def _said_to_continue(tokens: Sequence[Token]) -> tuple[int, int]:
     answer' are taken off both ends ('and only those', 'what about', '… instead?')."""
     on, pointing = WORDS.sets["follow_on"], WORDS.sets["pointing"]
     a, b = 0, len(tokens)
-    while a < b and (tokens[a].kind == "punct" or tokens[a].low in on | pointing or _about_next(tokens, a)):
+    while a < b and (tokens[a].kind == "punct" or tokens[a].low in on | pointing or _leads_in(tokens, a)):
         a += 1
     while b > a and (tokens[b - 1].kind == "punct" or tokens[b - 1].low in on | pointing):
         b -= 1
     return a, b
 
 
-def _about_next(tokens: Sequence[Token], i: int) -> bool:
+def _leads_in(tokens: Sequence[Token], i: int) -> bool:
     """'what about', 'how about': the question word only leads into the change."""
-    return tokens[i].low in ("what", "how") and i + 1 < len(tokens) and tokens[i + 1].low == "about"
+    pair = " ".join(t.low for t in tokens[i : i + 2])
+    return pair in WORDS.sets["follow_on_leads"]
 
 
 def continues(question: str) -> bool:
@@ -2130,7 +2132,7 @@ def continues(question: str) -> bool:
     tokens = tokenize(question)
     words = [t for t in tokens if t.kind == "word"]
     pointing = WORDS.sets["pointing"]
-    said_on = bool(words) and (words[0].low in WORDS.sets["follow_on"] or _about_next(words, 0))
+    said_on = bool(words) and (words[0].low in WORDS.sets["follow_on"] or _leads_in(words, 0))
     return said_on or any(t.low in pointing for t in words)
 
 

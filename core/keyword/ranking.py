@@ -8,9 +8,7 @@ the table's one date), and only when exactly one column fits — otherwise keywo
 
 from __future__ import annotations
 
-import re
-
-from core.keyword.columns import NUMERIC, age_column, column_kind, date_subject
+from core.keyword.columns import NUMERIC, age_column, column_kind, date_subject, is_birth_date
 from core.keyword.dates import own_dates, pick_date
 from core.keyword.match import Mention
 from core.keyword.plan import Context, Decline, Measure, OrderKey, Plan, Ref
@@ -45,7 +43,6 @@ IMPLIED = {
 
 
 AGE_ADJ = {"youngest": False, "oldest": True}  # by an age column: oldest is the highest age
-BIRTH = re.compile(r"birth|born|dob")  # a date of birth ranks people by age, oldest first
 
 
 def implied_superlative(plan: Plan, ctx: Context) -> Plan:
@@ -82,7 +79,7 @@ def implied_superlative(plan: Plan, ctx: Context) -> Plan:
         column, desc = age.column, AGE_ADJ[adj]
     elif adj in TEMPORAL_ADJ:
         dates = own_dates(ctx.lex, table)  # several: the words pick one ('signed up'), or ask
-        born = [d for d in dates if BIRTH.search(d.column.lower())]
+        born = [d for d in dates if is_birth_date(d.column)]  # a date of birth ranks people by age
         if adj in AGE_ADJ and len(born) == 1:
             column = born[0].column  # 'the oldest employee': the earliest birth date, not hire date
         elif dates:

@@ -246,6 +246,11 @@ class Catalog:
             memo[key] = build()
         return cast(T, memo[key])  # one cache for every key: each key has one build, so one type
 
+    def remembers(self, key: Hashable) -> bool:
+        """Whether `memo` has built `key` already (a caller that counts the costly builds)."""
+        memo: dict[Hashable, Any] | None = self.__dict__.get("_memo")
+        return memo is not None and key in memo
+
     def relationships_of(self, table: str) -> list[Relationship]:
         low = table.lower()
         return [r for r in self.relationships if low in (r.table.lower(), r.ref_table.lower())]

@@ -173,11 +173,36 @@ def _wanted(db: Database, wanted: Sequence[str] | None) -> Sequence[tuple[Table,
     return [shown[i] for i in sorted(at[w] for w in wanted if w in at)]
 
 
+def read_examples(
+    db: Database, settings: EngineSettings, style: SchemaStyle, tables: Sequence[str] | None = None
+) -> int:
+    """Read (and remember) the example rows `schema_text` will show for `tables`, now; returns how
+    many tables were read from the database rather than remembered.
+
+    Why apart: on a warehouse a table's first sight costs a query (`core.bench linking` times these
+    reads apart from Askbase's own work), and a caller may want them done before a deadline."""
+    if style.sample_rows <= 0:
+        return 0
+    wanted = None if tables is None else tuple(sorted({t.lower() for t in tables}))
+    read = 0
+    for table, columns in _wanted(db, wanted):
+        key = _sample_key(db, table, columns, style.sample_rows)
+        if not db.catalog.remembers(key):
+            read += 1
+        _sampled(db, table, columns, settings, style.sample_rows)
+    return read
+
+
+def _sample_key(db: Database, table: Table, columns: Sequence[str], n: int) -> Hashable:
+    return ("sample", db.name, table.name.lower(), tuple(c.lower() for c in columns), n)
+
+
 def _sampled(
     db: Database, table: Table, columns: Sequence[str], settings: EngineSettings, n: int
 ) -> list[tuple[Any, ...]]:
-    key = ("sample", db.name, table.name.lower(), tuple(c.lower() for c in columns), n)
-    return db.catalog.memo(key, lambda: sample(db, table, columns, settings, n))
+    return db.catalog.memo(
+        _sample_key(db, table, columns, n), lambda: sample(db, table, columns, settings, n)
+    )
 
 
 RENDERS_KEPT = 20_000  # tables' renderings remembered per catalog (_annotated), then forgotten at once

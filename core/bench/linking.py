@@ -12,6 +12,10 @@ with no LLM (the linking call is a stub that answers at once, so only Askbase's 
   descriptions (core/retrieve.py);
 - *scope*: whole schema or recall-first pruning, with the linking and join paths (core/scope.py,
   core/link.py);
+- *examples*: the example rows of the scope's tables, read from the database on a table's first
+  sight and remembered after (core/schema_text.py `read_examples`): the database's work, not
+  Askbase's, timed apart so that synthesis is Askbase's own time; the tables read per question are
+  counted (`example_reads`);
 - *synthesis*: the join recipe, value hints, the schema text of the scope, and the rendered
   writer prompt (core/view.py, core/hints.py, core/schema_text.py, core/generate.py).
 
@@ -46,14 +50,14 @@ from core.hints import hints_text, value_hints
 from core.link import LinkReply, forget_join_paths
 from core.llm import LLM, M
 from core.retrieve import guess_keywords, retrieve
-from core.schema_text import ASKBASE, schema_text
+from core.schema_text import ASKBASE, read_examples, schema_text
 from core.scope import restricted_graph, scope
 from core.settings import DatabaseSettings, EngineSettings, LLMSettings, load_settings
 from core.understand import Understanding
 from core.values import build_index, index_path
 from core.view import recipe_text, recipe_view
 
-STAGES = ("retrieve", "scope", "synthesis")
+STAGES = ("retrieve", "scope", "examples", "synthesis")
 WORDS = [
     "client",
     "account",
@@ -109,12 +113,14 @@ class StubLLM(LLM):
 
 @dataclass(frozen=True)
 class Timings:
-    """Milliseconds per stage of every timed question, and of the first question."""
+    """Milliseconds per stage of every timed question, and of the first question; the tables
+    whose example rows each timed question read from the database."""
 
     database: str
     tables: int
     first_ms: dict[str, float]
     per_stage: dict[str, tuple[float, ...]]
+    reads: tuple[int, ...] = ()
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -124,6 +130,11 @@ class Timings:
             "p50_ms": {k: round(percentile(v, 50), 2) for k, v in self.per_stage.items()},
             "p95_ms": {k: round(percentile(v, 95), 2) for k, v in self.per_stage.items()},
             "questions_timed": len(next(iter(self.per_stage.values()))),
+            "example_reads": {
+                "tables": sum(self.reads),
+                "questions": sum(1 for n in self.reads if n),
+                "most": max(self.reads, default=0),
+            },
         }
 
 
@@ -177,8 +188,11 @@ def _filler_ddl(i: int, columns: int) -> str:
     return f"CREATE TABLE {name} ({body})"
 
 
-def one_question(db: Database, question: str, settings: EngineSettings, llm: LLM) -> dict[str, float]:
-    """Milliseconds of each stage for one question, as core/pipeline.py runs them in LLM mode."""
+def one_question(
+    db: Database, question: str, settings: EngineSettings, llm: LLM
+) -> tuple[dict[str, float], int]:
+    """Milliseconds of each stage for one question, as core/pipeline.py runs them in LLM mode, and
+    how many tables' example rows it read from the database."""
     out: dict[str, float] = {}
     forget_join_paths(restricted_graph(db))  # within a question only: rounds repeat the questions
     forget_join_paths(db.graph)
@@ -189,6 +203,10 @@ def one_question(db: Database, question: str, settings: EngineSettings, llm: LLM
     start = time.perf_counter()
     scoped = scope(db, retrieval, understanding, settings, llm)
     out["scope"] = (time.perf_counter() - start) * 1000
+    style = replace(ASKBASE, sample_rows=settings.sample_rows)
+    start = time.perf_counter()
+    reads = read_examples(db, settings, style, None if scoped.whole else scoped.tables)
+    out["examples"] = (time.perf_counter() - start) * 1000
     start = time.perf_counter()
     recipe = recipe_view(db, scoped.named, question, settings.recipe_max_tables)
     hints = value_hints(
@@ -200,7 +218,6 @@ def one_question(db: Database, question: str, settings: EngineSettings, llm: LLM
         visible=scoped.tables,
         question=question,
     )
-    style = replace(ASKBASE, sample_rows=settings.sample_rows)
     described = scoped.described | {(h.table.lower(), h.column.lower()) for h in hints.hints}
     schema = schema_text(db, settings, style, None if scoped.whole else scoped.tables, described)
     catalog = db.catalog
@@ -213,23 +230,27 @@ def one_question(db: Database, question: str, settings: EngineSettings, llm: LLM
     )
     prompts.render("generate", **_common(question, ctx), examples="", history="", standalone="")
     out["synthesis"] = (time.perf_counter() - start) * 1000
-    return out
+    return out, reads
 
 
 def measure(db: Database, questions: Sequence[str], rounds: int, settings: EngineSettings) -> Timings:
     """Run every question once untimed-as-steady (the first one, caches cold), then `rounds` times."""
     llm = StubLLM()
-    first = one_question(db, questions[0], settings, llm)
+    first, _ = one_question(db, questions[0], settings, llm)
     per_stage: dict[str, list[float]] = {s: [] for s in STAGES}
+    reads: list[int] = []
     for _ in range(rounds):
         for q in questions:
-            for stage, ms in one_question(db, q, settings, llm).items():
+            timed, read = one_question(db, q, settings, llm)
+            for stage, ms in timed.items():
                 per_stage[stage].append(ms)
+            reads.append(read)
     return Timings(
         database=db.name,
         tables=len(db.catalog.tables),
         first_ms=first,
         per_stage={k: tuple(v) for k, v in per_stage.items()},
+        reads=tuple(reads),
     )
 
 
@@ -295,6 +316,13 @@ def _report(figures: dict[str, Any], out: Any) -> None:
         f"first question (caches cold), ms: demo {base['first_question_ms']}, wide {wide['first_question_ms']}",
         file=out,
     )
+    for name, fig in (("demo", base), ("wide", wide)):
+        r = fig["example_reads"]
+        print(
+            f"{name}: example rows read from the database for {r['tables']} tables, in {r['questions']} of"
+            f" {fig['questions_timed']} timed questions (at most {r['most']} in one)",
+            file=out,
+        )
     print(f"demo: {base['tables']} tables; wide: {wide['tables']:,} tables", file=out)
 
 

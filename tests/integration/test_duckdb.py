@@ -271,3 +271,6 @@ def test_the_linking_benchmark_prints_both_schemas_per_stage(capsys):
     assert figures["wide"]["tables"] == figures["baseline"]["tables"] + 40
     assert set(figures["wide"]["p95_ms"]) == set(STAGES) == set(figures["baseline"]["p95_ms"])
     assert "demo p95" in out.err and "wide p95" in out.err
+    # the demo's first question read every table's example rows; the timed ones read none again
+    assert figures["baseline"]["example_reads"]["tables"] == 0
+    assert "example rows read from the database" in out.err

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from core.schema_text import ASKBASE, schema_text
+from dataclasses import replace
+
+from core.schema_text import ASKBASE, EXAMPLES_NOTE, read_examples, schema_text
 from core.settings import load_settings
 
 
@@ -27,3 +29,20 @@ def test_a_remembered_rendering_equals_a_fresh_one(demo_db):
     demo_db.catalog.__dict__["_memo"].pop(("annotated tables",))  # as if never rendered
     fresh = [schema_text(demo_db, settings, ASKBASE, tables, wanted) for tables, wanted in asked]
     assert fresh == first
+
+
+def test_example_rows_are_read_from_the_database_once_per_table(demo_db):
+    """What `core.bench linking` times apart as the database's work: a table's first sight reads
+    its example rows, later questions read them from memory, and the rendering is the same
+    whether or not they were read beforehand."""
+    settings = load_settings().engine
+    style = replace(ASKBASE, sample_rows=2)
+    before = schema_text(demo_db, settings, style, ["client", "payment"], frozenset())
+    memo = demo_db.catalog.__dict__["_memo"]
+    for key in [k for k in memo if isinstance(k, tuple) and k[:1] in (("sample",), ("annotated tables",))]:
+        memo.pop(key)  # as if no table had been seen
+    assert read_examples(demo_db, settings, style, ["client", "payment"]) == 2
+    assert read_examples(demo_db, settings, style, ["client", "payment", "datacenter"]) == 1
+    assert read_examples(demo_db, settings, replace(style, sample_rows=0), ["host"]) == 0
+    assert schema_text(demo_db, settings, style, ["client", "payment"], frozenset()) == before
+    assert before.startswith(EXAMPLES_NOTE)  # the rows read show as example values

@@ -731,7 +731,10 @@ def _building(b: _Binder, tree: Question, slots: _Slots, sense: dict[int, Sense]
     for phrase, ms in zip(tree.shown, slots.shown, strict=True):
         if isinstance(phrase, Asked):
             figure = _measure(b, q, phrase, measures.get(id(phrase), []), thing_column)
-            if figure not in q.measures and not any(o.key == figure for o in q.order):
+            said = [
+                replace(m, words="") for m in (*q.measures, *(o.key for o in q.order)) if isinstance(m, Measure)
+            ]
+            if replace(figure, words="") not in said:  # however it was worded
                 q.measures.append(figure)  # 'show the count …': the figure asked for, else one more
             shown.append([])
         elif _names_only(phrase):
@@ -1133,7 +1136,13 @@ def _absent(b: _Binder, q: _Query, cond: Condition, named: list[Sense]) -> None:
         raise Decline("it could not tell what must be missing")
     s = named[-1]
     if s.kind == "column" and s.table.lower() == target.lower():
-        q.filters.append(Filter(Ref(s.table, s.column or ""), "present", False, "no " + (s.column or "")))
+        ref = Ref(s.table, s.column or "")
+        # 'reservations with no kids': a number of them, zero (or not recorded); 'without an email':
+        # empty. Of rows only: 'disciplines with no undergrads' says it of every row of a discipline
+        counted = (
+            column_kind(lex, ref.table, ref.column) in NUMERIC and not is_key(lex, ref) and q.thing_column is None
+        )
+        q.filters.append(Filter(ref, "none" if counted else "present", None if counted else False, "no " + ref.column))
         return
     if s.kind == "table" and s.table.lower() != target.lower():
         pointer = _pointer(lex, s.table, target)
@@ -1165,9 +1174,12 @@ def _group(b: _Binder, q: _Query, g: Group, named: list[Sense]) -> None:
     s = named[-1] if named else None
     if s is None:
         raise Decline("it could not tell what to group by")
-    if all(x.kind == "value" for x in named):  # 'payments by wire': those made so
-        q.filters += [_value_filter(x, g.by.text if g.by else "", "=") for x in named]
+    values = [x for x in named if x.kind == "value"]
+    q.filters += [_value_filter(x, g.by.text if g.by else "", "=") for x in values]
+    if len(values) == len(named):  # 'payments by wire': those made so
         return
+    if values:  # 'each Tier III datacenter': those datacenters, one figure each
+        s = [x for x in named if x.kind != "value"][-1]
     if s.kind == "table" and any(
         m.table.lower() == s.table.lower() and m.func != "COUNT" for m in q.measures
     ):

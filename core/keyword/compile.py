@@ -214,6 +214,9 @@ class Compiler:
         if f.op == "present":  # filled in (value True) or left empty (False: 'without an email')
             empty = exp.Is(this=column, expression=exp.Null())
             return exp.Not(this=empty) if f.value is not False else empty
+        if f.op == "none":  # 'no kids': a number of them that is zero, or not recorded
+            empty = exp.Is(this=column.copy(), expression=exp.Null())
+            return exp.paren(exp.or_(exp.EQ(this=column, expression=exp.Literal.number(0)), empty))
         if f.op == "month":
             month = month_number(self.as_date(column, f.ref), self.dialect)
             return exp.EQ(this=month, expression=exp.Literal.number(int(f.value)))

@@ -71,6 +71,8 @@ def filter_text(f: Filter, target: str | None) -> str:
         return f"{what} is true"
     if f.op == "present":
         return f"{what} is filled in"
+    if f.op == "none":
+        return f"{what} is zero or not recorded"
     if f.op == "month":
         return f"{what} is in {calendar.month_name[int(f.value)]}"
     if f.op == "range":

@@ -659,3 +659,34 @@ def test_a_month_of_a_year_on_rows_that_keep_a_year_and_a_month_name(rated):
         (Ref("visit", "year"), 2021),
         (Ref("visit", "month"), "February"),
     ]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How many hosts does each Tier III datacenter have?",
+        "number of hosts per Tier III datacenter",
+        "for each tier iii datacenter, how many hosts are there?",
+    ],
+)
+def test_a_value_said_with_what_is_grouped_keeps_only_those_groups(lex, question):
+    """'each Tier III datacenter' groups the Tier III datacenters only (the value was dropped and
+    every datacenter counted — a wrong answer, and a verified question's ✅ reused for it)."""
+    q = bound(lex, question).query
+    assert Filter(Ref("datacenter", "tier"), "=", "Tier III", q.filters[0].words) in q.filters
+    assert [r.table for r in q.groups] == ["datacenter"] * len(q.groups) and q.groups
+
+
+def test_no_of_a_number_is_zero_and_no_of_a_text_is_empty(lex):
+    """'hosts with no cpu cores': the number is 0 (or not recorded) — read as only 'not recorded'
+    it counted none of the rows that say 0; 'clients without an email': the column is empty."""
+    cores = bound(lex, "how many hosts have no cpu cores?").query
+    assert [(f.ref, f.op) for f in cores.filters] == [(Ref("compute", "cpu_cores"), "none")]
+    email = bound(lex, "clients without an email").query
+    assert [(f.ref, f.op, f.value) for f in email.filters] == [(Ref("client", "email"), "present", False)]
+
+
+def test_the_count_asked_for_again_is_shown_once(lex):
+    """'How many hosts does each datacenter have? Show the name and the count.': one count column."""
+    q = bound(lex, "How many hosts does each datacenter have? Show the datacenter name and the count.").query
+    assert [m.func for m in q.measures] == ["COUNT"]

@@ -36,6 +36,8 @@ from core.keyword.tree import Phrase, Question, Value
 from core.normalize import normalize_question
 from core.verified.lexicon import DatabaseLexicon as Lexicon
 from core.verified.params import CONFIDENT, plural_of, surely
+from core.verified.partial import reread
+from core.verified.partial import said as partial_said
 from core.verified.query import Param, VerifiedQuery
 from core.verified.reading import Span
 from core.verified.substitute import Binding, SubstitutionError, substitute
@@ -46,6 +48,7 @@ NEAR_TEXT = 70.0  # token-set similarity of the normalized questions that makes 
 MAX_NEAR = 2
 NAME_SCORE = 0.9  # a word the value index spells this closely may be a name: never mended as a typo
 SLOT = "⟨slot⟩"
+WORDED = -2  # Fact.at of a fact keyed by the words of a phrase (a tree the schema did not bind)
 # the words a share's question turns on: what is said before them restricts the rows it is a
 # share of ('of clients in Germany | are startups'), what after, the rows counted above the line
 SHARE_VERBS = frozenset(["is", "are", "was", "were", "that", "who", "which"])
@@ -78,6 +81,8 @@ class Shape:
 
     facts: tuple[Fact, ...]
     slots: tuple[tuple[int, Param], ...] = ()
+    left: frozenset[str] = frozenset()  # unknown words the reading left unplaced (core/verified/partial.py)
+    words: frozenset[str] = frozenset()  # every word the question says, stemmed (where `left` is looked for)
 
     def describe(self) -> str:
         slotted = {i for i, _ in self.slots}
@@ -129,16 +134,27 @@ class Matching:
 
 def meaning(question: str, lexicon: Lexicon) -> Shape | None:
     """The facts of the first of the question's trees the schema binds; when none binds (a word
-    names a masked column, say), the first tree's own facts, its words standing for themselves;
-    None when the grammar reads no tree."""
+    names a masked column, say), the first tree's own facts, its words standing for themselves.
+    When the grammar places no tree, the question read with a few words left unplaced
+    (core/verified/partial.py); None when that reads none either."""
     assert lexicon.db is not None, "the verified lexicon of a database"
     lex = keyword_lexicon(lexicon.db)
-    question = mend(question, _known(lexicon, lex))
-    reading = read(question, SchemaNames(lex))
-    bound = _bound(reading, lex, question)
+    known = _known(lexicon, lex)
+    question = mend(question, known)
+    names = SchemaNames(lex)
+    reading = read(question, names)
+    left: frozenset[str] = frozenset()
+    if reading.tree is None:
+        got = reread(question, names, known)
+        if got is None:
+            return None
+        reading, left = got.reading, got.left
+    words = partial_said(question)
+    bound = _bound(reading, lex, reading.question)
     if bound is not None:
-        return bound
-    return Shape(said(reading.tree, reading)) if reading.tree is not None else None
+        return replace(bound, left=left, words=words)
+    assert reading.tree is not None
+    return Shape(said(reading.tree, reading), left=left, words=words)
 
 
 def _known(lexicon: Lexicon, lex: KeywordLexicon) -> Callable[[str], bool]:
@@ -181,9 +197,9 @@ def said(tree: Question, reading: Reading) -> tuple[Fact, ...]:
             return p.kind
         return ""
 
-    out = [Fact("ask", (tree.ask, words(tree.thing), tree.distinct), at=-2)]
-    out += [Fact("measure", (m.func, words(m.of), m.distinct, m.hint)) for m in tree.measures]
-    out += [Fact("show", (words(p) if isinstance(p, Phrase) else p.func,)) for p in tree.shown]
+    out = [Fact("ask", (tree.ask, words(tree.thing), tree.distinct), at=WORDED)]
+    out += [Fact("measure", (m.func, words(m.of), m.distinct, m.hint), at=WORDED) for m in tree.measures]
+    out += [Fact("show", (words(p) if isinstance(p, Phrase) else p.func,), at=WORDED) for p in tree.shown]
     for c in tree.conditions:
         if isinstance(c.value, Phrase):
             out.append(
@@ -207,10 +223,10 @@ def said(tree: Question, reading: Reading) -> tuple[Fact, ...]:
             )
     for w in tree.windows:
         out.append(Fact("period", (w.value.kind, w.prep), _when(w.value) or w.value.value, w.value.text))
-    out += [Fact("group", (words(g.by), g.unit)) for g in tree.groups]
+    out += [Fact("group", (words(g.by), g.unit), at=WORDED) for g in tree.groups]
     if tree.order is not None:
         key = words(tree.order.key) if isinstance(tree.order.key, Phrase) else repr(tree.order.key)
-        out.append(Fact("order", (key, tree.order.desc, tree.order.hint, tree.order.ties)))
+        out.append(Fact("order", (key, tree.order.desc, tree.order.hint, tree.order.ties), at=WORDED))
     if tree.limit:
         out.append(Fact("limit", (), tree.limit, str(tree.limit)))
     return tuple(out)
@@ -353,11 +369,13 @@ def template(query: VerifiedQuery, lexicon: Lexicon) -> Template:
         if at is None:
             return Template(query, None)  # a parameter the reading does not hold: not reused
         slots.append((at, p))
-    return Template(query, Shape(tuple(facts_), tuple(slots)))
+    return Template(query, replace(shape, facts=tuple(facts_), slots=tuple(slots)))
 
 
 def _holds(f: Fact, p: Param) -> bool:
-    return f.at == -2 and any(isinstance(k, str) and f" {stem(p.text.lower())} " in f" {k} " for k in f.key)
+    """The parameter's words are words of a phrase the fact was said with ('active' in 'the
+    most active resource pools'): the slot is those words inside the phrase."""
+    return f.at == WORDED and any(isinstance(k, str) and f" {stem(p.text.lower())} " in f" {k} " for k in f.key)
 
 
 def _slotted(f: Fact, p: Param) -> Fact:
@@ -453,6 +471,8 @@ def _fill(asked: Shape, t: Template, lexicon: Lexicon) -> Match | None:
     """The new question's values in the template's slots, when every fact pairs with one of the
     same kind and key (a slot's value may differ, any other value may not)."""
     assert t.shape is not None
+    if not (asked.left <= t.shape.words and t.shape.left <= asked.words):
+        return None  # a word one question leaves unplaced that the other does not say
     slots = dict(t.shape.slots)
     left = list(asked.facts)
     bindings: list[Binding] = []

@@ -154,7 +154,7 @@ def meaning(question: str, lexicon: Lexicon) -> Shape | None:
     if bound is not None:
         return replace(bound, left=left, words=words)
     assert reading.tree is not None
-    return Shape(said(reading.tree, reading), left=left, words=words)
+    return Shape(said(reading.tree, reading, lexicon.concept), left=left, words=words)
 
 
 def _known(lexicon: Lexicon, lex: KeywordLexicon) -> Callable[[str], bool]:
@@ -186,13 +186,16 @@ def _bound(reading: Reading, lex: KeywordLexicon, question: str) -> Shape | None
     return None
 
 
-def said(tree: Question, reading: Reading) -> tuple[Fact, ...]:
-    """A tree's facts by its own words (stemmed), for a question the schema cannot bind: two such
-    questions ask the same when their trees are the same, word for word, values apart."""
+def said(tree: Question, reading: Reading, concept: Concept | None = None) -> tuple[Fact, ...]:
+    """A tree's facts by its own words, for a question the schema cannot bind: two such questions
+    ask the same when their trees are the same, word for word, values apart. A word or run of
+    words the schema names is read as the table or column it names (`concept`: 'DCs', 'sites'
+    and 'data centres' are the datacenter table by the catalog's names and synonyms), any other
+    word stemmed."""
 
     def words(p: object) -> str:
         if isinstance(p, Phrase):
-            return " ".join(stem(t.low) for t in reading.tokens[p.start : p.end])
+            return _named(reading.tokens[p.start : p.end], concept)
         if isinstance(p, Value):
             return p.kind
         return ""
@@ -230,6 +233,28 @@ def said(tree: Question, reading: Reading) -> tuple[Fact, ...]:
     if tree.limit:
         out.append(Fact("limit", (), tree.limit, str(tree.limit)))
     return tuple(out)
+
+
+Concept = Callable[..., str | None]  # DatabaseLexicon.concept(text, phrase=…)
+MAX_NAME_WORDS = 3  # the longest run of words looked up as one schema name ('resource pool')
+
+
+def _named(tokens: Sequence[Token], concept: Concept | None) -> str:
+    """The words, each run the schema names read as that name's table or column (longest first)."""
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        for n in range(min(MAX_NAME_WORDS, len(tokens) - i), 0, -1):
+            run = " ".join(t.low for t in tokens[i : i + n])
+            key = concept(run, phrase=n > 1) if concept is not None and run.replace(" ", "").isalpha() else None
+            if key is not None:
+                out.append(key)
+                i += n
+                break
+        else:
+            out.append(stem(tokens[i].low))
+            i += 1
+    return " ".join(out)
 
 
 def _measure(m: Measure) -> tuple[object, ...]:

@@ -142,19 +142,22 @@ def meaning(question: str, lexicon: Lexicon) -> Shape | None:
     known = _known(lexicon, lex)
     question = mend(question, known)
     names = SchemaNames(lex)
-    reading = read(question, names)
-    left: frozenset[str] = frozenset()
-    if reading.tree is None:
-        got = reread(question, names, known)
-        if got is None:
-            return None
-        reading, left = got.reading, got.left
     words = partial_said(question)
-    bound = _bound(reading, lex, reading.question)
+    reading = read(question, names)
+    bound = _bound(reading, lex, question) if reading.tree is not None else None
     if bound is not None:
-        return replace(bound, left=left, words=words)
-    assert reading.tree is not None
-    return Shape(said(reading.tree, reading, lexicon.concept), left=left, words=words)
+        return replace(bound, words=words)
+    binds = (lambda r: _bound(r, lex, question) is not None) if reading.tree is not None else None
+    got = reread(question, names, known, binds) if binds is not None else reread(question, names, known)
+    if got is not None:
+        bound = _bound(got.reading, lex, question)
+        if bound is not None:
+            return replace(bound, left=got.left, words=words)
+    if reading.tree is not None:  # no reading binds: the first tree's own words
+        return Shape(said(reading.tree, reading, lexicon.concept), words=words)
+    if got is None or got.reading.tree is None:
+        return None
+    return Shape(said(got.reading.tree, got.reading, lexicon.concept), left=got.left, words=words)
 
 
 def _known(lexicon: Lexicon, lex: KeywordLexicon) -> Callable[[str], bool]:

@@ -4,9 +4,11 @@ Why: keyword mode's grammar reads a question only when it places every word, whi
 keyword mode (it must be sure of each word or stay silent) but too strict for the verified
 matcher, which only asks whether two questions mean the same. 'how many wire transfers were
 still pending in Q4 2025' is not read because no rule places 'still'; read without it, it is the
-tree of 'how many wire transfers were pending in Q4 2025'. So when the grammar reads no tree,
-the matcher reads the question again with one, two or three words left out, fewest first, and
-takes the first reading that places every word left.
+tree of 'how many wire transfers were pending in Q4 2025'. So when the grammar reads no tree —
+or reads one the schema cannot bind, an unknown word taken for a name ('in prod-frankfurt-2
+thanks') — the matcher reads the question again with one, two or three words left out, fewest
+first, and takes the first reading that places every word left (and that binds, in the second
+case).
 
 Only words that cannot change what is asked may be left out, and what is left out is said:
 
@@ -48,10 +50,15 @@ class Partial:
     left: frozenset[str]  # the unknown words left out (stemmed): the other question must say them
 
 
-def reread(question: str, names: Names, known: Callable[[str], bool]) -> Partial | None:
-    """The first reading that places every word once a few words that cannot change what is
-    asked are left out (fewest first); None when none does. `known(word)`: the word is the
-    schema's or a stored value's (never left out)."""
+def reread(
+    question: str,
+    names: Names,
+    known: Callable[[str], bool],
+    accept: Callable[[Reading], bool] = lambda r: bool(r.trees),
+) -> Partial | None:
+    """The first reading `accept` takes (by default: one that places every word) once a few
+    words that cannot change what is asked are left out, fewest first; None when none is.
+    `known(word)`: the word is the schema's or a stored value's (never left out)."""
     tokens = tokenize(question)
     leavable = [i for i, t in enumerate(tokens) if _leavable(question, t, names, known)]
     tries = 0
@@ -61,7 +68,7 @@ def reread(question: str, names: Names, known: Callable[[str], bool]) -> Partial
             if tries > MAX_TRIES:
                 return None
             reading = read(_without(question, tokens, chosen), names)
-            if reading.trees:
+            if reading.trees and accept(reading):
                 left = frozenset(stem(tokens[i].low) for i in chosen if tokens[i].low not in UNPLACED)
                 return Partial(reading, left)
     return None

@@ -32,7 +32,8 @@ from core.keyword.grammar import Reading, Token, read
 from core.keyword.match import Lexicon as KeywordLexicon
 from core.keyword.match import lexicon as keyword_lexicon
 from core.keyword.plan import AmbiguousDate, Decline, Filter, Measure, Ref
-from core.keyword.tree import Phrase, Question, Value
+from core.keyword.tree import Measure as TreeMeasure
+from core.keyword.tree import Order, Phrase, Question, Value
 from core.normalize import normalize_question
 from core.verified.lexicon import DatabaseLexicon as Lexicon
 from core.verified.params import CONFIDENT, plural_of, surely
@@ -231,8 +232,8 @@ def said(tree: Question, reading: Reading, concept: Concept | None = None) -> tu
         out.append(Fact("period", (w.value.kind, w.prep), _when(w.value) or w.value.value, w.value.text))
     out += [Fact("group", (words(g.by), g.unit), at=WORDED) for g in tree.groups]
     if tree.order is not None:
-        key = words(tree.order.key) if isinstance(tree.order.key, Phrase) else repr(tree.order.key)
-        out.append(Fact("order", (key, tree.order.desc, tree.order.hint, tree.order.ties), at=WORDED))
+        key, hint = _ranked_by(tree.order, words)
+        out.append(Fact("order", (key, tree.order.desc, hint, tree.order.ties), at=WORDED))
     if tree.limit:
         out.append(Fact("limit", (), tree.limit, str(tree.limit)))
     return tuple(out)
@@ -258,6 +259,21 @@ def _named(tokens: Sequence[Token], concept: Concept | None) -> str:
             out.append(stem(tokens[i].low))
             i += 1
     return " ".join(out)
+
+
+def _ranked_by(order: Order, words: Callable[[object], str]) -> tuple[str, str]:
+    """What an unbound ranking is by, and the word that says how: 'the most active pools' and 'the
+    largest number of active pools' both rank by the number of those rows (a table named as the
+    key is counted, as the binding pass counts it), and then the superlative's own word says
+    nothing more; any other key keeps its word ('the oldest' implies an age)."""
+    key = order.key
+    if isinstance(key, TreeMeasure) and key.func == "count" and key.of is not None:
+        return f"count {words(key.of)}", ""
+    if isinstance(key, Phrase):
+        said = words(key)
+        counted = any(w.startswith("t:") for w in said.split())
+        return (f"count {said}", "") if counted else (said, order.hint)
+    return repr(key), order.hint
 
 
 def _measure(m: Measure) -> tuple[object, ...]:

@@ -250,7 +250,9 @@ def _named(tokens: Sequence[Token], concept: Concept | None) -> str:
     while i < len(tokens):
         for n in range(min(MAX_NAME_WORDS, len(tokens) - i), 0, -1):
             run = " ".join(t.low for t in tokens[i : i + n])
-            key = concept(run, phrase=n > 1) if concept is not None and run.replace(" ", "").isalpha() else None
+            key = (
+                concept(run, phrase=n > 1) if concept is not None and run.replace(" ", "").isalpha() else None
+            )
             if key is not None:
                 out.append(key)
                 i += n
@@ -419,7 +421,9 @@ def template(query: VerifiedQuery, lexicon: Lexicon) -> Template:
 def _holds(f: Fact, p: Param) -> bool:
     """The parameter's words are words of a phrase the fact was said with ('active' in 'the
     most active resource pools'): the slot is those words inside the phrase."""
-    return f.at == WORDED and any(isinstance(k, str) and f" {stem(p.text.lower())} " in f" {k} " for k in f.key)
+    return f.at == WORDED and any(
+        isinstance(k, str) and f" {stem(p.text.lower())} " in f" {k} " for k in f.key
+    )
 
 
 def _slotted(f: Fact, p: Param) -> Fact:

@@ -425,4 +425,3 @@ def test_the_unplaced_words_are_no_cue_of_a_meaning():
         cue = WORDS.cues.get((word,))
         assert cue is None or cue[0] not in meaning, word
         assert word not in WORDS.numbers and word not in WORDS.time_units, word
-

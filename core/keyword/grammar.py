@@ -599,11 +599,25 @@ def trees(ls: Sequence[Lex]) -> list[Question]:
     takes the first one the schema can bind ('the latest payment date' is a figure, 'the
     longest track' a ranking — the grammar alone cannot tell)."""
     start = _skip(ls, 0, "filler", "punct")
+    ranked = _ranked_lead(ls, start)
+    if ranked:
+        return ranked
     front, i = _front(ls, start)
     out = _headed(ls, front, _skip(ls, i, "filler", "punct"))
     if not out and i > start:  # 'clients in Berlin - which are they?': no topic after all
         out = _headed(ls, Question("list"), start)
     return out
+
+
+def _ranked_lead(ls: Sequence[Lex], i: int) -> list[Question]:
+    """RANK(rank words) top — 'Rank the 6 datacentres with the most CPU hours', 'rank the top 5
+    clients by revenue': the verb only asks for the ranking the rest says, so it leads in as
+    'show' does; only trees that rank (any other reading is the order rule's)."""
+    if not (_at(ls, i, "order") and ls[i].text.lower() in WORDS.sets["rank_words"]):
+        return []
+    if not _at(ls, i + 1, "det", "top", "value"):
+        return []
+    return [q for q in _headed(ls, Question("list"), i + 1) if q.ask == "rank" and q.order is not None]
 
 
 def _headed(ls: Sequence[Lex], front: Question, i: int) -> list[Question]:
@@ -1427,6 +1441,21 @@ def _top_after(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
     return replace(q, limit=n.value, order=replace(q.order, ties=False)), i + 2
 
 
+def _counted_after(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
+    """END COUNT EXIST? FILLER* END? after rows listed — 'hosts with more than 100 cores - how many
+    are there?', 'clients in Berlin: how many?': the rows described first, then counted; the
+    count of those rows, as 'how many hosts have more than 100 cores'."""
+    if q.ask != "list" or q.thing is None or q.measures or q.shown or q.groups or q.order or q.limit:
+        return None
+    if not (_is(ls, i, "punct", *_ENDS) and _at(ls, i + 1, "count")):
+        return None
+    j = _skip(ls, _skip(ls, i + 2, "exist"), "filler", "punct")
+    if j != len(ls):
+        return None
+    measure = Measure("count", q.thing, hint=ls[i + 1].text.lower())
+    return replace(q, ask="count", measures=(measure,)), j
+
+
 def _said_back(ls: Sequence[Lex], i: int) -> bool:
     """The word points back at what is already named ('they', 'those', 'them') and ends the question."""
     said = i < len(ls) and ls[i].text.lower() in (*WORDS.sets["back"], "those", "these")
@@ -1982,6 +2011,7 @@ def _and(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
 
 MODIFIERS: tuple[Rule, ...] = (
     _top_after,
+    _counted_after,
     _show,
     _direction,
     _skipped,

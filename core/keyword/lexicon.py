@@ -103,6 +103,7 @@ WORD_SETS = (
     "rank_words",
     "noun_suffixes",
     "column_cues",
+    "unplaced",
 )
 UNITS = ("day", "week", "month", "quarter", "year")
 DEFINITION_CATEGORIES = (

@@ -32,10 +32,13 @@ from core.keyword.grammar import Reading, Token, read
 from core.keyword.match import Lexicon as KeywordLexicon
 from core.keyword.match import lexicon as keyword_lexicon
 from core.keyword.plan import AmbiguousDate, Decline, Filter, Measure, Ref
-from core.keyword.tree import Phrase, Question, Value
+from core.keyword.tree import Measure as TreeMeasure
+from core.keyword.tree import Order, Phrase, Question, Value
 from core.normalize import normalize_question
 from core.verified.lexicon import DatabaseLexicon as Lexicon
 from core.verified.params import CONFIDENT, plural_of, surely
+from core.verified.partial import reread
+from core.verified.partial import said as partial_said
 from core.verified.query import Param, VerifiedQuery
 from core.verified.reading import Span
 from core.verified.substitute import Binding, SubstitutionError, substitute
@@ -46,6 +49,7 @@ NEAR_TEXT = 70.0  # token-set similarity of the normalized questions that makes 
 MAX_NEAR = 2
 NAME_SCORE = 0.9  # a word the value index spells this closely may be a name: never mended as a typo
 SLOT = "⟨slot⟩"
+WORDED = -2  # Fact.at of a fact keyed by the words of a phrase (a tree the schema did not bind)
 # the words a share's question turns on: what is said before them restricts the rows it is a
 # share of ('of clients in Germany | are startups'), what after, the rows counted above the line
 SHARE_VERBS = frozenset(["is", "are", "was", "were", "that", "who", "which"])
@@ -78,6 +82,8 @@ class Shape:
 
     facts: tuple[Fact, ...]
     slots: tuple[tuple[int, Param], ...] = ()
+    left: frozenset[str] = frozenset()  # unknown words the reading left unplaced (core/verified/partial.py)
+    words: frozenset[str] = frozenset()  # every word the question says, stemmed (where `left` is looked for)
 
     def describe(self) -> str:
         slotted = {i for i, _ in self.slots}
@@ -129,16 +135,30 @@ class Matching:
 
 def meaning(question: str, lexicon: Lexicon) -> Shape | None:
     """The facts of the first of the question's trees the schema binds; when none binds (a word
-    names a masked column, say), the first tree's own facts, its words standing for themselves;
-    None when the grammar reads no tree."""
+    names a masked column, say), the first tree's own facts, its words standing for themselves.
+    When the grammar places no tree, the question read with a few words left unplaced
+    (core/verified/partial.py); None when that reads none either."""
     assert lexicon.db is not None, "the verified lexicon of a database"
     lex = keyword_lexicon(lexicon.db)
-    question = mend(question, _known(lexicon, lex))
-    reading = read(question, SchemaNames(lex))
-    bound = _bound(reading, lex, question)
+    known = _known(lexicon, lex)
+    question = mend(question, known)
+    names = SchemaNames(lex)
+    words = partial_said(question)
+    reading = read(question, names)
+    bound = _bound(reading, lex, question) if reading.tree is not None else None
     if bound is not None:
-        return bound
-    return Shape(said(reading.tree, reading)) if reading.tree is not None else None
+        return replace(bound, words=words)
+    binds = (lambda r: _bound(r, lex, question) is not None) if reading.tree is not None else None
+    got = reread(question, names, known, binds) if binds is not None else reread(question, names, known)
+    if got is not None:
+        bound = _bound(got.reading, lex, question)
+        if bound is not None:
+            return replace(bound, left=got.left, words=words)
+    if reading.tree is not None:  # no reading binds: the first tree's own words
+        return Shape(said(reading.tree, reading, lexicon.concept), words=words)
+    if got is None or got.reading.tree is None:
+        return None
+    return Shape(said(got.reading.tree, got.reading, lexicon.concept), left=got.left, words=words)
 
 
 def _known(lexicon: Lexicon, lex: KeywordLexicon) -> Callable[[str], bool]:
@@ -170,20 +190,23 @@ def _bound(reading: Reading, lex: KeywordLexicon, question: str) -> Shape | None
     return None
 
 
-def said(tree: Question, reading: Reading) -> tuple[Fact, ...]:
-    """A tree's facts by its own words (stemmed), for a question the schema cannot bind: two such
-    questions ask the same when their trees are the same, word for word, values apart."""
+def said(tree: Question, reading: Reading, concept: Concept | None = None) -> tuple[Fact, ...]:
+    """A tree's facts by its own words, for a question the schema cannot bind: two such questions
+    ask the same when their trees are the same, word for word, values apart. A word or run of
+    words the schema names is read as the table or column it names (`concept`: 'DCs', 'sites'
+    and 'data centres' are the datacenter table by the catalog's names and synonyms), any other
+    word stemmed."""
 
     def words(p: object) -> str:
         if isinstance(p, Phrase):
-            return " ".join(stem(t.low) for t in reading.tokens[p.start : p.end])
+            return _named(reading.tokens[p.start : p.end], concept)
         if isinstance(p, Value):
             return p.kind
         return ""
 
-    out = [Fact("ask", (tree.ask, words(tree.thing), tree.distinct), at=-2)]
-    out += [Fact("measure", (m.func, words(m.of), m.distinct, m.hint)) for m in tree.measures]
-    out += [Fact("show", (words(p) if isinstance(p, Phrase) else p.func,)) for p in tree.shown]
+    out = [Fact("ask", (tree.ask, words(tree.thing), tree.distinct), at=WORDED)]
+    out += [Fact("measure", (m.func, words(m.of), m.distinct, m.hint), at=WORDED) for m in tree.measures]
+    out += [Fact("show", (words(p) if isinstance(p, Phrase) else p.func,), at=WORDED) for p in tree.shown]
     for c in tree.conditions:
         if isinstance(c.value, Phrase):
             out.append(
@@ -207,13 +230,52 @@ def said(tree: Question, reading: Reading) -> tuple[Fact, ...]:
             )
     for w in tree.windows:
         out.append(Fact("period", (w.value.kind, w.prep), _when(w.value) or w.value.value, w.value.text))
-    out += [Fact("group", (words(g.by), g.unit)) for g in tree.groups]
+    out += [Fact("group", (words(g.by), g.unit), at=WORDED) for g in tree.groups]
     if tree.order is not None:
-        key = words(tree.order.key) if isinstance(tree.order.key, Phrase) else repr(tree.order.key)
-        out.append(Fact("order", (key, tree.order.desc, tree.order.hint, tree.order.ties)))
+        key, hint = _ranked_by(tree.order, words)
+        out.append(Fact("order", (key, tree.order.desc, hint, tree.order.ties), at=WORDED))
     if tree.limit:
         out.append(Fact("limit", (), tree.limit, str(tree.limit)))
     return tuple(out)
+
+
+Concept = Callable[..., str | None]  # DatabaseLexicon.concept(text, phrase=…)
+MAX_NAME_WORDS = 3  # the longest run of words looked up as one schema name ('resource pool')
+
+
+def _named(tokens: Sequence[Token], concept: Concept | None) -> str:
+    """The words, each run the schema names read as that name's table or column (longest first)."""
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        for n in range(min(MAX_NAME_WORDS, len(tokens) - i), 0, -1):
+            run = " ".join(t.low for t in tokens[i : i + n])
+            key = (
+                concept(run, phrase=n > 1) if concept is not None and run.replace(" ", "").isalpha() else None
+            )
+            if key is not None:
+                out.append(key)
+                i += n
+                break
+        else:
+            out.append(stem(tokens[i].low))
+            i += 1
+    return " ".join(out)
+
+
+def _ranked_by(order: Order, words: Callable[[object], str]) -> tuple[str, str]:
+    """What an unbound ranking is by, and the word that says how: 'the most active pools' and 'the
+    largest number of active pools' both rank by the number of those rows (a table named as the
+    key is counted, as the binding pass counts it), and then the superlative's own word says
+    nothing more; any other key keeps its word ('the oldest' implies an age)."""
+    key = order.key
+    if isinstance(key, TreeMeasure) and key.func == "count" and key.of is not None:
+        return f"count {words(key.of)}", ""
+    if isinstance(key, Phrase):
+        said = words(key)
+        counted = any(w.startswith("t:") for w in said.split())
+        return (f"count {said}", "") if counted else (said, order.hint)
+    return repr(key), order.hint
 
 
 def _measure(m: Measure) -> tuple[object, ...]:
@@ -353,11 +415,15 @@ def template(query: VerifiedQuery, lexicon: Lexicon) -> Template:
         if at is None:
             return Template(query, None)  # a parameter the reading does not hold: not reused
         slots.append((at, p))
-    return Template(query, Shape(tuple(facts_), tuple(slots)))
+    return Template(query, replace(shape, facts=tuple(facts_), slots=tuple(slots)))
 
 
 def _holds(f: Fact, p: Param) -> bool:
-    return f.at == -2 and any(isinstance(k, str) and f" {stem(p.text.lower())} " in f" {k} " for k in f.key)
+    """The parameter's words are words of a phrase the fact was said with ('active' in 'the
+    most active resource pools'): the slot is those words inside the phrase."""
+    return f.at == WORDED and any(
+        isinstance(k, str) and f" {stem(p.text.lower())} " in f" {k} " for k in f.key
+    )
 
 
 def _slotted(f: Fact, p: Param) -> Fact:
@@ -453,6 +519,8 @@ def _fill(asked: Shape, t: Template, lexicon: Lexicon) -> Match | None:
     """The new question's values in the template's slots, when every fact pairs with one of the
     same kind and key (a slot's value may differ, any other value may not)."""
     assert t.shape is not None
+    if not (asked.left <= t.shape.words and t.shape.left <= asked.words):
+        return None  # a word one question leaves unplaced that the other does not say
     slots = dict(t.shape.slots)
     left = list(asked.facts)
     bindings: list[Binding] = []

@@ -852,3 +852,32 @@ def test_the_figure_a_ranking_ranks_by_asked_for_again_is_shown():
     assert brief(asked.tree) == brief(alone.tree) == "rank author show:name desc(books) limit 1"
     assert alone.tree is not None and alone.tree.only_shown  # the name alone
     assert asked.tree is not None and not asked.tree.only_shown  # the name and the count
+
+
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        # rows described first, then counted: their count
+        (
+            "hosts with more than 100 cpu cores - how many are there?",
+            "count hosts count(hosts) [cpu cores > 100]",
+        ),
+        ("clients in Berlin: how many?", "count clients count(clients) [= Berlin]"),
+        ("clients in Berlin - which are they?", "list clients [= Berlin]"),  # a list stays a list
+        # 'rank' leads into the ranking the rest says; alone it is no ranking
+        (
+            "Rank the 6 datacentres with the most CPU hours consumed during 2026",
+            "rank datacentres <in 2026> desc(CPU hours) limit 6",
+        ),
+        ("rank the top 5 clients by revenue", "rank clients desc(revenue) limit 5"),
+        ("Rank the 6 datacentres", "—"),
+        # chat forms of politeness: 'could you', 'can u' lead in and say nothing
+        (
+            "could u tell me the number of failed payments in Q1 2025?",
+            "count failed payments count(failed payments) <in Q1 2025>",
+        ),
+        ("can you give me the average usage cost per segment", "measure - avg(usage cost) per(segment)"),
+    ],
+)
+def test_rows_counted_after_ranking_verbs_and_polite_leads(question, want):
+    assert tree(question) == want

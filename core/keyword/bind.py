@@ -697,6 +697,13 @@ def _building(b: _Binder, tree: Question, slots: _Slots, sense: dict[int, Sense]
         elif head.kind == "column":
             said = slots.thing[-1].words
             thing_column = q.thing_column = _by_name(lex, Ref(head.table, head.column or ""), said)
+    said_of = {of(m).table for m in slots.thing_filters}
+    last = slots.thing_filters[-1].words.split()[-1].lower() if slots.thing_filters else ""
+    if not slots.thing and tree.ask == "count" and len(said_of) == 1 and singular(last) != last:
+        # 'how many failed SEPA direct debits': the rows holding those values, said in the plural
+        # (not 'how many Germany', which names no rows to count)
+        q.target = said_of.pop()
+        q.tables.append(q.target)
     share = any(m.func == "share" for m in tree.measures)
     head_start = slots.thing[-1].start if slots.thing else 0
     for m in slots.thing_filters:
@@ -732,7 +739,9 @@ def _building(b: _Binder, tree: Question, slots: _Slots, sense: dict[int, Sense]
         if isinstance(phrase, Asked):
             figure = _measure(b, q, phrase, measures.get(id(phrase), []), thing_column)
             said = [
-                replace(m, words="") for m in (*q.measures, *(o.key for o in q.order)) if isinstance(m, Measure)
+                replace(m, words="")
+                for m in (*q.measures, *(o.key for o in q.order))
+                if isinstance(m, Measure)
             ]
             if replace(figure, words="") not in said:  # however it was worded
                 q.measures.append(figure)  # 'show the count …': the figure asked for, else one more
@@ -1140,9 +1149,13 @@ def _absent(b: _Binder, q: _Query, cond: Condition, named: list[Sense]) -> None:
         # 'reservations with no kids': a number of them, zero (or not recorded); 'without an email':
         # empty. Of rows only: 'disciplines with no undergrads' says it of every row of a discipline
         counted = (
-            column_kind(lex, ref.table, ref.column) in NUMERIC and not is_key(lex, ref) and q.thing_column is None
+            column_kind(lex, ref.table, ref.column) in NUMERIC
+            and not is_key(lex, ref)
+            and q.thing_column is None
         )
-        q.filters.append(Filter(ref, "none" if counted else "present", None if counted else False, "no " + ref.column))
+        q.filters.append(
+            Filter(ref, "none" if counted else "present", None if counted else False, "no " + ref.column)
+        )
         return
     if s.kind == "table" and s.table.lower() != target.lower():
         pointer = _pointer(lex, s.table, target)

@@ -27,7 +27,20 @@ from core.keyword.shapes import Cue, Literal_, Shape
 
 Func = Literal["COUNT", "SUM", "AVG", "MIN", "MAX"]
 Op = Literal[
-    "=", "!=", ">", ">=", "<", "<=", "in", "contains", "prefix", "suffix", "range", "month", "true", "present",
+    "=",
+    "!=",
+    ">",
+    ">=",
+    "<",
+    "<=",
+    "in",
+    "contains",
+    "prefix",
+    "suffix",
+    "range",
+    "month",
+    "true",
+    "present",
     "none",
 ]
 _FUNCS: dict[str, Func] = {f: f for f in get_args(Func)}

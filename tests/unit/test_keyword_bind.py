@@ -690,3 +690,13 @@ def test_the_count_asked_for_again_is_shown_once(lex):
     """'How many hosts does each datacenter have? Show the name and the count.': one count column."""
     q = bound(lex, "How many hosts does each datacenter have? Show the datacenter name and the count.").query
     assert [m.func for m in q.measures] == ["COUNT"]
+
+
+def test_stored_values_said_in_the_plural_are_the_rows_counted(lex):
+    """'how many failed SEPA direct debits': payments (the one table holding both values), those
+    failed and paid by SEPA; a name said alone names no rows to count."""
+    q = bound(lex, "how many failed SEPA direct debits").query
+    assert [m.table for m in q.measures] == ["payment"] and [m.func for m in q.measures] == ["COUNT"]
+    assert {(f.ref.column, f.value) for f in q.filters} == {("status", "failed"), ("method", "sepa")}
+    with pytest.raises(Decline):
+        bound(lex, "how many Germany")

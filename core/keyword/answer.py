@@ -23,7 +23,6 @@ from core.keyword.compile import CompileError, compile_query
 from core.keyword.confidence import judge
 from core.keyword.definitions import answer_defined, said_definitions, unplaced_definitions_text
 from core.keyword.explain import abstain_text, describe, follow_up_text, sense_label
-from core.keyword.first_reader import answer_first_reader
 from core.keyword.followup import Continued, apply
 from core.keyword.grammar import Reading as GrammarReading
 from core.keyword.grammar import continues, read, read_change
@@ -89,8 +88,6 @@ def _answer_tree(db: Database, request: Request, settings: EngineSettings, trace
             "matches": placed_words(reading, lex),  # what the words name ('clients' → client)
             "pinned": [r.encode() for r in readings],
         }
-    if reading.tree is None:  # until the grammar has a rule for it (issue 33)
-        return answer_first_reader(db, request, settings, trace, lex)
     bound = _interpreted(db, request, settings, trace, lex, reading, readings)
     if isinstance(bound, Outcome):
         return bound

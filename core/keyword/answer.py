@@ -1,6 +1,6 @@
 """Answer a question in keyword mode: no LLM, every stage inspectable in the trace.
 
-retrieve (phrases → tables, columns, stored values) → interpret (passes over the plan → a query,
+retrieve (the grammar's lexemes and tree) → interpret (the tree bound to the schema → a query,
 or decline, or ask back) → view (the joins) → compile (SQL over the view) → expand → guard →
 execute. Used when no LLM is configured and as the fallback when the LLM fails.
 """
@@ -27,7 +27,7 @@ from core.keyword.followup import Continued, apply
 from core.keyword.grammar import Reading as GrammarReading
 from core.keyword.grammar import continues, read, read_change
 from core.keyword.match import Lexicon, Mention, lexicon
-from core.keyword.plan import Abstain, Ambiguity, AmbiguousDate, Decline, Query
+from core.keyword.query import Abstain, Ambiguity, AmbiguousDate, Decline, Query
 from core.keyword.readings import Reading, decode_all
 from core.keyword.replies import asked, clarify, failed
 from core.keyword.stages import answer_of, answered, joined, judged

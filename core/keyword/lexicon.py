@@ -57,15 +57,10 @@ CUE_ARGS: Mapping[str, tuple[str, ...]] = {
     "verb": ("",),
     "names": ("",),
 }
-# Kinds only the grammar reads; the first reader (core/keyword/shapes.py) reads their words as
-# stop words, and negations and ratios as wording it declines (FIRST_READER).
-GRAMMAR_KINDS = ("det", "be", "have", "aux", "with", "of", "rel", "exist", "prep", "filler", "verb", "names")
-FIRST_READER = {"neg": ("unsupported", "a negation"), "share": ("unsupported", "a ratio")}
 WORD_SETS = (
     "stop",
     "row_nouns",
     "relation_verbs",
-    "fillers",
     "measure_units",
     "recent",
     "starts",
@@ -136,7 +131,6 @@ SECTIONS = (
     "numbers",
     "time_units",
     "buckets",
-    "agents",
     "sexes",
     "implied",
     "definitions",
@@ -154,11 +148,10 @@ class Lexicon:
     spellings: Mapping[str, str]  # typed → read as
     symbols: Mapping[str, str]  # '≥' → '>='
     cues: Mapping[tuple[str, ...], tuple[str, str]]  # phrase words → (kind, arg)
-    sets: Mapping[str, frozenset[str]]  # stop, row_nouns, relation_verbs, fillers, measure_units
+    sets: Mapping[str, frozenset[str]]  # stop, row_nouns, relation_verbs, measure_units
     numbers: Mapping[str, int]
     time_units: Mapping[str, str]  # 'days' → 'day'
     buckets: Mapping[str, str]  # 'monthly' → 'month'
-    agents: Mapping[str, str]  # 'wrote' → 'writer'
     sexes: Mapping[str, str]  # 'women' → 'F'
     implied: Mapping[str, tuple[str, ...]]  # 'longest' → ('length', 'duration', 'milliseconds')
     definitions: Mapping[str, frozenset[str]]  # the definitions grammar: category → phrases (as typed)
@@ -201,7 +194,6 @@ def parse(data: Any, source: str = LEXICON_FILE) -> Lexicon:
         },
         time_units=_inverted(source, "time_units", data, UNITS),
         buckets=_inverted(source, "buckets", data, UNITS),
-        agents=_inverted(source, "agents", data, None),
         sexes=_inverted(source, "sexes", data, ("F", "M")),
         implied=_implied(source, _map(source, "implied", data)),
         definitions=_definition_phrases(source, _map(source, "definitions", data)),

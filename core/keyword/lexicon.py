@@ -131,6 +131,7 @@ SECTIONS = (
     "numbers",
     "time_units",
     "buckets",
+    "agents",
     "sexes",
     "implied",
     "definitions",
@@ -152,6 +153,7 @@ class Lexicon:
     numbers: Mapping[str, int]
     time_units: Mapping[str, str]  # 'days' → 'day'
     buckets: Mapping[str, str]  # 'monthly' → 'month'
+    agents: Mapping[str, str]  # 'wrote' → 'writer'
     sexes: Mapping[str, str]  # 'women' → 'F'
     implied: Mapping[str, tuple[str, ...]]  # 'longest' → ('length', 'duration', 'milliseconds')
     definitions: Mapping[str, frozenset[str]]  # the definitions grammar: category → phrases (as typed)
@@ -194,6 +196,7 @@ def parse(data: Any, source: str = LEXICON_FILE) -> Lexicon:
         },
         time_units=_inverted(source, "time_units", data, UNITS),
         buckets=_inverted(source, "buckets", data, UNITS),
+        agents=_inverted(source, "agents", data, None),
         sexes=_inverted(source, "sexes", data, ("F", "M")),
         implied=_implied(source, _map(source, "implied", data)),
         definitions=_definition_phrases(source, _map(source, "definitions", data)),

@@ -322,6 +322,11 @@ def test_own_words_pick_the_option_they_point_at():
     assert match_words("no idea", options) is None
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 33: no grammar rule reads own words appended in brackets; the question alone is "
+    "read and its first reading (birth date) taken, as the answer says",
+)
 def test_keyword_mode_reads_own_words_it_cannot_match_to_an_option(settings, demo_var):
     app = Askbase(settings)
     first = ask(app, "demo", "How many clients in 2024?")
@@ -332,7 +337,11 @@ def test_keyword_mode_reads_own_words_it_cannot_match_to_an_option(settings, dem
         want = conn.execute(
             "SELECT COUNT(*) FROM client WHERE signup_date >= '2024-01-01' AND signup_date < '2025-01-01'"
         ).fetchall()
-    assert outcome.status == "answer" and [tuple(r) for r in outcome.rows] == want
+    assert outcome.status == "answer" and [tuple(r) for r in outcome.rows] == want, (
+        outcome.sql,
+        outcome.interpretation,
+        outcome.question,
+    )
 
 
 def test_own_words_that_spell_a_column_with_a_cue_word_pick_it(settings, demo_var):
@@ -348,7 +357,11 @@ def test_own_words_that_spell_a_column_with_a_cue_word_pick_it(settings, demo_va
         want = conn.execute(
             "SELECT COUNT(DISTINCT client_id) FROM payment WHERE paid_on >= '2025-01-01' AND paid_on < '2026-01-01'"
         ).fetchall()
-    assert outcome.status == "answer" and [tuple(r) for r in outcome.rows] == want
+    assert outcome.status == "answer" and [tuple(r) for r in outcome.rows] == want, (
+        outcome.sql,
+        outcome.interpretation,
+        outcome.question,
+    )
 
 
 # ---------------------------------------------------------------- the console

@@ -738,12 +738,12 @@ def _building(b: _Binder, tree: Question, slots: _Slots, sense: dict[int, Sense]
     for phrase, ms in zip(tree.shown, slots.shown, strict=True):
         if isinstance(phrase, Asked):
             figure = _measure(b, q, phrase, measures.get(id(phrase), []), thing_column)
-            said = [
+            known = [
                 replace(m, words="")
                 for m in (*q.measures, *(o.key for o in q.order))
                 if isinstance(m, Measure)
             ]
-            if replace(figure, words="") not in said:  # however it was worded
+            if replace(figure, words="") not in known:  # however it was worded
                 q.measures.append(figure)  # 'show the count …': the figure asked for, else one more
             shown.append([])
         elif _names_only(phrase):

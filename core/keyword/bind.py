@@ -2095,12 +2095,9 @@ def _listed(
     if tree.shown and not tree.thing:
         q.projection = shown
     elif tree.only_shown:
-        # 'the names of the restaurants in Los Angeles with a rating over 4': what was asked, only;
-        # a figure the rows are ranked by is shown ('the names of the 3 oldest'), a column they
-        # are only sorted by is not ('the names of captains, sorted by age')
-        sorted_by = tree.order is not None and isinstance(tree.order.key, Phrase)
-        ranked = [] if sorted_by else [o.key for o in q.order]
-        q.projection = list(dict.fromkeys([*shown, *(r for r in q.compared if r in ranked)]))
+        # 'the names of the restaurants in Los Angeles with a rating over 4', 'the names of the 3
+        # oldest': what was asked, only — not what the rows were compared or ranked by
+        q.projection = list(dict.fromkeys(shown))
     else:
         q.projection = list(dict.fromkeys([*listed_columns(lex, target, everything), *shown, *q.compared]))
     children = {e.table.lower() for e in lex.db.graph.edges if e.ref_table.lower() == target.lower()}

@@ -700,3 +700,11 @@ def test_stored_values_said_in_the_plural_are_the_rows_counted(lex):
     assert {(f.ref.column, f.value) for f in q.filters} == {("status", "failed"), ("method", "sepa")}
     with pytest.raises(Decline):
         bound(lex, "how many Germany")
+
+
+def test_columns_asked_for_by_name_are_all_that_is_shown(lex):
+    """'the names of the 3 oldest clients': names, as asked — the birth date they are ranked by
+    is in the SQL and the answer's words, not a column nobody asked for."""
+    q = bound(lex, "the names of the 3 oldest clients").query
+    assert q.projection == (Ref("client", "name"),) and q.limit == 3
+    assert bound(lex, "the 3 oldest clients").query.projection != q.projection  # unnamed: label and figure

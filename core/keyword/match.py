@@ -29,6 +29,7 @@ import sqlalchemy as sa
 from core.dictionary import expanded_words, keyword_dictionary, name_words, split_identifier, stem
 from core.dictionary import words as folded_words
 from core.joins import graph_weights
+from core.keyword import meanings
 from core.keyword.lexicon import WORDS
 from core.keyword.readings import Reading
 from core.keyword.shapes import AGENT_NOUNS, BUCKET_ADVERBS, GLUE, NAME_SUFFIXES, ROW_NOUNS, STOP, Cue, Shape
@@ -144,6 +145,7 @@ class Lexicon:
         self._links: set[frozenset[tuple[str, str]]] | None = None
         self._text_dates: dict[str, frozenset[str]] = {}
         self._own_words: dict[str, set[tuple[str, str]]] | None = None
+        self._lent: dict[tuple[str, ...], tuple[meanings.Coded, float]] | None = None
 
     # -- distances -----------------------------------------------------------------------------
 
@@ -287,9 +289,28 @@ class Lexicon:
                     senses.append(sense)
         if folded in SEX_CODES and not any(x.score >= 1.0 for x in senses):
             senses.extend(self._sex_codes(folded))
+        if not quoted:
+            senses = self._described(phrase, senses)
         senses.sort(key=lambda s: -s.score)
         _put(self._value_cache, key, (time.monotonic(), senses))
         return senses
+
+    def _described(self, phrase: str, senses: list[Sense]) -> list[Sense]:
+        """`senses` with the coded value whose catalog description lends the phrase's words
+        ('wire transfers' → 'wire', "bank wire transfer": core/keyword/meanings.py)."""
+        if self._lent is None:
+            self._lent = meanings.index(
+                (m.table, m.column, m.code, m.meaning) for m in self.db.values.meanings()
+            )
+        found = self._lent.get(meanings.said(phrase))
+        if found is None:
+            return senses
+        (table, column, code, meaning), score = found
+        same = [x for x in senses if (x.table, x.column, x.value) == (table, column, code)]
+        if any(x.score >= score for x in same):
+            return senses
+        kept = [x for x in senses if x not in same]
+        return [*kept, Sense("value", table, column, code, score, "meaning", meaning)]
 
     def _sex_codes(self, folded: str) -> list[Sense]:
         """'female students' where Student.Sex stores 'F': the one-letter code of a column named

@@ -700,3 +700,54 @@ def test_stored_values_said_in_the_plural_are_the_rows_counted(lex):
     assert {(f.ref.column, f.value) for f in q.filters} == {("status", "failed"), ("method", "sepa")}
     with pytest.raises(Decline):
         bound(lex, "how many Germany")
+
+
+@pytest.mark.parametrize(
+    "question, column, value",
+    [
+        ("how many wire transfers were pending in Q4 2025", "method", "wire"),  # "bank wire transfer"
+        ("how many bank wire payments failed in 2025", "method", "wire"),  # a run holding the code
+        ("how many declined card payments were there in 2025", "status", "failed"),  # "declined or bounced"
+        ("how many credit card payments failed in 2025", "method", "card"),  # "credit or debit card"
+    ],
+)
+def test_words_of_a_code_s_description_name_the_code(lex, question, column, value):
+    q = bound(lex, question).query
+    assert (column, value) in {(f.ref.column, f.value) for f in q.filters}
+    assert [m.table for m in q.measures] == ["payment"]
+
+
+def test_a_code_and_its_description_side_by_side_are_one_filter(lex):
+    q = bound(lex, "how many failed SEPA direct debits in 2025").query
+    assert [(f.ref.column, f.value) for f in q.filters if f.ref.column == "method"] == [("method", "sepa")]
+
+
+def test_a_lone_head_word_of_a_description_names_no_code(lex):
+    """'transfer' is the last word of "bank wire transfer" but not a description of its own;
+    'received' ends two descriptions ("money received", "not yet received"): neither is a value."""
+    from core.keyword.meanings import index, lent
+
+    assert ("transfer",) not in lent("bank wire transfer", "wire")
+    lents = index(
+        [("p", "status", "settled", "money received"), ("p", "status", "pending", "not yet received")]
+    )
+    assert ("received",) not in lents
+    assert lents[("money", "received")][0][2] == "settled"
+
+
+@pytest.mark.parametrize(
+    "question, kind, value",
+    [
+        ("how many payments failed between July and September 2025", "quarter", (2025, 3)),
+        ("how many payments failed between January and December 2024", "year", 2024),
+    ],
+)
+def test_whole_months_between_two_months_are_the_quarter_or_year_they_make(lex, question, kind, value):
+    b = bound(lex, question)
+    assert [(v.kind, v.value) for _, v in b.periods] == [(kind, value)]
+
+
+def test_the_first_of_two_months_takes_the_year_said_with_the_second(lex):
+    q = bound(lex, "how many payments failed between November and February 2025").query
+    dates = [f.value for f in q.filters if f.op == "range"]
+    assert dates == [(dt.date(2024, 11, 1), dt.date(2025, 3, 1))]

@@ -1549,6 +1549,9 @@ def _pick_date(b: _Binder, dates: list[Ref], words: str) -> Ref:
     ]
     if len(spelled) == 1:  # 'signed up' → signup_date (its synonym 'sign-up date')
         return spelled[0]
+    evented = _events_dated(b.lex, dates, said)
+    if len(evented) == 1:  # 'registrations per month' → signup_date (its synonym 'registration date')
+        return evented[0]
     if set(said) & WORDS.sets["recent"]:  # 'new clients': by the date they began
         began = [d for d in dates if set(split_identifier(d.column)) & WORDS.sets["starts"]]
         if len(began) == 1:
@@ -1577,6 +1580,21 @@ def _pick_date(b: _Binder, dates: list[Ref], words: str) -> Ref:
     from core.keyword.plan import AmbiguousDate
 
     raise AmbiguousDate(words, dates)
+
+
+def _events_dated(lex: Lexicon, dates: list[Ref], said: Sequence[str]) -> list[Ref]:
+    """The dates the question's nouns of an event name as '<event> date' ('registrations',
+    'onboardings': a date whose name or synonym is 'registration date', 'onboarding date')."""
+    events = {singular(w) for w in said if w not in WORDS.sets["stop"] and len(w) > 3}
+    found = []
+    for d in dates:
+        if any(
+            s.kind == "column" and (s.table, s.column) == (d.table, d.column) and s.score >= 0.95
+            for e in events
+            for s in lex.schema(f"{e} date")
+        ):
+            found.append(d)
+    return found
 
 
 def _months_between(w: Window) -> Window:

@@ -290,7 +290,7 @@ class Lexicon:
         if folded in SEX_CODES and not any(x.score >= 1.0 for x in senses):
             senses.extend(self._sex_codes(folded))
         if not quoted:
-            senses = self._described(phrase, senses)
+            senses = self._described(phrase, senses) + self._country(phrase, senses)
         senses.sort(key=lambda s: -s.score)
         _put(self._value_cache, key, (time.monotonic(), senses))
         return senses
@@ -311,6 +311,18 @@ class Lexicon:
             return senses
         kept = [x for x in senses if x not in same]
         return [*kept, Sense("value", table, column, code, score, "meaning", meaning)]
+
+    def _country(self, phrase: str, senses: list[Sense]) -> list[Sense]:
+        """'Swedish', 'the Swiss': the stored name of the country a demonym names (only as
+        stored, in a column that holds it), when the words name nothing as surely themselves."""
+        name = meanings.country(phrase)
+        if name is None or any(x.score >= meanings.MEANING_WORDS_SCORE for x in senses):
+            return []
+        return [
+            Sense("value", m.table, m.column, m.value, meanings.MEANING_WORDS_SCORE, "meaning", name)
+            for m in self.db.values.lookup(name, k=12, min_score=0.6)
+            if fold(str(m.value)) == fold(name) and m.via != "meaning"
+        ]
 
     def _sex_codes(self, folded: str) -> list[Sense]:
         """'female students' where Student.Sex stores 'F': the one-letter code of a column named

@@ -14,16 +14,25 @@ What a description lends, read word for word (folded, plurals as singular):
 A single word is lent only as a whole alternative ("declined", "running"), never as the head of a
 longer one ('transfer' alone, 'received' of "money received" and "not yet received"). Words that
 more than one value's description lends are lent by none (they are ambiguous on this schema).
+
+A country said by its adjective or its people ('Swedish customers', 'the Swiss') is the country's
+name, where a column stores it (demonyms.yaml: general English, as data).
 """
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from importlib import resources
+from typing import Any
 
 from core.keyword.lexicon import WORDS
 from core.plurals import singular
 from core.values import fold
+from core.yaml_text import load_yaml
+
+DEMONYMS_FILE = "demonyms.yaml"
 
 MEANING_WORDS_SCORE = 0.96  # part of a description: as sure as a code said in other words
 WHOLE_SCORE = 1.0  # an alternative of several words, whole ('credit card'), is as sure as the code
@@ -95,3 +104,39 @@ def index(meanings: Iterable[Coded]) -> dict[tuple[str, ...], tuple[Coded, float
         for run, c in found.items()
         if len({x[:3] for x in c}) == 1
     }
+
+
+class DemonymsError(ValueError):
+    """demonyms.yaml does not fit its schema."""
+
+
+def parse_demonyms(data: Any, source: str = DEMONYMS_FILE) -> Mapping[tuple[str, ...], str]:
+    """The words (as `said` reads them) → the country's name, checked against the file's schema."""
+    if not isinstance(data, dict) or data.get("version") != 1 or set(data) != {"version", "countries"}:
+        raise DemonymsError(f"{source}: expected a mapping with version: 1 and countries")
+    countries = data["countries"]
+    if not isinstance(countries, dict):
+        raise DemonymsError(f"{source}: countries must map a name to its words")
+    out: dict[tuple[str, ...], str] = {}
+    for name, words in countries.items():
+        if not isinstance(name, str) or not isinstance(words, list) or not words:
+            raise DemonymsError(f"{source}: countries.{name} must be a list of words")
+        for w in words:
+            if not isinstance(w, str) or w != w.lower() or not said(w):
+                raise DemonymsError(f"{source}: countries.{name}: {w!r} is not a word in lower case")
+            if said(w) in out:
+                raise DemonymsError(f"{source}: countries.{name}: {w!r} names two countries")
+            out[said(w)] = name
+    return out
+
+
+@functools.cache
+def demonyms() -> Mapping[tuple[str, ...], str]:
+    """The packaged demonyms, read and checked once per process."""
+    text = resources.files("core.keyword").joinpath(DEMONYMS_FILE).read_text(encoding="utf-8")
+    return parse_demonyms(load_yaml(text))
+
+
+def country(phrase: str) -> str | None:
+    """The country a phrase names by its adjective or people ('Swedish', 'Swiss', 'Danes')."""
+    return demonyms().get(said(phrase))

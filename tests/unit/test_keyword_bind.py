@@ -751,3 +751,27 @@ def test_the_first_of_two_months_takes_the_year_said_with_the_second(lex):
     q = bound(lex, "how many payments failed between November and February 2025").query
     dates = [f.value for f in q.filters if f.op == "range"]
     assert dates == [(dt.date(2024, 11, 1), dt.date(2025, 3, 1))]
+
+
+def test_a_country_said_by_its_adjective_is_its_stored_name(lex):
+    """'Swiss clients': the clients in Switzerland (demonyms.yaml), as 'clients in Switzerland'."""
+    q = bound(lex, "When did each Swiss client last make a payment?").query
+    assert [(f.ref, f.value) for f in q.filters] == [(Ref("location", "country"), "Switzerland")]
+    with pytest.raises(Decline):  # a word that is no demonym names no country
+        bound(lex, "When did each Swissish client last make a payment?")
+
+
+def test_the_demonyms_file_fits_its_schema():
+    from core.keyword.meanings import DemonymsError, country, parse_demonyms
+
+    assert country("Danes") == "Denmark" and country("customer") is None
+    with pytest.raises(DemonymsError):
+        parse_demonyms({"version": 1, "countries": {"Austria": ["Austrian"]}})  # not lower case
+    with pytest.raises(DemonymsError):
+        parse_demonyms({"version": 1, "countries": {"A": ["x"], "B": ["x"]}})  # two countries
+
+
+def test_an_event_noun_names_the_date_called_after_it(lex):
+    """'registrations per month': the date whose synonym is 'registration date' (signup_date)."""
+    q = bound(lex, "Number of client registrations by month during 2021").query
+    assert q.groups == (Ref("client", "signup_date", "month"),)

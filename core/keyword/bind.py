@@ -1233,7 +1233,29 @@ def _group(b: _Binder, q: _Query, g: Group, named: list[Sense]) -> None:
             q.groups.append(ref)
         q.tables.append(s.table)
         return
+    own = _head_column(lex, s.table, g.by.text if g.by else "")
+    if own is not None:  # 'per marketing campaign' (retention's synonym): its campaign, by name
+        q.groups.append(own)
+        q.tables.append(s.table)
+        return
     _group_by_table(lex, q, s.table, name_words(s.table), _fact(q))
+
+
+def _head_column(lex: Lexicon, table: str, words: str) -> Ref | None:
+    """The text column of `table` named by the last word of words that name the table as a
+    whole ('marketing campaign', a synonym of retention, whose rows keep a campaign): what the
+    rows are grouped by is that name, not each row."""
+    said = words.lower().split()
+    t = lex.table(table)
+    if len(said) < 2 or t is None:
+        return None
+    head = singular(said[-1])
+    own = [
+        c.name
+        for c in t.columns
+        if name_words(c.name) == head and c.kind == "text" and not is_key(lex, Ref(t.name, c.name))
+    ]
+    return Ref(t.name, own[0]) if len(own) == 1 else None
 
 
 def _group_by_table(lex: Lexicon, q: _Query, table: str, noun: str, fact: str | None = None) -> None:

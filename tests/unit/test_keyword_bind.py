@@ -775,3 +775,10 @@ def test_an_event_noun_names_the_date_called_after_it(lex):
     """'registrations per month': the date whose synonym is 'registration date' (signup_date)."""
     q = bound(lex, "Number of client registrations by month during 2021").query
     assert q.groups == (Ref("client", "signup_date", "month"),)
+
+
+def test_a_table_s_synonym_whose_head_is_its_column_groups_by_the_column(lex):
+    """'per marketing campaign' (a synonym of retention, whose rows keep a campaign): one figure per
+    campaign, not per retention action."""
+    q = bound(lex, "Sum of gift value for startup clients in each marketing campaign").query
+    assert q.groups == (Ref("retention", "campaign"),)

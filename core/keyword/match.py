@@ -303,8 +303,8 @@ class Lexicon:
                 (m.table, m.column, m.code, m.meaning) for m in self.db.values.meanings()
             )
         found = self._lent.get(meanings.said(phrase))
-        if found is None:
-            return senses
+        if found is None or any(x.via == "value" and x.score >= 1.0 for x in senses):
+            return senses  # a value as stored is that value ('United States', not "United States and Canada")
         (table, column, code, meaning), score = found
         same = [x for x in senses if (x.table, x.column, x.value) == (table, column, code)]
         if any(x.score >= score for x in same):

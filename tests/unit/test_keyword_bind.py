@@ -782,3 +782,10 @@ def test_a_table_s_synonym_whose_head_is_its_column_groups_by_the_column(lex):
     campaign, not per retention action."""
     q = bound(lex, "Sum of gift value for startup clients in each marketing campaign").query
     assert q.groups == (Ref("retention", "campaign"),)
+
+
+def test_a_value_as_stored_is_not_read_as_words_of_another_code_s_description(lex):
+    """'United States' is a stored country; that the region North America is described as
+    "United States and Canada" does not make it the region."""
+    q = bound(lex, "How many clients are based in the United States?").query
+    assert [(f.ref, f.value) for f in q.filters] == [(Ref("location", "country"), "United States")]

@@ -162,7 +162,7 @@ def parts(reading: Reading, lex: Lexicon, phrase: Phrase, recent: bool = False) 
     for i, k in best[n][2]:
         s, e = idx[i], idx[k - 1] + 1
         part = Part(s, e, _said(tokens, s, e), tuple(found[(i, k)]))
-        merged = _merged(tokens, lex, out[-1], part) if out else None
+        merged = (_merged(tokens, lex, out[-1], part) or _one_value(tokens, out[-1], part)) if out else None
         if merged is None and out and _names_it(tokens, lex, out[-1], part):
             merged = replace(out[-1], end=part.end, words=_said(tokens, out[-1].start, part.end))
         if merged is not None:
@@ -170,6 +170,17 @@ def parts(reading: Reading, lex: Lexicon, phrase: Phrase, recent: bool = False) 
         else:
             out.append(part)
     return out
+
+
+def _one_value(tokens: Sequence[Token], a: Part, b: Part) -> Part | None:
+    """'SEPA direct debits', read as 'SEPA' and 'direct debits': two words for one stored value
+    side by side (a code and its description) are one part, not the value said twice."""
+    if a.end != b.start or not a.senses or not b.senses:
+        return None
+    x, y = a.senses[0], b.senses[0]
+    if x.kind != "value" or y.kind != "value" or (x.table, x.column, x.value) != (y.table, y.column, y.value):
+        return None
+    return Part(a.start, b.end, _said(tokens, a.start, b.end), a.senses if x.score >= y.score else b.senses)
 
 
 def _names_it(tokens: Sequence[Token], lex: Lexicon, a: Part, b: Part) -> bool:
@@ -1222,7 +1233,29 @@ def _group(b: _Binder, q: _Query, g: Group, named: list[Sense]) -> None:
             q.groups.append(ref)
         q.tables.append(s.table)
         return
+    own = _head_column(lex, s.table, g.by.text if g.by else "")
+    if own is not None:  # 'per marketing campaign' (retention's synonym): its campaign, by name
+        q.groups.append(own)
+        q.tables.append(s.table)
+        return
     _group_by_table(lex, q, s.table, name_words(s.table), _fact(q))
+
+
+def _head_column(lex: Lexicon, table: str, words: str) -> Ref | None:
+    """The text column of `table` named by the last word of words that name the table as a
+    whole ('marketing campaign', a synonym of retention, whose rows keep a campaign): what the
+    rows are grouped by is that name, not each row."""
+    said = words.lower().split()
+    t = lex.table(table)
+    if len(said) < 2 or t is None:
+        return None
+    head = singular(said[-1])
+    own = [
+        c.name
+        for c in t.columns
+        if name_words(c.name) == head and c.kind == "text" and not is_key(lex, Ref(t.name, c.name))
+    ]
+    return Ref(t.name, own[0]) if len(own) == 1 else None
 
 
 def _group_by_table(lex: Lexicon, q: _Query, table: str, noun: str, fact: str | None = None) -> None:
@@ -1538,6 +1571,9 @@ def _pick_date(b: _Binder, dates: list[Ref], words: str) -> Ref:
     ]
     if len(spelled) == 1:  # 'signed up' → signup_date (its synonym 'sign-up date')
         return spelled[0]
+    evented = _events_dated(b.lex, dates, said)
+    if len(evented) == 1:  # 'registrations per month' → signup_date (its synonym 'registration date')
+        return evented[0]
     if set(said) & WORDS.sets["recent"]:  # 'new clients': by the date they began
         began = [d for d in dates if set(split_identifier(d.column)) & WORDS.sets["starts"]]
         if len(began) == 1:
@@ -1568,8 +1604,45 @@ def _pick_date(b: _Binder, dates: list[Ref], words: str) -> Ref:
     raise AmbiguousDate(words, dates)
 
 
+def _events_dated(lex: Lexicon, dates: list[Ref], said: Sequence[str]) -> list[Ref]:
+    """The dates the question's nouns of an event name as '<event> date' ('registrations',
+    'onboardings': a date whose name or synonym is 'registration date', 'onboarding date')."""
+    events = {singular(w) for w in said if w not in WORDS.sets["stop"] and len(w) > 3}
+    found = []
+    for d in dates:
+        if any(
+            s.kind == "column" and (s.table, s.column) == (d.table, d.column) and s.score >= 0.95
+            for e in events
+            for s in lex.schema(f"{e} date")
+        ):
+            found.append(d)
+    return found
+
+
+def _months_between(w: Window) -> Window:
+    """'between July and September 2025': the first month is of the year said with the last
+    (of the year before when it comes later in the calendar: 'between November and February
+    2025'); a range of whole months that is exactly one quarter or one year is that period, as
+    'in Q3 2025' is."""
+    lo, up = w.value, w.upper
+    if up is None or lo.kind != "month" or up.kind != "month" or up.value[0] is None:
+        return w
+    if lo.value[0] is None:
+        year = up.value[0] if lo.value[1] <= up.value[1] else up.value[0] - 1
+        lo = replace(lo, value=(year, lo.value[1]))
+    (y0, m0), (y1, m1) = lo.value, up.value
+    text = f"{lo.text} and {up.text}"
+    if y0 == y1 and m0 == 1 and m1 == 12:
+        return replace(w, value=Value("year", y0, lo.start, up.end, text), upper=None)
+    if y0 == y1 and m0 % 3 == 1 and m1 == m0 + 2:
+        return replace(w, value=Value("quarter", (y0, m1 // 3), lo.start, up.end, text), upper=None)
+    return replace(w, value=lo)
+
+
 def _window(b: _Binder, q: _Query, w: Window, named: list[Sense]) -> None:
     lex = b.lex
+    if w.prep == "between":
+        w = _months_between(w)
     years = w.value.kind == "year" and (w.upper is None or w.upper.kind == "year")
     try:
         ref = _date_column(b, q, w.value.text, named, years)

@@ -29,6 +29,7 @@ import sqlalchemy as sa
 from core.dictionary import expanded_words, keyword_dictionary, name_words, split_identifier, stem
 from core.dictionary import words as folded_words
 from core.joins import graph_weights
+from core.keyword import meanings
 from core.keyword.lexicon import WORDS
 from core.keyword.readings import Reading
 from core.keyword.shapes import AGENT_NOUNS, BUCKET_ADVERBS, GLUE, NAME_SUFFIXES, ROW_NOUNS, STOP, Cue, Shape
@@ -144,6 +145,7 @@ class Lexicon:
         self._links: set[frozenset[tuple[str, str]]] | None = None
         self._text_dates: dict[str, frozenset[str]] = {}
         self._own_words: dict[str, set[tuple[str, str]]] | None = None
+        self._lent: dict[tuple[str, ...], tuple[meanings.Coded, float]] | None = None
 
     # -- distances -----------------------------------------------------------------------------
 
@@ -287,9 +289,40 @@ class Lexicon:
                     senses.append(sense)
         if folded in SEX_CODES and not any(x.score >= 1.0 for x in senses):
             senses.extend(self._sex_codes(folded))
+        if not quoted:
+            senses = self._described(phrase, senses) + self._country(phrase, senses)
         senses.sort(key=lambda s: -s.score)
         _put(self._value_cache, key, (time.monotonic(), senses))
         return senses
+
+    def _described(self, phrase: str, senses: list[Sense]) -> list[Sense]:
+        """`senses` with the coded value whose catalog description lends the phrase's words
+        ('wire transfers' → 'wire', "bank wire transfer": core/keyword/meanings.py)."""
+        if self._lent is None:
+            self._lent = meanings.index(
+                (m.table, m.column, m.code, m.meaning) for m in self.db.values.meanings()
+            )
+        found = self._lent.get(meanings.said(phrase))
+        if found is None or any(x.via == "value" and x.score >= 1.0 for x in senses):
+            return senses  # a value as stored is that value ('United States', not "United States and Canada")
+        (table, column, code, meaning), score = found
+        same = [x for x in senses if (x.table, x.column, x.value) == (table, column, code)]
+        if any(x.score >= score for x in same):
+            return senses
+        kept = [x for x in senses if x not in same]
+        return [*kept, Sense("value", table, column, code, score, "meaning", meaning)]
+
+    def _country(self, phrase: str, senses: list[Sense]) -> list[Sense]:
+        """'Swedish', 'the Swiss': the stored name of the country a demonym names (only as
+        stored, in a column that holds it), when the words name nothing as surely themselves."""
+        name = meanings.country(phrase)
+        if name is None or any(x.score >= meanings.MEANING_WORDS_SCORE for x in senses):
+            return []
+        return [
+            Sense("value", m.table, m.column, m.value, meanings.MEANING_WORDS_SCORE, "meaning", name)
+            for m in self.db.values.lookup(name, k=12, min_score=0.6)
+            if fold(str(m.value)) == fold(name) and m.via != "meaning"
+        ]
 
     def _sex_codes(self, folded: str) -> list[Sense]:
         """'female students' where Student.Sex stores 'F': the one-letter code of a column named

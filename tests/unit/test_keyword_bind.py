@@ -708,3 +708,92 @@ def test_columns_asked_for_by_name_are_all_that_is_shown(lex):
     q = bound(lex, "the names of the 3 oldest clients").query
     assert q.projection == (Ref("client", "name"),) and q.limit == 3
     assert bound(lex, "the 3 oldest clients").query.projection != q.projection  # unnamed: label and figure
+
+
+@pytest.mark.parametrize(
+    "question, column, value",
+    [
+        ("how many wire transfers were pending in Q4 2025", "method", "wire"),  # "bank wire transfer"
+        ("how many bank wire payments failed in 2025", "method", "wire"),  # a run holding the code
+        ("how many declined card payments were there in 2025", "status", "failed"),  # "declined or bounced"
+        ("how many credit card payments failed in 2025", "method", "card"),  # "credit or debit card"
+    ],
+)
+def test_words_of_a_code_s_description_name_the_code(lex, question, column, value):
+    q = bound(lex, question).query
+    assert (column, value) in {(f.ref.column, f.value) for f in q.filters}
+    assert [m.table for m in q.measures] == ["payment"]
+
+
+def test_a_code_and_its_description_side_by_side_are_one_filter(lex):
+    q = bound(lex, "how many failed SEPA direct debits in 2025").query
+    assert [(f.ref.column, f.value) for f in q.filters if f.ref.column == "method"] == [("method", "sepa")]
+
+
+def test_a_lone_head_word_of_a_description_names_no_code(lex):
+    """'transfer' is the last word of "bank wire transfer" but not a description of its own;
+    'received' ends two descriptions ("money received", "not yet received"): neither is a value."""
+    from core.keyword.meanings import index, lent
+
+    assert ("transfer",) not in lent("bank wire transfer", "wire")
+    lents = index(
+        [("p", "status", "settled", "money received"), ("p", "status", "pending", "not yet received")]
+    )
+    assert ("received",) not in lents
+    assert lents[("money", "received")][0][2] == "settled"
+
+
+@pytest.mark.parametrize(
+    "question, kind, value",
+    [
+        ("how many payments failed between July and September 2025", "quarter", (2025, 3)),
+        ("how many payments failed between January and December 2024", "year", 2024),
+    ],
+)
+def test_whole_months_between_two_months_are_the_quarter_or_year_they_make(lex, question, kind, value):
+    b = bound(lex, question)
+    assert [(v.kind, v.value) for _, v in b.periods] == [(kind, value)]
+
+
+def test_the_first_of_two_months_takes_the_year_said_with_the_second(lex):
+    q = bound(lex, "how many payments failed between November and February 2025").query
+    dates = [f.value for f in q.filters if f.op == "range"]
+    assert dates == [(dt.date(2024, 11, 1), dt.date(2025, 3, 1))]
+
+
+def test_a_country_said_by_its_adjective_is_its_stored_name(lex):
+    """'Swiss clients': the clients in Switzerland (demonyms.yaml), as 'clients in Switzerland'."""
+    q = bound(lex, "When did each Swiss client last make a payment?").query
+    assert [(f.ref, f.value) for f in q.filters] == [(Ref("location", "country"), "Switzerland")]
+    with pytest.raises(Decline):  # a word that is no demonym names no country
+        bound(lex, "When did each Swissish client last make a payment?")
+
+
+def test_the_demonyms_file_fits_its_schema():
+    from core.keyword.meanings import DemonymsError, country, parse_demonyms
+
+    assert country("Danes") == "Denmark" and country("customer") is None
+    with pytest.raises(DemonymsError):
+        parse_demonyms({"version": 1, "countries": {"Austria": ["Austrian"]}})  # not lower case
+    with pytest.raises(DemonymsError):
+        parse_demonyms({"version": 1, "countries": {"A": ["x"], "B": ["x"]}})  # two countries
+
+
+def test_an_event_noun_names_the_date_called_after_it(lex):
+    """'registrations per month': the date whose synonym is 'registration date' (signup_date)."""
+    q = bound(lex, "Number of client registrations by month during 2021").query
+    assert q.groups == (Ref("client", "signup_date", "month"),)
+
+
+def test_a_table_s_synonym_whose_head_is_its_column_groups_by_the_column(lex):
+    """'per marketing campaign' (a synonym of retention, whose rows keep a campaign): one figure per
+    campaign, not per retention action."""
+    q = bound(lex, "Sum of gift value for startup clients in each marketing campaign").query
+    assert q.groups == (Ref("retention", "campaign"),)
+
+
+def test_a_value_as_stored_is_not_read_as_words_of_another_code_s_description(lex):
+    """'United States' is a stored country; that the region North America is described as
+    "United States and Canada" does not make it the region."""
+    q = bound(lex, "How many clients are based in the United States?").query
+    assert [(f.ref, f.value) for f in q.filters] == [(Ref("location", "country"), "United States")]

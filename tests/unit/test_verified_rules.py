@@ -98,6 +98,16 @@ VERIFIED = {
         "SELECT SUM(u.cost) FROM usage u JOIN client c ON c.id = u.client_id JOIN location l ON l.id = c.loc_id "
         "WHERE l.city = 'Berlin' AND u.month >= '2025-01-01' AND u.month < '2026-01-01'",
     ),
+    "failed_card_payments_in_quarter": (
+        "How many failed card payments were there in Q3 2025?",
+        "SELECT COUNT(*) FROM payment WHERE method = 'card' AND status = 'failed' "
+        "AND paid_on >= '2025-07-01' AND paid_on < '2025-10-01'",
+    ),
+    "gift_value_per_campaign": (
+        "What was the total value of gifts given to enterprise clients, per campaign?",
+        "SELECT r.campaign, SUM(g.value) FROM gift g JOIN retention r ON r.id = g.retention_id "
+        "JOIN client c ON c.id = r.client_id WHERE c.segment = 'enterprise' GROUP BY r.campaign",
+    ),
     # a question the schema does not bind ('suspended' inside the ranking key): read by its words
     "dc_most_pools": (
         "Which datacenter has the most suspended resource pools?",
@@ -139,6 +149,31 @@ def reused(demo, pool: dict[str, VerifiedQuery], question: str) -> str | None:
 
 # (verified, a question that must reuse it, a question that must not reuse anything)
 RULES = {
+    "words of a code's catalog description name the code": (
+        "failed_card_payments_in_quarter",
+        "how many wire transfers were pending in Q4 2025",
+        "how many transfers were pending in Q4 2025",
+    ),
+    "an alternative a description lists names the code ('declined or bounced')": (
+        "failed_card_payments_in_quarter",
+        "How many declined credit card payments were there in Q1 2026?",
+        "How many declined payments were there in Q1 2026?",
+    ),
+    "three whole months between two months are that quarter": (
+        "failed_card_payments_in_quarter",
+        "Count of failed card payments between July and September 2025",
+        "Count of failed card payments between July and August 2025",
+    ),
+    "a noun of an event names the date called after it": (
+        "signups_per_month",
+        "Number of client registrations by month during 2024",
+        "Number of client registrations by quarter during 2024",
+    ),
+    "a table named by a synonym whose head is its column groups by that column": (
+        "gift_value_per_campaign",
+        "total value of gifts given to startup clients per marketing campaign",
+        "total value of gifts given to startup clients per channel",
+    ),
     "a typo of a common word reads as the word, in both places": (
         "failed_share",
         "Waht percentge of payments failed in 2024?",

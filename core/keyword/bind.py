@@ -607,6 +607,9 @@ def _condition_slots(b: _Binder, c: Condition) -> list[Mention]:
     if isinstance(c.subject, Phrase):
         named = b.split(c.subject)
         out += [b.settle(p, "subject", _kinds(p, "table", "column")) for p in named]
+    if c.op in ("contains", "prefix", "suffix") and isinstance(c.value, Phrase):
+        out.append(_text_part(b, c.value, named))
+        return out
     for phrase in (c.value, *c.also):
         if isinstance(phrase, Phrase):
             found = b.split(phrase)
@@ -615,6 +618,22 @@ def _condition_slots(b: _Binder, c: Condition) -> list[Mention]:
                 role = "place" if p in places and len(found) > 1 else "value"
                 out.append(b.settle(p, role, _placed_values(p, places)))
     return out
+
+
+def _text_part(b: _Binder, value: Phrase, named: list[Part]) -> Mention:
+    """'containing Digital', 'starting with Orbit': the words as said, part of the stored texts
+    that hold them (as if quoted) — in the column said with them ('names starting with …'), if any."""
+    words = value.text.strip("\"'“”`")
+    senses = [s for s in b.lex.values(words, quoted=True) if s.column]
+    columns = {
+        (s.table.lower(), (s.column or "").lower()) for p in named for s in p.senses[:1] if s.kind == "column"
+    }
+    if columns:
+        senses = [s for s in senses if (s.table.lower(), (s.column or "").lower()) in columns]
+    part = Part(value.start, value.end, words, tuple(senses))
+    if not senses:
+        raise Decline(f"it could not place '{words}'", [words])
+    return b.settle(part, "value", senses)
 
 
 EXACT = 0.97  # a value said after what it is of ('payments failed') is one only when spelled so
@@ -1439,6 +1458,10 @@ def _count_column(lex: Lexicon, ref: Ref, asked: Asked, words: str) -> Measure:
         and words.lower().endswith("s")
     ):
         return Measure("SUM", ref.table, ref.column, words=words)  # 'how many points': their total
+    if [k.lower() for k in lex.key_of(ref.table)] == [ref.column.lower()] and pointed_at(lex, ref) is None:
+        # 'how many stations' read as gas_station.station_id, the one key of its table: each row
+        # holds its own, so its rows are counted
+        return Measure("COUNT", ref.table, words=words)
     raise Decline(f"it could not tell whether 'how many {words}' counts rows or different {words}", [words])
 
 
@@ -1681,7 +1704,10 @@ def _order(
         raise Decline("it could not tell what is ranked")
     q.ties = order.ties
     key = order.key
-    if tree.ask == "measure" and not (isinstance(key, Phrase) and q.groups):
+    again = (
+        isinstance(key, Asked) and key in tree.measures and bool(q.groups)
+    )  # 'sorted from fewest cards to most'
+    if tree.ask == "measure" and not (isinstance(key, Phrase) and q.groups) and not again:
         return  # 'the age of the oldest student': the measure is the answer
     if key is None and order.hint in ("alpha", "dir"):
         q.sort = (order.hint, order.desc)  # 'ordered alphabetically': by what the answer shows
@@ -1700,10 +1726,19 @@ def _order(
             ]
             if len(spelled) == 1:  # 'the largest number of hosts' of a party with a number_of_hosts
                 own = Measure("SUM", target, spelled[0])
-        if key.func == "count" and own.column and own.table.lower() == target.lower() and tree.only_shown:
+        listed = tree.only_shown or (tree.ask == "list" and not tree.measures)  # 'sorted by number of hosts'
+        if key.func == "count" and own.column and own.table.lower() == target.lower() and listed:
             # 'the highest number of citations' of a publication with a citation_num: its own
             # number, no count of rows, not shown when what to show is said ('the title of …')
             q.order.append(OrderKey(Ref(own.table, own.column), order.desc))
+            return
+        same = [
+            x
+            for x in q.measures
+            if (x.func, x.table, x.column, x.distinct) == (m.func, m.table, m.column, m.distinct)
+        ]
+        if again and same:  # the figure asked for, said again to order by: not computed twice
+            q.order.append(OrderKey(same[0], order.desc, key.of.text if key.of else key.hint))
             return
         q.order.append(OrderKey(m, order.desc, key.of.text if key.of else key.hint))
         q.measures.append(m)
@@ -1964,6 +1999,14 @@ def _output(b: _Binder, q: _Query, tree: Question, thing_column: Ref | None, sho
             else:
                 _group_by_table(lex, q, target, name_words(target))
             return
+    # 'list the party themes sorted by number of hosts': each thing's figure ranks the things, as
+    # a ranking's does
+    ranks = tree.ask == "rank" or (
+        tree.ask == "list"
+        and tree.order is not None
+        and isinstance(tree.order.key, Asked)
+        and not tree.measures
+    )
     if tree.ask in ("count", "measure") or aggregated:
         if not q.measures:
             raise Decline("it names nothing to count or compute")
@@ -1973,20 +2016,21 @@ def _output(b: _Binder, q: _Query, tree: Question, thing_column: Ref | None, sho
                 and target
                 and m.table.lower() != target.lower()
                 and not q.groups
-                and not (tree.ask == "rank" and tree.thing is not None)  # ranked: each one's average
+                and not (ranks and tree.thing is not None)  # ranked: each one's average
                 and _pointer(lex, m.table, target)
             ):
                 # 'the average rating of businesses': over every review, or of each business's average?
                 raise Decline(
                     f"it could not tell whether the average is over {name_words(m.table)} rows or per {name_words(target)}"
                 )
-        if tree.ask == "rank" and tree.thing is not None:
+        if ranks and tree.thing is not None:
             if _shown_ranked(lex, q, tree, shown):
                 pass
             elif thing_column is not None:
                 q.groups.insert(0, thing_column)
             elif target is not None and not any(r.table == target for r in q.groups):
                 _group_by_table(lex, q, target, name_words(target))
+        _key_shown_for_group(lex, q, shown)
         if q.groups and not q.order:
             first = q.groups[0]
             timely = bool(first.bucket) or column_kind(lex, first.table, first.column) in TEMPORAL
@@ -2006,6 +2050,22 @@ def _output(b: _Binder, q: _Query, tree: Question, thing_column: Ref | None, sho
     if target is None:
         raise Decline("it names nothing to list")
     _listed(b, q, tree, target, thing_column, shown)
+
+
+def _key_shown_for_group(lex: Lexicon, q: _Query, shown: list[Ref]) -> None:
+    """'for each customer, show the customer ID and the number of cards': the group's own key asked
+    for stands for the group, and what is shown of it is what was asked — not its name columns
+    beside. Only when the key is among what is shown (each group still one row of the table)."""
+    if not shown or not q.groups or any(r.bucket for r in q.groups):
+        return
+    tables = {r.table.lower() for r in q.groups}
+    if len(tables) != 1 or any(r.table.lower() not in tables for r in shown):
+        return
+    table = q.groups[0].table
+    key = [k.lower() for k in lex.key_of(table)]
+    if not key or not set(key) <= {r.column.lower() for r in shown}:
+        return
+    q.groups = list(dict.fromkeys(shown))
 
 
 def _shown_ranked(lex: Lexicon, q: _Query, tree: Question, shown: list[Ref]) -> bool:

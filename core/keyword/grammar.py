@@ -1150,9 +1150,13 @@ def _best(ls: Sequence[Lex], i: int) -> Step | None:
             return replace(q, order=replace(ranked[0], ties=True)), ranked[1]
         got = _np(ls, i + 1)
         if got is not None:
-            ranked = _ranked(ls, got[1])
+            # 'which datacenters starting with dev serve the most clients': part of a name said first
+            said = _text_said(ls, got[1], Question("rank"))
+            conditions, k = (said[0].conditions, said[1]) if said is not None else ((), got[1])
+            ranked = _ranked(ls, k)
             if ranked is not None:
-                return Question("rank", thing=got[0], order=replace(ranked[0], ties=True)), ranked[1]
+                order = replace(ranked[0], ties=True)
+                return Question("rank", thing=got[0], conditions=conditions, order=order), ranked[1]
         i = _skip(ls, i + 1, "be")
     latest = _latest_done(ls, _skip(ls, _skip(ls, i, "list", "filler"), "det"))
     if latest is not None:
@@ -1885,6 +1889,34 @@ def _text_in(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
     return None
 
 
+def _text_said(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
+    """(WITH | HAVE | REL)? (DET? NP)? TEXT NP | HAVE NP TEXT(in the name …) — 'names containing
+    Digital', 'with names starting with Orbit', 'whose title ends with Night', 'which lenses have
+    Digital in the name': part of a stored text, the words after the cue as said (unquoted; the
+    quoted form is _text_in's). A column said before the cue ('names') is the one matched."""
+    j = _skip(ls, i, "with", "have", "rel")
+    k = _skip(ls, j, "det")
+    subject = None
+    if _at(ls, k, "np") and _at(ls, k + 1, "text"):
+        subject, k = ls[k].phrase, k + 1
+    elif _at(ls, k, "text"):
+        pass
+    else:
+        k = -1
+    if k >= 0 and _is(ls, k + 1, "np") and not _is(ls, k + 1, "np", "quoted"):
+        cond = Condition(subject, cast(Op, ls[k].arg), ls[k + 1].phrase)
+        return replace(q, conditions=(*q.conditions, cond)), k + 2
+    if (
+        j > i
+        and _at(ls, j, "np")
+        and _is(ls, j + 1, "text", "contains")
+        and " ".join(ls[j + 1].text.lower().split()) in WORDS.sets["contains_after"]
+    ):
+        cond = Condition(None, "contains", ls[j].phrase)
+        return replace(q, conditions=(*q.conditions, cond)), j + 2
+    return None
+
+
 def _said_last(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
     """BE? (VERB | NP)+ (PREP NP)? (LAST | FIRST | MOST RECENTLY) (END | PREP …) — 'which machine
     … was installed last', 'which host went into service last', 'which host was commissioned
@@ -2004,6 +2036,42 @@ def _direction(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
     return None
 
 
+def _from_to(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
+    """ORDER? FROM DIR NP? | ORDER? FROM SUPER NP (TO | PREP) DET? SUPER — 'sorted by number of
+    hosts from fewest to most', 'sort from fewest to most stations', 'sorted from fewest cards to
+    most': the direction said from one end to the other; the key said inside it or after it, else
+    the one already said ('sorted by …'), else what the superlative implies."""
+    j = i + _at(ls, i, "order")
+    if not (_is(ls, j, "date_prep", "after") and ls[j].text.lower() == "from"):
+        return None
+    if _at(ls, j + 1, "dir") and ls[j + 1].arg in ("asc", "desc"):
+        desc = ls[j + 1].arg == "desc"
+        k = j + 2
+        key: Phrase | Measure | None = _said_again_as(q, ls[k].phrase) if _at(ls, k, "np") else None
+        if key is not None:
+            k += 1
+        elif q.order is not None:
+            key = q.order.key
+        hint = q.order.hint if q.order is not None and key is None else ""
+        return replace(q, order=Order(key, desc, hint=hint)), k
+    if _at(ls, j + 1, "super") and _at(ls, j + 2, "np") and _at(ls, j + 3, "prep"):
+        k = _skip(ls, j + 4, "det")
+        if _at(ls, k, "super") and ls[k].arg != ls[j + 1].arg:
+            key = _said_again_as(q, ls[j + 2].phrase)
+            order = Order(key, ls[j + 1].arg == "desc", hint=ls[j + 1].text.lower())
+            return replace(q, order=order), k + 1
+    return None
+
+
+def _said_again_as(q: Question, key: Phrase) -> Phrase | Measure:
+    """The measure already asked for when the key says its words again ('how many stations …,
+    sort from fewest to most stations': by that count), else the key as said."""
+    for m in q.measures:
+        if m.of is not None and singular(m.of.text.lower()) == singular(key.text.lower()):
+            return m
+    return key
+
+
 def _and(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
     """AND — between two modifiers ('in Berlin and active')"""
     return (q, i + 1) if _at(ls, i, "and") and i + 1 < len(ls) else None
@@ -2014,6 +2082,7 @@ MODIFIERS: tuple[Rule, ...] = (
     _counted_after,
     _show,
     _direction,
+    _from_to,
     _skipped,
     _group,
     _window,
@@ -2021,6 +2090,7 @@ MODIFIERS: tuple[Rule, ...] = (
     _ranked_after,
     _asked_again,
     _text_in,
+    _text_said,
     _event,
     _we_did,
     _owner,

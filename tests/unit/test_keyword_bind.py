@@ -700,3 +700,25 @@ def test_stored_values_said_in_the_plural_are_the_rows_counted(lex):
     assert {(f.ref.column, f.value) for f in q.filters} == {("status", "failed"), ("method", "sepa")}
     with pytest.raises(Decline):
         bound(lex, "how many Germany")
+
+
+def test_part_of_a_name_said_unquoted_is_matched_in_the_column_that_holds_it(lex):
+    """'datacenters with names starting with dev': the words after the cue, as typed, are the
+    start of the stored names — in the column said with them."""
+    q = bound(lex, "which datacenters have names starting with dev?").query
+    assert [(f.ref, f.op, f.value) for f in q.filters] == [(Ref("datacenter", "name"), "prefix", "dev")]
+
+
+def test_things_listed_sorted_by_a_count_are_each_counted(lex):
+    """'list the datacenter names sorted by number of hosts': one row per datacenter, ranked by its
+    own count — not one count over every host."""
+    q = bound(lex, "list the datacenter names sorted by number of hosts from fewest to most").query
+    assert q.groups and all(r.table == "datacenter" for r in q.groups)
+    assert [(o.key, o.desc) for o in q.order] == [(q.measures[0], False)]
+
+
+def test_the_key_asked_for_beside_a_count_is_the_group(lex):
+    """'for each datacenter, show the datacenter id and the number of hosts': grouped by the id
+    asked for, which stands for the datacenter — not its name beside it."""
+    q = bound(lex, "for each datacenter, show the datacenter id and the number of hosts").query
+    assert q.groups == (Ref("datacenter", "id"),)

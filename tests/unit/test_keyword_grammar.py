@@ -781,6 +781,54 @@ def test_text_said_in_quotes_as_part_of_a_name(question, want):
     assert tree(question) == want
 
 
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        # (WITH | HAVE | REL)? (DET? NP)? TEXT NP: the words after the cue, unquoted
+        ("titles of albums containing Blue", "list albums show:titles [contains Blue]"),
+        ("which rivers have a name starting with Rio", "list rivers [name prefix Rio]"),
+        ("list bakeries whose name ends with Bros", "list bakeries [name suffix Bros]"),
+        # HAVE NP TEXT(in the name …)
+        ("which ferries have Star in the name?", "list ferries [contains Star]"),
+        # said right after the thing, before a ranking
+        (
+            "which harbours starting with Port serve the most ferries",
+            "rank harbours [prefix Port] desc(ferries)*",
+        ),
+    ],
+)
+def test_text_said_unquoted_as_part_of_a_name(question, want):
+    assert tree(question) == want
+
+
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        # ORDER? FROM DIR NP?: the key said before ('sorted by …') keeps, the direction is the one said
+        (
+            "list the bakery names sorted by number of ovens from fewest to most",
+            "list bakery names asc(count(ovens))",
+        ),
+        (
+            "list the bakery names sorted by number of ovens from most to fewest",
+            "list bakery names desc(count(ovens))",
+        ),
+        # the key said after the direction; a count asked for and said again is that count
+        (
+            "for each harbour, how many ferries are there? sort from fewest to most ferries",
+            "count ferries count(ferries) per(harbour) asc(count(ferries))",
+        ),
+        # ORDER? FROM SUPER NP TO SUPER: the key said inside
+        (
+            "for each harbour, show the harbour id and the number of ferries, sorted from fewest ferries to most",
+            "measure - count(ferries) show:harbour id per(harbour) asc(count(ferries))",
+        ),
+    ],
+)
+def test_from_one_end_to_the_other_said_after_a_key(question, want):
+    assert tree(question) == want
+
+
 # a follow-up: what it changes in the last question (read_change, continues)
 
 

@@ -215,8 +215,8 @@ def test_the_count_at_the_end_is_the_count_asked_for(app, tmp_path):
 
 def test_from_fewest_to_most_is_ascending(app, tmp_path):
     path = make_db(tmp_path, "parties", PARTIES)
-    outcome = ask(app, path, "List the party themes sorted by number of hosts from fewest to most.")
-    assert declined(outcome)  # no grammar rule reads it (issue 33)
+    outcome = answered(app, path, "List the party themes sorted by number of hosts from fewest to most.")
+    assert [r[0] for r in outcome.rows] == ["Hardcore Resurrection", "Spring", "Club Q-BASE"]
 
 
 def test_a_command_after_a_comma_says_what_to_show(app, tmp_path):
@@ -385,12 +385,13 @@ def test_each_column_in_a_list_is_shown(app, tmp_path):
 
 def test_sorted_by_the_things_counted_is_sorted_by_the_count(app, tmp_path):
     path = make_db(tmp_path, "stations", STATIONS)
-    outcome = ask(
+    outcome = answered(
         app,
         path,
         "For each gas station location, how many stations are there? Sort from fewest to most stations.",
     )
-    assert declined(outcome)  # no grammar rule reads it (issue 33)
+    assert [r[1] for r in outcome.rows] == [1, 1, 2, 3]  # by the count, fewest first
+    assert rows(outcome) == hand(path, "SELECT location, COUNT(*) FROM gas_station GROUP BY location")
 
 
 PILOTS = """
@@ -464,12 +465,15 @@ def test_the_youngest_is_the_lowest_age(app, tmp_path):
 
 def test_from_fewest_things_to_most_is_ascending(app, tmp_path):
     path = make_db(tmp_path, "cards", CARDS)
-    outcome = ask(
+    outcome = answered(
         app,
         path,
         "For each customer, show the customer ID and the number of cards, sorted from fewest cards to most.",
     )
-    assert declined(outcome)  # no grammar rule reads it (issue 33)
+    assert [r[1] for r in outcome.rows] == [1, 1, 3]
+    assert rows(outcome) == hand(
+        path, "SELECT customer_id, COUNT(*) FROM customers_cards GROUP BY customer_id"
+    )
 
 
 def test_whose_rank_is_the_rank_column(app, tmp_path):

@@ -1603,13 +1603,23 @@ def _window(b: _Binder, q: _Query, w: Window, named: list[Sense]) -> None:
         raise
     q.periods.append((ref, w.value))
     words = f"{w.prep} {w.value.text}" + (f" and {w.upper.text}" if w.upper else "")
+    if w.prep == "until":
+        words = f"{w.value.text} or earlier"  # 'until' alone would leave out the period said
     q.tables.append(ref.table)
     if column_kind(lex, ref.table, ref.column) in NUMERIC:
         if not years:
             raise Decline(
                 f"it could not compare '{w.value.text}' with the number {ref.column}", [w.value.text]
             )
-        ops = {"in": ("=",), "before": ("<",), "after": (">",), "between": (">=", "<="), "on": ("=",)}
+        ops = {
+            "in": ("=",),
+            "before": ("<",),
+            "after": (">",),
+            "since": (">=",),
+            "until": ("<=",),
+            "between": (">=", "<="),
+            "on": ("=",),
+        }
         vals = (w.value.value, w.upper.value if w.upper else None)
         q.filters += [Filter(ref, op, v, words) for op, v in zip(ops.get(w.prep, ("=",)), vals, strict=False)]  # type: ignore[arg-type]
         dated = _own_dates(lex, ref.table)
@@ -1627,6 +1637,10 @@ def _window(b: _Binder, q: _Query, w: Window, named: list[Sense]) -> None:
         lo, hi = None, lo
     elif w.prep == "after":
         lo, hi = hi if w.value.kind != "period" else lo, None
+    elif w.prep == "since":  # 'since 2024', '2024 or later': from the start of the period said
+        hi = None
+    elif w.prep == "until":  # '2024 or earlier': to the end of the period said
+        lo = None
     q.filters.append(Filter(ref, "range", (lo, hi), words))
     if ref not in q.compared:  # listed rows of a period differ in their dates
         q.compared.append(ref)

@@ -159,6 +159,7 @@ QUARTERS = {"q1": 1, "q2": 2, "q3": 3, "q4": 4}
 ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
 _THOUSANDS = re.compile(r"(\d+(?:\.\d+)?)[kK]")
 _NOT_YEAR_AFTER = WORDS.sets["not_year_after"]  # 'top 2000 clients'
+_YEAR_AFTER = WORDS.sets["early_year_after"]  # 'hired before 1850': a year however early
 # a number said as a word is a number only where a number is expected ('top three', 'more than two')
 _NUMBER_BEFORE = WORDS.sets["number_before"]
 
@@ -208,7 +209,7 @@ def _value_at(tokens: Sequence[Token], lows: list[str], i: int, found: dict[int,
         if (
             t.text.isdigit()
             and len(t.text) == 4
-            and 1900 <= number <= 2100
+            and (1900 <= number <= 2100 or (1000 <= number < 1900 and prev in _YEAR_AFTER))
             and prev not in _NOT_YEAR_AFTER
             and not unit
         ):
@@ -345,7 +346,7 @@ class Lex:
 
 MAX_PHRASE = max(len(k) for k in WORDS.cues)
 MAX_NAME = 5  # words a name spelled with function words may have ('Let There Be Rock')
-_NAME_KINDS = frozenset(["order", "agg", "count", "super", "relative", "top", "by", "text", "filler"])
+_NAME_KINDS = frozenset(["order", "agg", "count", "super", "relative", "top", "by", "text", "filler", "unit"])
 
 
 def lexemes(tokens: Sequence[Token], names: Names) -> Iterator[list[Lex]]:
@@ -624,7 +625,7 @@ def _headed(ls: Sequence[Lex], front: Question, i: int) -> list[Question]:
     """The trees of each head rule from lexeme i, with what was said in front of it."""
     out: list[Question] = []
     for head in HEADS:
-        got = head(ls, i if head in (_best, _listing, _when, _of_value) else _lead(ls, i))
+        got = head(ls, i if head in (_best, _listing, _when, _when_extreme, _of_value) else _lead(ls, i))
         if got is None:
             continue
         q, j = got
@@ -730,6 +731,11 @@ def _count(ls: Sequence[Lex], i: int) -> Step | None:
         owner = _np(ls, k + 1)
         if owner is not None:
             thing, k = owner
+    elif distinct:  # 'how many different opening years are there across cinemas': of all of them
+        e = _skip(ls, k, "exist")
+        over = _over_set(ls, e) if _at(ls, e, "prep", "group") else None
+        if over is not None and _skip(ls, over[1], "punct") == len(ls):
+            thing, k = over
     measure = Measure("count", counted, distinct=distinct, hint=ls[i].text.lower())
     said = (Phrase(verbs[0].start, verbs[-1].end, " ".join(x.text for x in verbs)),) if verbs else ()
     return Question("count", thing=thing, measures=(measure,), verbs=said), k
@@ -999,6 +1005,22 @@ def _when(ls: Sequence[Lex], i: int) -> Step | None:
     return Question("measure", thing=got[0], measures=(measure,), conditions=conditions, groups=groups), got[
         1
     ]
+
+
+def _when_extreme(ls: Sequence[Lex], i: int) -> Step | None:
+    """WHEN (AUX | BE) DET? SUPER(latest | earliest …) NP VERB* — 'when did the latest payment
+    happen', 'when was the earliest booking made': the latest (earliest) date of those rows."""
+    if not (_is(ls, i, "stop", "when") and _at(ls, i + 1, "aux", "be")):
+        return None
+    k = _skip(ls, i + 2, "det")
+    if not _at(ls, k, "super") or ls[k].text.lower() not in _LAST_WORDS:
+        return None
+    got = _np(ls, k + 1)
+    if got is None:
+        return None
+    func: Func = "max" if _LAST_WORDS[ls[k].text.lower()] else "min"
+    q = Question("measure", thing=got[0], measures=(Measure(func, hint="date"),))
+    return q, _skip(ls, got[1], "verb")  # 'happen', 'made': what the rows' date records
 
 
 def _extreme(ls: Sequence[Lex], i: int) -> Step | None:
@@ -1334,6 +1356,7 @@ HEADS: tuple[Callable[[Sequence[Lex], int], Step | None], ...] = (
     _ratio,
     _share,
     _when,
+    _when_extreme,
     _measure,
     _top,
     _best,
@@ -1538,12 +1561,41 @@ def _window(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
             window = Window(ls[j].value, "in", subject=ls[j + 1].phrase)  # type: ignore[arg-type]
             return replace(q, windows=(*q.windows, window)), j + 2
         if _is(ls, j, "value", "year", "quarter", "month"):  # 'each month of 2024'
-            return replace(q, windows=(*q.windows, Window(ls[j].value))), j + 1  # type: ignore[arg-type]
+            window, k = _or_later(ls, j + 1, Window(ls[j].value))  # type: ignore[arg-type]
+            return replace(q, windows=(*q.windows, window)), k
         return None
     j = _skip(ls, j, "det")
     if not _at(ls, j, "value") or ls[j].value is None or not ls[j].value.is_time:  # type: ignore[union-attr]
         return None
-    return replace(q, windows=(*q.windows, Window(ls[j].value, prep))), j + 1  # type: ignore[arg-type]
+    window, k = _or_later(ls, j + 1, Window(ls[j].value, prep))  # type: ignore[arg-type]
+    return replace(q, windows=(*q.windows, window)), k
+
+
+def _date_of(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
+    """(HAVE | WITH) DET? NP OF TIME (or later | or earlier)? — 'have an opening year of 2011 or
+    later', 'with a founding year of 1990': the period said of the date the words name."""
+    j = _skip(ls, i, "have", "with")
+    if j == i:
+        return None
+    j = _skip(ls, j, "det")
+    if not (
+        _at(ls, j, "np")
+        and _at(ls, j + 1, "of")
+        and _is(ls, j + 2, "value", "year", "month", "date", "quarter")
+    ):
+        return None
+    window, k = _or_later(ls, j + 3, Window(ls[j + 2].value, subject=ls[j].phrase))  # type: ignore[arg-type]
+    return replace(q, windows=(*q.windows, window)), k
+
+
+def _or_later(ls: Sequence[Lex], j: int, window: Window) -> tuple[Window, int]:
+    """TIME DATE_PREP(since | until) — 'an opening year of 2011 or later', '2019 and earlier',
+    '2020 onwards': said after the period, the period and everything after (before) it."""
+    if window.prep != "in" or not _is(ls, j, "date_prep", "since", "until"):
+        return window, j
+    if _at(ls, _skip(ls, j + 1, "det"), "value"):
+        return window, j  # '2020 from 2021 …': the word leads into a period of its own
+    return replace(window, prep=ls[j].arg), j + 1
 
 
 _LINKS = ("with", "have", "rel", "be", "aux", "list")
@@ -2011,7 +2063,7 @@ def _show(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
 def _direction(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
     """FROM DET? SUPER TO DET? SUPER NP? | DIR UNIT? TO DET? SUPER | SUPER NP FIRST — 'from
     lightest to heaviest tonnage', 'from the most recent year to the oldest', 'highest profits first'"""
-    if _is(ls, i, "date_prep", "after") and _at(ls, _skip(ls, i + 1, "det"), "super"):
+    if _is(ls, i, "date_prep", "since") and _at(ls, _skip(ls, i + 1, "det"), "super"):
         j = _skip(ls, i + 1, "det")
         k = _skip(ls, j + 1, "prep", "det")
         if _at(ls, k, "super") and k > j + 1:
@@ -2042,7 +2094,7 @@ def _from_to(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
     most': the direction said from one end to the other; the key said inside it or after it, else
     the one already said ('sorted by …'), else what the superlative implies."""
     j = i + _at(ls, i, "order")
-    if not (_is(ls, j, "date_prep", "after") and ls[j].text.lower() == "from"):
+    if not (_is(ls, j, "date_prep", "since") and ls[j].text.lower() == "from"):
         return None
     if _at(ls, j + 1, "dir") and ls[j + 1].arg in ("asc", "desc"):
         desc = ls[j + 1].arg == "desc"
@@ -2094,6 +2146,7 @@ MODIFIERS: tuple[Rule, ...] = (
     _event,
     _we_did,
     _owner,
+    _date_of,
     _compare,
     _absent,
     _with,

@@ -722,3 +722,20 @@ def test_the_key_asked_for_beside_a_count_is_the_group(lex):
     asked for, which stands for the datacenter — not its name beside it."""
     q = bound(lex, "for each datacenter, show the datacenter id and the number of hosts").query
     assert q.groups == (Ref("datacenter", "id"),)
+
+
+@pytest.mark.parametrize(
+    "question, span",
+    [
+        ("how many clients signed up since 2024", (dt.date(2024, 1, 1), None)),  # 2024 kept
+        ("how many clients signed up 2024 or earlier", (None, dt.date(2025, 1, 1))),  # to its end
+    ],
+)
+def test_a_period_said_kept_is_in_the_range(lex, question, span):
+    q = bound(lex, question).query
+    assert [(f.ref, f.op, f.value) for f in q.filters] == [(Ref("client", "signup_date"), "range", span)]
+
+
+def test_when_the_latest_thing_happened_is_its_latest_date(lex):
+    q = bound(lex, "When did the latest payment happen?").query
+    assert q.measures == (Measure("MAX", "payment", "paid_on", words="date"),)

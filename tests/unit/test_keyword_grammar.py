@@ -829,6 +829,58 @@ def test_from_one_end_to_the_other_said_after_a_key(question, want):
     assert tree(question) == want
 
 
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        # WHEN (AUX | BE) DET? SUPER(latest | earliest) NP VERB*: that date of the rows
+        ("when did the latest shipment happen?", "measure shipment max(date)"),
+        ("when was the earliest booking made", "measure booking min(date)"),
+    ],
+)
+def test_when_the_latest_or_earliest_thing_happened(question, want):
+    assert tree(question) == want
+
+
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        # 'since' keeps the period said, 'after' does not
+        ("how many ferries were launched since 2001", "count ferries count(ferries) <since 2001>"),
+        ("ferries launched after 2001", "list ferries launched <after 2001>"),
+        # TIME DATE_PREP(since | until): said after the period
+        ("ferries launched 2001 onwards", "list ferries launched <since 2001>"),
+        ("ferries launched in 2001 or earlier", "list ferries launched <until 2001>"),
+        # a four-digit number after before, after or since is a year however early
+        ("lighthouses built before 1790", "list lighthouses built <before 1790>"),
+        ("lighthouses with 1790 keepers", "list lighthouses [keepers = 1790]"),  # no date word: a number
+    ],
+)
+def test_a_period_said_with_whether_it_is_kept(question, want):
+    assert tree(question) == want
+
+
+def test_the_date_said_by_its_name_then_a_period_is_that_dates_period():
+    """(HAVE | WITH) DET? NP OF TIME (or later)? — 'have a launch year of 1990 or later'."""
+
+    class Launches(Names):
+        def spells(self, words: str) -> bool:
+            return words in ("launch year", "ferries")
+
+    assert brief(read("how many ferries have a launch year of 1990 or later", Launches()).tree) == (
+        "count ferries count(ferries) <since 1990>"
+    )
+    window = read("ferries with a launch year of 1990", Launches()).tree.windows[0]  # type: ignore[union-attr]
+    assert (window.prep, window.subject.text if window.subject else "") == ("in", "launch year")
+
+
+def test_how_many_different_values_across_a_set_counts_over_all_of_it():
+    """COUNT DISTINCT NP EXIST? (ACROSS | AMONG) NP END: the values of all of them, not per one."""
+    assert tree("how many different hull colors are there across ferries?") == (
+        "count ferries count(distinct hull colors)"
+    )
+    assert "per(ferry)" in tree("how many different hull colors are there per ferry?")
+
+
 # a follow-up: what it changes in the last question (read_change, continues)
 
 

@@ -164,6 +164,8 @@ def parts(reading: Reading, lex: Lexicon, phrase: Phrase, recent: bool = False) 
         s, e = idx[i], idx[k - 1] + 1
         part = Part(s, e, _said(tokens, s, e), tuple(found[(i, k)]))
         merged = _merged(tokens, lex, out[-1], part) if out else None
+        if merged is None and out:
+            merged = _key_of(tokens, lex, out[-1], part)
         if merged is None and out and _names_it(tokens, lex, out[-1], part):
             merged = replace(out[-1], end=part.end, words=_said(tokens, out[-1].start, part.end))
         if merged is not None:
@@ -171,6 +173,22 @@ def parts(reading: Reading, lex: Lexicon, phrase: Phrase, recent: bool = False) 
         else:
             out.append(part)
     return out
+
+
+def _key_of(tokens: Sequence[Token], lex: Lexicon, a: Part, b: Part) -> Part | None:
+    """'the claim ids' where claims are Claim_Headers keyed by Claim_Header_ID: a table's name
+    then 'id(s)' is that table's one key column — when no column is spelled so ('client id' is
+    client.id by name, and stays so)."""
+    said = {t.low for t in tokens[b.start : b.end]}
+    top = a.senses[0] if a.senses else None
+    exact = any(x.score >= 0.95 for x in b.senses)
+    if exact or not said <= KEY_WORDS or top is None or top.kind != "table" or a.end != b.start:
+        return None
+    key = lex.key_of(top.table)
+    if len(key) != 1:
+        return None
+    sense = Sense("column", top.table, key[0], score=top.score, via="name")
+    return Part(a.start, b.end, _said(tokens, a.start, b.end), (sense,))
 
 
 def _names_it(tokens: Sequence[Token], lex: Lexicon, a: Part, b: Part) -> bool:
@@ -1857,13 +1875,12 @@ def _row_table(q: _Query) -> str:
 
 def _direction(lex: Lexicon, ref: Ref, order: Order) -> bool:
     """Highest first when the words say so; in ages, the oldest have the lowest birth date."""
-    hint = order.hint.lower()
-    if (
-        hint.split()[:1]
-        and hint.split()[0] in ("oldest", "youngest")
-        and column_kind(lex, ref.table, ref.column) in NUMERIC
-    ):
-        return hint.startswith("oldest")
+    aged = [w for w in order.hint.lower().split() if w in ("oldest", "youngest")]
+    kind = column_kind(lex, ref.table, ref.column)
+    if aged and kind in NUMERIC:
+        return aged[0] == "oldest"
+    if aged and kind in TEMPORAL:  # 'sorted by born, youngest first': the latest birth date first
+        return aged[0] == "youngest"
     return order.desc
 
 

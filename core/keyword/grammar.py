@@ -625,7 +625,10 @@ def _headed(ls: Sequence[Lex], front: Question, i: int) -> list[Question]:
     """The trees of each head rule from lexeme i, with what was said in front of it."""
     out: list[Question] = []
     for head in HEADS:
-        got = head(ls, i if head in (_best, _listing, _when, _when_extreme, _of_value) else _lead(ls, i))
+        got = head(
+            ls,
+            i if head in (_best, _listing, _each_listed, _when, _when_extreme, _of_value) else _lead(ls, i),
+        )
         if got is None:
             continue
         q, j = got
@@ -1270,7 +1273,7 @@ def _listing(ls: Sequence[Lex], i: int) -> Step | None:
     found, j = _items(ls, i)
     if not found:
         return None
-    if _at(ls, j, "of", "group") and (len(found) > 1 or ls[j].cat == "of"):
+    if _at(ls, j, "of", "group") and (len(found) > 1 or ls[j].cat == "of" or _of_each(ls[j])):
         owner = _np(ls, j + 1)  # 'the names of all students', 'name and age of each member'
         if owner is not None:
             measures = tuple(x for x in found if isinstance(x, Measure))
@@ -1319,6 +1322,31 @@ def _listing(ls: Sequence[Lex], i: int) -> Step | None:
     return Question("list", thing=first), j
 
 
+def _of_each(x: Lex) -> bool:
+    """A grouping word said as OF ('of each', 'of every'): 'the name of each customer' lists each
+    one's name, as 'the names of all customers' does."""
+    return x.cat == "group" and WORDS.cues.get((x.text.lower().split()[0],), ("",))[0] == "of"
+
+
+def _each_listed(ls: Sequence[Lex], i: int) -> Step | None:
+    """LIST GROUP(each | every) NP ((',' | AND) (THEIR | ITS)? NP)+ — 'list each company and its
+    investor', 'show every ship's class and its captain': the columns named, of each row."""
+    if not (_at(ls, i, "list") and ls[i].arg != "wh" and _is(ls, i + 1, "group") and _at(ls, i + 2, "np")):
+        return None
+    if ls[i + 1].text.lower() not in WORDS.sets["any"]:
+        return None
+    shown, j = [ls[i + 2].phrase], i + 3
+    while _at(ls, j, "and") or _is(ls, j, "punct", ","):
+        k = _skip(ls, j, "and", "punct")
+        k += _is(ls, k, "det") and ls[k].text.lower() in ("their", "its")
+        if not _at(ls, k, "np"):
+            break
+        shown, j = [*shown, ls[k].phrase], k + 1
+    if len(shown) < 2:
+        return None
+    return Question("list", shown=tuple(shown), only_shown=True), j
+
+
 def _shown_of_ranked(ls: Sequence[Lex], j: int, found: Sequence[Item]) -> Step | None:
     """items OF (top | DET? SUPER NP) — 'the names of the top 3 restaurants with the highest
     ratings', 'the titles of the 5 longest films', 'the name of the oldest student': the rows
@@ -1362,6 +1390,7 @@ HEADS: tuple[Callable[[Sequence[Lex], int], Step | None], ...] = (
     _best,
     _extreme,
     _listing,
+    _each_listed,
     _of_value,
 )
 
@@ -1808,6 +1837,8 @@ def _order(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
             order = Order(None, desc, hint=ls[j].cat)
         else:
             order = replace(q.order, desc=desc, ties=q.order.ties and j == i and q.limit is None)
+            if ls[j].arg in ("young", "old"):  # 'sorted by born, youngest first': said in ages
+                order = replace(order, hint=ls[j].text.lower())
         return replace(q, order=order), j + 1
     if j == i:
         return None
@@ -1818,6 +1849,8 @@ def _order(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
     if _at(ls, j, "unit") and any(g.unit == ls[j].arg for g in q.groups):
         return q, j + 1  # 'per month …, ordered by the month': time groups come in time order
     key = _key(ls, j)
+    if key is None and _at(ls, j, "verb") and j > i and ls[j - 1].cat == "order":
+        key = ls[j].phrase, j + 1  # 'sorted by born': the date the verb names
     if key is None:
         return None
     # 'the top 10 pools ranked by CPU hours': the key of the head's ranking, in its direction;
@@ -2093,6 +2126,10 @@ def _from_to(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
     hosts from fewest to most', 'sort from fewest to most stations', 'sorted from fewest cards to
     most': the direction said from one end to the other; the key said inside it or after it, else
     the one already said ('sorted by …'), else what the superlative implies."""
+    if _at(ls, i, "order"):
+        got = _direction(ls, i + 1, q)  # 'ordered from the earliest created to the latest'
+        if got is not None:
+            return got
     j = i + _at(ls, i, "order")
     if not (_is(ls, j, "date_prep", "since") and ls[j].text.lower() == "from"):
         return None

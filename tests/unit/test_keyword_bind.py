@@ -174,6 +174,8 @@ def tiny(tmp_path_factory):
             CREATE TABLE aircraft (aircraft_id INTEGER PRIMARY KEY, fleet_series TEXT,
                 pilot_id INTEGER REFERENCES pilot (pilot_id));
             CREATE TABLE ref_document_types (document_type_code TEXT PRIMARY KEY, document_type_name TEXT);
+            CREATE TABLE skipper (skipper_code INTEGER PRIMARY KEY, skipper_name TEXT, born DATE);
+            INSERT INTO skipper VALUES (1, 'Ida', '1980-02-01'), (2, 'Ole', '1991-07-12');
             CREATE TABLE all_documents (document_id INTEGER PRIMARY KEY, document_name TEXT,
                 document_type_code TEXT REFERENCES ref_document_types (document_type_code));
             INSERT INTO checkin VALUES (1, 'a', 3), (2, 'a', 4), (3, 'b', 1);
@@ -739,3 +741,14 @@ def test_a_period_said_kept_is_in_the_range(lex, question, span):
 def test_when_the_latest_thing_happened_is_its_latest_date(lex):
     q = bound(lex, "When did the latest payment happen?").query
     assert q.measures == (Measure("MAX", "payment", "paid_on", words="date"),)
+
+
+def test_a_tables_name_then_ids_is_its_one_key(tiny):
+    """'the skipper ids' where no column is spelled so: the skippers' one key column."""
+    q = bound(tiny, "list the skipper ids").query
+    assert q.projection == (Ref("skipper", "skipper_code"),)
+
+
+def test_youngest_first_by_a_birth_date_is_the_latest_date_first(tiny):
+    q = bound(tiny, "skipper names sorted by born, youngest first").query
+    assert [(o.key, o.desc) for o in q.order] == [(Ref("skipper", "born"), True)]

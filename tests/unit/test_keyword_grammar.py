@@ -881,6 +881,33 @@ def test_how_many_different_values_across_a_set_counts_over_all_of_it():
     assert "per(ferry)" in tree("how many different hull colors are there per ferry?")
 
 
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        # LIST GROUP(each | every) NP (AND (ITS | THEIR)? NP)+: the columns named, of each row
+        ("list each ferry and its captain", "list - show:ferry show:captain"),
+        # items OF GROUP(of each): each one's columns, as 'the names of all captains'
+        ("show the first and last name of each captain", "list captain show:names"),
+        ("show the tonnage of each ferry", "list ferry show:tonnage"),
+        # ORDER then a direction from one end to the other around its key
+        (
+            "list the ferry names ordered from the earliest launched to the latest",
+            "list ferry names asc(launched)",
+        ),
+        # ORDER BY VERB: the date the verb names
+        ("captain names sorted by born", "list captain names asc(born)"),
+    ],
+)
+def test_each_row_listed_and_how_it_is_ordered(question, want):
+    assert tree(question) == want
+
+
+def test_a_direction_in_ages_said_after_a_key_is_kept_as_said():
+    """'sorted by born, youngest first': the binder turns ages into dates, so the words are kept."""
+    order = read("captain names sorted by born, youngest first").tree.order  # type: ignore[union-attr]
+    assert order is not None and order.hint == "youngest first"
+
+
 # a follow-up: what it changes in the last question (read_change, continues)
 
 

@@ -2178,6 +2178,9 @@ def _listed(
     if thing_column is not None:
         # 'what type of document is …': the thing is only whose column is asked for
         lead: list[Ref] = [] if tree.only_shown and shown else [thing_column]
+        if tree.distinct and any(isinstance(o.key, Ref) and o.key not in (*lead, *shown) for o in q.order):
+            # 'the different region names, sorted by label': shown beside it, a name would repeat
+            raise Decline("it could not show each value once in the order of a column it does not show")
         q.projection = list(
             dict.fromkeys([*lead, *shown, *(o.key for o in q.order if isinstance(o.key, Ref))])
         )

@@ -625,10 +625,7 @@ def _headed(ls: Sequence[Lex], front: Question, i: int) -> list[Question]:
     """The trees of each head rule from lexeme i, with what was said in front of it."""
     out: list[Question] = []
     for head in HEADS:
-        got = head(
-            ls,
-            i if head in (_best, _listing, _each_listed, _when, _when_extreme, _of_value) else _lead(ls, i),
-        )
+        got = head(ls, i if head in _RAW_HEADS else _lead(ls, i))
         if got is None:
             continue
         q, j = got
@@ -1262,7 +1259,19 @@ def _items(ls: Sequence[Lex], i: int) -> tuple[list[Item], int]:
         if j == i:
             break
         got = _item(ls, j)
+        if got is None and any(isinstance(x, Measure) for x in found):
+            got = _figure_item(ls, j)
     return found, i
+
+
+def _figure_item(ls: Sequence[Lex], i: int) -> tuple[Item, int] | None:
+    """DET? SUPER NP after a figure in a list of things to show — 'the average age and the
+    youngest age': beside another figure, a superlative of a column is its aggregate (MIN), not
+    a ranking of the rows."""
+    i = _skip(ls, i, "det")
+    if not (_at(ls, i, "super") and _at(ls, i + 1, "np")):
+        return None
+    return Measure(_func(ls[i]), ls[i + 1].phrase, hint=ls[i].text.lower()), i + 2
 
 
 def _listing(ls: Sequence[Lex], i: int) -> Step | None:
@@ -1347,6 +1356,26 @@ def _each_listed(ls: Sequence[Lex], i: int) -> Step | None:
     return Question("list", shown=tuple(shown), only_shown=True), j
 
 
+def _distinct_listing(ls: Sequence[Lex], i: int) -> Step | None:
+    """LIST? BE? DET? DISTINCT listing — 'list the different region names', 'what are the unique
+    cities of the clients': the rows' values listed, each once."""
+    j = _skip(ls, _skip(ls, i, "list", "be", "filler"), "det")
+    if not _at(ls, j, "distinct") or j == i:
+        return None
+    got = _listing(ls, j + 1)
+    if got is None or got[0].ask != "list":
+        return None
+    return replace(got[0], distinct=True), got[1]
+
+
+def _distinct_after(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
+    """','? DISTINCT END after the rows listed — 'countries of members, no duplicates': each once."""
+    j = _skip(ls, i, "punct") if _is(ls, i, "punct", ",", "-", "–", "—") else i
+    if q.ask != "list" or not _at(ls, j, "distinct") or _skip(ls, j + 1, "punct", "filler") != len(ls):
+        return None
+    return replace(q, distinct=True), j + 1
+
+
 def _shown_of_ranked(ls: Sequence[Lex], j: int, found: Sequence[Item]) -> Step | None:
     """items OF (top | DET? SUPER NP) — 'the names of the top 3 restaurants with the highest
     ratings', 'the titles of the 5 longest films', 'the name of the oldest student': the rows
@@ -1391,6 +1420,7 @@ HEADS: tuple[Callable[[Sequence[Lex], int], Step | None], ...] = (
     _extreme,
     _listing,
     _each_listed,
+    _distinct_listing,
     _of_value,
 )
 
@@ -2166,12 +2196,16 @@ def _and(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
     return (q, i + 1) if _at(ls, i, "and") and i + 1 < len(ls) else None
 
 
+# heads that read their own lead words ('which', 'when', 'list each'): given the question's start
+_RAW_HEADS = (_best, _listing, _each_listed, _distinct_listing, _when, _when_extreme, _of_value)
+
 MODIFIERS: tuple[Rule, ...] = (
     _top_after,
     _counted_after,
     _show,
     _direction,
     _from_to,
+    _distinct_after,
     _skipped,
     _group,
     _window,

@@ -908,6 +908,26 @@ def test_a_direction_in_ages_said_after_a_key_is_kept_as_said():
     assert order is not None and order.hint == "youngest first"
 
 
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        # LIST? BE? DET? DISTINCT listing: each value once
+        ("list the different hull colors of ferries", "list ferries show:hull colors"),
+        ("what are the unique harbour cities?", "list harbour cities"),
+        # ','? DISTINCT END after a listing
+        ("hull colors of ferries, no duplicates", "list ferries show:hull colors"),
+        # DET? SUPER NP beside a figure: its aggregate (the binder reads 'youngest' of an age as MIN)
+        (
+            "the average tonnage and the heaviest tonnage of ferries",
+            "measure ferries avg(tonnage) max(tonnage)",
+        ),
+    ],
+)
+def test_each_value_once_and_a_superlative_beside_a_figure(question, want):
+    got = read(question).tree
+    assert brief(got) == want and (got is not None and (got.distinct or got.ask == "measure"))
+
+
 # a follow-up: what it changes in the last question (read_change, continues)
 
 

@@ -1781,6 +1781,26 @@ def _is_value(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
     return replace(q, conditions=(*q.conditions, cond)), j + 1
 
 
+def _whose_either(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
+    """(WITH | REL) DET? NP BE NP (OR NP)+ — 'whose rank is Midshipman or Lieutenant', 'with a
+    class of … or …' is _prep's: the column said, any one of the values."""
+    j = _skip(ls, i, "with", "rel")
+    if j == i:
+        return None
+    j = _skip(ls, j, "det")
+    if not (_at(ls, j, "np") and _at(ls, j + 1, "be") and _at(ls, j + 2, "np") and _at(ls, j + 3, "or")):
+        return None
+    also: list[Phrase] = []
+    k = j + 3
+    while _at(ls, k, "or") and _at(ls, k + 1, "np"):
+        also.append(ls[k + 1].phrase)
+        k += 2
+    if _at(ls, k, "or"):
+        return None
+    cond = Condition(ls[j].phrase, "=", ls[j + 2].phrase, prep=ls[i].text.lower(), also=tuple(also))
+    return replace(q, conditions=(*q.conditions, cond)), k
+
+
 def _prep(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
     """LINK* VERB* NEG? (PREP | DATE_PREP | BY) DET? NP — 'in Berlin', 'live in Calgary', 'are from
     Germany', 'by AC/DC', 'not from the USA', 'supported by Jane Peacock', 'play Football'"""
@@ -2221,6 +2241,7 @@ MODIFIERS: tuple[Rule, ...] = (
     _compare,
     _absent,
     _with,
+    _whose_either,
     _prep,
     _is_value,
     _order,

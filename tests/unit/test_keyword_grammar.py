@@ -928,6 +928,19 @@ def test_each_value_once_and_a_superlative_beside_a_figure(question, want):
     assert brief(got) == want and (got is not None and (got.distinct or got.ask == "measure"))
 
 
+def test_whose_column_is_one_value_or_another_is_either():
+    """(WITH | REL) DET? NP BE NP (OR NP)+ — 'whose hull color is Red or Blue': one condition on
+    the column said, any of the values."""
+    got = read("names of ferries whose hull color is Red or Blue").tree
+    assert got is not None
+    [cond] = got.conditions
+    assert (cond.subject.text if cond.subject else "", cond.value.text, [p.text for p in cond.also]) == (  # type: ignore[union-attr]
+        "hull color",
+        "Red",
+        ["Blue"],
+    )
+
+
 # a follow-up: what it changes in the last question (read_change, continues)
 
 

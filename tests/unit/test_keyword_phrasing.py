@@ -478,9 +478,12 @@ def test_from_fewest_things_to_most_is_ascending(app, tmp_path):
 
 def test_whose_rank_is_the_rank_column(app, tmp_path):
     path = make_db(tmp_path, "ships", SHIPS)
-    assert declined(
-        ask(app, path, "What are the names of captains whose rank is Midshipman or Lieutenant?")
-    )  # no grammar rule reads it (issue 33)
+    gives(
+        app,
+        path,
+        "What are the names of captains whose rank is Midshipman or Lieutenant?",
+        "SELECT name FROM captain WHERE rank IN ('Midshipman', 'Lieutenant')",
+    )
 
 
 SCHOOL = """

@@ -1781,14 +1781,6 @@ def _is_value(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
     return replace(q, conditions=(*q.conditions, cond)), j + 1
 
 
-def _where_clause(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
-    """WHERE (DET | NP) … after the rows named — 'claims where the amount claimed is over 700':
-    'where' only links the rows to the condition after it, as 'whose' or 'that' do."""
-    if not (_is(ls, i, "stop", "where") and i > 0 and q.thing is not None and _at(ls, i + 1, "det", "np")):
-        return None
-    return q, i + 1
-
-
 def _whose_either(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
     """(WITH | REL) DET? NP BE NP (OR NP)+ — 'whose rank is Midshipman or Lieutenant', 'with a
     class of … or …' is _prep's: the column said, any one of the values."""
@@ -2246,7 +2238,6 @@ MODIFIERS: tuple[Rule, ...] = (
     _we_did,
     _owner,
     _date_of,
-    _where_clause,
     _compare,
     _absent,
     _with,

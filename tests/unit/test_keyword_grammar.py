@@ -941,13 +941,6 @@ def test_whose_column_is_one_value_or_another_is_either():
     )
 
 
-def test_where_after_the_rows_links_them_to_a_condition():
-    """'ferries where the tonnage is over 500': 'where' links as 'whose' does; a question that
-    starts with 'where' is no such link."""
-    assert tree("ferries where the tonnage is over 500") == "list ferries [tonnage > 500]"
-    assert tree("where is the ferry") == "—"
-
-
 # a follow-up: what it changes in the last question (read_change, continues)
 
 

@@ -958,7 +958,7 @@ def _condition(b: _Binder, q: _Query, cond: Condition, said: list[tuple[Mention,
         _absent(b, q, cond, named)
         return
     if cond.op in ("contains", "prefix", "suffix"):
-        _text_filter(q, cond, values)
+        _text_filter(lex, q, cond, values)
         return
     tables = [s for s in named if s.kind == "table"]
     counted = tables and not cond.prep and not any(s.kind == "column" for s in named)
@@ -986,17 +986,46 @@ def _condition(b: _Binder, q: _Query, cond: Condition, said: list[tuple[Mention,
         q.compared.append(column)
 
 
-def _text_filter(q: _Query, cond: Condition, values: list[tuple[Mention, Sense]]) -> None:
+def _text_filter(lex: Lexicon, q: _Query, cond: Condition, values: list[tuple[Mention, Sense]]) -> None:
     """'with "IEEE Transactions" in its name', 'starting with "Ha"': the quoted words as part of
     the one column the value index finds them in — a column never guessed."""
     said = cond.value.text.strip("\"'“”`") if isinstance(cond.value, Phrase) else ""
     columns = {Ref(s.table, s.column) for _, s in values if s.column}
+    label = _label_holding(lex, q.target, said, cond.op) if said and q.target else None
+    if label is not None:  # 'airlines starting with "Orbit"': their name, not the call sign ORBIT
+        columns = {label}
     if not said or len(columns) != 1:
         raise Decline(f"it could not tell which column holds '{said}'", [said])
     ref = columns.pop()
     op: PlanOp = "contains" if cond.op == "contains" else "prefix" if cond.op == "prefix" else "suffix"
     q.filters.append(Filter(ref, op, said, f"{op} {said}"))
     q.tables.append(ref.table)
+
+
+def _label_holding(lex: Lexicon, table: str, said: str, op: str) -> Ref | None:
+    """The one column that names the rows of `table` ('name', 'title') when a stored value of it
+    starts with, ends with or contains the words as said: text said of a thing is first its name."""
+    import sqlalchemy as sa
+
+    named_by = labels(lex, table)
+    t = lex.table(table)
+    if len(named_by) != 1 or t is None:
+        return None
+    low = said.lower().replace("%", "").replace("_", "")
+    pattern = f"{low}%" if op == "prefix" else f"%{low}" if op == "suffix" else f"%{low}%"
+    column: sa.ColumnClause[Any] = sa.column(named_by[0].column)
+    try:
+        with lex.db.engine.connect() as conn:
+            query: sa.Select[Any] = (
+                sa.select(sa.literal(1))
+                .select_from(sa.table(t.name, schema=t.schema))
+                .where(sa.func.lower(column).like(pattern))
+                .limit(1)
+            )
+            held = conn.execute(query).first() is not None
+    except sa.exc.SQLAlchemyError:
+        return None
+    return named_by[0] if held else None
 
 
 # prepositions after which a table only says whose rows are meant ('the cores on a host', 'the

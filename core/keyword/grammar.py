@@ -624,7 +624,7 @@ def _headed(ls: Sequence[Lex], front: Question, i: int) -> list[Question]:
     """The trees of each head rule from lexeme i, with what was said in front of it."""
     out: list[Question] = []
     for head in HEADS:
-        got = head(ls, i if head in (_best, _listing, _when, _of_value) else _lead(ls, i))
+        got = head(ls, i if head in _HEADS_AS_SAID else _lead(ls, i))
         if got is None:
             continue
         q, j = got
@@ -1127,7 +1127,8 @@ def _ranked(ls: Sequence[Lex], i: int) -> tuple[Order, int] | None:
     if j < len(ls) and ls[j].cat == "np" and ls[j].end - ls[j].start == 1 and _at(ls, j + 1, "det"):
         hint, j = (hint + " " + ls[j].text.lower()).strip(), j + 1  # a verb the lexicon does not know
         j = _skip(ls, j, "prep", "date_prep")
-    if not _at(ls, j, "det") or not _at(ls, j + 1, "super"):
+    top = _is(ls, j + 1, "top", "desc") and _number_at(ls, j + 2) is None  # 'with the top score'
+    if not _at(ls, j, "det") or not (_at(ls, j + 1, "super") or top):
         return None
     sup = ls[j + 1]
     key = _key(ls, j + 2)
@@ -1321,6 +1322,69 @@ def _of_value(ls: Sequence[Lex], i: int) -> Step | None:
     ), j + 1
 
 
+# -- heads that read a listing or a ranking said around the thing it is about -------------------
+
+
+def _distinct_listing(ls: Sequence[Lex], i: int) -> Step | None:
+    """LIST? BE? DET? DISTINCT listing — 'what are the distinct locations of the race tracks', 'the
+    different positions of players', 'what distinct payment method codes appear on invoices': the
+    listing, each value once"""
+    j = _skip(ls, _skip(ls, i, "list", "be", "filler"), "det")
+    if not _at(ls, j, "distinct") or not _at(ls, j + 1, "np"):
+        return None
+    got = _listing([*ls[:j], *ls[j + 1 :]], i)  # the listing as if the word were not said
+    if got is None or got[0].ask != "list" or got[1] <= j:
+        return None
+    return replace(got[0], distinct=True), got[1] + 1
+
+
+def _has_ranked(ls: Sequence[Lex], i: int) -> Step | None:
+    """WH NP HAVE DET NP (WITH | REL) link* DET SUPER key — 'which country has the airport with the
+    highest elevation', 'which city has the branch that has the most members': the one row ranked
+    first (the second phrase, said in the singular), showing what is asked of it"""
+    if not (_is(ls, i, "list", "wh") and _at(ls, i + 1, "np") and _at(ls, i + 2, "have")):
+        return None
+    if not _at(ls, i + 3, "det"):
+        return None
+    got = _np(ls, i + 3)
+    if got is None or not (_at(ls, got[1], "rel", "with") or _is(ls, got[1], "list", "wh")):
+        return None
+    if not _singular(got[0].text):
+        return None
+    ranked = _ranked(ls, _skip(ls, got[1], "rel", "list"))
+    if ranked is None:
+        return None
+    q = Question("rank", thing=got[0], shown=(ls[i + 1].phrase,), only_shown=True, order=ranked[0], limit=1)
+    return q, ranked[1]
+
+
+_TEXT_BETWEEN: tuple[Rule, ...] = ()  # filled in below, once the modifier rules are defined
+
+
+def _asked_of(ls: Sequence[Lex], i: int) -> Step | None:
+    """WH NP BE DET NP (text | compare)+ PREP END — 'what country are the airlines starting with
+    "Orbit" from', 'which city are the stations with more than 20 docks in': what is asked of the
+    rows the words in between say which (as 'which city is each datacenter in')"""
+    if not (_is(ls, i, "list", "wh") and _at(ls, i + 1, "np") and _at(ls, i + 2, "be")):
+        return None
+    if not _at(ls, i + 3, "det"):
+        return None
+    other = _np(ls, i + 3)
+    end = _skip_back(ls, len(ls), "punct", "filler")
+    if other is None or end - 1 <= other[1] or not _at(ls, end - 1, "prep", "date_prep"):
+        return None
+    q = Question("list", thing=other[0], shown=(ls[i + 1].phrase,), only_shown=True)
+    inner = _placed(ls[: end - 1], other[1], q, _TEXT_BETWEEN)
+    return (inner, end) if inner is not None else None
+
+
+def _skip_back(ls: Sequence[Lex], end: int, *cats: str) -> int:
+    """Where the lexemes before `end` that are of `cats` start (`end` when none are)."""
+    while end > 0 and ls[end - 1].cat in cats:
+        end -= 1
+    return end
+
+
 HEADS: tuple[Callable[[Sequence[Lex], int], Step | None], ...] = (
     _count,
     _per_one,
@@ -1336,7 +1400,12 @@ HEADS: tuple[Callable[[Sequence[Lex], int], Step | None], ...] = (
     _extreme,
     _listing,
     _of_value,
+    _distinct_listing,
+    _has_ranked,
+    _asked_of,
 )
+# the heads that read the question's first words themselves ('which …', 'list …'): no lead is skipped
+_HEADS_AS_SAID = (_best, _listing, _when, _of_value, _distinct_listing, _has_ranked, _asked_of)
 
 
 # -- modifiers ----------------------------------------------------------------------------------
@@ -1891,7 +1960,7 @@ def _said_last(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
     most recently in X': the rows ranked by the date the words name, every row tied for first"""
     if q.ask != "list" or q.order is not None or q.thing is None or q.limit is not None:
         return None
-    j = _skip(ls, i, "be", "aux")
+    j = _skip(ls, _skip(ls, i, "rel"), "be", "aux")  # 'the branch that opened earliest'
     k = _skip(ls, j, "verb", "np")
     if k == j or (k == j + 1 and ls[j].end - ls[j].start > 2):
         return None
@@ -2009,7 +2078,28 @@ def _and(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
     return (q, i + 1) if _at(ls, i, "and") and i + 1 < len(ls) else None
 
 
+def _dir_alpha(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
+    """DATE_PREP(in)? DIR ALPHA — 'in descending alphabetical order', 'ascending alphabetically':
+    the alphabetical order, in the direction said"""
+    j = i + _is(ls, i, "date_prep", "in")
+    if not (_at(ls, j, "dir") and _at(ls, j + 1, "alpha")) or ls[j].arg not in ("asc", "desc"):
+        return None
+    return replace(q, order=Order(None, ls[j].arg == "desc", hint="alpha")), j + 2
+
+
+def _named(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
+    """(REL BE?)? NAMING NP — 'the product named catnip', 'a student called Linda': the row whose
+    name is what follows (a quoted name is _value_phrase's)"""
+    j = _skip(ls, i, "rel", "be")
+    if not (_is(ls, j, "stop") and ls[j].text.lower() in WORDS.sets["naming"] and _is(ls, j + 1, "np", "")):
+        return None
+    cond = Condition(None, "=", ls[j + 1].phrase, prep=ls[j].text.lower())
+    return replace(q, conditions=(*q.conditions, cond)), j + 2
+
+
 MODIFIERS: tuple[Rule, ...] = (
+    _dir_alpha,
+    _named,
     _top_after,
     _counted_after,
     _show,
@@ -2032,6 +2122,12 @@ MODIFIERS: tuple[Rule, ...] = (
     _order,
     _and,
 )
+_TEXT_BETWEEN = (
+    _text_in,
+    _compare,
+    _absent,
+    _and,
+)  # what may say which rows between a noun and its preposition
 
 
 # -- a follow-up: what it changes in the last question -------------------------------------------

@@ -881,3 +881,98 @@ def test_the_figure_a_ranking_ranks_by_asked_for_again_is_shown():
 )
 def test_rows_counted_after_ranking_verbs_and_polite_leads(question, want):
     assert tree(question) == want
+
+
+# -- listings and rankings said around the thing they are about (issue 33) ---------------------
+
+
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        ("what are the distinct genres of the films?", "list films show:genres"),
+        ("the different colours of cars", "list cars show:colours"),
+        ("which unique brands appear on receipts", "list brands [= receipts]"),
+        (
+            "show the distinct titles of books that have a hardcover edition",
+            "list books show:titles [= hardcover edition]",
+        ),
+    ],
+)
+def test_distinct_before_a_listing_lists_each_value_once(question, want):
+    got = read(question).tree
+    assert brief(got) == want
+    assert got is not None and got.distinct
+
+
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        (
+            "Which region has the warehouse with the largest floor area?",
+            "rank warehouse show:region desc(floor area) limit 1",
+        ),
+        ("which team has the player with the lowest salary", "rank player show:team asc(salary) limit 1"),
+        (
+            "which school has the teacher who has the most pupils",
+            "rank teacher show:school desc(pupils) limit 1",
+        ),
+    ],
+)
+def test_what_the_one_ranked_first_has_is_shown(question, want):
+    assert tree(question) == want
+
+
+def test_a_plural_after_has_is_no_single_ranked_row():
+    assert "limit 1" not in tree("which region has warehouses with the largest floor area")
+
+
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        ("what genre are the bands starting with 'Black' from?", "list bands show:genre [prefix 'Black']"),
+        (
+            'which city are the shops whose names start with "Deli" in?',
+            'list shops show:city [prefix "Deli"]',
+        ),
+        ("what city are the stations with more than 20 docks in?", "list stations show:city [docks > 20]"),
+    ],
+)
+def test_what_is_asked_of_rows_said_between_a_noun_and_its_preposition(question, want):
+    assert tree(question) == want
+
+
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        (
+            "list the titles of all songs in descending alphabetical order",
+            "list songs show:titles desc(alpha)",
+        ),
+        ("cities in ascending alphabetical order", "list cities asc(alpha)"),
+    ],
+)
+def test_a_direction_before_alphabetical_says_which_way(question, want):
+    assert tree(question) == want
+
+
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        ("what is the price of the dish named risotto?", "list dish show:price [= risotto]"),
+        ("the age of the horse called Thunder", "list horse show:age [= Thunder]"),
+        ("films that are titled Jaws", "list films [= Jaws]"),
+    ],
+)
+def test_a_name_said_after_named_or_called_says_which_row(question, want):
+    assert tree(question) == want
+
+
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        ("what is the name of the shop that opened earliest?", "rank shop show:name asc(earliest opened)*"),
+        ("the player with the top rating", "rank player desc(rating)*"),
+    ],
+)
+def test_a_relative_clause_or_top_ranks_the_rows(question, want):
+    assert tree(question) == want

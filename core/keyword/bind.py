@@ -19,7 +19,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -705,6 +705,8 @@ def _building(b: _Binder, tree: Question, slots: _Slots, sense: dict[int, Sense]
         # (not 'how many Germany', which names no rows to count)
         q.target = said_of.pop()
         q.tables.append(q.target)
+    _counted_by_group(q, tree, slots, of)
+    _listed_columns_table(q, tree, slots, of)
     share = any(m.func == "share" for m in tree.measures)
     head_start = slots.thing[-1].start if slots.thing else 0
     for m in slots.thing_filters:
@@ -1302,6 +1304,31 @@ def _cue_not_column(b: _Binder, table: str, cue: str) -> None:
                     f"{column} column",
                 )
             )
+
+
+def _counted_by_group(q: _Query, tree: Question, slots: _Slots, of: Callable[[Mention], Sense]) -> None:
+    """'how many per affiliation': a count that names no rows counts the rows of the table whose
+    column it is grouped by (the one grouping, said as a column)."""
+    if q.target is not None or tree.ask != "count" or slots.thing or len(slots.groups) != 1:
+        return
+    if any(m.of is not None or m.func != "count" for m in tree.measures):
+        return
+    said = [of(m) for m in slots.groups[0][1]]
+    if len(said) == 1 and said[0].kind == "column":
+        q.target = said[0].table
+        q.tables.append(q.target)
+
+
+def _listed_columns_table(q: _Query, tree: Question, slots: _Slots, of: Callable[[Mention], Sense]) -> None:
+    """'company names and sales': columns listed with nothing else said are the rows of the one
+    table they are all columns of."""
+    if q.target is not None or tree.ask != "list" or slots.thing or tree.conditions or tree.windows:
+        return
+    said = [of(m) for ms in slots.shown for m in ms]
+    tables = {s.table.lower(): s.table for s in said}
+    if said and all(s.kind == "column" for s in said) and len(tables) == 1:
+        q.target = next(iter(tables.values()))
+        q.tables.append(q.target)
 
 
 def _share(q: _Query) -> Measure:

@@ -606,7 +606,32 @@ def trees(ls: Sequence[Lex]) -> list[Question]:
     out = _headed(ls, front, _skip(ls, i, "filler", "punct"))
     if not out and i > start:  # 'clients in Berlin - which are they?': no topic after all
         out = _headed(ls, Question("list"), start)
+    if not out:
+        out = _set_said_first(ls, start)
     return out
+
+
+def _set_said_first(ls: Sequence[Lex], i: int) -> list[Question]:
+    """FOR DET? NP (compare | absent | text | prep)* ',' head — 'for universities with enrollment
+    over 20000, how many per affiliation?': the rows the head is about, said first with their
+    restrictions, for a head that names no rows of its own"""
+    if not (_is(ls, i, "prep") and ls[i].text.lower() == "for"):
+        return []
+    got = _np(ls, i + 1)
+    if got is None:
+        return []
+    q, j = Question("list", thing=got[0]), got[1]
+    while not (_is(ls, j, "punct", ",") or j >= len(ls)):
+        for rule in (_compare, _absent, _text_in, _prep, _and):
+            step = rule(ls, j, q)
+            if step is not None and step[1] > j:
+                q, j = step
+                break
+        else:
+            return []
+    if j >= len(ls):
+        return []
+    return [t for t in _headed(ls, q, j + 1) if t.ask in ("count", "measure")]
 
 
 def _ranked_lead(ls: Sequence[Lex], i: int) -> list[Question]:
@@ -1378,6 +1403,27 @@ def _asked_of(ls: Sequence[Lex], i: int) -> Step | None:
     return (inner, end) if inner is not None else None
 
 
+def _count_per(ls: Sequence[Lex], i: int) -> Step | None:
+    """COUNT (GROUP | BY) … — 'how many per affiliation', 'how many for each genre': the rows counted
+    are not named; the grouping says whose rows (the binding pass finds the table it is of)"""
+    if not (_at(ls, i, "count") and _at(ls, i + 1, "group", "by")):
+        return None
+    return Question("count", measures=(Measure("count", hint=ls[i].text.lower()),)), i + 1
+
+
+def _columns_alone(ls: Sequence[Lex], i: int) -> Step | None:
+    """LIST? DET? item (',' | AND) item … (END | ',') — 'company names and sales, largest sales
+    first', 'statement ids and details': columns said with no rows after them; the binding pass
+    finds the one table they are of"""
+    j = _skip(ls, i, "list", "be", "filler")
+    found, k = _items(ls, j)
+    if len(found) < 2 or not all(isinstance(x, Phrase) and x.text != "names" for x in found):
+        return None
+    if not (_skip(ls, k, "punct", "filler") == len(ls) or _is(ls, k, "punct", ",")):
+        return None
+    return Question("list", shown=tuple(found), only_shown=True), k
+
+
 def _skip_back(ls: Sequence[Lex], end: int, *cats: str) -> int:
     """Where the lexemes before `end` that are of `cats` start (`end` when none are)."""
     while end > 0 and ls[end - 1].cat in cats:
@@ -1403,9 +1449,20 @@ HEADS: tuple[Callable[[Sequence[Lex], int], Step | None], ...] = (
     _distinct_listing,
     _has_ranked,
     _asked_of,
+    _count_per,
+    _columns_alone,
 )
 # the heads that read the question's first words themselves ('which …', 'list …'): no lead is skipped
-_HEADS_AS_SAID = (_best, _listing, _when, _of_value, _distinct_listing, _has_ranked, _asked_of)
+_HEADS_AS_SAID = (
+    _best,
+    _listing,
+    _when,
+    _of_value,
+    _distinct_listing,
+    _has_ranked,
+    _asked_of,
+    _columns_alone,
+)
 
 
 # -- modifiers ----------------------------------------------------------------------------------

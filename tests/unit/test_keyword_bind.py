@@ -746,3 +746,14 @@ def test_text_said_to_start_a_thing_is_first_its_name(carriers):
     q = bound(carriers, "what country are the airlines starting with 'Orbit' from?").query
     assert [(f.ref, f.op, f.value) for f in q.filters] == [(Ref("airline", "name"), "prefix", "Orbit")]
     assert q.projection == (Ref("airline", "country"),)
+
+
+def test_a_count_that_names_no_rows_counts_those_of_the_column_grouped_by(lex):
+    q = bound(lex, "how many per segment").query
+    assert q.target == "client" and q.groups == (Ref("client", "segment"),)
+    assert [m.func for m in q.measures] == ["COUNT"]
+
+
+def test_columns_listed_alone_are_the_rows_of_their_one_table(lex):
+    q = bound(lex, "client names and segments").query
+    assert q.target == "client" and q.projection == (Ref("client", "name"), Ref("client", "segment"))

@@ -976,3 +976,37 @@ def test_a_name_said_after_named_or_called_says_which_row(question, want):
 )
 def test_a_relative_clause_or_top_ranks_the_rows(question, want):
     assert tree(question) == want
+
+
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        ("how many per genre", "count - count(how many) per(genre)"),
+        ("how many for each colour?", "count - count(how many) per(colour)"),
+        (
+            "for books with more than 300 pages, how many per genre?",
+            "count books count(how many) [pages > 300] per(genre)",
+        ),
+        ("for hosts without a pool, what is the average memory?", "measure hosts avg(memory) [pool absent]"),
+    ],
+)
+def test_a_count_by_a_grouping_alone_and_the_rows_said_first_after_for(question, want):
+    assert tree(question) == want
+
+
+def test_rows_said_first_after_for_do_not_replace_rows_the_head_names():
+    assert (
+        tree("for clients in Berlin, how many payments?")
+        == "count payments count(payments) [= clients] [= Berlin]"
+    )
+
+
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        ("book titles and prices, cheapest prices first", "list - show:book titles show:prices asc(prices)"),
+        ("song titles and lengths", "list - show:song titles show:lengths"),
+    ],
+)
+def test_columns_said_with_no_rows_after_them(question, want):
+    assert tree(question) == want

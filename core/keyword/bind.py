@@ -2143,10 +2143,10 @@ def _listed(
     if thing_column is not None:
         # 'what type of document is …': the thing is only whose column is asked for
         lead: list[Ref] = [] if tree.only_shown and shown else [thing_column]
-        q.projection = list(
-            dict.fromkeys([*lead, *shown, *(o.key for o in q.order if isinstance(o.key, Ref))])
-        )
-        q.distinct = not is_key(lex, q.projection[0])
+        # 'the different region names, sorted by label': each name once, the label only places it
+        ordered = [] if tree.distinct else [o.key for o in q.order if isinstance(o.key, Ref)]
+        q.projection = list(dict.fromkeys([*lead, *shown, *ordered]))
+        q.distinct = tree.distinct or not is_key(lex, q.projection[0])
         return
     everything = not (q.filters or q.absent or q.order or shown)
     if tree.shown and not tree.thing:

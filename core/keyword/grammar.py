@@ -395,13 +395,19 @@ def _participles(tokens: Sequence[Token], ls: list[Lex], found: dict[int, Value]
 
 
 def _spelled(tokens: Sequence[Token], lx: Lex, names: Names) -> bool:
-    """The cue's words, alone or with the content words next to them, spell a name."""
+    """The cue's words, alone or with the content words next to them, spell a name; or the
+    content words before a cue of several words spell one with its first words ('phone number
+    of Ana': 'phone number', not 'number of')."""
     lows = [t.low for t in tokens]
     for s in range(max(0, lx.start - 2), lx.start + 1):
         for e in range(lx.end, min(len(tokens), lx.end + 3) + 1):
             if names.spells(" ".join(lows[s:e])):
                 return True
-    return False
+    return any(
+        names.spells(" ".join(lows[s:e]))
+        for s in range(max(0, lx.start - 2), lx.start)
+        for e in range(lx.start + 1, lx.end)
+    )
 
 
 def _lex(
@@ -631,7 +637,8 @@ def _set_said_first(ls: Sequence[Lex], i: int) -> list[Question]:
             return []
     if j >= len(ls):
         return []
-    return [t for t in _headed(ls, q, j + 1) if t.ask in ("count", "measure")]
+    # a head that also shows columns asks for a figure of each row, which this does not read
+    return [t for t in _headed(ls, q, j + 1) if t.ask in ("count", "measure") and not t.shown]
 
 
 def _ranked_lead(ls: Sequence[Lex], i: int) -> list[Question]:
@@ -1608,6 +1615,9 @@ def _group(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
             by, j = Phrase(by.start, ls[j + 1].end, f"{by.text} of {ls[j + 1].text}"), j + 2
         unit = ls[j].arg if _at(ls, j, "unit") else ""
         j += bool(unit)
+        if by is None and unit and _at(ls, j, "of") and _at(ls, _skip(ls, j + 1, "det"), "np"):
+            j = _skip(ls, j + 1, "det")  # 'by year of settlement': the unit of the date named after it
+            by, j = ls[j].phrase, j + 1
         if by is None and not unit:
             return None
         groups.append(Group(by, unit))

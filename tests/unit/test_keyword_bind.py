@@ -757,3 +757,9 @@ def test_a_count_that_names_no_rows_counts_those_of_the_column_grouped_by(lex):
 def test_columns_listed_alone_are_the_rows_of_their_one_table(lex):
     q = bound(lex, "client names and segments").query
     assert q.target == "client" and q.projection == (Ref("client", "name"), Ref("client", "segment"))
+
+
+def test_different_values_sorted_by_another_column_are_each_listed_once(lex):
+    q = bound(lex, "list the different client segments, sorted by name").query
+    assert q.distinct and q.projection == (Ref("client", "segment"),)
+    assert [k.key for k in q.order] == [Ref("client", "name")]

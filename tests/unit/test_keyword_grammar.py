@@ -115,7 +115,14 @@ class Names:
     names, and has one column total_gpa (which 'GPA' stands for)."""
 
     def spells(self, words: str) -> bool:
-        return words.lower() in ("rank", "ac/dc", "let there be rock", "helpfulness scores", "clarity scores")
+        return words.lower() in (
+            "rank",
+            "ac/dc",
+            "let there be rock",
+            "helpfulness scores",
+            "clarity scores",
+            "fax number",
+        )
 
     def defined(self, words: str) -> str:
         return "total_loss" if words.lower() == "total loss" else ""
@@ -1009,4 +1016,23 @@ def test_rows_said_first_after_for_do_not_replace_rows_the_head_names():
     ],
 )
 def test_columns_said_with_no_rows_after_them(question, want):
+    assert tree(question) == want
+
+
+def test_a_name_spelled_with_the_first_words_of_a_cue_is_read_as_that_name():
+    """'fax number of Bo': the schema's 'fax number', not a count of Bo ('number of')."""
+    reading = read("What is the fax number of Bo?", Names())
+    assert brief(reading.tree) == "list Bo show:fax number"
+
+
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        ("invoices where the amount is over 500", "list invoices [amount > 500]"),
+        ("how many trips are on record?", "count trips count(trips)"),
+        ("the average fare by month of departure", "measure - avg(fare) per(departure month)"),
+        ("number of loans per year of the signing", "count loans count(loans) per(signing year)"),
+    ],
+)
+def test_where_before_a_condition_words_that_add_nothing_and_a_unit_of_a_date(question, want):
     assert tree(question) == want

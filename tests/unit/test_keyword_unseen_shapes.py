@@ -224,7 +224,8 @@ def test_a_count_that_ends_a_column_name_is_the_column(app, tmp_path):
     outcome = answered(app, path, "What is the average access count of documents?")
     assert outcome.rows == [(60,)] or outcome.rows == [(60.0,)]  # the average alone, no count of documents
     phone = ask(app, path, "What is the phone number of Ana?")  # two tables have a phone_number
-    assert declined(phone)  # no grammar rule reads it (issue 33)
+    assert phone.status == "answer", phone.error
+    assert phone.rows == [("555-0101",)]
 
 
 def test_across_all_takes_the_whole_table_together(app, tmp_path):

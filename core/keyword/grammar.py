@@ -554,9 +554,23 @@ def _name_at(
         inside = [k for k in range(i, i + n) if k in as_names]
         signed = any(x.kind == "punct" for x in span)
         capitalized = n > 1 and span[0].text[:1].isupper() and _has_function_word(lows[i : i + n])
-        if (inside or signed or capitalized) and names.spells(text.lower()):
+        if (inside or signed or capitalized or _code_or_of_name(tokens, lows, i, n)) and names.spells(
+            text.lower()
+        ):
             return Lex("np", "name", i, i + n, text)
     return None
+
+
+def _code_or_of_name(tokens: Sequence[Token], lows: Sequence[str], i: int, n: int) -> bool:
+    """Words that may be a name though a cue reads them otherwise: a code typed in capitals in a
+    question that is not all capitals ('in division AS': the stored 'AS', not the word 'as'), or
+    words joined by 'of' ('the dates of birth': the column date_of_birth) — when the schema spells
+    them (the caller checks)."""
+    if n == 1:
+        word = tokens[i].text
+        said_low = any(t.kind == "word" and t.text.islower() for t in tokens)
+        return len(word) > 1 and word.isalpha() and word.isupper() and said_low
+    return 0 < lows[i : i + n].index("of") < n - 1 if "of" in lows[i : i + n] else False
 
 
 def _has_function_word(lows: Sequence[str]) -> bool:

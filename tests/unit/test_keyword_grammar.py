@@ -122,6 +122,8 @@ class Names:
             "helpfulness scores",
             "clarity scores",
             "fax number",
+            "places of birth",
+            "or",
         )
 
     def defined(self, words: str) -> str:
@@ -1036,3 +1038,18 @@ def test_a_name_spelled_with_the_first_words_of_a_cue_is_read_as_that_name():
 )
 def test_where_before_a_condition_words_that_add_nothing_and_a_unit_of_a_date(question, want):
     assert tree(question) == want
+
+
+def test_a_code_in_capitals_or_words_joined_by_of_read_as_the_name_they_spell():
+    """'region OR': the stored code, not the word 'or'; 'the places of birth': one column."""
+    assert (
+        brief(read("How many clinics are in region OR?", Names()).tree)
+        == "count clinics count(clinics) [= region OR]"
+    )
+    assert brief(read("the places of birth of the female players", Names()).tree) == (
+        "list female players show:places of birth"
+    )
+    assert (
+        brief(read("clinics in region or state", Names()).tree)
+        != "count clinics count(clinics) [= region OR]"
+    )

@@ -54,6 +54,7 @@ class Token:
     start: int
     end: int
     kind: TokenKind
+    hyphened: bool = False  # a part after the first of a hyphenated word ('in' of 'check-in')
 
 
 # ---------------------------------------------------------------------------------------------
@@ -122,9 +123,9 @@ def tokenize(question: str) -> list[Token]:
         if kind == "word" and "-" in text and not any(ch.isdigit() for ch in text):
             # hyphenated words are read word by word ('highest-rated', 'round-trip')
             pos = m.start()
-            for part in text.split("-"):
+            for k, part in enumerate(text.split("-")):
                 if part:
-                    out.append(Token(part, _low(part), pos, pos + len(part), "word"))
+                    out.append(Token(part, _low(part), pos, pos + len(part), "word", hyphened=k > 0))
                 pos += len(part) + 1
             continue
         out.append(Token(text, _low(text) if kind == "word" else text.lower(), m.start(), m.end(), kind))
@@ -418,6 +419,8 @@ def _lex(
     i = 0
     while i < len(tokens):
         got = _lex_at(tokens, lows, i, found, names, as_names)
+        if _particle_of_compound(tokens, out, got):
+            got = Lex("np", "", got.start, got.end, got.text)  # 'check-in', 'drop-off': one noun
         if _names_with(tokens, out, got, names):
             got = Lex("np", "", got.start, got.end, got.text)  # 'helpfulness scores': a column, not a verb
         if got.cat == "np" and out and out[-1].cat == "np" and tokens[i].kind == "word" and not out[-1].value:
@@ -426,6 +429,19 @@ def _lex(
         out.append(got)
         i = got.end
     return out
+
+
+def _particle_of_compound(tokens: Sequence[Token], out: Sequence[Lex], got: Lex) -> bool:
+    """A preposition joined by a hyphen to the content word before it ('check-in', 'drop-off',
+    'sign-up') is part of that noun, not a preposition of the question."""
+    return (
+        got.cat in ("prep", "date_prep")
+        and got.end == got.start + 1
+        and tokens[got.start].hyphened
+        and bool(out)
+        and out[-1].cat == "np"
+        and out[-1].end == got.start
+    )
 
 
 def _names_with(tokens: Sequence[Token], out: Sequence[Lex], got: Lex, names: Names) -> bool:

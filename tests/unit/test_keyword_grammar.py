@@ -1053,3 +1053,15 @@ def test_a_code_in_capitals_or_words_joined_by_of_read_as_the_name_they_spell():
         brief(read("clinics in region or state", Names()).tree)
         != "count clinics count(clinics) [= region OR]"
     )
+
+
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        ("average fare by drop-off month", "measure - avg(fare) per(drop off month)"),
+        ("how many sign-ups in 2024", "count sign ups count(sign ups) <in 2024>"),
+        ("parcels with a pick-up in Leeds", "list parcels [= pick up] [= Leeds]"),
+    ],
+)
+def test_a_preposition_hyphenated_to_a_noun_is_part_of_it(question, want):
+    assert tree(question) == want

@@ -570,14 +570,14 @@ def _name_at(
         inside = [k for k in range(i, i + n) if k in as_names]
         signed = any(x.kind == "punct" for x in span)
         capitalized = n > 1 and span[0].text[:1].isupper() and _has_function_word(lows[i : i + n])
-        if (inside or signed or capitalized or _code_or_of_name(tokens, lows, i, n)) and names.spells(
+        if (inside or signed or capitalized or _code_or_of_name(tokens, lows, i, n, names)) and names.spells(
             text.lower()
         ):
             return Lex("np", "name", i, i + n, text)
     return None
 
 
-def _code_or_of_name(tokens: Sequence[Token], lows: Sequence[str], i: int, n: int) -> bool:
+def _code_or_of_name(tokens: Sequence[Token], lows: Sequence[str], i: int, n: int, names: Names) -> bool:
     """Words that may be a name though a cue reads them otherwise: a code typed in capitals in a
     question that is not all capitals ('in division AS': the stored 'AS', not the word 'as'), or
     words joined by 'of' ('the dates of birth': the column date_of_birth) — when the schema spells
@@ -586,7 +586,11 @@ def _code_or_of_name(tokens: Sequence[Token], lows: Sequence[str], i: int, n: in
         word = tokens[i].text
         said_low = any(t.kind == "word" and t.text.islower() for t in tokens)
         return len(word) > 1 and word.isalpha() and word.isupper() and said_low
-    return 0 < lows[i : i + n].index("of") < n - 1 if "of" in lows[i : i + n] else False
+    if "of" not in lows[i : i + n]:
+        return False
+    k = lows[i : i + n].index("of")
+    # 'dates of birth' is one name; 'types of restaurants' says the types of a thing named alone
+    return 0 < k < n - 1 and not names.spells(" ".join(lows[i + k + 1 : i + n]))
 
 
 def _has_function_word(lows: Sequence[str]) -> bool:
@@ -2175,6 +2179,24 @@ def _and(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
     return (q, i + 1) if _at(ls, i, "and") and i + 1 < len(ls) else None
 
 
+def _in_count(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
+    """LINK* VERB* DATE_PREP(in | on) compare — 'products that are in 2+ events', 'actors who
+    appear in more than 3 films': how many of the other rows they are in, compared (as 'with more
+    than 3 films')"""
+    j = _skip(ls, i, *_LINKS)
+    k = _skip(ls, j, "verb")
+    if not _is(ls, k, "date_prep", "in", "on") or _number_at(ls, _skip(ls, k + 1, "cmp")) is None:
+        return None
+    got = _compare(ls, k + 1, q)
+    if got is None or len(got[0].conditions) != len(q.conditions) + 1:
+        return None
+    cond = got[0].conditions[-1]
+    if cond.subject is None or cond.unit or cond.op == "=" or cond.upper is not None:
+        return None
+    hint = " ".join(x.text.lower() for x in ls[j:k]) or cond.hint
+    return replace(got[0], conditions=(*q.conditions, replace(cond, hint=hint))), got[1]
+
+
 def _dir_alpha(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
     """DATE_PREP(in)? DIR ALPHA — 'in descending alphabetical order', 'ascending alphabetically':
     the alphabetical order, in the direction said"""
@@ -2195,6 +2217,7 @@ def _named(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
 
 
 MODIFIERS: tuple[Rule, ...] = (
+    _in_count,
     _dir_alpha,
     _named,
     _top_after,

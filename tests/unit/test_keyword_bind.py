@@ -763,3 +763,11 @@ def test_different_values_sorted_by_another_column_are_each_listed_once(lex):
     q = bound(lex, "list the different client segments, sorted by name").query
     assert q.distinct and q.projection == (Ref("client", "segment"),)
     assert [k.key for k in q.order] == [Ref("client", "name")]
+
+
+def test_rows_in_more_than_n_other_rows_compare_the_count_of_those(lex):
+    q = bound(lex, "clients that are in more than 2 resource pools").query
+    assert q.target == "client"
+    assert [(h.measure.func, h.measure.table, h.op, h.value) for h in q.having] == [
+        ("COUNT", "resource_pool", ">", 2.0)
+    ]

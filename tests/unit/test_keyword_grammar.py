@@ -1065,3 +1065,16 @@ def test_a_code_in_capitals_or_words_joined_by_of_read_as_the_name_they_spell():
 )
 def test_a_preposition_hyphenated_to_a_noun_is_part_of_it(question, want):
     assert tree(question) == want
+
+
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        ("actors who appear in more than 3 films", "list actors [films > 3]"),
+        ("songs that are on 2+ albums", "list songs [albums >= 2]"),
+        ("players who played in at least 5 games", "list players [games >= 5]"),
+        ("clients in 2024", "list clients <in 2024>"),
+    ],
+)
+def test_how_many_other_rows_a_row_is_in_compared(question, want):
+    assert tree(question) == want

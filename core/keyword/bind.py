@@ -19,7 +19,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -742,6 +742,8 @@ def _building(b: _Binder, tree: Question, slots: _Slots, sense: dict[int, Sense]
         # (not 'how many Germany', which names no rows to count)
         q.target = said_of.pop()
         q.tables.append(q.target)
+    _counted_by_group(q, tree, slots, of)
+    _listed_columns_table(q, tree, slots, of)
     share = any(m.func == "share" for m in tree.measures)
     head_start = slots.thing[-1].start if slots.thing else 0
     for m in slots.thing_filters:
@@ -995,7 +997,7 @@ def _condition(b: _Binder, q: _Query, cond: Condition, said: list[tuple[Mention,
         _absent(b, q, cond, named)
         return
     if cond.op in ("contains", "prefix", "suffix"):
-        _text_filter(q, cond, values)
+        _text_filter(lex, q, cond, values)
         return
     tables = [s for s in named if s.kind == "table"]
     counted = tables and not cond.prep and not any(s.kind == "column" for s in named)
@@ -1023,17 +1025,46 @@ def _condition(b: _Binder, q: _Query, cond: Condition, said: list[tuple[Mention,
         q.compared.append(column)
 
 
-def _text_filter(q: _Query, cond: Condition, values: list[tuple[Mention, Sense]]) -> None:
+def _text_filter(lex: Lexicon, q: _Query, cond: Condition, values: list[tuple[Mention, Sense]]) -> None:
     """'with "IEEE Transactions" in its name', 'starting with "Ha"': the quoted words as part of
     the one column the value index finds them in — a column never guessed."""
     said = cond.value.text.strip("\"'“”`") if isinstance(cond.value, Phrase) else ""
     columns = {Ref(s.table, s.column) for _, s in values if s.column}
+    label = _label_holding(lex, q.target, said, cond.op) if said and q.target else None
+    if label is not None:  # 'airlines starting with "Orbit"': their name, not the call sign ORBIT
+        columns = {label}
     if not said or len(columns) != 1:
         raise Decline(f"it could not tell which column holds '{said}'", [said])
     ref = columns.pop()
     op: PlanOp = "contains" if cond.op == "contains" else "prefix" if cond.op == "prefix" else "suffix"
     q.filters.append(Filter(ref, op, said, f"{op} {said}"))
     q.tables.append(ref.table)
+
+
+def _label_holding(lex: Lexicon, table: str, said: str, op: str) -> Ref | None:
+    """The one column that names the rows of `table` ('name', 'title') when a stored value of it
+    starts with, ends with or contains the words as said: text said of a thing is first its name."""
+    import sqlalchemy as sa
+
+    named_by = labels(lex, table)
+    t = lex.table(table)
+    if len(named_by) != 1 or t is None:
+        return None
+    low = said.lower().replace("%", "").replace("_", "")
+    pattern = f"{low}%" if op == "prefix" else f"%{low}" if op == "suffix" else f"%{low}%"
+    column: sa.ColumnClause[Any] = sa.column(named_by[0].column)
+    try:
+        with lex.db.engine.connect() as conn:
+            query: sa.Select[Any] = (
+                sa.select(sa.literal(1))
+                .select_from(sa.table(t.name, schema=t.schema))
+                .where(sa.func.lower(column).like(pattern))
+                .limit(1)
+            )
+            held = conn.execute(query).first() is not None
+    except sa.exc.SQLAlchemyError:
+        return None
+    return named_by[0] if held else None
 
 
 # prepositions after which a table only says whose rows are meant ('the cores on a host', 'the
@@ -1310,6 +1341,31 @@ def _cue_not_column(b: _Binder, table: str, cue: str) -> None:
                     f"{column} column",
                 )
             )
+
+
+def _counted_by_group(q: _Query, tree: Question, slots: _Slots, of: Callable[[Mention], Sense]) -> None:
+    """'how many per affiliation': a count that names no rows counts the rows of the table whose
+    column it is grouped by (the one grouping, said as a column)."""
+    if q.target is not None or tree.ask != "count" or slots.thing or len(slots.groups) != 1:
+        return
+    if any(m.of is not None or m.func != "count" for m in tree.measures):
+        return
+    said = [of(m) for m in slots.groups[0][1]]
+    if len(said) == 1 and said[0].kind == "column":
+        q.target = said[0].table
+        q.tables.append(q.target)
+
+
+def _listed_columns_table(q: _Query, tree: Question, slots: _Slots, of: Callable[[Mention], Sense]) -> None:
+    """'company names and sales': columns listed with nothing else said are the rows of the one
+    table they are all columns of."""
+    if q.target is not None or tree.ask != "list" or slots.thing or tree.conditions or tree.windows:
+        return
+    said = [of(m) for ms in slots.shown for m in ms]
+    tables = {s.table.lower(): s.table for s in said}
+    if said and all(s.kind == "column" for s in said) and len(tables) == 1:
+        q.target = next(iter(tables.values()))
+        q.tables.append(q.target)
 
 
 def _share(q: _Query) -> Measure:
@@ -2178,13 +2234,10 @@ def _listed(
     if thing_column is not None:
         # 'what type of document is …': the thing is only whose column is asked for
         lead: list[Ref] = [] if tree.only_shown and shown else [thing_column]
-        if tree.distinct and any(isinstance(o.key, Ref) and o.key not in (*lead, *shown) for o in q.order):
-            # 'the different region names, sorted by label': shown beside it, a name would repeat
-            raise Decline("it could not show each value once in the order of a column it does not show")
-        q.projection = list(
-            dict.fromkeys([*lead, *shown, *(o.key for o in q.order if isinstance(o.key, Ref))])
-        )
-        q.distinct = not is_key(lex, q.projection[0])
+        # 'the different region names, sorted by label': each name once, the label only places it
+        ordered = [] if tree.distinct else [o.key for o in q.order if isinstance(o.key, Ref)]
+        q.projection = list(dict.fromkeys([*lead, *shown, *ordered]))
+        q.distinct = tree.distinct or not is_key(lex, q.projection[0])
         return
     everything = not (q.filters or q.absent or q.order or shown)
     if tree.shown and not tree.thing:

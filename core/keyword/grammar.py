@@ -54,6 +54,7 @@ class Token:
     start: int
     end: int
     kind: TokenKind
+    hyphened: bool = False  # a part after the first of a hyphenated word ('in' of 'check-in')
 
 
 # ---------------------------------------------------------------------------------------------
@@ -122,9 +123,9 @@ def tokenize(question: str) -> list[Token]:
         if kind == "word" and "-" in text and not any(ch.isdigit() for ch in text):
             # hyphenated words are read word by word ('highest-rated', 'round-trip')
             pos = m.start()
-            for part in text.split("-"):
+            for k, part in enumerate(text.split("-")):
                 if part:
-                    out.append(Token(part, _low(part), pos, pos + len(part), "word"))
+                    out.append(Token(part, _low(part), pos, pos + len(part), "word", hyphened=k > 0))
                 pos += len(part) + 1
             continue
         out.append(Token(text, _low(text) if kind == "word" else text.lower(), m.start(), m.end(), kind))
@@ -396,13 +397,19 @@ def _participles(tokens: Sequence[Token], ls: list[Lex], found: dict[int, Value]
 
 
 def _spelled(tokens: Sequence[Token], lx: Lex, names: Names) -> bool:
-    """The cue's words, alone or with the content words next to them, spell a name."""
+    """The cue's words, alone or with the content words next to them, spell a name; or the
+    content words before a cue of several words spell one with its first words ('phone number
+    of Ana': 'phone number', not 'number of')."""
     lows = [t.low for t in tokens]
     for s in range(max(0, lx.start - 2), lx.start + 1):
         for e in range(lx.end, min(len(tokens), lx.end + 3) + 1):
             if names.spells(" ".join(lows[s:e])):
                 return True
-    return False
+    return any(
+        names.spells(" ".join(lows[s:e]))
+        for s in range(max(0, lx.start - 2), lx.start)
+        for e in range(lx.start + 1, lx.end)
+    )
 
 
 def _lex(
@@ -413,6 +420,8 @@ def _lex(
     i = 0
     while i < len(tokens):
         got = _lex_at(tokens, lows, i, found, names, as_names)
+        if _particle_of_compound(tokens, out, got):
+            got = Lex("np", "", got.start, got.end, got.text)  # 'check-in', 'drop-off': one noun
         if _names_with(tokens, out, got, names):
             got = Lex("np", "", got.start, got.end, got.text)  # 'helpfulness scores': a column, not a verb
         if got.cat == "np" and out and out[-1].cat == "np" and tokens[i].kind == "word" and not out[-1].value:
@@ -421,6 +430,19 @@ def _lex(
         out.append(got)
         i = got.end
     return out
+
+
+def _particle_of_compound(tokens: Sequence[Token], out: Sequence[Lex], got: Lex) -> bool:
+    """A preposition joined by a hyphen to the content word before it ('check-in', 'drop-off',
+    'sign-up') is part of that noun, not a preposition of the question."""
+    return (
+        got.cat in ("prep", "date_prep")
+        and got.end == got.start + 1
+        and tokens[got.start].hyphened
+        and bool(out)
+        and out[-1].cat == "np"
+        and out[-1].end == got.start
+    )
 
 
 def _names_with(tokens: Sequence[Token], out: Sequence[Lex], got: Lex, names: Names) -> bool:
@@ -549,9 +571,27 @@ def _name_at(
         inside = [k for k in range(i, i + n) if k in as_names]
         signed = any(x.kind == "punct" for x in span)
         capitalized = n > 1 and span[0].text[:1].isupper() and _has_function_word(lows[i : i + n])
-        if (inside or signed or capitalized) and names.spells(text.lower()):
+        if (inside or signed or capitalized or _code_or_of_name(tokens, lows, i, n, names)) and names.spells(
+            text.lower()
+        ):
             return Lex("np", "name", i, i + n, text)
     return None
+
+
+def _code_or_of_name(tokens: Sequence[Token], lows: Sequence[str], i: int, n: int, names: Names) -> bool:
+    """Words that may be a name though a cue reads them otherwise: a code typed in capitals in a
+    question that is not all capitals ('in division AS': the stored 'AS', not the word 'as'), or
+    words joined by 'of' ('the dates of birth': the column date_of_birth) — when the schema spells
+    them (the caller checks)."""
+    if n == 1:
+        word = tokens[i].text
+        said_low = any(t.kind == "word" and t.text.islower() for t in tokens)
+        return len(word) > 1 and word.isalpha() and word.isupper() and said_low
+    if "of" not in lows[i : i + n]:
+        return False
+    k = lows[i : i + n].index("of")
+    # 'dates of birth' is one name; 'types of restaurants' says the types of a thing named alone
+    return 0 < k < n - 1 and not names.spells(" ".join(lows[i + k + 1 : i + n]))
 
 
 def _has_function_word(lows: Sequence[str]) -> bool:
@@ -607,7 +647,33 @@ def trees(ls: Sequence[Lex]) -> list[Question]:
     out = _headed(ls, front, _skip(ls, i, "filler", "punct"))
     if not out and i > start:  # 'clients in Berlin - which are they?': no topic after all
         out = _headed(ls, Question("list"), start)
+    if not out:
+        out = _set_said_first(ls, start)
     return out
+
+
+def _set_said_first(ls: Sequence[Lex], i: int) -> list[Question]:
+    """FOR DET? NP (compare | absent | text | prep)* ',' head — 'for universities with enrollment
+    over 20000, how many per affiliation?': the rows the head is about, said first with their
+    restrictions, for a head that names no rows of its own"""
+    if not (_is(ls, i, "prep") and ls[i].text.lower() == "for"):
+        return []
+    got = _np(ls, i + 1)
+    if got is None:
+        return []
+    q, j = Question("list", thing=got[0]), got[1]
+    while not (_is(ls, j, "punct", ",") or j >= len(ls)):
+        for rule in (_compare, _absent, _text_in, _prep, _and):
+            step = rule(ls, j, q)
+            if step is not None and step[1] > j:
+                q, j = step
+                break
+        else:
+            return []
+    if j >= len(ls):
+        return []
+    # a head that also shows columns asks for a figure of each row, which this does not read
+    return [t for t in _headed(ls, q, j + 1) if t.ask in ("count", "measure") and not t.shown]
 
 
 def _ranked_lead(ls: Sequence[Lex], i: int) -> list[Question]:
@@ -625,7 +691,7 @@ def _headed(ls: Sequence[Lex], front: Question, i: int) -> list[Question]:
     """The trees of each head rule from lexeme i, with what was said in front of it."""
     out: list[Question] = []
     for head in HEADS:
-        got = head(ls, i if head in _RAW_HEADS else _lead(ls, i))
+        got = head(ls, i if head in _HEADS_AS_SAID else _lead(ls, i))
         if got is None:
             continue
         q, j = got
@@ -1149,7 +1215,8 @@ def _ranked(ls: Sequence[Lex], i: int) -> tuple[Order, int] | None:
     if j < len(ls) and ls[j].cat == "np" and ls[j].end - ls[j].start == 1 and _at(ls, j + 1, "det"):
         hint, j = (hint + " " + ls[j].text.lower()).strip(), j + 1  # a verb the lexicon does not know
         j = _skip(ls, j, "prep", "date_prep")
-    if not _at(ls, j, "det") or not _at(ls, j + 1, "super"):
+    top = _is(ls, j + 1, "top", "desc") and _number_at(ls, j + 2) is None  # 'with the top score'
+    if not _at(ls, j, "det") or not (_at(ls, j + 1, "super") or top):
         return None
     sup = ls[j + 1]
     key = _key(ls, j + 2)
@@ -1356,18 +1423,6 @@ def _each_listed(ls: Sequence[Lex], i: int) -> Step | None:
     return Question("list", shown=tuple(shown), only_shown=True), j
 
 
-def _distinct_listing(ls: Sequence[Lex], i: int) -> Step | None:
-    """LIST? BE? DET? DISTINCT listing — 'list the different region names', 'what are the unique
-    cities of the clients': the rows' values listed, each once."""
-    j = _skip(ls, _skip(ls, i, "list", "be", "filler"), "det")
-    if not _at(ls, j, "distinct") or j == i:
-        return None
-    got = _listing(ls, j + 1)
-    if got is None or got[0].ask != "list":
-        return None
-    return replace(got[0], distinct=True), got[1]
-
-
 def _distinct_after(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
     """','? DISTINCT END after the rows listed — 'countries of members, no duplicates': each once."""
     j = _skip(ls, i, "punct") if _is(ls, i, "punct", ",", "-", "–", "—") else i
@@ -1404,6 +1459,90 @@ def _of_value(ls: Sequence[Lex], i: int) -> Step | None:
     ), j + 1
 
 
+# -- heads that read a listing or a ranking said around the thing it is about -------------------
+
+
+def _distinct_listing(ls: Sequence[Lex], i: int) -> Step | None:
+    """LIST? BE? DET? DISTINCT listing — 'what are the distinct locations of the race tracks', 'the
+    different positions of players', 'what distinct payment method codes appear on invoices': the
+    listing, each value once"""
+    j = _skip(ls, _skip(ls, i, "list", "be", "filler"), "det")
+    if not _at(ls, j, "distinct") or not _at(ls, j + 1, "np"):
+        return None
+    got = _listing([*ls[:j], *ls[j + 1 :]], i)  # the listing as if the word were not said
+    if got is None or got[0].ask != "list" or got[1] <= j:
+        return None
+    return replace(got[0], distinct=True), got[1] + 1
+
+
+def _has_ranked(ls: Sequence[Lex], i: int) -> Step | None:
+    """WH NP HAVE DET NP (WITH | REL) link* DET SUPER key — 'which country has the airport with the
+    highest elevation', 'which city has the branch that has the most members': the one row ranked
+    first (the second phrase, said in the singular), showing what is asked of it"""
+    if not (_is(ls, i, "list", "wh") and _at(ls, i + 1, "np") and _at(ls, i + 2, "have")):
+        return None
+    if not _at(ls, i + 3, "det"):
+        return None
+    got = _np(ls, i + 3)
+    if got is None or not (_at(ls, got[1], "rel", "with") or _is(ls, got[1], "list", "wh")):
+        return None
+    if not _singular(got[0].text):
+        return None
+    ranked = _ranked(ls, _skip(ls, got[1], "rel", "list"))
+    if ranked is None:
+        return None
+    q = Question("rank", thing=got[0], shown=(ls[i + 1].phrase,), only_shown=True, order=ranked[0], limit=1)
+    return q, ranked[1]
+
+
+_TEXT_BETWEEN: tuple[Rule, ...] = ()  # filled in below, once the modifier rules are defined
+
+
+def _asked_of(ls: Sequence[Lex], i: int) -> Step | None:
+    """WH NP BE DET NP (text | compare)+ PREP END — 'what country are the airlines starting with
+    "Orbit" from', 'which city are the stations with more than 20 docks in': what is asked of the
+    rows the words in between say which (as 'which city is each datacenter in')"""
+    if not (_is(ls, i, "list", "wh") and _at(ls, i + 1, "np") and _at(ls, i + 2, "be")):
+        return None
+    if not _at(ls, i + 3, "det"):
+        return None
+    other = _np(ls, i + 3)
+    end = _skip_back(ls, len(ls), "punct", "filler")
+    if other is None or end - 1 <= other[1] or not _at(ls, end - 1, "prep", "date_prep"):
+        return None
+    q = Question("list", thing=other[0], shown=(ls[i + 1].phrase,), only_shown=True)
+    inner = _placed(ls[: end - 1], other[1], q, _TEXT_BETWEEN)
+    return (inner, end) if inner is not None else None
+
+
+def _count_per(ls: Sequence[Lex], i: int) -> Step | None:
+    """COUNT (GROUP | BY) … — 'how many per affiliation', 'how many for each genre': the rows counted
+    are not named; the grouping says whose rows (the binding pass finds the table it is of)"""
+    if not (_at(ls, i, "count") and _at(ls, i + 1, "group", "by")):
+        return None
+    return Question("count", measures=(Measure("count", hint=ls[i].text.lower()),)), i + 1
+
+
+def _columns_alone(ls: Sequence[Lex], i: int) -> Step | None:
+    """LIST? DET? item (',' | AND) item … (END | ',') — 'company names and sales, largest sales
+    first', 'statement ids and details': columns said with no rows after them; the binding pass
+    finds the one table they are of"""
+    j = _skip(ls, i, "list", "be", "filler")
+    found, k = _items(ls, j)
+    if len(found) < 2 or not all(isinstance(x, Phrase) and x.text != "names" for x in found):
+        return None
+    if not (_skip(ls, k, "punct", "filler") == len(ls) or _is(ls, k, "punct", ",")):
+        return None
+    return Question("list", shown=tuple(found), only_shown=True), k
+
+
+def _skip_back(ls: Sequence[Lex], end: int, *cats: str) -> int:
+    """Where the lexemes before `end` that are of `cats` start (`end` when none are)."""
+    while end > 0 and ls[end - 1].cat in cats:
+        end -= 1
+    return end
+
+
 HEADS: tuple[Callable[[Sequence[Lex], int], Step | None], ...] = (
     _count,
     _per_one,
@@ -1422,6 +1561,23 @@ HEADS: tuple[Callable[[Sequence[Lex], int], Step | None], ...] = (
     _each_listed,
     _distinct_listing,
     _of_value,
+    _has_ranked,
+    _asked_of,
+    _count_per,
+    _columns_alone,
+)
+# the heads that read the question's first words themselves ('which …', 'list …'): no lead is skipped
+_HEADS_AS_SAID = (
+    _best,
+    _listing,
+    _each_listed,
+    _when,
+    _when_extreme,
+    _of_value,
+    _distinct_listing,
+    _has_ranked,
+    _asked_of,
+    _columns_alone,
 )
 
 
@@ -1568,6 +1724,9 @@ def _group(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
             by, j = Phrase(by.start, ls[j + 1].end, f"{by.text} of {ls[j + 1].text}"), j + 2
         unit = ls[j].arg if _at(ls, j, "unit") else ""
         j += bool(unit)
+        if by is None and unit and _at(ls, j, "of") and _at(ls, _skip(ls, j + 1, "det"), "np"):
+            j = _skip(ls, j + 1, "det")  # 'by year of settlement': the unit of the date named after it
+            by, j = ls[j].phrase, j + 1
         if by is None and not unit:
             return None
         groups.append(Group(by, unit))
@@ -2058,7 +2217,7 @@ def _said_last(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
     most recently in X': the rows ranked by the date the words name, every row tied for first"""
     if q.ask != "list" or q.order is not None or q.thing is None or q.limit is not None:
         return None
-    j = _skip(ls, i, "be", "aux")
+    j = _skip(ls, _skip(ls, i, "rel"), "be", "aux")  # 'the branch that opened earliest'
     k = _skip(ls, j, "verb", "np")
     if k == j or (k == j + 1 and ls[j].end - ls[j].start > 2):
         return None
@@ -2216,10 +2375,47 @@ def _and(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
     return (q, i + 1) if _at(ls, i, "and") and i + 1 < len(ls) else None
 
 
-# heads that read their own lead words ('which', 'when', 'list each'): given the question's start
-_RAW_HEADS = (_best, _listing, _each_listed, _distinct_listing, _when, _when_extreme, _of_value)
+def _in_count(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
+    """LINK* VERB* DATE_PREP(in | on) compare — 'products that are in 2+ events', 'actors who
+    appear in more than 3 films': how many of the other rows they are in, compared (as 'with more
+    than 3 films')"""
+    j = _skip(ls, i, *_LINKS)
+    k = _skip(ls, j, "verb")
+    if not _is(ls, k, "date_prep", "in", "on") or _number_at(ls, _skip(ls, k + 1, "cmp")) is None:
+        return None
+    got = _compare(ls, k + 1, q)
+    if got is None or len(got[0].conditions) != len(q.conditions) + 1:
+        return None
+    cond = got[0].conditions[-1]
+    if cond.subject is None or cond.unit or cond.op == "=" or cond.upper is not None:
+        return None
+    hint = " ".join(x.text.lower() for x in ls[j:k]) or cond.hint
+    return replace(got[0], conditions=(*q.conditions, replace(cond, hint=hint))), got[1]
+
+
+def _dir_alpha(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
+    """DATE_PREP(in)? DIR ALPHA — 'in descending alphabetical order', 'ascending alphabetically':
+    the alphabetical order, in the direction said"""
+    j = i + _is(ls, i, "date_prep", "in")
+    if not (_at(ls, j, "dir") and _at(ls, j + 1, "alpha")) or ls[j].arg not in ("asc", "desc"):
+        return None
+    return replace(q, order=Order(None, ls[j].arg == "desc", hint="alpha")), j + 2
+
+
+def _named(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
+    """(REL BE?)? NAMING NP — 'the product named catnip', 'a student called Linda': the row whose
+    name is what follows (a quoted name is _value_phrase's)"""
+    j = _skip(ls, i, "rel", "be")
+    if not (_is(ls, j, "stop") and ls[j].text.lower() in WORDS.sets["naming"] and _is(ls, j + 1, "np", "")):
+        return None
+    cond = Condition(None, "=", ls[j + 1].phrase, prep=ls[j].text.lower())
+    return replace(q, conditions=(*q.conditions, cond)), j + 2
+
 
 MODIFIERS: tuple[Rule, ...] = (
+    _in_count,
+    _dir_alpha,
+    _named,
     _top_after,
     _counted_after,
     _show,
@@ -2247,6 +2443,12 @@ MODIFIERS: tuple[Rule, ...] = (
     _order,
     _and,
 )
+_TEXT_BETWEEN = (
+    _text_in,
+    _compare,
+    _absent,
+    _and,
+)  # what may say which rows between a noun and its preposition
 
 
 # -- a follow-up: what it changes in the last question -------------------------------------------

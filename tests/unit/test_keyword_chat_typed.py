@@ -71,9 +71,12 @@ INSERT INTO airlines VALUES (1, 'Orbit Airlines', 'ORBIT', 'United States'),
 
 def test_text_said_of_a_thing_matches_its_name(app, tmp_path):
     path = make_db(tmp_path, "airlines", AIRLINES)
-    assert declined(
-        ask(app, path, "what country are the airlines starting with 'Orbit' from?")
-    )  # no grammar rule reads it (issue 33)
+    gives(
+        app,
+        path,
+        "what country are the airlines starting with 'Orbit' from?",
+        "SELECT country FROM airlines WHERE name LIKE 'Orbit%'",
+    )
 
 
 ORGANIZATIONS = """

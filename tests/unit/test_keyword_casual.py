@@ -79,21 +79,19 @@ def test_from_one_end_to_the_other_sorts_by_the_words_between(app, tmp_path):
     path = make_db(tmp_path, "events", EVENTS)
     outcome = answered(app, path, "List the names of all events, from the most recent year to the oldest.")
     assert [r[0] for r in outcome.rows] == ["Sprint", "Relay", "Marathon"]
-    outcome = ask(app, path, "show the names of events, ordered from the earliest created to the latest")
-    assert declined(outcome)  # no grammar rule reads it (issue 33)
+    outcome = answered(app, path, "show the names of events, ordered from the earliest created to the latest")
+    assert [r[0] for r in outcome.rows] == ["Marathon", "Relay", "Sprint"]
 
 
 def test_a_year_too_early_for_a_date_is_compared_as_its_preposition_says(app, tmp_path):
     path = make_db(tmp_path, "staff", STAFF)
-    assert declined(
-        ask(app, path, "How many staff were hired before 1850?")
-    )  # no grammar rule reads it (issue 33)
-    assert declined(
-        ask(app, path, "How many staff were hired since 1850?")
-    )  # no grammar rule reads it (issue 33)
-    assert declined(
-        ask(app, path, "How many staff were hired after 1850?")
-    )  # no grammar rule reads it (issue 33)
+    gives(
+        app, path, "How many staff were hired before 1850?", "SELECT COUNT(*) FROM staff WHERE hired < 1850"
+    )
+    gives(
+        app, path, "How many staff were hired since 1850?", "SELECT COUNT(*) FROM staff WHERE hired >= 1850"
+    )
+    gives(app, path, "How many staff were hired after 1850?", "SELECT COUNT(*) FROM staff WHERE hired > 1850")
 
 
 FUNDING = """
@@ -309,9 +307,7 @@ def test_chat_words_are_read_not_refused(app, tmp_path):
     assert declined(
         ask(app, path, "which members've a country of Canada? need their names")
     )  # no grammar rule reads it (issue 33)
-    assert declined(
-        ask(app, path, "countries of members, no duplicates")
-    )  # no grammar rule reads it (issue 33)
+    gives(app, path, "countries of members, no duplicates", "SELECT DISTINCT country FROM member")
     gives(app, path, "member names in alphabetical order pls", "SELECT name FROM member")
 
 
@@ -329,10 +325,10 @@ def test_a_direction_said_in_ages_sorts_dates_the_other_way(app, tmp_path):
     path = make_db(tmp_path, "members", MEMBERS)
     outcome = answered(app, path, "member names sorted by age, youngest first")
     assert [r[0] for r in outcome.rows] == ["Cy", "Ann", "Bo", "Di"]
-    outcome = ask(app, path, "member names sorted by born, youngest first")
-    assert declined(outcome)  # no grammar rule reads it (issue 33)
-    outcome = ask(app, path, "member names sorted by born from oldest")
-    assert declined(outcome)  # no grammar rule reads it (issue 33)
+    outcome = answered(app, path, "member names sorted by born, youngest first")
+    assert [r[0] for r in outcome.rows] == ["Cy", "Ann", "Bo", "Di"]
+    outcome = answered(app, path, "member names sorted by born from oldest")
+    assert [r[0] for r in outcome.rows] == ["Di", "Bo", "Ann", "Cy"]
 
 
 def test_the_most_recently_said_after_a_column_ranks_by_it(app, tmp_path):
@@ -425,12 +421,18 @@ def test_a_negation_written_short_is_read_as_written_long(app, tmp_path):
 
 def test_a_year_or_later_takes_the_year_in(app, tmp_path):
     path = make_db(tmp_path, "science", SCIENCE)
-    assert declined(
-        ask(app, path, "how many cinemas have an opening year of 2011 or later?")
-    )  # no grammar rule reads it (issue 33)
-    assert declined(
-        ask(app, path, "how many cinemas have an opening year of 2011 or earlier?")
-    )  # no grammar rule reads it (issue 33)
+    gives(
+        app,
+        path,
+        "how many cinemas have an opening year of 2011 or later?",
+        "SELECT COUNT(*) FROM cinema WHERE opening_year >= 2011",
+    )
+    gives(
+        app,
+        path,
+        "how many cinemas have an opening year of 2011 or earlier?",
+        "SELECT COUNT(*) FROM cinema WHERE opening_year <= 2011",
+    )
 
 
 def test_aggregates_listed_together_are_each_computed(app, tmp_path):
@@ -516,9 +518,12 @@ def test_a_number_before_a_table_said_with_its_column_counts_the_table(app, tmp_
 
 def test_across_after_are_there_is_over_all_of_them(app, tmp_path):
     path = make_db(tmp_path, "science", SCIENCE)
-    assert declined(
-        ask(app, path, "how many different opening years are there across cinemas?")
-    )  # no grammar rule reads it (issue 33)
+    gives(
+        app,
+        path,
+        "how many different opening years are there across cinemas?",
+        "SELECT COUNT(DISTINCT opening_year) FROM cinema",
+    )
 
 
 LENSES = """
@@ -531,12 +536,9 @@ INSERT INTO camera_lens VALUES (1, 'Olympus', 'Olympus 15mm f/8.0 Body Cap', 15)
 
 def test_a_word_in_the_name_is_looked_for_inside_the_names(app, tmp_path):
     path = make_db(tmp_path, "lenses", LENSES)
-    assert declined(
-        ask(app, path, "which camera lenses have Digital in the name?")
-    )  # no grammar rule reads it (issue 33)
-    assert declined(
-        ask(app, path, "names of camera lenses containing Digital")
-    )  # no grammar rule reads it (issue 33)
+    want = "SELECT name FROM camera_lens WHERE name LIKE '%Digital%'"
+    gives(app, path, "which camera lenses have Digital in the name?", want)
+    gives(app, path, "names of camera lenses containing Digital", want)
 
 
 SHOP = """

@@ -16,7 +16,7 @@ something else."""
 
 from __future__ import annotations
 
-from tests.unit.test_keyword_unseen_shapes import app, ask, declined, gives, hand, make_db, rows
+from tests.unit.test_keyword_unseen_shapes import answered, app, ask, declined, gives, hand, make_db, rows
 
 __all__ = ["app"]  # the fixture, used by name
 
@@ -69,9 +69,11 @@ INSERT INTO submission VALUES (1, 72, 'Steve Niehaus', 'Notre Dame'), (2, 79, 'S
 
 def test_the_top_score_is_the_highest(app, tmp_path):
     path = make_db(tmp_path, "submissions", SUBMISSIONS)
-    assert declined(
-        ask(app, path, "who's the author with the top submission score?")
-    )  # no grammar rule reads it (issue 33)
+    want = "SELECT author FROM submission ORDER BY scores DESC LIMIT 1"
+    outcome = answered(app, path, "who's the author with the top submission score?")
+    assert [r[0] for r in outcome.rows] == [
+        a for (a,) in hand(path, want)
+    ]  # the score that ranks is shown too
 
 
 TRANSACTIONS = """
@@ -271,9 +273,12 @@ INSERT INTO race VALUES (1, 'Rolex 24', 'DP/GT', 1), (2, 'Gainsco Grand Prix', '
 def test_a_table_before_a_table_names_a_kind_of_its_rows(app, tmp_path):
     path = make_db(tmp_path, "tracks", TRACKS)
     # every race track, not only the one a race was held on
-    assert declined(
-        ask(app, path, "What are the distinct locations of the race tracks?")
-    )  # no grammar rule reads it (issue 33)
+    gives(
+        app,
+        path,
+        "What are the distinct locations of the race tracks?",
+        "SELECT DISTINCT location FROM track",
+    )
     want = "SELECT COUNT(*) FROM track WHERE seating > 70000"
     gives(app, path, "how many race tracks have seating over 70000", want)
 

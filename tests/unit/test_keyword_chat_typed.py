@@ -71,9 +71,12 @@ INSERT INTO airlines VALUES (1, 'Orbit Airlines', 'ORBIT', 'United States'),
 
 def test_text_said_of_a_thing_matches_its_name(app, tmp_path):
     path = make_db(tmp_path, "airlines", AIRLINES)
-    assert declined(
-        ask(app, path, "what country are the airlines starting with 'Orbit' from?")
-    )  # no grammar rule reads it (issue 33)
+    gives(
+        app,
+        path,
+        "what country are the airlines starting with 'Orbit' from?",
+        "SELECT country FROM airlines WHERE name LIKE 'Orbit%'",
+    )
 
 
 ORGANIZATIONS = """
@@ -147,9 +150,12 @@ INSERT INTO invoices VALUES (1, 'MasterCard', 10), (2, 'MasterCard', 20), (3, 'A
 
 def test_codes_said_are_shown_as_codes(app, tmp_path):
     path = make_db(tmp_path, "invoices", INVOICES)
-    assert declined(
-        ask(app, path, "What distinct payment method codes appear on invoices?")
-    )  # no grammar rule reads it (issue 33)
+    gives(
+        app,
+        path,
+        "What distinct payment method codes appear on invoices?",
+        "SELECT DISTINCT payment_method_code FROM invoices",
+    )
 
 
 EVENTS = """

@@ -19,7 +19,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -163,6 +163,8 @@ def parts(reading: Reading, lex: Lexicon, phrase: Phrase, recent: bool = False) 
         s, e = idx[i], idx[k - 1] + 1
         part = Part(s, e, _said(tokens, s, e), tuple(found[(i, k)]))
         merged = (_merged(tokens, lex, out[-1], part) or _one_value(tokens, out[-1], part)) if out else None
+        if merged is None and out:
+            merged = _key_of(tokens, lex, out[-1], part)
         if merged is None and out and _names_it(tokens, lex, out[-1], part):
             merged = replace(out[-1], end=part.end, words=_said(tokens, out[-1].start, part.end))
         if merged is not None:
@@ -181,6 +183,22 @@ def _one_value(tokens: Sequence[Token], a: Part, b: Part) -> Part | None:
     if x.kind != "value" or y.kind != "value" or (x.table, x.column, x.value) != (y.table, y.column, y.value):
         return None
     return Part(a.start, b.end, _said(tokens, a.start, b.end), a.senses if x.score >= y.score else b.senses)
+
+
+def _key_of(tokens: Sequence[Token], lex: Lexicon, a: Part, b: Part) -> Part | None:
+    """'the claim ids' where claims are Claim_Headers keyed by Claim_Header_ID: a table's name
+    then 'id(s)' is that table's one key column — when no column is spelled so ('client id' is
+    client.id by name, and stays so)."""
+    said = {t.low for t in tokens[b.start : b.end]}
+    top = a.senses[0] if a.senses else None
+    exact = any(x.score >= 0.95 for x in b.senses)
+    if exact or not said <= KEY_WORDS or top is None or top.kind != "table" or a.end != b.start:
+        return None
+    key = lex.key_of(top.table)
+    if len(key) != 1:
+        return None
+    sense = Sense("column", top.table, key[0], score=top.score, via="name")
+    return Part(a.start, b.end, _said(tokens, a.start, b.end), (sense,))
 
 
 def _names_it(tokens: Sequence[Token], lex: Lexicon, a: Part, b: Part) -> bool:
@@ -617,6 +635,9 @@ def _condition_slots(b: _Binder, c: Condition) -> list[Mention]:
     if isinstance(c.subject, Phrase):
         named = b.split(c.subject)
         out += [b.settle(p, "subject", _kinds(p, "table", "column")) for p in named]
+    if c.op in ("contains", "prefix", "suffix") and isinstance(c.value, Phrase):
+        out.append(_text_part(b, c.value, named))
+        return out
     for phrase in (c.value, *c.also):
         if isinstance(phrase, Phrase):
             found = b.split(phrase)
@@ -625,6 +646,22 @@ def _condition_slots(b: _Binder, c: Condition) -> list[Mention]:
                 role = "place" if p in places and len(found) > 1 else "value"
                 out.append(b.settle(p, role, _placed_values(p, places)))
     return out
+
+
+def _text_part(b: _Binder, value: Phrase, named: list[Part]) -> Mention:
+    """'containing Digital', 'starting with Orbit': the words as said, part of the stored texts
+    that hold them (as if quoted) — in the column said with them ('names starting with …'), if any."""
+    words = value.text.strip("\"'“”`")
+    senses = [s for s in b.lex.values(words, quoted=True) if s.column]
+    columns = {
+        (s.table.lower(), (s.column or "").lower()) for p in named for s in p.senses[:1] if s.kind == "column"
+    }
+    if columns:
+        senses = [s for s in senses if (s.table.lower(), (s.column or "").lower()) in columns]
+    part = Part(value.start, value.end, words, tuple(senses))
+    if not senses:
+        raise Decline(f"it could not place '{words}'", [words])
+    return b.settle(part, "value", senses)
 
 
 EXACT = 0.97  # a value said after what it is of ('payments failed') is one only when spelled so
@@ -715,6 +752,8 @@ def _building(b: _Binder, tree: Question, slots: _Slots, sense: dict[int, Sense]
         # (not 'how many Germany', which names no rows to count)
         q.target = said_of.pop()
         q.tables.append(q.target)
+    _counted_by_group(q, tree, slots, of)
+    _listed_columns_table(q, tree, slots, of)
     share = any(m.func == "share" for m in tree.measures)
     head_start = slots.thing[-1].start if slots.thing else 0
     for m in slots.thing_filters:
@@ -968,7 +1007,7 @@ def _condition(b: _Binder, q: _Query, cond: Condition, said: list[tuple[Mention,
         _absent(b, q, cond, named)
         return
     if cond.op in ("contains", "prefix", "suffix"):
-        _text_filter(q, cond, values)
+        _text_filter(lex, q, cond, values)
         return
     tables = [s for s in named if s.kind == "table"]
     counted = tables and not cond.prep and not any(s.kind == "column" for s in named)
@@ -996,17 +1035,46 @@ def _condition(b: _Binder, q: _Query, cond: Condition, said: list[tuple[Mention,
         q.compared.append(column)
 
 
-def _text_filter(q: _Query, cond: Condition, values: list[tuple[Mention, Sense]]) -> None:
+def _text_filter(lex: Lexicon, q: _Query, cond: Condition, values: list[tuple[Mention, Sense]]) -> None:
     """'with "IEEE Transactions" in its name', 'starting with "Ha"': the quoted words as part of
     the one column the value index finds them in — a column never guessed."""
     said = cond.value.text.strip("\"'“”`") if isinstance(cond.value, Phrase) else ""
     columns = {Ref(s.table, s.column) for _, s in values if s.column}
+    label = _label_holding(lex, q.target, said, cond.op) if said and q.target else None
+    if label is not None:  # 'airlines starting with "Orbit"': their name, not the call sign ORBIT
+        columns = {label}
     if not said or len(columns) != 1:
         raise Decline(f"it could not tell which column holds '{said}'", [said])
     ref = columns.pop()
     op: PlanOp = "contains" if cond.op == "contains" else "prefix" if cond.op == "prefix" else "suffix"
     q.filters.append(Filter(ref, op, said, f"{op} {said}"))
     q.tables.append(ref.table)
+
+
+def _label_holding(lex: Lexicon, table: str, said: str, op: str) -> Ref | None:
+    """The one column that names the rows of `table` ('name', 'title') when a stored value of it
+    starts with, ends with or contains the words as said: text said of a thing is first its name."""
+    import sqlalchemy as sa
+
+    named_by = labels(lex, table)
+    t = lex.table(table)
+    if len(named_by) != 1 or t is None:
+        return None
+    low = said.lower().replace("%", "").replace("_", "")
+    pattern = f"{low}%" if op == "prefix" else f"%{low}" if op == "suffix" else f"%{low}%"
+    column: sa.ColumnClause[Any] = sa.column(named_by[0].column)
+    try:
+        with lex.db.engine.connect() as conn:
+            query: sa.Select[Any] = (
+                sa.select(sa.literal(1))
+                .select_from(sa.table(t.name, schema=t.schema))
+                .where(sa.func.lower(column).like(pattern))
+                .limit(1)
+            )
+            held = conn.execute(query).first() is not None
+    except sa.exc.SQLAlchemyError:
+        return None
+    return named_by[0] if held else None
 
 
 # prepositions after which a table only says whose rows are meant ('the cores on a host', 'the
@@ -1307,6 +1375,31 @@ def _cue_not_column(b: _Binder, table: str, cue: str) -> None:
             )
 
 
+def _counted_by_group(q: _Query, tree: Question, slots: _Slots, of: Callable[[Mention], Sense]) -> None:
+    """'how many per affiliation': a count that names no rows counts the rows of the table whose
+    column it is grouped by (the one grouping, said as a column)."""
+    if q.target is not None or tree.ask != "count" or slots.thing or len(slots.groups) != 1:
+        return
+    if any(m.of is not None or m.func != "count" for m in tree.measures):
+        return
+    said = [of(m) for m in slots.groups[0][1]]
+    if len(said) == 1 and said[0].kind == "column":
+        q.target = said[0].table
+        q.tables.append(q.target)
+
+
+def _listed_columns_table(q: _Query, tree: Question, slots: _Slots, of: Callable[[Mention], Sense]) -> None:
+    """'company names and sales': columns listed with nothing else said are the rows of the one
+    table they are all columns of."""
+    if q.target is not None or tree.ask != "list" or slots.thing or tree.conditions or tree.windows:
+        return
+    said = [of(m) for ms in slots.shown for m in ms]
+    tables = {s.table.lower(): s.table for s in said}
+    if said and all(s.kind == "column" for s in said) and len(tables) == 1:
+        q.target = next(iter(tables.values()))
+        q.tables.append(q.target)
+
+
 def _share(q: _Query) -> Measure:
     """The rows a share is of, counted; the rows counted above the line must be said — a share
     of rows that meet nothing ('what % of payments declined', the verb read as no value) is
@@ -1471,6 +1564,10 @@ def _count_column(lex: Lexicon, ref: Ref, asked: Asked, words: str) -> Measure:
         and words.lower().endswith("s")
     ):
         return Measure("SUM", ref.table, ref.column, words=words)  # 'how many points': their total
+    if [k.lower() for k in lex.key_of(ref.table)] == [ref.column.lower()] and pointed_at(lex, ref) is None:
+        # 'how many stations' read as gas_station.station_id, the one key of its table: each row
+        # holds its own, so its rows are counted
+        return Measure("COUNT", ref.table, words=words)
     raise Decline(f"it could not tell whether 'how many {words}' counts rows or different {words}", [words])
 
 
@@ -1652,13 +1749,23 @@ def _window(b: _Binder, q: _Query, w: Window, named: list[Sense]) -> None:
         raise
     q.periods.append((ref, w.value))
     words = f"{w.prep} {w.value.text}" + (f" and {w.upper.text}" if w.upper else "")
+    if w.prep == "until":
+        words = f"{w.value.text} or earlier"  # 'until' alone would leave out the period said
     q.tables.append(ref.table)
     if column_kind(lex, ref.table, ref.column) in NUMERIC:
         if not years:
             raise Decline(
                 f"it could not compare '{w.value.text}' with the number {ref.column}", [w.value.text]
             )
-        ops = {"in": ("=",), "before": ("<",), "after": (">",), "between": (">=", "<="), "on": ("=",)}
+        ops = {
+            "in": ("=",),
+            "before": ("<",),
+            "after": (">",),
+            "since": (">=",),
+            "until": ("<=",),
+            "between": (">=", "<="),
+            "on": ("=",),
+        }
         vals = (w.value.value, w.upper.value if w.upper else None)
         q.filters += [Filter(ref, op, v, words) for op, v in zip(ops.get(w.prep, ("=",)), vals, strict=False)]  # type: ignore[arg-type]
         dated = _own_dates(lex, ref.table)
@@ -1676,6 +1783,10 @@ def _window(b: _Binder, q: _Query, w: Window, named: list[Sense]) -> None:
         lo, hi = None, lo
     elif w.prep == "after":
         lo, hi = hi if w.value.kind != "period" else lo, None
+    elif w.prep == "since":  # 'since 2024', '2024 or later': from the start of the period said
+        hi = None
+    elif w.prep == "until":  # '2024 or earlier': to the end of the period said
+        lo = None
     q.filters.append(Filter(ref, "range", (lo, hi), words))
     if ref not in q.compared:  # listed rows of a period differ in their dates
         q.compared.append(ref)
@@ -1753,7 +1864,10 @@ def _order(
         raise Decline("it could not tell what is ranked")
     q.ties = order.ties
     key = order.key
-    if tree.ask == "measure" and not (isinstance(key, Phrase) and q.groups):
+    again = (
+        isinstance(key, Asked) and key in tree.measures and bool(q.groups)
+    )  # 'sorted from fewest cards to most'
+    if tree.ask == "measure" and not (isinstance(key, Phrase) and q.groups) and not again:
         return  # 'the age of the oldest student': the measure is the answer
     if key is None and order.hint in ("alpha", "dir"):
         q.sort = (order.hint, order.desc)  # 'ordered alphabetically': by what the answer shows
@@ -1772,10 +1886,19 @@ def _order(
             ]
             if len(spelled) == 1:  # 'the largest number of hosts' of a party with a number_of_hosts
                 own = Measure("SUM", target, spelled[0])
-        if key.func == "count" and own.column and own.table.lower() == target.lower() and tree.only_shown:
+        listed = tree.only_shown or (tree.ask == "list" and not tree.measures)  # 'sorted by number of hosts'
+        if key.func == "count" and own.column and own.table.lower() == target.lower() and listed:
             # 'the highest number of citations' of a publication with a citation_num: its own
             # number, no count of rows, not shown when what to show is said ('the title of …')
             q.order.append(OrderKey(Ref(own.table, own.column), order.desc))
+            return
+        same = [
+            x
+            for x in q.measures
+            if (x.func, x.table, x.column, x.distinct) == (m.func, m.table, m.column, m.distinct)
+        ]
+        if again and same:  # the figure asked for, said again to order by: not computed twice
+            q.order.append(OrderKey(same[0], order.desc, key.of.text if key.of else key.hint))
             return
         q.order.append(OrderKey(m, order.desc, key.of.text if key.of else key.hint))
         q.measures.append(m)
@@ -1880,13 +2003,12 @@ def _row_table(q: _Query) -> str:
 
 def _direction(lex: Lexicon, ref: Ref, order: Order) -> bool:
     """Highest first when the words say so; in ages, the oldest have the lowest birth date."""
-    hint = order.hint.lower()
-    if (
-        hint.split()[:1]
-        and hint.split()[0] in ("oldest", "youngest")
-        and column_kind(lex, ref.table, ref.column) in NUMERIC
-    ):
-        return hint.startswith("oldest")
+    aged = [w for w in order.hint.lower().split() if w in ("oldest", "youngest")]
+    kind = column_kind(lex, ref.table, ref.column)
+    if aged and kind in NUMERIC:
+        return aged[0] == "oldest"
+    if aged and kind in TEMPORAL:  # 'sorted by born, youngest first': the latest birth date first
+        return aged[0] == "youngest"
     return order.desc
 
 
@@ -2036,6 +2158,14 @@ def _output(b: _Binder, q: _Query, tree: Question, thing_column: Ref | None, sho
             else:
                 _group_by_table(lex, q, target, name_words(target))
             return
+    # 'list the party themes sorted by number of hosts': each thing's figure ranks the things, as
+    # a ranking's does
+    ranks = tree.ask == "rank" or (
+        tree.ask == "list"
+        and tree.order is not None
+        and isinstance(tree.order.key, Asked)
+        and not tree.measures
+    )
     if tree.ask in ("count", "measure") or aggregated:
         if not q.measures:
             raise Decline("it names nothing to count or compute")
@@ -2045,20 +2175,21 @@ def _output(b: _Binder, q: _Query, tree: Question, thing_column: Ref | None, sho
                 and target
                 and m.table.lower() != target.lower()
                 and not q.groups
-                and not (tree.ask == "rank" and tree.thing is not None)  # ranked: each one's average
+                and not (ranks and tree.thing is not None)  # ranked: each one's average
                 and _pointer(lex, m.table, target)
             ):
                 # 'the average rating of businesses': over every review, or of each business's average?
                 raise Decline(
                     f"it could not tell whether the average is over {name_words(m.table)} rows or per {name_words(target)}"
                 )
-        if tree.ask == "rank" and tree.thing is not None:
+        if ranks and tree.thing is not None:
             if _shown_ranked(lex, q, tree, shown):
                 pass
             elif thing_column is not None:
                 q.groups.insert(0, thing_column)
             elif target is not None and not any(r.table == target for r in q.groups):
                 _group_by_table(lex, q, target, name_words(target))
+        _key_shown_for_group(lex, q, shown)
         if q.groups and not q.order:
             first = q.groups[0]
             timely = bool(first.bucket) or column_kind(lex, first.table, first.column) in TEMPORAL
@@ -2078,6 +2209,22 @@ def _output(b: _Binder, q: _Query, tree: Question, thing_column: Ref | None, sho
     if target is None:
         raise Decline("it names nothing to list")
     _listed(b, q, tree, target, thing_column, shown)
+
+
+def _key_shown_for_group(lex: Lexicon, q: _Query, shown: list[Ref]) -> None:
+    """'for each customer, show the customer ID and the number of cards': the group's own key asked
+    for stands for the group, and what is shown of it is what was asked — not its name columns
+    beside. Only when the key is among what is shown (each group still one row of the table)."""
+    if not shown or not q.groups or any(r.bucket for r in q.groups):
+        return
+    tables = {r.table.lower() for r in q.groups}
+    if len(tables) != 1 or any(r.table.lower() not in tables for r in shown):
+        return
+    table = q.groups[0].table
+    key = [k.lower() for k in lex.key_of(table)]
+    if not key or not set(key) <= {r.column.lower() for r in shown}:
+        return
+    q.groups = list(dict.fromkeys(shown))
 
 
 def _shown_ranked(lex: Lexicon, q: _Query, tree: Question, shown: list[Ref]) -> bool:
@@ -2159,10 +2306,10 @@ def _listed(
     if thing_column is not None:
         # 'what type of document is …': the thing is only whose column is asked for
         lead: list[Ref] = [] if tree.only_shown and shown else [thing_column]
-        q.projection = list(
-            dict.fromkeys([*lead, *shown, *(o.key for o in q.order if isinstance(o.key, Ref))])
-        )
-        q.distinct = not is_key(lex, q.projection[0])
+        # 'the different region names, sorted by label': each name once, the label only places it
+        ordered = [] if tree.distinct else [o.key for o in q.order if isinstance(o.key, Ref)]
+        q.projection = list(dict.fromkeys([*lead, *shown, *ordered]))
+        q.distinct = tree.distinct or not is_key(lex, q.projection[0])
         return
     everything = not (q.filters or q.absent or q.order or shown)
     if tree.shown and not tree.thing:

@@ -54,6 +54,7 @@ class Token:
     start: int
     end: int
     kind: TokenKind
+    hyphened: bool = False  # a part after the first of a hyphenated word ('in' of 'check-in')
 
 
 # ---------------------------------------------------------------------------------------------
@@ -122,9 +123,9 @@ def tokenize(question: str) -> list[Token]:
         if kind == "word" and "-" in text and not any(ch.isdigit() for ch in text):
             # hyphenated words are read word by word ('highest-rated', 'round-trip')
             pos = m.start()
-            for part in text.split("-"):
+            for k, part in enumerate(text.split("-")):
                 if part:
-                    out.append(Token(part, _low(part), pos, pos + len(part), "word"))
+                    out.append(Token(part, _low(part), pos, pos + len(part), "word", hyphened=k > 0))
                 pos += len(part) + 1
             continue
         out.append(Token(text, _low(text) if kind == "word" else text.lower(), m.start(), m.end(), kind))
@@ -159,6 +160,7 @@ QUARTERS = {"q1": 1, "q2": 2, "q3": 3, "q4": 4}
 ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
 _THOUSANDS = re.compile(r"(\d+(?:\.\d+)?)[kK]")
 _NOT_YEAR_AFTER = WORDS.sets["not_year_after"]  # 'top 2000 clients'
+_YEAR_AFTER = WORDS.sets["early_year_after"]  # 'hired before 1850': a year however early
 # a number said as a word is a number only where a number is expected ('top three', 'more than two')
 _NUMBER_BEFORE = WORDS.sets["number_before"]
 
@@ -208,7 +210,7 @@ def _value_at(tokens: Sequence[Token], lows: list[str], i: int, found: dict[int,
         if (
             t.text.isdigit()
             and len(t.text) == 4
-            and 1900 <= number <= 2100
+            and (1900 <= number <= 2100 or (1000 <= number < 1900 and prev in _YEAR_AFTER))
             and prev not in _NOT_YEAR_AFTER
             and not unit
         ):
@@ -345,7 +347,7 @@ class Lex:
 
 MAX_PHRASE = max(len(k) for k in WORDS.cues)
 MAX_NAME = 5  # words a name spelled with function words may have ('Let There Be Rock')
-_NAME_KINDS = frozenset(["order", "agg", "count", "super", "relative", "top", "by", "text", "filler"])
+_NAME_KINDS = frozenset(["order", "agg", "count", "super", "relative", "top", "by", "text", "filler", "unit"])
 
 
 def lexemes(tokens: Sequence[Token], names: Names) -> Iterator[list[Lex]]:
@@ -395,13 +397,19 @@ def _participles(tokens: Sequence[Token], ls: list[Lex], found: dict[int, Value]
 
 
 def _spelled(tokens: Sequence[Token], lx: Lex, names: Names) -> bool:
-    """The cue's words, alone or with the content words next to them, spell a name."""
+    """The cue's words, alone or with the content words next to them, spell a name; or the
+    content words before a cue of several words spell one with its first words ('phone number
+    of Ana': 'phone number', not 'number of')."""
     lows = [t.low for t in tokens]
     for s in range(max(0, lx.start - 2), lx.start + 1):
         for e in range(lx.end, min(len(tokens), lx.end + 3) + 1):
             if names.spells(" ".join(lows[s:e])):
                 return True
-    return False
+    return any(
+        names.spells(" ".join(lows[s:e]))
+        for s in range(max(0, lx.start - 2), lx.start)
+        for e in range(lx.start + 1, lx.end)
+    )
 
 
 def _lex(
@@ -412,6 +420,8 @@ def _lex(
     i = 0
     while i < len(tokens):
         got = _lex_at(tokens, lows, i, found, names, as_names)
+        if _particle_of_compound(tokens, out, got):
+            got = Lex("np", "", got.start, got.end, got.text)  # 'check-in', 'drop-off': one noun
         if _names_with(tokens, out, got, names):
             got = Lex("np", "", got.start, got.end, got.text)  # 'helpfulness scores': a column, not a verb
         if got.cat == "np" and out and out[-1].cat == "np" and tokens[i].kind == "word" and not out[-1].value:
@@ -420,6 +430,19 @@ def _lex(
         out.append(got)
         i = got.end
     return out
+
+
+def _particle_of_compound(tokens: Sequence[Token], out: Sequence[Lex], got: Lex) -> bool:
+    """A preposition joined by a hyphen to the content word before it ('check-in', 'drop-off',
+    'sign-up') is part of that noun, not a preposition of the question."""
+    return (
+        got.cat in ("prep", "date_prep")
+        and got.end == got.start + 1
+        and tokens[got.start].hyphened
+        and bool(out)
+        and out[-1].cat == "np"
+        and out[-1].end == got.start
+    )
 
 
 def _names_with(tokens: Sequence[Token], out: Sequence[Lex], got: Lex, names: Names) -> bool:
@@ -548,9 +571,27 @@ def _name_at(
         inside = [k for k in range(i, i + n) if k in as_names]
         signed = any(x.kind == "punct" for x in span)
         capitalized = n > 1 and span[0].text[:1].isupper() and _has_function_word(lows[i : i + n])
-        if (inside or signed or capitalized) and names.spells(text.lower()):
+        if (inside or signed or capitalized or _code_or_of_name(tokens, lows, i, n, names)) and names.spells(
+            text.lower()
+        ):
             return Lex("np", "name", i, i + n, text)
     return None
+
+
+def _code_or_of_name(tokens: Sequence[Token], lows: Sequence[str], i: int, n: int, names: Names) -> bool:
+    """Words that may be a name though a cue reads them otherwise: a code typed in capitals in a
+    question that is not all capitals ('in division AS': the stored 'AS', not the word 'as'), or
+    words joined by 'of' ('the dates of birth': the column date_of_birth) — when the schema spells
+    them (the caller checks)."""
+    if n == 1:
+        word = tokens[i].text
+        said_low = any(t.kind == "word" and t.text.islower() for t in tokens)
+        return len(word) > 1 and word.isalpha() and word.isupper() and said_low
+    if "of" not in lows[i : i + n]:
+        return False
+    k = lows[i : i + n].index("of")
+    # 'dates of birth' is one name; 'types of restaurants' says the types of a thing named alone
+    return 0 < k < n - 1 and not names.spells(" ".join(lows[i + k + 1 : i + n]))
 
 
 def _has_function_word(lows: Sequence[str]) -> bool:
@@ -606,7 +647,33 @@ def trees(ls: Sequence[Lex]) -> list[Question]:
     out = _headed(ls, front, _skip(ls, i, "filler", "punct"))
     if not out and i > start:  # 'clients in Berlin - which are they?': no topic after all
         out = _headed(ls, Question("list"), start)
+    if not out:
+        out = _set_said_first(ls, start)
     return out
+
+
+def _set_said_first(ls: Sequence[Lex], i: int) -> list[Question]:
+    """FOR DET? NP (compare | absent | text | prep)* ',' head — 'for universities with enrollment
+    over 20000, how many per affiliation?': the rows the head is about, said first with their
+    restrictions, for a head that names no rows of its own"""
+    if not (_is(ls, i, "prep") and ls[i].text.lower() == "for"):
+        return []
+    got = _np(ls, i + 1)
+    if got is None:
+        return []
+    q, j = Question("list", thing=got[0]), got[1]
+    while not (_is(ls, j, "punct", ",") or j >= len(ls)):
+        for rule in (_compare, _absent, _text_in, _prep, _and):
+            step = rule(ls, j, q)
+            if step is not None and step[1] > j:
+                q, j = step
+                break
+        else:
+            return []
+    if j >= len(ls):
+        return []
+    # a head that also shows columns asks for a figure of each row, which this does not read
+    return [t for t in _headed(ls, q, j + 1) if t.ask in ("count", "measure") and not t.shown]
 
 
 def _ranked_lead(ls: Sequence[Lex], i: int) -> list[Question]:
@@ -624,7 +691,7 @@ def _headed(ls: Sequence[Lex], front: Question, i: int) -> list[Question]:
     """The trees of each head rule from lexeme i, with what was said in front of it."""
     out: list[Question] = []
     for head in HEADS:
-        got = head(ls, i if head in (_best, _listing, _when, _of_value) else _lead(ls, i))
+        got = head(ls, i if head in _HEADS_AS_SAID else _lead(ls, i))
         if got is None:
             continue
         q, j = got
@@ -730,6 +797,11 @@ def _count(ls: Sequence[Lex], i: int) -> Step | None:
         owner = _np(ls, k + 1)
         if owner is not None:
             thing, k = owner
+    elif distinct:  # 'how many different opening years are there across cinemas': of all of them
+        e = _skip(ls, k, "exist")
+        over = _over_set(ls, e) if _at(ls, e, "prep", "group") else None
+        if over is not None and _skip(ls, over[1], "punct") == len(ls):
+            thing, k = over
     measure = Measure("count", counted, distinct=distinct, hint=ls[i].text.lower())
     said = (Phrase(verbs[0].start, verbs[-1].end, " ".join(x.text for x in verbs)),) if verbs else ()
     return Question("count", thing=thing, measures=(measure,), verbs=said), k
@@ -1001,6 +1073,22 @@ def _when(ls: Sequence[Lex], i: int) -> Step | None:
     ]
 
 
+def _when_extreme(ls: Sequence[Lex], i: int) -> Step | None:
+    """WHEN (AUX | BE) DET? SUPER(latest | earliest …) NP VERB* — 'when did the latest payment
+    happen', 'when was the earliest booking made': the latest (earliest) date of those rows."""
+    if not (_is(ls, i, "stop", "when") and _at(ls, i + 1, "aux", "be")):
+        return None
+    k = _skip(ls, i + 2, "det")
+    if not _at(ls, k, "super") or ls[k].text.lower() not in _LAST_WORDS:
+        return None
+    got = _np(ls, k + 1)
+    if got is None:
+        return None
+    func: Func = "max" if _LAST_WORDS[ls[k].text.lower()] else "min"
+    q = Question("measure", thing=got[0], measures=(Measure(func, hint="date"),))
+    return q, _skip(ls, got[1], "verb")  # 'happen', 'made': what the rows' date records
+
+
 def _extreme(ls: Sequence[Lex], i: int) -> Step | None:
     """DET? SUPER NP ((OF | FOR | FROM) DET? NP)? — 'the latest payment date of Kestrel Fashion
     GmbH', 'the most recent payment date for X': the figure (the binding pass declines it when the
@@ -1127,7 +1215,8 @@ def _ranked(ls: Sequence[Lex], i: int) -> tuple[Order, int] | None:
     if j < len(ls) and ls[j].cat == "np" and ls[j].end - ls[j].start == 1 and _at(ls, j + 1, "det"):
         hint, j = (hint + " " + ls[j].text.lower()).strip(), j + 1  # a verb the lexicon does not know
         j = _skip(ls, j, "prep", "date_prep")
-    if not _at(ls, j, "det") or not _at(ls, j + 1, "super"):
+    top = _is(ls, j + 1, "top", "desc") and _number_at(ls, j + 2) is None  # 'with the top score'
+    if not _at(ls, j, "det") or not (_at(ls, j + 1, "super") or top):
         return None
     sup = ls[j + 1]
     key = _key(ls, j + 2)
@@ -1150,9 +1239,13 @@ def _best(ls: Sequence[Lex], i: int) -> Step | None:
             return replace(q, order=replace(ranked[0], ties=True)), ranked[1]
         got = _np(ls, i + 1)
         if got is not None:
-            ranked = _ranked(ls, got[1])
+            # 'which datacenters starting with dev serve the most clients': part of a name said first
+            said = _text_said(ls, got[1], Question("rank"))
+            conditions, k = (said[0].conditions, said[1]) if said is not None else ((), got[1])
+            ranked = _ranked(ls, k)
             if ranked is not None:
-                return Question("rank", thing=got[0], order=replace(ranked[0], ties=True)), ranked[1]
+                order = replace(ranked[0], ties=True)
+                return Question("rank", thing=got[0], conditions=conditions, order=order), ranked[1]
         i = _skip(ls, i + 1, "be")
     latest = _latest_done(ls, _skip(ls, _skip(ls, i, "list", "filler"), "det"))
     if latest is not None:
@@ -1233,7 +1326,19 @@ def _items(ls: Sequence[Lex], i: int) -> tuple[list[Item], int]:
         if j == i:
             break
         got = _item(ls, j)
+        if got is None and any(isinstance(x, Measure) for x in found):
+            got = _figure_item(ls, j)
     return found, i
+
+
+def _figure_item(ls: Sequence[Lex], i: int) -> tuple[Item, int] | None:
+    """DET? SUPER NP after a figure in a list of things to show — 'the average age and the
+    youngest age': beside another figure, a superlative of a column is its aggregate (MIN), not
+    a ranking of the rows."""
+    i = _skip(ls, i, "det")
+    if not (_at(ls, i, "super") and _at(ls, i + 1, "np")):
+        return None
+    return Measure(_func(ls[i]), ls[i + 1].phrase, hint=ls[i].text.lower()), i + 2
 
 
 def _listing(ls: Sequence[Lex], i: int) -> Step | None:
@@ -1244,7 +1349,7 @@ def _listing(ls: Sequence[Lex], i: int) -> Step | None:
     found, j = _items(ls, i)
     if not found:
         return None
-    if _at(ls, j, "of", "group") and (len(found) > 1 or ls[j].cat == "of"):
+    if _at(ls, j, "of", "group") and (len(found) > 1 or ls[j].cat == "of" or _of_each(ls[j])):
         owner = _np(ls, j + 1)  # 'the names of all students', 'name and age of each member'
         if owner is not None:
             measures = tuple(x for x in found if isinstance(x, Measure))
@@ -1293,6 +1398,39 @@ def _listing(ls: Sequence[Lex], i: int) -> Step | None:
     return Question("list", thing=first), j
 
 
+def _of_each(x: Lex) -> bool:
+    """A grouping word said as OF ('of each', 'of every'): 'the name of each customer' lists each
+    one's name, as 'the names of all customers' does."""
+    return x.cat == "group" and WORDS.cues.get((x.text.lower().split()[0],), ("",))[0] == "of"
+
+
+def _each_listed(ls: Sequence[Lex], i: int) -> Step | None:
+    """LIST GROUP(each | every) NP ((',' | AND) (THEIR | ITS)? NP)+ — 'list each company and its
+    investor', 'show every ship's class and its captain': the columns named, of each row."""
+    if not (_at(ls, i, "list") and ls[i].arg != "wh" and _is(ls, i + 1, "group") and _at(ls, i + 2, "np")):
+        return None
+    if ls[i + 1].text.lower() not in WORDS.sets["any"]:
+        return None
+    shown, j = [ls[i + 2].phrase], i + 3
+    while _at(ls, j, "and") or _is(ls, j, "punct", ","):
+        k = _skip(ls, j, "and", "punct")
+        k += _is(ls, k, "det") and ls[k].text.lower() in ("their", "its")
+        if not _at(ls, k, "np"):
+            break
+        shown, j = [*shown, ls[k].phrase], k + 1
+    if len(shown) < 2:
+        return None
+    return Question("list", shown=tuple(shown), only_shown=True), j
+
+
+def _distinct_after(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
+    """','? DISTINCT END after the rows listed — 'countries of members, no duplicates': each once."""
+    j = _skip(ls, i, "punct") if _is(ls, i, "punct", ",", "-", "–", "—") else i
+    if q.ask != "list" or not _at(ls, j, "distinct") or _skip(ls, j + 1, "punct", "filler") != len(ls):
+        return None
+    return replace(q, distinct=True), j + 1
+
+
 def _shown_of_ranked(ls: Sequence[Lex], j: int, found: Sequence[Item]) -> Step | None:
     """items OF (top | DET? SUPER NP) — 'the names of the top 3 restaurants with the highest
     ratings', 'the titles of the 5 longest films', 'the name of the oldest student': the rows
@@ -1321,6 +1459,90 @@ def _of_value(ls: Sequence[Lex], i: int) -> Step | None:
     ), j + 1
 
 
+# -- heads that read a listing or a ranking said around the thing it is about -------------------
+
+
+def _distinct_listing(ls: Sequence[Lex], i: int) -> Step | None:
+    """LIST? BE? DET? DISTINCT listing — 'what are the distinct locations of the race tracks', 'the
+    different positions of players', 'what distinct payment method codes appear on invoices': the
+    listing, each value once"""
+    j = _skip(ls, _skip(ls, i, "list", "be", "filler"), "det")
+    if not _at(ls, j, "distinct") or not _at(ls, j + 1, "np"):
+        return None
+    got = _listing([*ls[:j], *ls[j + 1 :]], i)  # the listing as if the word were not said
+    if got is None or got[0].ask != "list" or got[1] <= j:
+        return None
+    return replace(got[0], distinct=True), got[1] + 1
+
+
+def _has_ranked(ls: Sequence[Lex], i: int) -> Step | None:
+    """WH NP HAVE DET NP (WITH | REL) link* DET SUPER key — 'which country has the airport with the
+    highest elevation', 'which city has the branch that has the most members': the one row ranked
+    first (the second phrase, said in the singular), showing what is asked of it"""
+    if not (_is(ls, i, "list", "wh") and _at(ls, i + 1, "np") and _at(ls, i + 2, "have")):
+        return None
+    if not _at(ls, i + 3, "det"):
+        return None
+    got = _np(ls, i + 3)
+    if got is None or not (_at(ls, got[1], "rel", "with") or _is(ls, got[1], "list", "wh")):
+        return None
+    if not _singular(got[0].text):
+        return None
+    ranked = _ranked(ls, _skip(ls, got[1], "rel", "list"))
+    if ranked is None:
+        return None
+    q = Question("rank", thing=got[0], shown=(ls[i + 1].phrase,), only_shown=True, order=ranked[0], limit=1)
+    return q, ranked[1]
+
+
+_TEXT_BETWEEN: tuple[Rule, ...] = ()  # filled in below, once the modifier rules are defined
+
+
+def _asked_of(ls: Sequence[Lex], i: int) -> Step | None:
+    """WH NP BE DET NP (text | compare)+ PREP END — 'what country are the airlines starting with
+    "Orbit" from', 'which city are the stations with more than 20 docks in': what is asked of the
+    rows the words in between say which (as 'which city is each datacenter in')"""
+    if not (_is(ls, i, "list", "wh") and _at(ls, i + 1, "np") and _at(ls, i + 2, "be")):
+        return None
+    if not _at(ls, i + 3, "det"):
+        return None
+    other = _np(ls, i + 3)
+    end = _skip_back(ls, len(ls), "punct", "filler")
+    if other is None or end - 1 <= other[1] or not _at(ls, end - 1, "prep", "date_prep"):
+        return None
+    q = Question("list", thing=other[0], shown=(ls[i + 1].phrase,), only_shown=True)
+    inner = _placed(ls[: end - 1], other[1], q, _TEXT_BETWEEN)
+    return (inner, end) if inner is not None else None
+
+
+def _count_per(ls: Sequence[Lex], i: int) -> Step | None:
+    """COUNT (GROUP | BY) … — 'how many per affiliation', 'how many for each genre': the rows counted
+    are not named; the grouping says whose rows (the binding pass finds the table it is of)"""
+    if not (_at(ls, i, "count") and _at(ls, i + 1, "group", "by")):
+        return None
+    return Question("count", measures=(Measure("count", hint=ls[i].text.lower()),)), i + 1
+
+
+def _columns_alone(ls: Sequence[Lex], i: int) -> Step | None:
+    """LIST? DET? item (',' | AND) item … (END | ',') — 'company names and sales, largest sales
+    first', 'statement ids and details': columns said with no rows after them; the binding pass
+    finds the one table they are of"""
+    j = _skip(ls, i, "list", "be", "filler")
+    found, k = _items(ls, j)
+    if len(found) < 2 or not all(isinstance(x, Phrase) and x.text != "names" for x in found):
+        return None
+    if not (_skip(ls, k, "punct", "filler") == len(ls) or _is(ls, k, "punct", ",")):
+        return None
+    return Question("list", shown=tuple(found), only_shown=True), k
+
+
+def _skip_back(ls: Sequence[Lex], end: int, *cats: str) -> int:
+    """Where the lexemes before `end` that are of `cats` start (`end` when none are)."""
+    while end > 0 and ls[end - 1].cat in cats:
+        end -= 1
+    return end
+
+
 HEADS: tuple[Callable[[Sequence[Lex], int], Step | None], ...] = (
     _count,
     _per_one,
@@ -1330,12 +1552,32 @@ HEADS: tuple[Callable[[Sequence[Lex], int], Step | None], ...] = (
     _ratio,
     _share,
     _when,
+    _when_extreme,
     _measure,
     _top,
     _best,
     _extreme,
     _listing,
+    _each_listed,
+    _distinct_listing,
     _of_value,
+    _has_ranked,
+    _asked_of,
+    _count_per,
+    _columns_alone,
+)
+# the heads that read the question's first words themselves ('which …', 'list …'): no lead is skipped
+_HEADS_AS_SAID = (
+    _best,
+    _listing,
+    _each_listed,
+    _when,
+    _when_extreme,
+    _of_value,
+    _distinct_listing,
+    _has_ranked,
+    _asked_of,
+    _columns_alone,
 )
 
 
@@ -1482,6 +1724,9 @@ def _group(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
             by, j = Phrase(by.start, ls[j + 1].end, f"{by.text} of {ls[j + 1].text}"), j + 2
         unit = ls[j].arg if _at(ls, j, "unit") else ""
         j += bool(unit)
+        if by is None and unit and _at(ls, j, "of") and _at(ls, _skip(ls, j + 1, "det"), "np"):
+            j = _skip(ls, j + 1, "det")  # 'by year of settlement': the unit of the date named after it
+            by, j = ls[j].phrase, j + 1
         if by is None and not unit:
             return None
         groups.append(Group(by, unit))
@@ -1534,12 +1779,41 @@ def _window(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
             window = Window(ls[j].value, "in", subject=ls[j + 1].phrase)  # type: ignore[arg-type]
             return replace(q, windows=(*q.windows, window)), j + 2
         if _is(ls, j, "value", "year", "quarter", "month"):  # 'each month of 2024'
-            return replace(q, windows=(*q.windows, Window(ls[j].value))), j + 1  # type: ignore[arg-type]
+            window, k = _or_later(ls, j + 1, Window(ls[j].value))  # type: ignore[arg-type]
+            return replace(q, windows=(*q.windows, window)), k
         return None
     j = _skip(ls, j, "det")
     if not _at(ls, j, "value") or ls[j].value is None or not ls[j].value.is_time:  # type: ignore[union-attr]
         return None
-    return replace(q, windows=(*q.windows, Window(ls[j].value, prep))), j + 1  # type: ignore[arg-type]
+    window, k = _or_later(ls, j + 1, Window(ls[j].value, prep))  # type: ignore[arg-type]
+    return replace(q, windows=(*q.windows, window)), k
+
+
+def _date_of(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
+    """(HAVE | WITH) DET? NP OF TIME (or later | or earlier)? — 'have an opening year of 2011 or
+    later', 'with a founding year of 1990': the period said of the date the words name."""
+    j = _skip(ls, i, "have", "with")
+    if j == i:
+        return None
+    j = _skip(ls, j, "det")
+    if not (
+        _at(ls, j, "np")
+        and _at(ls, j + 1, "of")
+        and _is(ls, j + 2, "value", "year", "month", "date", "quarter")
+    ):
+        return None
+    window, k = _or_later(ls, j + 3, Window(ls[j + 2].value, subject=ls[j].phrase))  # type: ignore[arg-type]
+    return replace(q, windows=(*q.windows, window)), k
+
+
+def _or_later(ls: Sequence[Lex], j: int, window: Window) -> tuple[Window, int]:
+    """TIME DATE_PREP(since | until) — 'an opening year of 2011 or later', '2019 and earlier',
+    '2020 onwards': said after the period, the period and everything after (before) it."""
+    if window.prep != "in" or not _is(ls, j, "date_prep", "since", "until"):
+        return window, j
+    if _at(ls, _skip(ls, j + 1, "det"), "value"):
+        return window, j  # '2020 from 2021 …': the word leads into a period of its own
+    return replace(window, prep=ls[j].arg), j + 1
 
 
 _LINKS = ("with", "have", "rel", "be", "aux", "list")
@@ -1666,6 +1940,26 @@ def _is_value(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
     return replace(q, conditions=(*q.conditions, cond)), j + 1
 
 
+def _whose_either(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
+    """(WITH | REL) DET? NP BE NP (OR NP)+ — 'whose rank is Midshipman or Lieutenant', 'with a
+    class of … or …' is _prep's: the column said, any one of the values."""
+    j = _skip(ls, i, "with", "rel")
+    if j == i:
+        return None
+    j = _skip(ls, j, "det")
+    if not (_at(ls, j, "np") and _at(ls, j + 1, "be") and _at(ls, j + 2, "np") and _at(ls, j + 3, "or")):
+        return None
+    also: list[Phrase] = []
+    k = j + 3
+    while _at(ls, k, "or") and _at(ls, k + 1, "np"):
+        also.append(ls[k + 1].phrase)
+        k += 2
+    if _at(ls, k, "or"):
+        return None
+    cond = Condition(ls[j].phrase, "=", ls[j + 2].phrase, prep=ls[i].text.lower(), also=tuple(also))
+    return replace(q, conditions=(*q.conditions, cond)), k
+
+
 def _prep(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
     """LINK* VERB* NEG? (PREP | DATE_PREP | BY) DET? NP — 'in Berlin', 'live in Calgary', 'are from
     Germany', 'by AC/DC', 'not from the USA', 'supported by Jane Peacock', 'play Football'"""
@@ -1752,6 +2046,8 @@ def _order(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
             order = Order(None, desc, hint=ls[j].cat)
         else:
             order = replace(q.order, desc=desc, ties=q.order.ties and j == i and q.limit is None)
+            if ls[j].arg in ("young", "old"):  # 'sorted by born, youngest first': said in ages
+                order = replace(order, hint=ls[j].text.lower())
         return replace(q, order=order), j + 1
     if j == i:
         return None
@@ -1762,6 +2058,8 @@ def _order(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
     if _at(ls, j, "unit") and any(g.unit == ls[j].arg for g in q.groups):
         return q, j + 1  # 'per month …, ordered by the month': time groups come in time order
     key = _key(ls, j)
+    if key is None and _at(ls, j, "verb") and j > i and ls[j - 1].cat == "order":
+        key = ls[j].phrase, j + 1  # 'sorted by born': the date the verb names
     if key is None:
         return None
     # 'the top 10 pools ranked by CPU hours': the key of the head's ranking, in its direction;
@@ -1885,13 +2183,41 @@ def _text_in(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
     return None
 
 
+def _text_said(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
+    """(WITH | HAVE | REL)? (DET? NP)? TEXT NP | HAVE NP TEXT(in the name …) — 'names containing
+    Digital', 'with names starting with Orbit', 'whose title ends with Night', 'which lenses have
+    Digital in the name': part of a stored text, the words after the cue as said (unquoted; the
+    quoted form is _text_in's). A column said before the cue ('names') is the one matched."""
+    j = _skip(ls, i, "with", "have", "rel")
+    k = _skip(ls, j, "det")
+    subject = None
+    if _at(ls, k, "np") and _at(ls, k + 1, "text"):
+        subject, k = ls[k].phrase, k + 1
+    elif _at(ls, k, "text"):
+        pass
+    else:
+        k = -1
+    if k >= 0 and _is(ls, k + 1, "np") and not _is(ls, k + 1, "np", "quoted"):
+        cond = Condition(subject, cast(Op, ls[k].arg), ls[k + 1].phrase)
+        return replace(q, conditions=(*q.conditions, cond)), k + 2
+    if (
+        j > i
+        and _at(ls, j, "np")
+        and _is(ls, j + 1, "text", "contains")
+        and " ".join(ls[j + 1].text.lower().split()) in WORDS.sets["contains_after"]
+    ):
+        cond = Condition(None, "contains", ls[j].phrase)
+        return replace(q, conditions=(*q.conditions, cond)), j + 2
+    return None
+
+
 def _said_last(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
     """BE? (VERB | NP)+ (PREP NP)? (LAST | FIRST | MOST RECENTLY) (END | PREP …) — 'which machine
     … was installed last', 'which host went into service last', 'which host was commissioned
     most recently in X': the rows ranked by the date the words name, every row tied for first"""
     if q.ask != "list" or q.order is not None or q.thing is None or q.limit is not None:
         return None
-    j = _skip(ls, i, "be", "aux")
+    j = _skip(ls, _skip(ls, i, "rel"), "be", "aux")  # 'the branch that opened earliest'
     k = _skip(ls, j, "verb", "np")
     if k == j or (k == j + 1 and ls[j].end - ls[j].start > 2):
         return None
@@ -1979,7 +2305,7 @@ def _show(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
 def _direction(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
     """FROM DET? SUPER TO DET? SUPER NP? | DIR UNIT? TO DET? SUPER | SUPER NP FIRST — 'from
     lightest to heaviest tonnage', 'from the most recent year to the oldest', 'highest profits first'"""
-    if _is(ls, i, "date_prep", "after") and _at(ls, _skip(ls, i + 1, "det"), "super"):
+    if _is(ls, i, "date_prep", "since") and _at(ls, _skip(ls, i + 1, "det"), "super"):
         j = _skip(ls, i + 1, "det")
         k = _skip(ls, j + 1, "prep", "det")
         if _at(ls, k, "super") and k > j + 1:
@@ -2004,16 +2330,98 @@ def _direction(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
     return None
 
 
+def _from_to(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
+    """ORDER? FROM DIR NP? | ORDER? FROM SUPER NP (TO | PREP) DET? SUPER — 'sorted by number of
+    hosts from fewest to most', 'sort from fewest to most stations', 'sorted from fewest cards to
+    most': the direction said from one end to the other; the key said inside it or after it, else
+    the one already said ('sorted by …'), else what the superlative implies."""
+    if _at(ls, i, "order"):
+        got = _direction(ls, i + 1, q)  # 'ordered from the earliest created to the latest'
+        if got is not None:
+            return got
+    j = i + _at(ls, i, "order")
+    if not (_is(ls, j, "date_prep", "since") and ls[j].text.lower() == "from"):
+        return None
+    if _at(ls, j + 1, "dir") and ls[j + 1].arg in ("asc", "desc"):
+        desc = ls[j + 1].arg == "desc"
+        k = j + 2
+        key: Phrase | Measure | None = _said_again_as(q, ls[k].phrase) if _at(ls, k, "np") else None
+        if key is not None:
+            k += 1
+        elif q.order is not None:
+            key = q.order.key
+        hint = q.order.hint if q.order is not None and key is None else ""
+        return replace(q, order=Order(key, desc, hint=hint)), k
+    if _at(ls, j + 1, "super") and _at(ls, j + 2, "np") and _at(ls, j + 3, "prep"):
+        k = _skip(ls, j + 4, "det")
+        if _at(ls, k, "super") and ls[k].arg != ls[j + 1].arg:
+            key = _said_again_as(q, ls[j + 2].phrase)
+            order = Order(key, ls[j + 1].arg == "desc", hint=ls[j + 1].text.lower())
+            return replace(q, order=order), k + 1
+    return None
+
+
+def _said_again_as(q: Question, key: Phrase) -> Phrase | Measure:
+    """The measure already asked for when the key says its words again ('how many stations …,
+    sort from fewest to most stations': by that count), else the key as said."""
+    for m in q.measures:
+        if m.of is not None and singular(m.of.text.lower()) == singular(key.text.lower()):
+            return m
+    return key
+
+
 def _and(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
     """AND — between two modifiers ('in Berlin and active')"""
     return (q, i + 1) if _at(ls, i, "and") and i + 1 < len(ls) else None
 
 
+def _in_count(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
+    """LINK* VERB* DATE_PREP(in | on) compare — 'products that are in 2+ events', 'actors who
+    appear in more than 3 films': how many of the other rows they are in, compared (as 'with more
+    than 3 films')"""
+    j = _skip(ls, i, *_LINKS)
+    k = _skip(ls, j, "verb")
+    if not _is(ls, k, "date_prep", "in", "on") or _number_at(ls, _skip(ls, k + 1, "cmp")) is None:
+        return None
+    got = _compare(ls, k + 1, q)
+    if got is None or len(got[0].conditions) != len(q.conditions) + 1:
+        return None
+    cond = got[0].conditions[-1]
+    if cond.subject is None or cond.unit or cond.op == "=" or cond.upper is not None:
+        return None
+    hint = " ".join(x.text.lower() for x in ls[j:k]) or cond.hint
+    return replace(got[0], conditions=(*q.conditions, replace(cond, hint=hint))), got[1]
+
+
+def _dir_alpha(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
+    """DATE_PREP(in)? DIR ALPHA — 'in descending alphabetical order', 'ascending alphabetically':
+    the alphabetical order, in the direction said"""
+    j = i + _is(ls, i, "date_prep", "in")
+    if not (_at(ls, j, "dir") and _at(ls, j + 1, "alpha")) or ls[j].arg not in ("asc", "desc"):
+        return None
+    return replace(q, order=Order(None, ls[j].arg == "desc", hint="alpha")), j + 2
+
+
+def _named(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
+    """(REL BE?)? NAMING NP — 'the product named catnip', 'a student called Linda': the row whose
+    name is what follows (a quoted name is _value_phrase's)"""
+    j = _skip(ls, i, "rel", "be")
+    if not (_is(ls, j, "stop") and ls[j].text.lower() in WORDS.sets["naming"] and _is(ls, j + 1, "np", "")):
+        return None
+    cond = Condition(None, "=", ls[j + 1].phrase, prep=ls[j].text.lower())
+    return replace(q, conditions=(*q.conditions, cond)), j + 2
+
+
 MODIFIERS: tuple[Rule, ...] = (
+    _in_count,
+    _dir_alpha,
+    _named,
     _top_after,
     _counted_after,
     _show,
     _direction,
+    _from_to,
+    _distinct_after,
     _skipped,
     _group,
     _window,
@@ -2021,17 +2429,26 @@ MODIFIERS: tuple[Rule, ...] = (
     _ranked_after,
     _asked_again,
     _text_in,
+    _text_said,
     _event,
     _we_did,
     _owner,
+    _date_of,
     _compare,
     _absent,
     _with,
+    _whose_either,
     _prep,
     _is_value,
     _order,
     _and,
 )
+_TEXT_BETWEEN = (
+    _text_in,
+    _compare,
+    _absent,
+    _and,
+)  # what may say which rows between a noun and its preposition
 
 
 # -- a follow-up: what it changes in the last question -------------------------------------------

@@ -75,7 +75,7 @@ class Window:
     """A time restriction: 'in 2025', 'before March 2024', 'between 1960 and 1970', 'last 30 days'."""
 
     value: Value
-    prep: str = "in"  # in | on | before | after | between
+    prep: str = "in"  # in | on | before | after | since | until | between
     upper: Value | None = None
     subject: Phrase | None = None  # the date said with it ('signed up', 'signup date')
 

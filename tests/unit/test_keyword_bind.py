@@ -174,6 +174,8 @@ def tiny(tmp_path_factory):
             CREATE TABLE aircraft (aircraft_id INTEGER PRIMARY KEY, fleet_series TEXT,
                 pilot_id INTEGER REFERENCES pilot (pilot_id));
             CREATE TABLE ref_document_types (document_type_code TEXT PRIMARY KEY, document_type_name TEXT);
+            CREATE TABLE skipper (skipper_code INTEGER PRIMARY KEY, skipper_name TEXT, born DATE);
+            INSERT INTO skipper VALUES (1, 'Ida', '1980-02-01'), (2, 'Ole', '1991-07-12');
             CREATE TABLE all_documents (document_id INTEGER PRIMARY KEY, document_name TEXT,
                 document_type_code TEXT REFERENCES ref_document_types (document_type_code));
             INSERT INTO checkin VALUES (1, 'a', 3), (2, 'a', 4), (3, 'b', 1);
@@ -797,3 +799,124 @@ def test_a_value_as_stored_is_not_read_as_words_of_another_code_s_description(le
     "United States and Canada" does not make it the region."""
     q = bound(lex, "How many clients are based in the United States?").query
     assert [(f.ref, f.value) for f in q.filters] == [(Ref("location", "country"), "United States")]
+
+
+def test_part_of_a_name_said_unquoted_is_matched_in_the_column_that_holds_it(lex):
+    """'datacenters with names starting with dev': the words after the cue, as typed, are the
+    start of the stored names — in the column said with them."""
+    q = bound(lex, "which datacenters have names starting with dev?").query
+    assert [(f.ref, f.op, f.value) for f in q.filters] == [(Ref("datacenter", "name"), "prefix", "dev")]
+
+
+def test_things_listed_sorted_by_a_count_are_each_counted(lex):
+    """'list the datacenter names sorted by number of hosts': one row per datacenter, ranked by its
+    own count — not one count over every host."""
+    q = bound(lex, "list the datacenter names sorted by number of hosts from fewest to most").query
+    assert q.groups and all(r.table == "datacenter" for r in q.groups)
+    assert [(o.key, o.desc) for o in q.order] == [(q.measures[0], False)]
+
+
+def test_the_key_asked_for_beside_a_count_is_the_group(lex):
+    """'for each datacenter, show the datacenter id and the number of hosts': grouped by the id
+    asked for, which stands for the datacenter — not its name beside it."""
+    q = bound(lex, "for each datacenter, show the datacenter id and the number of hosts").query
+    assert q.groups == (Ref("datacenter", "id"),)
+
+
+@pytest.mark.parametrize(
+    "question, span",
+    [
+        ("how many clients signed up since 2024", (dt.date(2024, 1, 1), None)),  # 2024 kept
+        ("how many clients signed up 2024 or earlier", (None, dt.date(2025, 1, 1))),  # to its end
+    ],
+)
+def test_a_period_said_kept_is_in_the_range(lex, question, span):
+    q = bound(lex, question).query
+    assert [(f.ref, f.op, f.value) for f in q.filters] == [(Ref("client", "signup_date"), "range", span)]
+
+
+def test_when_the_latest_thing_happened_is_its_latest_date(lex):
+    q = bound(lex, "When did the latest payment happen?").query
+    assert q.measures == (Measure("MAX", "payment", "paid_on", words="date"),)
+
+
+def test_a_tables_name_then_ids_is_its_one_key(tiny):
+    """'the skipper ids' where no column is spelled so: the skippers' one key column."""
+    q = bound(tiny, "list the skipper ids").query
+    assert q.projection == (Ref("skipper", "skipper_code"),)
+
+
+def test_youngest_first_by_a_birth_date_is_the_latest_date_first(tiny):
+    q = bound(tiny, "skipper names sorted by born, youngest first").query
+    assert [(o.key, o.desc) for o in q.order] == [(Ref("skipper", "born"), True)]
+
+
+def test_which_value_has_the_row_ranked_first_binds_as_the_value_of_that_row(rated):
+    """'which city has the store with the highest rating' asks what 'the city of the store with
+    the highest rating' asks."""
+    q = bound(rated, "Which city has the store with the highest rating?").query
+    assert q == bound(rated, "What is the city of the store with the highest rating?").query
+
+
+def test_distinct_before_a_listing_lists_each_value_once(lex):
+    q = bound(lex, "what are the distinct segments of clients?").query
+    assert q.projection == (Ref("client", "segment"),) and q.distinct
+
+
+def test_a_direction_before_alphabetical_orders_the_names_that_way(lex):
+    q = bound(lex, "list clients in descending alphabetical order").query
+    assert [(k.key, k.desc) for k in q.order] == [(Ref("client", "name"), True)]
+
+
+@pytest.fixture(scope="module")
+def carriers(tmp_path_factory):
+    """Airlines with a name and a call sign: 'Orbit' is a whole call sign and the start of a name."""
+    import sqlite3
+
+    from core.database import Database
+    from core.settings import DatabaseSettings
+
+    path = tmp_path_factory.mktemp("bind-carriers") / "carriers.sqlite"
+    with sqlite3.connect(path) as con:
+        con.executescript(
+            """
+            CREATE TABLE airline (airline_id INTEGER PRIMARY KEY, name TEXT, callsign TEXT, country TEXT);
+            INSERT INTO airline VALUES (1, 'Orbit Air', 'SKY', 'Chile'), (2, 'Bolt Air', 'ORBIT', 'Peru'),
+                (3, 'Cirrus', 'CIR', 'Peru');
+            """
+        )
+    db = Database(name="carriers", config=DatabaseSettings(url=f"sqlite:///{path}"), var_dir=path.parent)
+    yield lexicon(db)
+    db.dispose()
+
+
+def test_text_said_to_start_a_thing_is_first_its_name(carriers):
+    """'starting with "Orbit"': the airlines whose name starts so, not the one whose call sign is ORBIT."""
+    q = bound(carriers, "what country are the airlines starting with 'Orbit' from?").query
+    assert [(f.ref, f.op, f.value) for f in q.filters] == [(Ref("airline", "name"), "prefix", "Orbit")]
+    assert q.projection == (Ref("airline", "country"),)
+
+
+def test_a_count_that_names_no_rows_counts_those_of_the_column_grouped_by(lex):
+    q = bound(lex, "how many per segment").query
+    assert q.target == "client" and q.groups == (Ref("client", "segment"),)
+    assert [m.func for m in q.measures] == ["COUNT"]
+
+
+def test_columns_listed_alone_are_the_rows_of_their_one_table(lex):
+    q = bound(lex, "client names and segments").query
+    assert q.target == "client" and q.projection == (Ref("client", "name"), Ref("client", "segment"))
+
+
+def test_different_values_sorted_by_another_column_are_each_listed_once(lex):
+    q = bound(lex, "list the different client segments, sorted by name").query
+    assert q.distinct and q.projection == (Ref("client", "segment"),)
+    assert [k.key for k in q.order] == [Ref("client", "name")]
+
+
+def test_rows_in_more_than_n_other_rows_compare_the_count_of_those(lex):
+    q = bound(lex, "clients that are in more than 2 resource pools").query
+    assert q.target == "client"
+    assert [(h.measure.func, h.measure.table, h.op, h.value) for h in q.having] == [
+        ("COUNT", "resource_pool", ">", 2.0)
+    ]

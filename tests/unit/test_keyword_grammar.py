@@ -115,7 +115,16 @@ class Names:
     names, and has one column total_gpa (which 'GPA' stands for)."""
 
     def spells(self, words: str) -> bool:
-        return words.lower() in ("rank", "ac/dc", "let there be rock", "helpfulness scores", "clarity scores")
+        return words.lower() in (
+            "rank",
+            "ac/dc",
+            "let there be rock",
+            "helpfulness scores",
+            "clarity scores",
+            "fax number",
+            "places of birth",
+            "or",
+        )
 
     def defined(self, words: str) -> str:
         return "total_loss" if words.lower() == "total loss" else ""
@@ -781,6 +790,166 @@ def test_text_said_in_quotes_as_part_of_a_name(question, want):
     assert tree(question) == want
 
 
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        # (WITH | HAVE | REL)? (DET? NP)? TEXT NP: the words after the cue, unquoted
+        ("titles of albums containing Blue", "list albums show:titles [contains Blue]"),
+        ("which rivers have a name starting with Rio", "list rivers [name prefix Rio]"),
+        ("list bakeries whose name ends with Bros", "list bakeries [name suffix Bros]"),
+        # HAVE NP TEXT(in the name …)
+        ("which ferries have Star in the name?", "list ferries [contains Star]"),
+        # said right after the thing, before a ranking
+        (
+            "which harbours starting with Port serve the most ferries",
+            "rank harbours [prefix Port] desc(ferries)*",
+        ),
+    ],
+)
+def test_text_said_unquoted_as_part_of_a_name(question, want):
+    assert tree(question) == want
+
+
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        # ORDER? FROM DIR NP?: the key said before ('sorted by …') keeps, the direction is the one said
+        (
+            "list the bakery names sorted by number of ovens from fewest to most",
+            "list bakery names asc(count(ovens))",
+        ),
+        (
+            "list the bakery names sorted by number of ovens from most to fewest",
+            "list bakery names desc(count(ovens))",
+        ),
+        # the key said after the direction; a count asked for and said again is that count
+        (
+            "for each harbour, how many ferries are there? sort from fewest to most ferries",
+            "count ferries count(ferries) per(harbour) asc(count(ferries))",
+        ),
+        # ORDER? FROM SUPER NP TO SUPER: the key said inside
+        (
+            "for each harbour, show the harbour id and the number of ferries, sorted from fewest ferries to most",
+            "measure - count(ferries) show:harbour id per(harbour) asc(count(ferries))",
+        ),
+    ],
+)
+def test_from_one_end_to_the_other_said_after_a_key(question, want):
+    assert tree(question) == want
+
+
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        # WHEN (AUX | BE) DET? SUPER(latest | earliest) NP VERB*: that date of the rows
+        ("when did the latest shipment happen?", "measure shipment max(date)"),
+        ("when was the earliest booking made", "measure booking min(date)"),
+    ],
+)
+def test_when_the_latest_or_earliest_thing_happened(question, want):
+    assert tree(question) == want
+
+
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        # 'since' keeps the period said, 'after' does not
+        ("how many ferries were launched since 2001", "count ferries count(ferries) <since 2001>"),
+        ("ferries launched after 2001", "list ferries launched <after 2001>"),
+        # TIME DATE_PREP(since | until): said after the period
+        ("ferries launched 2001 onwards", "list ferries launched <since 2001>"),
+        ("ferries launched in 2001 or earlier", "list ferries launched <until 2001>"),
+        # a four-digit number after before, after or since is a year however early
+        ("lighthouses built before 1790", "list lighthouses built <before 1790>"),
+        ("lighthouses with 1790 keepers", "list lighthouses [keepers = 1790]"),  # no date word: a number
+    ],
+)
+def test_a_period_said_with_whether_it_is_kept(question, want):
+    assert tree(question) == want
+
+
+def test_the_date_said_by_its_name_then_a_period_is_that_dates_period():
+    """(HAVE | WITH) DET? NP OF TIME (or later)? — 'have a launch year of 1990 or later'."""
+
+    class Launches(Names):
+        def spells(self, words: str) -> bool:
+            return words in ("launch year", "ferries")
+
+    assert brief(read("how many ferries have a launch year of 1990 or later", Launches()).tree) == (
+        "count ferries count(ferries) <since 1990>"
+    )
+    window = read("ferries with a launch year of 1990", Launches()).tree.windows[0]  # type: ignore[union-attr]
+    assert (window.prep, window.subject.text if window.subject else "") == ("in", "launch year")
+
+
+def test_how_many_different_values_across_a_set_counts_over_all_of_it():
+    """COUNT DISTINCT NP EXIST? (ACROSS | AMONG) NP END: the values of all of them, not per one."""
+    assert tree("how many different hull colors are there across ferries?") == (
+        "count ferries count(distinct hull colors)"
+    )
+    assert "per(ferry)" in tree("how many different hull colors are there per ferry?")
+
+
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        # LIST GROUP(each | every) NP (AND (ITS | THEIR)? NP)+: the columns named, of each row
+        ("list each ferry and its captain", "list - show:ferry show:captain"),
+        # items OF GROUP(of each): each one's columns, as 'the names of all captains'
+        ("show the first and last name of each captain", "list captain show:names"),
+        ("show the tonnage of each ferry", "list ferry show:tonnage"),
+        # ORDER then a direction from one end to the other around its key
+        (
+            "list the ferry names ordered from the earliest launched to the latest",
+            "list ferry names asc(launched)",
+        ),
+        # ORDER BY VERB: the date the verb names
+        ("captain names sorted by born", "list captain names asc(born)"),
+    ],
+)
+def test_each_row_listed_and_how_it_is_ordered(question, want):
+    assert tree(question) == want
+
+
+def test_a_direction_in_ages_said_after_a_key_is_kept_as_said():
+    """'sorted by born, youngest first': the binder turns ages into dates, so the words are kept."""
+    order = read("captain names sorted by born, youngest first").tree.order  # type: ignore[union-attr]
+    assert order is not None and order.hint == "youngest first"
+
+
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        # LIST? BE? DET? DISTINCT listing: each value once
+        ("list the different hull colors of ferries", "list ferries show:hull colors"),
+        ("what are the unique harbour cities?", "list harbour cities"),
+        # ','? DISTINCT END after a listing
+        ("hull colors of ferries, no duplicates", "list ferries show:hull colors"),
+        # DET? SUPER NP beside a figure: its aggregate (the binder reads 'youngest' of an age as MIN)
+        (
+            "the average tonnage and the heaviest tonnage of ferries",
+            "measure ferries avg(tonnage) max(tonnage)",
+        ),
+    ],
+)
+def test_each_value_once_and_a_superlative_beside_a_figure(question, want):
+    got = read(question).tree
+    assert brief(got) == want and (got is not None and (got.distinct or got.ask == "measure"))
+
+
+def test_whose_column_is_one_value_or_another_is_either():
+    """(WITH | REL) DET? NP BE NP (OR NP)+ — 'whose hull color is Red or Blue': one condition on
+    the column said, any of the values."""
+    got = read("names of ferries whose hull color is Red or Blue").tree
+    assert got is not None
+    [cond] = got.conditions
+    assert (cond.subject.text if cond.subject else "", cond.value.text, [p.text for p in cond.also]) == (  # type: ignore[union-attr]
+        "hull color",
+        "Red",
+        ["Blue"],
+    )
+
+
 # a follow-up: what it changes in the last question (read_change, continues)
 
 
@@ -880,4 +1049,192 @@ def test_the_figure_a_ranking_ranks_by_asked_for_again_is_shown():
     ],
 )
 def test_rows_counted_after_ranking_verbs_and_polite_leads(question, want):
+    assert tree(question) == want
+
+
+# -- listings and rankings said around the thing they are about (issue 33) ---------------------
+
+
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        ("what are the distinct genres of the films?", "list films show:genres"),
+        ("the different colours of cars", "list cars show:colours"),
+        ("which unique brands appear on receipts", "list brands [= receipts]"),
+        (
+            "show the distinct titles of books that have a hardcover edition",
+            "list books show:titles [= hardcover edition]",
+        ),
+    ],
+)
+def test_distinct_before_a_listing_lists_each_value_once(question, want):
+    got = read(question).tree
+    assert brief(got) == want
+    assert got is not None and got.distinct
+
+
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        (
+            "Which region has the warehouse with the largest floor area?",
+            "rank warehouse show:region desc(floor area) limit 1",
+        ),
+        ("which team has the player with the lowest salary", "rank player show:team asc(salary) limit 1"),
+        (
+            "which school has the teacher who has the most pupils",
+            "rank teacher show:school desc(pupils) limit 1",
+        ),
+    ],
+)
+def test_what_the_one_ranked_first_has_is_shown(question, want):
+    assert tree(question) == want
+
+
+def test_a_plural_after_has_is_no_single_ranked_row():
+    assert "limit 1" not in tree("which region has warehouses with the largest floor area")
+
+
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        ("what genre are the bands starting with 'Black' from?", "list bands show:genre [prefix 'Black']"),
+        (
+            'which city are the shops whose names start with "Deli" in?',
+            'list shops show:city [prefix "Deli"]',
+        ),
+        ("what city are the stations with more than 20 docks in?", "list stations show:city [docks > 20]"),
+    ],
+)
+def test_what_is_asked_of_rows_said_between_a_noun_and_its_preposition(question, want):
+    assert tree(question) == want
+
+
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        (
+            "list the titles of all songs in descending alphabetical order",
+            "list songs show:titles desc(alpha)",
+        ),
+        ("cities in ascending alphabetical order", "list cities asc(alpha)"),
+    ],
+)
+def test_a_direction_before_alphabetical_says_which_way(question, want):
+    assert tree(question) == want
+
+
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        ("what is the price of the dish named risotto?", "list dish show:price [= risotto]"),
+        ("the age of the horse called Thunder", "list horse show:age [= Thunder]"),
+        ("films that are titled Jaws", "list films [= Jaws]"),
+    ],
+)
+def test_a_name_said_after_named_or_called_says_which_row(question, want):
+    assert tree(question) == want
+
+
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        ("what is the name of the shop that opened earliest?", "rank shop show:name asc(earliest opened)*"),
+        ("the player with the top rating", "rank player desc(rating)*"),
+    ],
+)
+def test_a_relative_clause_or_top_ranks_the_rows(question, want):
+    assert tree(question) == want
+
+
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        ("how many per genre", "count - count(how many) per(genre)"),
+        ("how many for each colour?", "count - count(how many) per(colour)"),
+        (
+            "for books with more than 300 pages, how many per genre?",
+            "count books count(how many) [pages > 300] per(genre)",
+        ),
+        ("for hosts without a pool, what is the average memory?", "measure hosts avg(memory) [pool absent]"),
+    ],
+)
+def test_a_count_by_a_grouping_alone_and_the_rows_said_first_after_for(question, want):
+    assert tree(question) == want
+
+
+def test_rows_said_first_after_for_do_not_replace_rows_the_head_names():
+    assert (
+        tree("for clients in Berlin, how many payments?")
+        == "count payments count(payments) [= clients] [= Berlin]"
+    )
+
+
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        ("book titles and prices, cheapest prices first", "list - show:book titles show:prices asc(prices)"),
+        ("song titles and lengths", "list - show:song titles show:lengths"),
+    ],
+)
+def test_columns_said_with_no_rows_after_them(question, want):
+    assert tree(question) == want
+
+
+def test_a_name_spelled_with_the_first_words_of_a_cue_is_read_as_that_name():
+    """'fax number of Bo': the schema's 'fax number', not a count of Bo ('number of')."""
+    reading = read("What is the fax number of Bo?", Names())
+    assert brief(reading.tree) == "list Bo show:fax number"
+
+
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        ("invoices where the amount is over 500", "list invoices [amount > 500]"),
+        ("how many trips are on record?", "count trips count(trips)"),
+        ("the average fare by month of departure", "measure - avg(fare) per(departure month)"),
+        ("number of loans per year of the signing", "count loans count(loans) per(signing year)"),
+    ],
+)
+def test_where_before_a_condition_words_that_add_nothing_and_a_unit_of_a_date(question, want):
+    assert tree(question) == want
+
+
+def test_a_code_in_capitals_or_words_joined_by_of_read_as_the_name_they_spell():
+    """'region OR': the stored code, not the word 'or'; 'the places of birth': one column."""
+    assert (
+        brief(read("How many clinics are in region OR?", Names()).tree)
+        == "count clinics count(clinics) [= region OR]"
+    )
+    assert brief(read("the places of birth of the female players", Names()).tree) == (
+        "list female players show:places of birth"
+    )
+    assert (
+        brief(read("clinics in region or state", Names()).tree)
+        != "count clinics count(clinics) [= region OR]"
+    )
+
+
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        ("average fare by drop-off month", "measure - avg(fare) per(drop off month)"),
+        ("how many sign-ups in 2024", "count sign ups count(sign ups) <in 2024>"),
+        ("parcels with a pick-up in Leeds", "list parcels [= pick up] [= Leeds]"),
+    ],
+)
+def test_a_preposition_hyphenated_to_a_noun_is_part_of_it(question, want):
+    assert tree(question) == want
+
+
+@pytest.mark.parametrize(
+    "question, want",
+    [
+        ("actors who appear in more than 3 films", "list actors [films > 3]"),
+        ("songs that are on 2+ albums", "list songs [albums >= 2]"),
+        ("players who played in at least 5 games", "list players [games >= 5]"),
+        ("clients in 2024", "list clients <in 2024>"),
+    ],
+)
+def test_how_many_other_rows_a_row_is_in_compared(question, want):
     assert tree(question) == want

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from core.database import Database
 from core.graph import RelationshipGraph
-from core.keyword.lexicon import UNITS, WORDS
+from core.keyword.shapes import BUCKET_ADVERBS, BUCKET_UNITS, CUES
 from core.link import SCHEMA_MIN, TIE, VALUE_MIN, LinkError, join_path, link
 from core.llm import LLM
 from core.retrieval import Retrieval
@@ -76,10 +76,10 @@ def described_columns(retrieval: Retrieval) -> frozenset[tuple[str, str]]:
 
 # Calendar units ('per month', 'yearly'): a time bucket of whatever the question is about, so a
 # column named like one ('usage.month') does not name its table.
-CALENDAR_WORDS = frozenset([*UNITS, *(f"{u}s" for u in UNITS), *WORDS.buckets])
+CALENDAR_WORDS = frozenset([*BUCKET_UNITS, *(f"{u}s" for u in BUCKET_UNITS), *BUCKET_ADVERBS])
 # 'total', 'average', 'highest': words that say what to compute, not what it is computed over
 COMPUTING_WORDS = frozenset(
-    p[0] for p, (kind, _) in WORDS.cues.items() if len(p) == 1 and kind in ("agg", "super", "count")
+    p[0] for p, (kind, _) in CUES.items() if len(p) == 1 and kind in ("agg", "super", "count")
 )
 
 

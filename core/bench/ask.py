@@ -129,6 +129,7 @@ class Result:
     confidence: float | None = None  # keyword mode's, for its reading (core/bench/calibration.py)
     candidates: CandidateRecord | None = None  # llm mode: how its candidates were chosen
     other_columns: bool = False  # not correct, but right on the columns it shares with the gold
+    reader: str = ""  # keyword mode: 'grammar', or 'first' for the first reader (no tree read)
 
 
 @dataclass
@@ -660,6 +661,7 @@ class Harness:
             columns=tuple(got.columns),
             rows=list(got.rows),
             confidence=calibration.confidence_of(got.trace) if mode.startswith("keyword") else None,
+            reader=keyword_reader(got.trace) if mode.startswith("keyword") else "",
             candidates=record_of(got.trace, lambda sql: self.right(q, sql))
             if mode.startswith("llm")
             else None,
@@ -733,6 +735,16 @@ class Harness:
         self.databases.close()
         for db in self._opened.values():
             db.dispose()
+
+
+def keyword_reader(trace: Trace) -> str:
+    """Which of keyword mode's readers read the question: 'first' when the grammar read no tree and
+    the first reader did (its 'retrieve' stage lists cues), else 'grammar'. Why: the first reader is
+    being retired (issue 33), and how much it still answers is the measure of what is left."""
+    first = any(
+        s.name == "retrieve" and isinstance(s.outputs, dict) and "cues" in s.outputs for s in trace.stages
+    )
+    return "first" if first else "grammar"
 
 
 def run_modes(
@@ -837,6 +849,10 @@ def summarize(
             "per_category": {c: figures(t) for c, t in sorted(by_cat.items())},
         }
     )
+    first = [r for r in results if r.reader == "first" and r.status == "answer"]
+    if any(r.reader for r in results):
+        right = sum(r.correct or r.other_columns for r in first)
+        out["first_reader"] = {"answered": len(first), "right": right, "wrong": len(first) - right}
     records = [(r.candidates, r.correct) for r in results if r.candidates is not None]
     if records:
         out["candidates"] = tally(records)
@@ -873,6 +889,12 @@ def report(summary: dict[str, Any]) -> str:
         f"LLM calls per question: {summary['llm_calls_per_question']}, tokens per question: "
         f"{summary['tokens_per_question']} ({summary['mode']} mode)"
     )
+    if "first_reader" in summary:
+        f = summary["first_reader"]
+        lines.append(
+            f"answered by the first reader (the grammar read no tree): {f['answered']}, "
+            f"right {f['right']} (semantic), wrong {f['wrong']}"
+        )
     if "candidates" in summary:
         lines.append(candidates_text(summary["candidates"]))
     return "\n".join(lines)
@@ -1062,6 +1084,7 @@ def detail_line(r: Result) -> dict[str, Any]:
         "error": r.error,
         "gold_error": r.gold_error,
         "confidence": r.confidence,
+        "reader": r.reader,
         "candidates": r.candidates.to_json() if r.candidates is not None else None,
     }
 

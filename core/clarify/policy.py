@@ -18,7 +18,6 @@ The steps the pipeline (core/pipeline.py) calls; none of them runs a stage of it
 
 from __future__ import annotations
 
-import itertools
 import logging
 from collections.abc import Sequence
 from dataclasses import replace
@@ -231,9 +230,7 @@ def exchange_for_reply(
 
 def match_words(text: str, options: Sequence[Option]) -> Option | None:
     """The one option the typed words point at, by the words that tell the options apart."""
-    said = normalize(text).split()
-    # and each two words run together: a compound typed apart ('signed up' → signup_date)
-    typed = [w for w in said if len(w) > 2] + [a + b for a, b in itertools.pairwise(said)]
+    typed = [w for w in normalize(text).split() if len(w) > 2]
     if not typed or not options:
         return None
     words = [set(_option_words(o)) for o in options]

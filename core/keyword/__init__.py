@@ -12,19 +12,18 @@ doubts), or asks back when two to four concrete readings compete (options re-ask
 `Reading` pinned, core/keyword/readings.py). In a thread, a follow-up is applied to its last
 reading as a change (a filter, a period, a grouping), or it says that such follow-ups need an LLM.
 
-Reading the question: lexicon → grammar → binding → compile
+Reading the question: lexicon → grammar → tree → binding (the path every question takes first)
     lexicon.yaml     every word keyword mode reads, as data (lexicon.py checks and loads it)
     grammar.py       words → lexemes → question trees (tree.py); a follow-up → the change it says
-    match.py         the schema's Lexicon: what a phrase may name (tables, columns, stored values),
-                     and one coherent sense per phrase across the joins
-    bind.py          a tree → a Query (query.py) over this schema's tables, columns and values, or a
-                     decline; columns.py says what a column is for (kinds, labels, keys, measures)
+    bind.py          a tree → a Query over this schema's tables, columns and values, or a decline
     followup.py      a follow-up in a thread: the last question's tree changed, then bound again
     readings.py      Reading: one reading of some words, as clarification options carry it
-    definitions.py   business definitions (metrics, named filters, entities) said by name
 
-A question the grammar places no tree for is declined: what was understood, and a question in
-the data's words to try instead.
+The first reader, for questions the grammar has no rule for yet (first_reader.py; issue 33 retires
+it): shapes.py (cues and literals) → match.py (phrases → senses) → the passes of interpret.py over
+an immutable Plan (plan.py): walk.py, filters.py, dates.py, time_buckets.py, ranking.py, output.py,
+abstain.py. match.py also holds the schema's Lexicon both readers bind with; columns.py says what
+a column is for (kinds, labels, keys, measures).
 
 Judging the reading
     confidence.py    join soundness and uniqueness (hard rules), and the confidence: match
@@ -33,7 +32,7 @@ Judging the reading
 From the query to an answer
     compile.py       the query as SQL over the view, date arithmetic per dialect
     explain.py       the reading and the refusal in plain words
-    replies.py       the decline and the question back
+    replies.py       the decline and the question back, as both readers word them
     answer.py        the stages, traced: answer_keyword(db, request, settings, trace) -> Outcome
 """
 

@@ -1,6 +1,6 @@
 """Answer a question in keyword mode: no LLM, every stage inspectable in the trace.
 
-retrieve (the grammar's lexemes and tree) → interpret (the tree bound to the schema → a query,
+retrieve (phrases → tables, columns, stored values) → interpret (passes over the plan → a query,
 or decline, or ask back) → view (the joins) → compile (SQL over the view) → expand → guard →
 execute. Used when no LLM is configured and as the fallback when the LLM fails.
 """
@@ -23,11 +23,12 @@ from core.keyword.compile import CompileError, compile_query
 from core.keyword.confidence import judge
 from core.keyword.definitions import answer_defined, said_definitions, unplaced_definitions_text
 from core.keyword.explain import abstain_text, describe, follow_up_text, sense_label
+from core.keyword.first_reader import answer_first_reader
 from core.keyword.followup import Continued, apply
 from core.keyword.grammar import Reading as GrammarReading
 from core.keyword.grammar import continues, read, read_change
 from core.keyword.match import Lexicon, Mention, lexicon
-from core.keyword.query import Abstain, Ambiguity, AmbiguousDate, Decline, Query
+from core.keyword.plan import Abstain, Ambiguity, AmbiguousDate, Decline, Query
 from core.keyword.readings import Reading, decode_all
 from core.keyword.replies import asked, clarify, failed
 from core.keyword.stages import answer_of, answered, joined, judged
@@ -88,6 +89,8 @@ def _answer_tree(db: Database, request: Request, settings: EngineSettings, trace
             "matches": placed_words(reading, lex),  # what the words name ('clients' → client)
             "pinned": [r.encode() for r in readings],
         }
+    if reading.tree is None:  # until the grammar has a rule for it (issue 33)
+        return answer_first_reader(db, request, settings, trace, lex)
     bound = _interpreted(db, request, settings, trace, lex, reading, readings)
     if isinstance(bound, Outcome):
         return bound

@@ -7,7 +7,7 @@ spells (the keyword dictionary and the value index), every part takes the senses
 tree allows (what is counted is a table, what is summed a number, a filter a stored value), and
 one sense per part is chosen so that the senses match well *and* join cheaply (DANKE's matching
 optimisation, core/keyword/match.py `choose`). The result is the existing Query
-(core/keyword/query.py), compiled by core/keyword/compile.py, and the parts with their senses, which
+(core/keyword/plan.py), compiled by core/keyword/compile.py, and the parts with their senses, which
 the confidence model (core/keyword/confidence.py) judges.
 
 A part that takes no sense, a value said of a column that does not hold it, a comparison with
@@ -28,10 +28,8 @@ from dateutil.relativedelta import relativedelta
 from core.dictionary import name_words, split_identifier
 from core.dictionary import words as folded_words
 from core.keyword.columns import (
-    MONTH_NAMES,
     NUMERIC,
     TEMPORAL,
-    WEEKDAY_NAMES,
     column_kind,
     is_birth_date,
     is_key,
@@ -51,9 +49,10 @@ from core.keyword.match import (
     Sense,
     choose,
 )
-from core.keyword.query import Absent, Decline, Filter, Having, Measure, OrderKey, Query, Ref, frozen_map
-from core.keyword.query import Op as PlanOp
+from core.keyword.plan import Absent, Decline, Filter, Having, Measure, OrderKey, Query, Ref, frozen_map
+from core.keyword.plan import Op as PlanOp
 from core.keyword.readings import Reading as Pinned
+from core.keyword.time_buckets import MONTH_NAMES, WEEKDAY_NAMES
 from core.keyword.tree import Condition, Group, Order, Phrase, Question, Value, Window, days
 from core.keyword.tree import Measure as Asked
 from core.plurals import plural, singular
@@ -1697,7 +1696,7 @@ def _pick_date(b: _Binder, dates: list[Ref], words: str) -> Ref:
     if scores[0][0] >= 0.6 and scores[0][0] - scores[1][0] >= 0.2:
         b.notes.append(f"the date is {scores[0][1].table} {name_words(scores[0][1].column)}")
         return scores[0][1]
-    from core.keyword.query import AmbiguousDate
+    from core.keyword.plan import AmbiguousDate
 
     raise AmbiguousDate(words, dates)
 

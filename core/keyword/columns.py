@@ -8,7 +8,6 @@ same way.
 
 from __future__ import annotations
 
-import calendar
 import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -17,18 +16,14 @@ from rapidfuzz import fuzz
 
 from core.dictionary import name_words, stem
 from core.keyword.lexicon import WORDS
-from core.keyword.match import Lexicon
-from core.keyword.query import Measure, Ref
+from core.keyword.match import Lexicon, Mention, Sense
+from core.keyword.plan import Measure, Ref
 
 if TYPE_CHECKING:
     from core.graph.multigraph import Edge
 
 NUMERIC = ("integer", "number")
 TEMPORAL = ("date", "datetime")
-# The names a text column of months or weekdays stores ('April', 'Monday'), in calendar order:
-# such a column is filtered by the name and sorted by its place in the year or the week.
-MONTH_NAMES = tuple(calendar.month_name[1:])
-WEEKDAY_NAMES = tuple(calendar.day_name)  # Monday first, as ISO counts
 
 
 def column_kind(lex: Lexicon, table: str, column: str) -> str:
@@ -51,6 +46,15 @@ def stored_as_text(lex: Lexicon, ref: Ref) -> bool:
 
 def is_numeric(lex: Lexicon, ref: Ref) -> bool:
     return column_kind(lex, ref.table, ref.column) in NUMERIC
+
+
+def date_subject(lex: Lexicon, m: Mention) -> bool:
+    """A date column, or a number column holding years: what a year or period can restrict."""
+    s = m.sense
+    if s is None or s.kind != "column" or not s.column:
+        return False
+    kind = column_kind(lex, s.table, s.column)
+    return kind in TEMPORAL or (kind in NUMERIC and "year" in s.column.lower())
 
 
 OWN_WORDS = frozenset(["details", "detail", "content", "description", "text"])
@@ -117,6 +121,13 @@ def is_birth_date(column: str) -> bool:
     return any(w in low for w in WORDS.sets["birth_words"])
 
 
+def age_column(lex: Lexicon, table: str) -> Ref | None:
+    """The table's number column called age ('the youngest captain', 'from oldest to youngest')."""
+    t = lex.table(table)
+    ages = [c.name for c in (t.columns if t else ()) if c.name.lower() == "age" and c.kind in NUMERIC]
+    return Ref(table, ages[0]) if ages else None
+
+
 def is_key(lex: Lexicon, ref: Ref) -> bool:
     return ref.column.lower() in {k.lower() for k in lex.key_of(ref.table)}
 
@@ -151,6 +162,16 @@ def foreign_keys(lex: Lexicon, table: str, to: str) -> list[Edge]:
         and e.table.lower() == table.lower()
         and e.ref_table.lower() == to.lower()
     ]
+
+
+def counts_something(lex: Lexicon, s: Sense) -> bool:
+    """A numeric column that holds a count ('num_enrolled', 'review_count', 'numcitedby')."""
+    if not s.column or column_kind(lex, s.table, s.column) not in NUMERIC:
+        return False
+    low = s.column.lower()
+    return bool(
+        re.match(r"(num|n_|no_|number|count|total)", low) or re.search(r"(count|_num|number|total)$", low)
+    )
 
 
 # Numbers averaged rather than added up when rows are ranked by them per group ('rating', 'price').
@@ -203,6 +224,7 @@ MONEY_WORDS = frozenset(
         "wage",
     ]
 )
+CURRENCY_SIGNS = ("$", "€", "£", "¥")
 
 
 def money_column(lex: Lexicon, table: str) -> str | None:
@@ -225,3 +247,9 @@ def parent_levels(lex: Lexicon, table: str) -> Iterator[list[str]]:
         if nxt:
             yield nxt
         frontier = nxt
+
+
+def measure_column(lex: Lexicon, table: str) -> str | None:
+    """The one number a row of `table` has ('orders above 50' → order.amount), if only one."""
+    nums = measure_columns(lex, table)
+    return nums[0] if len(nums) == 1 else None

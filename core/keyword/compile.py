@@ -19,20 +19,15 @@ from __future__ import annotations
 import datetime as dt
 import re
 
+import sqlglot
 from sqlglot import exp
 
 from core.joins import RESERVED, View, ViewColumn, table_expr
 from core.joins.identifiers import identifier
-from core.keyword.columns import (
-    MONTH_NAMES,
-    WEEKDAY_NAMES,
-    column_kind,
-    label_columns,
-    parent_levels,
-    stored_as_text,
-)
+from core.keyword.columns import column_kind, label_columns, parent_levels, stored_as_text
 from core.keyword.match import Lexicon
-from core.keyword.query import Absent, Filter, Measure, OrderKey, Query, Ref
+from core.keyword.plan import Absent, Filter, Measure, OrderKey, Query, Ref
+from core.keyword.time_buckets import MONTH_NAMES, WEEKDAY_NAMES
 from core.values import fold
 
 _SAFE = re.compile(r"^[a-z_][a-z0-9_]*$")
@@ -597,3 +592,23 @@ def _strftime(fmt: str, column: exp.Expr) -> exp.Expr:
 
 def _integer(e: exp.Expr) -> exp.Expr:
     return exp.Cast(this=e, to=exp.DataType.build("INTEGER"))
+
+
+def order_outputs(sql: str, dialect: str) -> list[int] | None:
+    """The output columns (by position) a query orders by, or None when it orders by something
+    it does not show: what two rows at a LIMIT must differ in for the cut to be clean."""
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect)
+    except sqlglot.errors.ParseError:
+        return None
+    order = tree.args.get("order")
+    if not isinstance(tree, exp.Select) or order is None:
+        return None
+    names = [p.alias_or_name.lower() for p in tree.expressions]
+    out = []
+    for o in order.expressions:
+        e = o.this
+        if not isinstance(e, exp.Column) or e.name.lower() not in names:
+            return None
+        out.append(names.index(e.name.lower()))
+    return out

@@ -1,7 +1,7 @@
 """How sure keyword mode is of its reading: the evidence for and against answering.
 
 Keyword mode's one job is to be right or silent. A reading that reached this point placed every
-word of the question (core/keyword/bind.py); what is left to doubt is generic, never about a
+word of the question (core/keyword/abstain.py); what is left to doubt is generic, never about a
 particular question:
 
 - the joins: every join follows a key (never many rows to many), the tree does not link two
@@ -30,14 +30,17 @@ from typing import Any, Literal
 
 from core.graph import RelationshipGraph
 from core.joins import JoinStep, View, synthesize_view
-from core.keyword.columns import NUMERIC, TEMPORAL, column_kind, is_pointer, label_columns
-from core.keyword.lexicon import WORDS
+from core.keyword.columns import NUMERIC, TEMPORAL, column_kind, is_key, is_pointer, label_columns
 from core.keyword.match import Lexicon, Mention, Sense
-from core.keyword.query import Decline, Query, Ref
+from core.keyword.plan import Context, Decline, Measure, Plan, Query, Ref
+from core.keyword.shapes import RELATION_VERBS, singular_phrase
 from core.values import fold, similarity
 
 TREE_SLACK = 0.5  # another join tree this close in cost is as plausible (one more table costs ≥ 1)
 CLOSE_RIVAL = 0.15  # a competing reading of a phrase this close in total score is a real doubt
+PARTIAL = 0.95  # a column matched below this names only part of it ('date' for end_date)
+DRAGGED_IN = 0.6  # ... and is the only reason its table is in the reading
+SHARED_BY = 3  # a word in column names of this many tables names no column by itself
 MATCH_TIE = 0.05  # a reading of another kind (a value against a table or column) this close
 EvidenceKind = Literal["match", "margin", "joins", "reading"]
 
@@ -85,6 +88,22 @@ class Confidence:
         }
 
 
+def assess(plan: Plan, view: View, ctx: Context, question: str = "") -> Confidence:
+    """The confidence of the first reader's `plan` answered over `view`; raises Decline when a
+    join is unsound. `question`: the words the view was synthesized with."""
+    check_joins(plan, view, ctx, question)
+    evidence = [
+        *_match_evidence(plan, ctx.lex),
+        *_join_evidence(plan, view, ctx.lex),
+        *_reading_evidence(plan, view, ctx.lex),
+    ]
+    evidence = [e for e in evidence if e.score < 1.0]
+    score = 1.0
+    for e in evidence:
+        score *= e.score
+    return Confidence(round(score, 4), tuple(sorted(evidence, key=lambda e: e.score)))
+
+
 # ---------------------------------------------------------------------------------------------
 # joins: hard rules
 
@@ -98,6 +117,34 @@ class JoinNeeds:
     words: tuple[str, ...] = ()  # words that name a relation rather than a thing ('written')
     question: str = ""  # the words view synthesis reads roles, types and paths from
     filtered: frozenset[tuple[str, str]] = frozenset()  # (table, column) the query filters on
+
+    @classmethod
+    def of(cls, plan: Plan, lex: Lexicon, question: str = "") -> JoinNeeds:
+        q = plan.query
+        named = {t.lower() for t in q.tables}
+        named |= {m.sense.table.lower() for m in plan.matching.mentions if m.sense}
+        for t in plan.shape.tokens:
+            if t.kind == "word" and len(t.low) > 2:  # 'business category' names business
+                named |= {x.table.lower() for x in lex.schema(t.low) if x.kind == "table" and x.score >= 0.95}
+        tokens = plan.shape.tokens
+        words = tuple(
+            tokens[i].low
+            for i in plan.matching.unmatched
+            if tokens[i].low in RELATION_VERBS or tokens[i].low.endswith(("ed", "ing", "en"))
+        )
+        read = {r.table.lower() for r in q.all_refs()} | {m.table.lower() for m in q.measures}
+        filtered = frozenset((f.ref.table.lower(), f.ref.column.lower()) for f in q.filters)
+        return cls(frozenset(read), frozenset(named), words, question or plan.shape.question, filtered)
+
+
+def check_joins(plan: Plan, view: View, ctx: Context, question: str = "") -> None:
+    """Decline when the view would join unsoundly or when another join tree is as plausible."""
+    db = ctx.lex.db
+    reason = join_doubt(
+        view, JoinNeeds.of(plan, ctx.lex, question), db.graph, db.config.deny_tables, db.config.deny_columns
+    )
+    if reason:
+        raise Decline(reason)
 
 
 def join_doubt(
@@ -299,6 +346,85 @@ def _words_pick(words: Sequence[str], tables: set[str]) -> bool:
 # soft evidence
 
 
+def _placed(plan: Plan) -> list[Mention]:
+    return [m for m in plan.matching.mentions if m.sense is not None and plan.role(m).kind not in ("",)]
+
+
+def _match_evidence(plan: Plan, lex: Lexicon) -> list[Evidence]:
+    out = []
+    placed = _placed(plan)
+    for m in placed:
+        s = m.sense
+        assert s is not None
+        elsewhere = {x.sense.table.lower() for x in placed if x is not m and x.sense is not None}
+        if (
+            s.kind == "column"
+            and s.score < PARTIAL
+            and elsewhere
+            and s.table.lower() not in elsewhere
+            and _shared_words(lex, m.words)
+        ):
+            # 'the date the claim was made' read as policy.end_date: a word that names only part
+            # of a column must not pull in a table nothing else in the question is about
+            out.append(
+                Evidence(
+                    "match",
+                    DRAGGED_IN,
+                    f"'{m.words}' names only part of {s.where}, and nothing else asked is about {s.table}",
+                    words=m.words,
+                )
+            )
+        if s.score < 0.999 and s.via != "choice":
+            how = {
+                "fuzzy": "is spelled like",
+                "contains": "is part of values of",
+                "synonym": "is a synonym of",
+                "meaning": "is the meaning of a code in",
+            }.get(s.via, "resembles")
+            out.append(Evidence("match", round(s.score, 3), f"'{m.words}' only {how} {s.where}"))
+        other_kind = _other_kind(m)
+        if other_kind is not None:
+            out.append(
+                Evidence(
+                    "margin",
+                    0.4,
+                    f"'{m.words}' could also be {_sense_text(other_kind)}",
+                    words=m.words,
+                    options=(s, other_kind),
+                )
+            )
+        close = _close_rivals(m, plan, lex)
+        if close:
+            rival, gap = close[0]
+            score = round(0.5 + 0.5 * gap / CLOSE_RIVAL, 3)
+            out.append(
+                Evidence(
+                    "margin",
+                    score,
+                    f"'{m.words}' could also be {_sense_text(rival)}",
+                    words=m.words,
+                    options=(s, *(r for r, _ in close[:3])),
+                )
+            )
+    return out
+
+
+def _shared_words(lex: Lexicon, words: str) -> bool:
+    """Every word is part of column names in several tables ('date', 'status', 'details'): said
+    alone it does not pick one of them, as 'street' picks location.street_name."""
+    tokens = [singular_phrase(w) for w in re.findall(r"[a-z0-9]+", words.lower())]
+    if not tokens:
+        return False
+    holders: dict[str, set[str]] = {t: set() for t in tokens}
+    for table in lex.catalog.tables:
+        for c in table.columns:
+            parts = {singular_phrase(p) for p in re.findall(r"[a-z0-9]+", c.name.lower().replace("_", " "))}
+            for t in tokens:
+                if t in parts:
+                    holders[t].add(table.name.lower())
+    return all(len(h) >= SHARED_BY for h in holders.values())
+
+
 def _other_kind(m: Mention) -> Sense | None:
     """A reading of another kind about as good: 'premium' names the table of amounts by a synonym
     and is also a stored amount type — all the amounts, or only the premiums?"""
@@ -310,6 +436,20 @@ def _other_kind(m: Mention) -> Sense | None:
         if (s.kind == "value") != (chosen.kind == "value") and s.score >= chosen.score - MATCH_TIE:
             return s
     return None
+
+
+def _close_rivals(m: Mention, plan: Plan, lex: Lexicon) -> list[tuple[Sense, float]]:
+    """Competing readings of a phrase that would change the answer and came within CLOSE_RIVAL
+    of the chosen one, nearest first, with their margins (pinned phrases have none)."""
+    assert m.sense is not None
+    if m.pinned:
+        return []
+    role = plan.role(m).kind
+    return [
+        (rival, gap)
+        for rival, gap in m.rivals
+        if gap < CLOSE_RIVAL and not lex.same_thing(rival, m.sense) and fits_role(lex, rival, m.sense, role)
+    ]
 
 
 def fits_role(lex: Lexicon, alt: Sense, chosen: Sense, role: str) -> bool:
@@ -328,6 +468,41 @@ def _sense_text(s: Sense) -> str:
     if s.kind == "value":
         return f"{s.where} = '{s.value}'"
     return s.where
+
+
+def _join_evidence(plan: Plan, view: View, lex: Lexicon) -> list[Evidence]:
+    out: list[Evidence] = []
+    weakest: JoinStep | None = min(
+        (s for s in view.steps if s.origin == "inferred"), key=lambda s: s.confidence, default=None
+    )
+    if weakest is not None:
+        out.append(
+            Evidence(
+                "joins", round(weakest.confidence, 3), f"the join {weakest.reason.split(' [')[0]} is inferred"
+            )
+        )
+    for s in view.steps:
+        if s.fans_out and not s.determines_parent and not _passed_through(s):
+            out.append(
+                Evidence(
+                    "joins", 0.6, f"the join {s.reason.split(' [')[0]} is on columns not known to be keys"
+                )
+            )
+    q = plan.query
+    for m in [*q.measures, *(h.measure for h in q.having)]:
+        if m.func != "COUNT" or m.column is not None or not _repeats(view, m.table):
+            continue
+        key = _key_strength(lex, m.table)
+        if key < 1.0:
+            out.append(
+                Evidence(
+                    "joins",
+                    key,
+                    f"{m.table} rows repeat in the joins and "
+                    + ("it has no key to count each once" if key < 0.5 else "its key is not declared"),
+                )
+            )
+    return out
 
 
 def _repeats(view: View, table: str) -> bool:
@@ -354,6 +529,128 @@ def _key_strength(lex: Lexicon, table: str) -> float:
     return 0.3
 
 
+def _reading_evidence(plan: Plan, view: View, lex: Lexicon) -> list[Evidence]:
+    q = plan.query
+    out: list[Evidence] = []
+    distinct_cue = q.distinct or any(c.kind == "distinct" for c in plan.shape.cues)
+    for m in q.measures:
+        ref = m.ref
+        if (
+            m.func == "COUNT"
+            and ref is not None
+            and m.distinct
+            and not distinct_cue
+            and not is_key(lex, ref)
+            and not is_pointer(lex, ref)
+        ):
+            out.append(
+                Evidence(
+                    "reading",
+                    0.5,
+                    f"'{m.words}' was read as the number of different {ref.column} values, "
+                    f"not of {m.table} rows",
+                )
+            )
+        if m.func in ("SUM", "AVG") and ref is not None and _identifies(lex, ref):
+            out.append(Evidence("reading", 0.1, f"it would add up {ref.column}, which identifies rows"))
+        if m.func == "AVG" and ref is not None and q.groups and _own_rows(lex, q, m.table):
+            # 'the average amount settled per claim' means over the claims, not each claim alone
+            out.append(
+                Evidence(
+                    "reading",
+                    0.3,
+                    f"grouping by each {m.table} row makes the average of {ref.column} that row's own value",
+                )
+            )
+        if m.func in ("SUM", "AVG") and ref is not None and _repeated_parent(view, m.table):
+            out.append(
+                Evidence(
+                    "reading",
+                    0.3,
+                    f"each {m.table} {ref.column} would count once per {view.root_table} row it is joined to",
+                )
+            )
+        if m.func == "COUNT" and m.column is None and (stored := _stored_count(plan, m, lex)):
+            # 'how many faculty' over a faculty table with a Faculty number: rows or the figure?
+            out.append(
+                Evidence(
+                    "reading",
+                    0.4,
+                    f"'{m.words}' is also the stored number {m.table}.{stored}: "
+                    f"it counts {m.table} rows, not that figure",
+                )
+            )
+        if m.func == "COUNT" and m.column is None:
+            through = _counted_through(view, m.table, lex)
+            if through:
+                out.append(
+                    Evidence(
+                        "reading",
+                        0.5,
+                        f"{m.table} is counted through {through}: different {m.table} rows, not {through} rows",
+                    )
+                )
+        if m.func == "AVG" and _averaged_over_children(q, view, m, lex):
+            out.append(
+                Evidence(
+                    "reading",
+                    0.4,
+                    f"the average of {m.table} {m.column} is over {m.table} rows, not per {q.target}",
+                )
+            )
+    out.extend(_cue_names_column(plan, lex))
+    weights = {
+        "read as highest": 0.8,
+        "read as lowest": 0.8,
+        "without a number": 0.75,
+        "rows added up": 0.8,
+        "rows averaged": 0.8,
+        "the date is": 0.85,
+        "' read as ": 0.8,
+    }
+    for note in q.notes:
+        score = next((w for k, w in weights.items() if k in note), 1.0)
+        if score < 1.0:
+            out.append(Evidence("reading", score, note))
+    return out
+
+
+def _stored_count(plan: Plan, m: Measure, lex: Lexicon) -> str:
+    """A number column of the counted table that the count's own words name as well as the
+    table ('faculty' → faculty.Faculty): the figure may be what was asked for."""
+    for x in plan.matching.mentions:
+        if x.sense is None or x.sense.kind != "table" or x.sense.table.lower() != m.table.lower():
+            continue
+        for s in x.senses:
+            if (
+                s.kind == "column"
+                and s.column
+                and s.table.lower() == m.table.lower()
+                and s.score >= PARTIAL
+                and column_kind(lex, s.table, s.column) in NUMERIC
+                and not is_key(lex, Ref(s.table, s.column))
+            ):
+                return s.column
+    return ""
+
+
+def _identifies(lex: Lexicon, ref: Ref) -> bool:
+    """A key, a foreign key, or an id-named column: numbers that name rows, not amounts."""
+    low = ref.column.lower()
+    return (
+        is_key(lex, ref)
+        or is_pointer(lex, ref)
+        or low == "id"
+        or (low.endswith(("_id", "id")) and len(low) <= 12)
+    )
+
+
+def _own_rows(lex: Lexicon, q: Query, table: str) -> bool:
+    """Every group is a column that identifies a row of `table` (its key or its name)."""
+    identifying = {c.lower() for c in (*lex.key_of(table), *label_columns(lex, table))}
+    return all(g.table.lower() == table.lower() and g.column.lower() in identifying for g in q.groups)
+
+
 def _repeated_parent(view: View, table: str) -> bool:
     """A table whose rows repeat in the view without the compiler taking each once: the view does
     not fan out from its root, but `table` is a parent of the rows it is joined to (a program's
@@ -365,6 +662,59 @@ def _repeated_parent(view: View, table: str) -> bool:
         return False
     referenced = {a for a, refs in _referrers(view).items() for _ in refs}
     return bool(aliases & referenced)
+
+
+def _counted_through(view: View, table: str, lex: Lexicon) -> str:
+    """'the instructor who taught the most courses', counted through course offerings: the number
+    of different courses, or of offerings? Asked when the counted table is reached from a joined
+    table of its own standing (not a bridge of two keys), which the question did not name."""
+    if not _repeats(view, table):
+        return ""
+    graph = lex.db.graph
+    bridges = {b for bs in graph.bridges.values() for b in bs}
+    requested = {t.lower() for t in view.requested}
+    aliases = view.aliases
+    mine = {a for a, t in aliases.items() if t.lower() == table.lower()}
+    for alias, refs in _referrers(view).items():
+        if alias not in mine:
+            continue
+        for r in refs:
+            other = aliases[r].lower()
+            if other not in requested and other not in bridges and other not in graph.lookups:
+                return aliases[r]
+    return ""
+
+
+def _averaged_over_children(q: Query, view: View, m: Measure, lex: Lexicon) -> bool:
+    """AVG of a column of the target's child rows, not grouped by the target: the average over
+    the rows, or of each target's average? ('the average rating of businesses in a city')."""
+    if q.target is None or m.table.lower() == q.target.lower():
+        return False
+    if any(g.table.lower() == q.target.lower() for g in q.groups):
+        return False  # one average per target: no doubt
+    ref_target = {e.ref_table.lower() for e in lex.db.graph.edges if e.table.lower() == m.table.lower()}
+    return q.target.lower() in ref_target and not view.single_table
+
+
+def _cue_names_column(plan: Plan, lex: Lexicon) -> list[Evidence]:
+    """'the total count of check-ins' where check-in rows have a count column: the cue word may
+    be that column."""
+    out = []
+    tables = {m.table.lower() for m in plan.query.measures} | {(plan.query.target or "").lower()}
+    for cue in plan.shape.cues:
+        if cue.kind not in ("count", "agg"):
+            continue
+        for word in cue.words.lower().split():
+            for x in lex.schema(word):
+                if (
+                    x.kind == "column"
+                    and x.via == "name"
+                    and x.score >= 0.99
+                    and x.table.lower() in tables
+                    and column_kind(lex, x.table, x.column or "") in NUMERIC
+                ):
+                    out.append(Evidence("reading", 0.3, f"'{word}' is also the column {x.where}"))
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -391,9 +741,7 @@ def judge(
     # leaves two things related through their bridge (Lucy's C3)
     tables = {t.name.lower() for t in lex.catalog.tables}
     words = tuple(
-        w
-        for w in re.findall(r"[a-z]+", question.lower())
-        if w in WORDS.sets["relation_verbs"] and _words_pick([w], tables)
+        w for w in re.findall(r"[a-z]+", question.lower()) if w in RELATION_VERBS and _words_pick([w], tables)
     )
     filtered = frozenset((f.ref.table.lower(), f.ref.column.lower()) for f in query.filters)
     needs = JoinNeeds(frozenset(read), frozenset(named), words, question, filtered)

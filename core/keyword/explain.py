@@ -11,7 +11,7 @@ import calendar
 import datetime as dt
 
 from core.keyword.match import Sense
-from core.keyword.query import Abstain, Filter, Having, Measure, OrderKey, Query, Ref
+from core.keyword.plan import Abstain, Filter, Having, Measure, OrderKey, Query, Ref
 from core.plurals import name_phrase
 
 

@@ -29,7 +29,7 @@ from core.keyword.bind import Ambiguous, Bound, bind
 from core.keyword.explain import filter_text, ref_text
 from core.keyword.grammar import Lex, Reading
 from core.keyword.match import Lexicon
-from core.keyword.query import AmbiguousDate, Decline, Query
+from core.keyword.plan import AmbiguousDate, Decline, Query
 from core.keyword.tree import Condition, Question, shifted
 
 # lexeme kinds that change what is computed or ranked: a follow-up carrying one needs an LLM

@@ -57,10 +57,15 @@ CUE_ARGS: Mapping[str, tuple[str, ...]] = {
     "verb": ("",),
     "names": ("",),
 }
+# Kinds only the grammar reads; the first reader (core/keyword/shapes.py) reads their words as
+# stop words, and negations and ratios as wording it declines (FIRST_READER).
+GRAMMAR_KINDS = ("det", "be", "have", "aux", "with", "of", "rel", "exist", "prep", "filler", "verb", "names")
+FIRST_READER = {"neg": ("unsupported", "a negation"), "share": ("unsupported", "a ratio")}
 WORD_SETS = (
     "stop",
     "row_nouns",
     "relation_verbs",
+    "fillers",
     "measure_units",
     "recent",
     "starts",
@@ -151,7 +156,7 @@ class Lexicon:
     spellings: Mapping[str, str]  # typed → read as
     symbols: Mapping[str, str]  # '≥' → '>='
     cues: Mapping[tuple[str, ...], tuple[str, str]]  # phrase words → (kind, arg)
-    sets: Mapping[str, frozenset[str]]  # stop, row_nouns, relation_verbs, measure_units
+    sets: Mapping[str, frozenset[str]]  # stop, row_nouns, relation_verbs, fillers, measure_units
     numbers: Mapping[str, int]
     time_units: Mapping[str, str]  # 'days' → 'day'
     buckets: Mapping[str, str]  # 'monthly' → 'month'

@@ -1,5 +1,6 @@
 """The replies keyword mode gives besides an answer: a decline that says why, and a question back
-with the readings to choose from."""
+with the readings to choose from. Shared by the grammar's path (answer.py) and the first
+reader's (first_reader.py), so both word them alike."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from core.answer import Clarification, ErrorKind, Option, Outcome
 from core.database import Database
 from core.keyword.explain import sense_label
 from core.keyword.match import Sense
-from core.keyword.query import Ambiguity
+from core.keyword.plan import Ambiguity
 from core.request import Request
 from core.trace import Trace
 

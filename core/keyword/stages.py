@@ -13,7 +13,7 @@ from core.keyword.compile import CompileError, compile_query
 from core.keyword.confidence import Confidence
 from core.keyword.explain import doubt_text
 from core.keyword.match import Lexicon
-from core.keyword.query import Decline, Query
+from core.keyword.plan import Decline, Query
 from core.keyword.replies import asked, failed
 from core.request import Request
 from core.run import Run, outcome_of, run_over_view

@@ -31,7 +31,7 @@ from core.keyword.bind import Ambiguous, Bound, SchemaNames, bind, labels
 from core.keyword.grammar import Reading, Token, read
 from core.keyword.match import Lexicon as KeywordLexicon
 from core.keyword.match import lexicon as keyword_lexicon
-from core.keyword.query import AmbiguousDate, Decline, Filter, Measure, Ref
+from core.keyword.plan import AmbiguousDate, Decline, Filter, Measure, Ref
 from core.keyword.tree import Measure as TreeMeasure
 from core.keyword.tree import Order, Phrase, Question, Value
 from core.normalize import normalize_question

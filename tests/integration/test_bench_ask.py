@@ -183,6 +183,7 @@ def test_keyword_mode_figures(dataset, capsys):
     assert out["llm_calls_per_question"] == 0
     assert out["per_category"]["ratio"]["abstained"] == 1
     assert out["per_category"]["group_by"]["correct"] == 1
+    assert out["first_reader"] == {"answered": 0, "right": 0, "wrong": 0}  # the grammar read all four
 
 
 def test_limit_takes_the_first_questions(dataset, capsys):

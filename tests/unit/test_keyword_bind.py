@@ -11,7 +11,7 @@ import pytest
 from core.keyword.bind import CUE_IS_COLUMN, Bound, SchemaNames, bind
 from core.keyword.grammar import read
 from core.keyword.match import lexicon
-from core.keyword.query import Decline, Filter, Measure, Query, Ref
+from core.keyword.plan import Decline, Filter, Measure, Query, Ref
 from core.settings import load_settings
 from core.verified.match import facts
 

@@ -13,8 +13,8 @@ import pytest
 import yaml
 
 from core.keyword import lexicon as lexicon_module
-from core.keyword.grammar import read, tokenize
 from core.keyword.lexicon import LEXICON_FILE, WORDS, LexiconError, parse
+from core.keyword.shapes import CUES, read_shape, tokenize
 from core.settings import ROOT
 
 RAW = yaml.safe_load((ROOT / "core" / "keyword" / LEXICON_FILE).read_text())
@@ -30,6 +30,7 @@ def test_the_packaged_lexicon_loads_and_fits_its_schema():
     assert WORDS.cues[("how", "many")] == ("count", "")
     assert WORDS.cues[("at", "least")] == ("cmp", ">=")
     assert "on" in WORDS.definitions["with"]  # quoted in the file: YAML would read a bare on as true
+    assert set(CUES) <= set(WORDS.cues)  # the first reader's cue table is the lexicon's
 
 
 def _changed(path: str, value: Any) -> dict[str, Any]:
@@ -78,8 +79,8 @@ def test_a_lexicon_that_does_not_fit_is_refused_naming_the_key(path, value, prob
     "sign, op", [(">", ">"), ("≥", ">="), (">=", ">="), ("≤", "<="), ("<>", "!="), ("≠", "!=")]
 )
 def test_a_comparison_sign_is_read_as_its_comparison_never_dropped(sign, op):
-    reading = read(f"hosts with memory {sign} 1024")
-    assert [(x.cat, x.arg) for x in reading.lexemes if x.cat == "cmp"] == [("cmp", op)]
+    shape = read_shape(f"hosts with memory {sign} 1024")
+    assert [(c.kind, c.arg) for c in shape.cues if c.kind == "cmp"] == [("cmp", op)]
 
 
 @pytest.mark.parametrize("typed, read", [("teh", "the"), ("hwo", "how"), ("mnay", "many"), ("waht", "what")])

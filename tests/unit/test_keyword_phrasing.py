@@ -173,9 +173,12 @@ def test_a_word_that_names_a_table_is_not_another_table_holding_the_word(app, tm
 
 def test_where_asks_for_the_place(app, tmp_path):
     path = make_db(tmp_path, "parties", PARTIES)
-    assert declined(
-        ask(app, path, "Where is the party with theme Spring held?")
-    )  # no grammar rule reads it (issue 33)
+    gives(
+        app,
+        path,
+        "Where is the party with theme Spring held?",
+        "SELECT location FROM party WHERE party_theme = 'Spring'",
+    )
     # one party ranked by a count of its hosts: the place would stand beside the party's id,
     # which the question did not ask for; declined rather than answered with the id
     assert declined(ask(app, path, "Where was the party with the most hosts held?"))
@@ -219,13 +222,13 @@ def test_from_fewest_to_most_is_ascending(app, tmp_path):
 
 def test_a_command_after_a_comma_says_what_to_show(app, tmp_path):
     path = make_db(tmp_path, "orders", ORDERS)
-    assert declined(
-        ask(
-            app,
-            path,
-            "For customers who have placed at least two orders, show the customer name and the number of orders.",
-        )
-    )  # no grammar rule reads it (issue 33)
+    gives(
+        app,
+        path,
+        "For customers who have placed at least two orders, show the customer name and the number of orders.",
+        "SELECT c.customer_name, COUNT(*) FROM orders o JOIN customers c USING (customer_id) "
+        "GROUP BY c.customer_id HAVING COUNT(*) >= 2",
+    )
 
 
 def test_their_name_is_the_name_of_the_thing_grouped_by(app, tmp_path):
@@ -241,20 +244,23 @@ def test_their_name_is_the_name_of_the_thing_grouped_by(app, tmp_path):
 
 def test_the_key_asked_for_stands_for_the_group(app, tmp_path):
     path = make_db(tmp_path, "bookings", BOOKINGS)
-    assert declined(
-        ask(
-            app,
-            path,
-            "For each customer with bookings, show their customer ID, first name, and number of bookings.",
-        )
-    )  # no grammar rule reads it (issue 33)
+    gives(
+        app,
+        path,
+        "For each customer with bookings, show their customer ID, first name, and number of bookings.",
+        "SELECT c.customer_id, c.first_name, COUNT(*) FROM bookings b JOIN customers c USING (customer_id) "
+        "GROUP BY c.customer_id",
+    )  # no last name the question did not ask for, and both Harolds apart
 
 
 def test_the_highest_per_group_is_the_maximum(app, tmp_path):
     path = make_db(tmp_path, "cinema", CINEMA)
-    assert declined(
-        ask(app, path, "For each film, show its title and the highest price it is scheduled at.")
-    )  # no grammar rule reads it (issue 33)
+    gives(
+        app,
+        path,
+        "For each film, show its title and the highest price it is scheduled at.",
+        "SELECT f.title, MAX(s.price) FROM schedule s JOIN film f USING (film_id) GROUP BY f.film_id",
+    )
 
 
 ACCOUNTS = """
@@ -451,8 +457,9 @@ def test_a_column_named_rank_after_its_table_orders(app, tmp_path):
 
 def test_both_of_two_values_keeps_the_things_that_have_each(app, tmp_path):
     path = make_db(tmp_path, "storms", STORMS)
-    outcome = ask(app, path, "Which storms affected both Afghanistan and Albania? Give their names.")
-    assert declined(outcome)  # no grammar rule reads it (issue 33)
+    outcome = answered(app, path, "Which storms affected both Afghanistan and Albania? Give their names.")
+    assert rows(outcome) == Counter({("One",): 1})  # not Two (Afghanistan only) nor Three (Albania only)
+    assert "both Afghanistan and Albania" in outcome.interpretation
 
 
 def test_the_youngest_is_the_lowest_age(app, tmp_path):
@@ -611,11 +618,12 @@ def test_among_says_nothing_more(app, tmp_path):
 
 def test_how_many_different_numbers_counts_the_different_values(app, tmp_path):
     path = make_db(tmp_path, "weather", WEATHER)
-    assert declined(
-        ask(
-            app, path, "How many different majors and how many different city codes are there among students?"
-        )
-    )  # no grammar rule reads it (issue 33)
+    gives(
+        app,
+        path,
+        "How many different majors and how many different city codes are there among students?",
+        "SELECT COUNT(DISTINCT major), COUNT(DISTINCT city_code) FROM student",
+    )  # not the city codes counted per major
 
 
 def test_a_number_right_after_a_column_named_with_no_cue_is_its_value(app, tmp_path):
@@ -777,16 +785,23 @@ def test_the_average_and_highest_of_one_column_are_two_figures(app, tmp_path):
 
 def test_a_figure_compared_after_with_only_picks_the_rows(app, tmp_path):
     path = make_db(tmp_path, "festivals", FESTIVALS)
-    assert declined(
-        ask(app, path, "Which studios have films with an average gross of at least 4,500,000 dollars?")
-    )  # no grammar rule reads it (issue 33)
+    gives(
+        app,
+        path,
+        "Which studios have films with an average gross of at least 4,500,000 dollars?",
+        "SELECT studio FROM film GROUP BY studio HAVING AVG(gross_in_dollar) >= 4500000",
+    )  # the studios, not their averages beside them
 
 
 def test_a_word_that_spells_a_things_key_names_the_thing(app, tmp_path):
     path = make_db(tmp_path, "festivals", FESTIVALS)
-    assert declined(
-        ask(app, path, "For each festival, show its id, name, and the number of nominations it has.")
-    )  # no grammar rule reads it (issue 33)
+    gives(
+        app,
+        path,
+        "For each festival, show its id, name, and the number of nominations it has.",
+        "SELECT f.festival_id, f.festival_name, COUNT(*) FROM nomination n JOIN festival_detail f USING (festival_id) "
+        "GROUP BY f.festival_id",
+    )  # the festival's name, not an artwork's
 
 
 AIRPORTS = """
@@ -804,14 +819,13 @@ INSERT INTO flight VALUES (1, 1, 1), (2, 1, 2), (3, 2, 1);
 
 def test_the_key_of_a_thing_said_through_a_pointer_stands_for_the_group(app, tmp_path):
     path = make_db(tmp_path, "airports", AIRPORTS)
-    assert declined(
-        ask(
-            app,
-            path,
-            "For each airport that has flights run by an operating company, show the airport id and the number of "
-            "such flights.",
-        )
-    )  # no grammar rule reads it (issue 33)
+    gives(
+        app,
+        path,
+        "For each airport that has flights run by an operating company, show the airport id and the number of "
+        "such flights.",
+        "SELECT airport_id, COUNT(*) FROM flight GROUP BY airport_id",
+    )  # no airport name the question did not ask for
 
 
 BIKES = """
@@ -826,13 +840,13 @@ INSERT INTO status VALUES (2, 12, '2015-06-02 12:46'), (2, 11, '2015-06-02 12:47
 
 def test_an_average_of_more_than_a_number_compares_the_average(app, tmp_path):
     path = make_db(tmp_path, "bikes", BIKES)
-    assert declined(
-        ask(
-            app,
-            path,
-            "Which stations in San Francisco have an average of more than 10 bikes available? Give the station IDs.",
-        )
-    )  # no grammar rule reads it (issue 33)
+    gives(
+        app,
+        path,
+        "Which stations in San Francisco have an average of more than 10 bikes available? Give the station IDs.",
+        "SELECT s.id FROM status t JOIN station s ON t.station_id = s.id WHERE s.city = 'San Francisco' "
+        "GROUP BY s.id HAVING AVG(t.bikes_available) > 10",
+    )  # 41 (average 11) and 42; not the rows above 10 averaged
 
 
 ENDOWMENTS = """
@@ -922,9 +936,12 @@ INSERT INTO pilot VALUES (1, 'Patrick', 13, 2009), (2, 'Jermaine', 6, 2008), (3,
 
 def test_a_word_in_capitals_is_a_code_even_when_it_spells_a_cue(app, tmp_path):
     path = make_db(tmp_path, "detentions", DETENTIONS)
-    assert declined(
-        ask(app, path, "How many detentions are of type AFTER?")
-    )  # no grammar rule reads it (issue 33)
+    gives(
+        app,
+        path,
+        "How many detentions are of type AFTER?",
+        "SELECT COUNT(*) FROM detention WHERE detention_type_code = 'AFTER'",
+    )  # not every detention, 'after' read as a date word and dropped
 
 
 def test_when_the_thing_ranked_first_did_something_is_declined(app, tmp_path):

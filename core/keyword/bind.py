@@ -804,7 +804,20 @@ def _building(b: _Binder, tree: Question, slots: _Slots, sense: dict[int, Sense]
     _output(b, q, tree, thing_column, [r for refs in shown for r in refs])
     if q.sort is not None:
         _sorted(lex, q, *q.sort)
+    _all_shown(q, tree, shown)
     return q
+
+
+def _all_shown(q: _Query, tree: Question, shown: list[list[Ref]]) -> None:
+    """A column asked for by name is in the answer, or the question is declined: 'which country
+    has the datacenter with the most hosts' answered with the datacenter's name (the country said
+    and dropped) would answer another question."""
+    if not tree.only_shown:
+        return
+    answer = {r.table.lower() for r in (*q.projection, *q.groups)}
+    for phrase, refs in zip(tree.shown, shown, strict=False):
+        if isinstance(phrase, Phrase) and refs and not any(r.table.lower() in answer for r in refs):
+            raise Decline(f"it could not show '{phrase.text}' beside what it ranks", [phrase.text])
 
 
 def _columns_of_one_table(q: _Query, tree: Question, shown: list[list[Ref]]) -> None:

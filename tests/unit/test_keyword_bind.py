@@ -920,3 +920,13 @@ def test_rows_in_more_than_n_other_rows_compare_the_count_of_those(lex):
     assert [(h.measure.func, h.measure.table, h.op, h.value) for h in q.having] == [
         ("COUNT", "resource_pool", ">", 2.0)
     ]
+
+
+def test_a_column_asked_for_of_a_ranked_rows_neighbour_is_shown_or_declined(lex):
+    """'which country has the datacenter with the most hosts' was answered with the datacenter's
+    name: the country asked for was dropped. Declined until a rule reads it; the datacenter's own
+    column is still shown."""
+    with pytest.raises(Decline):
+        bound(lex, "which country has the datacenter with the most hosts")
+    q = bound(lex, "which datacenter has the host with the most cpu cores").query
+    assert [r.table for r in q.projection] == ["datacenter"]

@@ -930,3 +930,9 @@ def test_a_column_asked_for_of_a_ranked_rows_neighbour_is_shown_or_declined(lex)
         bound(lex, "which country has the datacenter with the most hosts")
     q = bound(lex, "which datacenter has the host with the most cpu cores").query
     assert [r.table for r in q.projection] == ["datacenter"]
+
+
+def test_via_a_stored_value_is_how_the_rows_were_made(lex):
+    """'payments via SEPA direct debit': 'via' reads as 'by' — a value after it keeps the rows made so."""
+    q = bound(lex, "how many payments via SEPA direct debit in 2025").query
+    assert [(f.ref.column, f.value) for f in q.filters if f.ref.column == "method"] == [("method", "sepa")]

@@ -255,6 +255,7 @@ def test_each_head_reads_its_shape(question, want):
         # group := (GROUP | BY) NP? UNIT? (AND NP)* | BUCKET
         ("How many clients are there per segment?", "count clients count(clients) per(segment)"),
         ("count of faculty by building and sex", "count faculty count(faculty) per(building) per(sex)"),
+        ("number of orders via courier", "count orders count(orders) per(courier)"),  # the binder: a value
         ("number of new clients per signup year", "count new clients count(new clients) per(signup year)"),
         ("monthly cost per CPU hour, 2025", "list cost <in 2025> per(month) per(CPU hour)"),
         (

@@ -62,6 +62,7 @@ MAX_PART = 4  # words one part of a phrase may have
 PART_MIN = 0.9  # several words are one part only when they match a name this well
 SENSE_MARGIN = 0.12  # senses this far below a part's best are not considered
 KEY_WORDS = WORDS.sets["key_words"]
+AGES_HIGH, AGES_LOW = WORDS.sets["ages_high"], WORDS.sets["ages_low"]  # the oldest, the youngest
 ID_WORDS = KEY_WORDS | {"code", "codes", "key", "number", "numbers", "no", "nr"}
 NAME_WORDS = WORDS.sets["labels"]  # what a row is called
 _FUNCS = {"count": "COUNT", "sum": "SUM", "avg": "AVG", "min": "MIN", "max": "MAX"}
@@ -1492,8 +1493,8 @@ def _measure(b: _Binder, q: _Query, asked: Asked, named: list[Sense], thing_colu
     kind = column_kind(lex, ref.table, ref.column)
     if asked.hint and asked.func in ("max", "min") and kind == "text":
         raise Decline(f"'{asked.hint} {words}' ranks rows, it is no figure", [words])  # 'most expensive item'
-    if asked.hint in ("oldest", "youngest") and kind in NUMERIC:
-        func = "MAX" if asked.hint == "oldest" else "MIN"  # 'the age of the oldest student'
+    if asked.hint in AGES_HIGH | AGES_LOW and kind in NUMERIC:
+        func = "MAX" if asked.hint in AGES_HIGH else "MIN"  # 'the age of the oldest student'
     if kind not in NUMERIC and not (func in ("MIN", "MAX") and kind in (*TEMPORAL, "text")):
         raise Decline(f"it could not {asked.func} {name_words(ref.column)}, which is not a number", [words])
     if func in ("SUM", "AVG") and (is_key(lex, ref) or pointed_at(lex, ref) is not None):
@@ -2016,12 +2017,12 @@ def _row_table(q: _Query) -> str:
 
 def _direction(lex: Lexicon, ref: Ref, order: Order) -> bool:
     """Highest first when the words say so; in ages, the oldest have the lowest birth date."""
-    aged = [w for w in order.hint.lower().split() if w in ("oldest", "youngest")]
+    aged = [w for w in order.hint.lower().split() if w in AGES_HIGH | AGES_LOW]
     kind = column_kind(lex, ref.table, ref.column)
     if aged and kind in NUMERIC:
-        return aged[0] == "oldest"
+        return aged[0] in AGES_HIGH
     if aged and kind in TEMPORAL:  # 'sorted by born, youngest first': the latest birth date first
-        return aged[0] == "youngest"
+        return aged[0] in AGES_LOW
     return order.desc
 
 

@@ -587,9 +587,10 @@ def _code_or_of_name(tokens: Sequence[Token], lows: Sequence[str], i: int, n: in
         word = tokens[i].text
         said_low = any(t.kind == "word" and t.text.islower() for t in tokens)
         return len(word) > 1 and word.isalpha() and word.isupper() and said_low
-    if "of" not in lows[i : i + n]:
+    joins = [k for k, w in enumerate(lows[i : i + n]) if WORDS.cues.get((w,), ("",))[0] == "of"]
+    if not joins:
         return False
-    k = lows[i : i + n].index("of")
+    k = joins[0]
     # 'dates of birth' is one name; 'types of restaurants' says the types of a thing named alone
     return 0 < k < n - 1 and not names.spells(" ".join(lows[i + k + 1 : i + n]))
 
@@ -656,7 +657,7 @@ def _set_said_first(ls: Sequence[Lex], i: int) -> list[Question]:
     """FOR DET? NP (compare | absent | text | prep)* ',' head — 'for universities with enrollment
     over 20000, how many per affiliation?': the rows the head is about, said first with their
     restrictions, for a head that names no rows of its own"""
-    if not (_is(ls, i, "prep") and ls[i].text.lower() == "for"):
+    if not (_is(ls, i, "prep") and ls[i].text.lower() in WORDS.sets["topic_leads"]):
         return []
     got = _np(ls, i + 1)
     if got is None:
@@ -1029,7 +1030,7 @@ def _ratio_side(ls: Sequence[Lex], i: int) -> tuple[Measure, int] | None:
 def _when(ls: Sequence[Lex], i: int) -> Step | None:
     """WHEN AUX (GROUP | DET)? NP (PREP NP)? (LAST | FIRST)? VERB* DET? (LAST | FIRST)? NP — 'when did
     Kestrel Fashion GmbH last make a payment': the latest date of those rows"""
-    if not (_is(ls, i, "stop", "when") and _at(ls, i + 1, "aux", "be")):
+    if not (_is(ls, i, "stop", *WORDS.sets["time_questions"]) and _at(ls, i + 1, "aux", "be")):
         return None
     j = i + 2
     k = _skip(ls, j, "det")
@@ -1076,7 +1077,7 @@ def _when(ls: Sequence[Lex], i: int) -> Step | None:
 def _when_extreme(ls: Sequence[Lex], i: int) -> Step | None:
     """WHEN (AUX | BE) DET? SUPER(latest | earliest …) NP VERB* — 'when did the latest payment
     happen', 'when was the earliest booking made': the latest (earliest) date of those rows."""
-    if not (_is(ls, i, "stop", "when") and _at(ls, i + 1, "aux", "be")):
+    if not (_is(ls, i, "stop", *WORDS.sets["time_questions"]) and _at(ls, i + 1, "aux", "be")):
         return None
     k = _skip(ls, i + 2, "det")
     if not _at(ls, k, "super") or ls[k].text.lower() not in _LAST_WORDS:
@@ -1414,7 +1415,7 @@ def _each_listed(ls: Sequence[Lex], i: int) -> Step | None:
     shown, j = [ls[i + 2].phrase], i + 3
     while _at(ls, j, "and") or _is(ls, j, "punct", ","):
         k = _skip(ls, j, "and", "punct")
-        k += _is(ls, k, "det") and ls[k].text.lower() in ("their", "its")
+        k += _is(ls, k, "det") and ls[k].text.lower() in WORDS.sets["possessives"]
         if not _at(ls, k, "np"):
             break
         shown, j = [*shown, ls[k].phrase], k + 1
@@ -2017,7 +2018,7 @@ def _with(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
     if (
         not _at(ls, i, "with", "and")
         or not _is(ls, i + 1, "det")
-        or ls[i + 1].text.lower() not in ("their", "its")
+        or ls[i + 1].text.lower() not in WORDS.sets["possessives"]
     ):
         return None
     if _at(ls, i + 2, "np"):
@@ -2340,7 +2341,7 @@ def _from_to(ls: Sequence[Lex], i: int, q: Question) -> Step | None:
         if got is not None:
             return got
     j = i + _at(ls, i, "order")
-    if not (_is(ls, j, "date_prep", "since") and ls[j].text.lower() == "from"):
+    if not (_is(ls, j, "date_prep", "since") and ls[j].text.lower() in WORDS.sets["range_starts"]):
         return None
     if _at(ls, j + 1, "dir") and ls[j + 1].arg in ("asc", "desc"):
         desc = ls[j + 1].arg == "desc"

@@ -105,6 +105,13 @@ WORD_SETS = (
     "noun_suffixes",
     "column_cues",
     "unplaced",
+    "possessives",
+    "topic_leads",
+    "range_starts",
+    "ages_high",
+    "ages_low",
+    "participle_suffixes",
+    "time_questions",
 )
 UNITS = ("day", "week", "month", "quarter", "year")
 DEFINITION_CATEGORIES = (

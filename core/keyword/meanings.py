@@ -53,7 +53,7 @@ def said(text: str) -> tuple[str, ...]:
 
 
 def _participle(word: str) -> bool:
-    return len(word) > 4 and word.endswith(("ing", "ed"))
+    return len(word) > 4 and word.endswith(tuple(WORDS.sets["participle_suffixes"]))
 
 
 def alternatives(meaning: str) -> list[tuple[str, ...]]:
